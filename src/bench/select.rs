@@ -1,0 +1,87 @@
+//! Turning what the user typed (`run syscall pipe.self.4 proc.fork`) into benchmarks.
+//! A word selects a whole family, an exact id, or every id under a dotted prefix.
+
+use thiserror::Error;
+
+use super::Benchmark;
+
+#[derive(Debug, Error, PartialEq)]
+pub enum SelectError {
+    #[error("unknown benchmark or family '{0}' (see `timeshare list` for every id)")]
+    Unknown(String),
+}
+
+/// Does `word` select `b`?
+pub fn matches(word: &str, b: &dyn Benchmark) -> bool {
+    let id = b.id();
+    word == b.family()
+        || word == id
+        || id
+            .strip_prefix(word)
+            .is_some_and(|rest| rest.starts_with('.'))
+}
+
+/// The benchmarks `words` select, in registry order, each once. No words: all of them.
+pub fn select<'a>(
+    registry: &'a [Box<dyn Benchmark>],
+    words: &[String],
+) -> Result<Vec<&'a dyn Benchmark>, SelectError> {
+    if words.is_empty() {
+        return Ok(registry.iter().map(|b| b.as_ref()).collect());
+    }
+    for w in words {
+        if !registry.iter().any(|b| matches(w, b.as_ref())) {
+            return Err(SelectError::Unknown(w.clone()));
+        }
+    }
+    Ok(registry
+        .iter()
+        .map(|b| b.as_ref())
+        .filter(|b| words.iter().any(|w| matches(w, *b)))
+        .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bench::registry;
+
+    fn ids(words: &[&str]) -> Vec<&'static str> {
+        let reg = registry();
+        let words: Vec<String> = words.iter().map(|s| s.to_string()).collect();
+        select(&reg, &words)
+            .unwrap()
+            .iter()
+            .map(|b| b.id())
+            .collect()
+    }
+
+    #[test]
+    fn a_family_selects_its_catalogue_section() {
+        let s = ids(&["syscall"]);
+        assert!(s.contains(&"syscall.getpid"));
+        assert!(s.contains(&"timer.clock"), "timer.clock is in §1");
+        assert!(s.contains(&"call.nested5.byref"));
+    }
+
+    #[test]
+    fn a_prefix_stops_at_a_dot() {
+        let s = ids(&["syscall.getpid"]);
+        assert_eq!(s, vec!["syscall.getpid", "syscall.getpid.libc"]);
+        assert!(ids(&["syscall.args"]).len() == 7);
+    }
+
+    #[test]
+    fn words_mix_and_do_not_repeat() {
+        let s = ids(&["syscall.dup", "syscall", "syscall.dup"]);
+        assert_eq!(s.iter().filter(|&&i| i == "syscall.dup").count(), 1);
+    }
+
+    #[test]
+    fn unknown_words_are_an_error() {
+        let reg = registry();
+        let err = select(&reg, &["syscal".to_string()]).err().unwrap();
+        assert_eq!(err, SelectError::Unknown("syscal".into()));
+        assert!(select(&reg, &["syscall.get".to_string()]).is_err());
+    }
+}

@@ -1,0 +1,196 @@
+//! Process ids, priorities and signals: the CPU-only calls 002 chose "because they require
+//! no other resources than the CPU" (Figure 4, nofpp; Figure 5, fpp).
+
+use std::hint::black_box;
+
+use anyhow::Result;
+
+use super::{check, fig, raw, Calls, Convention, Row};
+use crate::bench::{Ctx, Workload};
+
+/// A loop over one raw system call with constant arguments.
+fn raw_loop(what: &'static str, nr: i64, args: &'static [i64]) -> Box<dyn Workload> {
+    // SAFETY: only harmless calls are passed here (getters, or setters to current values).
+    Calls::boxed(what, Convention::Raw, move || unsafe {
+        raw::syscall(black_box(nr), args)
+    })
+}
+
+pub const ROWS: &[Row] = &[
+    Row::new(
+        "syscall.getpid",
+        "getpid by the raw syscall instruction: the minimum cost of entering the kernel",
+        fig("Figure 4: gpid; also 003 Zilog 'System call'"),
+        |_| Ok(raw_loop("getpid", libc::SYS_getpid, &[])),
+    ),
+    Row::new(
+        "syscall.getpid.libc",
+        "getpid through the C library wrapper (002's indirect path)",
+        fig("Figure 3: direct vs indirect"),
+        // SAFETY: no arguments.
+        |_| {
+            Ok(Calls::boxed(
+                "getpid",
+                Convention::Libc,
+                || unsafe { libc::getpid() } as i64,
+            ))
+        },
+    ),
+    Row::new(
+        "syscall.getuid",
+        "getuid by the raw syscall instruction",
+        fig("Figure 4: guid"),
+        |_| Ok(raw_loop("getuid", libc::SYS_getuid, &[])),
+    ),
+    Row::new(
+        "syscall.getgid",
+        "getgid by the raw syscall instruction",
+        fig("Figure 4: ggid"),
+        |_| Ok(raw_loop("getgid", libc::SYS_getgid, &[])),
+    ),
+    Row::new(
+        "syscall.times",
+        "times(2): the process's and its children's CPU times",
+        fig("Figure 4: times"),
+        |_| {
+            // SAFETY: tms is plain data that times fills.
+            let mut t: libc::tms = unsafe { std::mem::zeroed() };
+            Ok(Calls::boxed("times", Convention::Libc, move || unsafe {
+                libc::times(black_box(&mut t)) as i64
+            }))
+        },
+    ),
+    Row::new(
+        "syscall.alarm",
+        "alarm(0): cancel a (non-existent) alarm",
+        fig("Figure 4: alarm"),
+        // SAFETY: alarm(0) sets no timer.
+        |_| {
+            Ok(Calls::boxed(
+                "alarm",
+                Convention::Libc,
+                || unsafe { libc::alarm(black_box(0)) } as i64,
+            ))
+        },
+    ),
+    Row::new(
+        "syscall.signal",
+        "sigaction: install a handler for SIGUSR2",
+        fig("Figure 4: sig"),
+        prepare_signal,
+    ),
+    Row::new(
+        "syscall.kill",
+        "kill(self, 0): permission and existence check, no signal sent",
+        fig("Figure 4: kill"),
+        |_| {
+            let me = std::process::id() as libc::pid_t;
+            // SAFETY: signal 0 delivers nothing.
+            Ok(Calls::boxed("kill", Convention::Libc, move || unsafe {
+                libc::kill(black_box(me), 0) as i64
+            }))
+        },
+    ),
+    Row::new(
+        "syscall.nice",
+        "setpriority to the current nice value: nice(0)'s kernel work",
+        fig("Figure 4: nice"),
+        prepare_nice,
+    ),
+    Row {
+        needs_root: true,
+        ..Row::new(
+            "syscall.setuid",
+            "setuid to the current uid (privileged path; root only)",
+            fig("Figure 4: suid"),
+            |_| {
+                Ok(set_id_loop("setuid", libc::SYS_setuid, unsafe {
+                    libc::getuid()
+                }))
+            },
+        )
+    },
+    Row {
+        needs_root: true,
+        ..Row::new(
+            "syscall.setgid",
+            "setgid to the current gid (privileged path; root only)",
+            fig("Figure 4: sgid"),
+            |_| {
+                Ok(set_id_loop("setgid", libc::SYS_setgid, unsafe {
+                    libc::getgid()
+                }))
+            },
+        )
+    },
+];
+
+/// setuid/setgid by the raw instruction: glibc's wrappers would signal every thread of
+/// the process to change its ids too, which is not what 002 measured.
+fn set_id_loop(what: &'static str, nr: i64, id: u32) -> Box<dyn Workload> {
+    // SAFETY: setting the id the thread already has changes nothing.
+    Calls::boxed(what, Convention::Raw, move || unsafe {
+        raw::syscall(black_box(nr), &[id as i64])
+    })
+}
+
+extern "C" fn ignore(_: libc::c_int) {}
+
+fn prepare_signal(_: &Ctx) -> Result<Box<dyn Workload>> {
+    // SAFETY: sigaction is plain data; the handler does nothing and SIGUSR2 is never sent.
+    let mut act: libc::sigaction = unsafe { std::mem::zeroed() };
+    act.sa_sigaction = ignore as *const () as usize;
+    let mut old: libc::sigaction = unsafe { std::mem::zeroed() };
+    check(
+        unsafe { libc::sigaction(libc::SIGUSR2, &act, &mut old) } as i64,
+        "sigaction(SIGUSR2)",
+    )?;
+    Ok(Box::new(RestoreSignal {
+        old,
+        inner: Calls::boxed("sigaction", Convention::Libc, move || unsafe {
+            libc::sigaction(libc::SIGUSR2, black_box(&act), std::ptr::null_mut()) as i64
+        }),
+    }))
+}
+
+/// The signal loop, putting back the disposition it found when done.
+struct RestoreSignal {
+    old: libc::sigaction,
+    inner: Box<dyn Workload>,
+}
+
+impl Workload for RestoreSignal {
+    fn run(&mut self, n: u64) -> Result<()> {
+        self.inner.run(n)
+    }
+}
+
+impl Drop for RestoreSignal {
+    fn drop(&mut self) {
+        // SAFETY: restoring what sigaction reported.
+        unsafe { libc::sigaction(libc::SIGUSR2, &self.old, std::ptr::null_mut()) };
+    }
+}
+
+fn prepare_nice(_: &Ctx) -> Result<Box<dyn Workload>> {
+    // getpriority may legitimately return -1 (nice -1), so errno tells errors apart.
+    // SAFETY: errno is thread-local; getpriority has no memory arguments.
+    let current = unsafe {
+        *libc::__errno_location() = 0;
+        let p = libc::getpriority(libc::PRIO_PROCESS, 0);
+        if *libc::__errno_location() != 0 {
+            return Err(std::io::Error::last_os_error().into());
+        }
+        p
+    };
+    check(
+        unsafe { libc::setpriority(libc::PRIO_PROCESS, 0, current) } as i64,
+        "setpriority to the current value",
+    )?;
+    // SAFETY: setting the priority the process already has.
+    Ok(Calls::boxed(
+        "setpriority",
+        Convention::Libc,
+        move || unsafe { libc::setpriority(libc::PRIO_PROCESS, 0, black_box(current)) as i64 },
+    ))
+}

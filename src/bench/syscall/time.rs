@@ -1,0 +1,50 @@
+//! Clocks: the cost of reading the harness's own clock (002 Figure 2, the "event call",
+//! measured first because it corrects every other figure), and time(2) through the vDSO
+//! versus forced into the kernel.
+
+use std::hint::black_box;
+
+use super::{fig, raw, Calls, Convention, Row};
+use crate::bench::Workload;
+
+pub const ROWS: &[Row] = &[
+    Row::new(
+        "timer.clock",
+        "read CLOCK_MONOTONIC, the clock every sample is timed with (vDSO)",
+        fig("Figure 2: event call timing"),
+        |_| Ok(clock_loop(libc::CLOCK_MONOTONIC)),
+    ),
+    Row::new(
+        "syscall.time",
+        "clock_gettime(CLOCK_REALTIME) through the vDSO: no kernel entry",
+        fig("Figure 4/5: time"),
+        |_| Ok(clock_loop(libc::CLOCK_REALTIME)),
+    ),
+    Row::new(
+        "syscall.time.raw",
+        "clock_gettime(CLOCK_REALTIME) forced into the kernel by the syscall instruction",
+        fig("Figure 4/5: time"),
+        |_| {
+            let mut ts = libc::timespec {
+                tv_sec: 0,
+                tv_nsec: 0,
+            };
+            Ok(Calls::boxed("clock_gettime", Convention::Raw, move || {
+                let p = black_box(&mut ts as *mut libc::timespec) as i64;
+                // SAFETY: clock_gettime writes one timespec to p, which is valid.
+                unsafe { raw::syscall(libc::SYS_clock_gettime, &[libc::CLOCK_REALTIME as i64, p]) }
+            }))
+        },
+    ),
+];
+
+fn clock_loop(clock: libc::clockid_t) -> Box<dyn Workload> {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    Calls::boxed("clock_gettime", Convention::Libc, move || {
+        // SAFETY: ts is a valid timespec.
+        unsafe { libc::clock_gettime(black_box(clock), black_box(&mut ts)) as i64 }
+    })
+}

@@ -1,0 +1,234 @@
+//! `timeshare run [ID|FAMILY…] [--quick|--full] [--json FILE] [--cpu N]`
+//!
+//! Everything the user typed is checked before the first measurement: the selection, the
+//! CPU, the directories and the output file, so a typo costs nothing and leaves nothing.
+
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+use clap::{Args, ValueEnum};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+use super::{UsageError, EXIT_FAILED, EXIT_INTERRUPTED};
+use crate::bench::{derived_rows, registry, select};
+use crate::harness::{cpu, interrupt, Observer, Runner};
+use crate::model::{BenchResult, Mode, Placement, Run, RunOptions, RunStatus, Status};
+use crate::report;
+
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// Benchmark ids, families or id prefixes, mixed freely (default: everything registered)
+    pub select: Vec<String>,
+    /// Few, short samples: a first look in seconds (the default)
+    #[arg(long, conflicts_with = "full")]
+    pub quick: bool,
+    /// More and longer samples: figures to keep
+    #[arg(long)]
+    pub full: bool,
+    /// Also write the whole result as JSON to FILE ('-' for standard output)
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+    /// Pin the measuring process to CPU N
+    #[arg(long, value_name = "N")]
+    pub cpu: Option<usize>,
+    /// Where two-process benchmarks put their two sides
+    #[arg(long, value_enum, default_value_t = PlacementArg::Free)]
+    pub placement: PlacementArg,
+    /// Directory for the benchmarks' scratch files (default: the temporary directory)
+    #[arg(long, value_name = "DIR")]
+    pub dir: Option<PathBuf>,
+    /// A label to remember the run by
+    #[arg(long)]
+    pub label: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum PlacementArg {
+    /// Let the scheduler place them
+    Free,
+    /// Both on one CPU
+    Same,
+    /// On different CPUs
+    Spread,
+}
+
+impl From<PlacementArg> for Placement {
+    fn from(p: PlacementArg) -> Self {
+        match p {
+            PlacementArg::Free => Placement::Free,
+            PlacementArg::Same => Placement::Same,
+            PlacementArg::Spread => Placement::Spread,
+        }
+    }
+}
+
+pub fn execute(args: RunArgs) -> Result<u8> {
+    let reg = registry();
+    let chosen = select::select(&reg, &args.select)?;
+    if let Some(c) = args.cpu {
+        cpu::check_usable(c).map_err(|e| UsageError(e.to_string()))?;
+    }
+    let dir = scratch_dir(args.dir.as_deref())?;
+    let mut json = args.json.as_deref().map(JsonOut::open).transpose()?;
+    let options = RunOptions {
+        mode: if args.full { Mode::Full } else { Mode::Quick },
+        selection: args.select.clone(),
+        cpu: args.cpu,
+        placement: args.placement.into(),
+        label: args.label.clone(),
+    };
+    interrupt::install()?;
+
+    let runner = Runner::new(options, &dir)?;
+    let mut progress = Progress::new();
+    let run = runner.execute(&chosen, &derived_rows(), &mut progress)?;
+    progress.finish();
+
+    let table = report::table::run_table(&run, &runner.overhead);
+    if matches!(json, Some(JsonOut::Stdout)) {
+        eprint!("{table}");
+    } else {
+        print!("{table}");
+    }
+    if let Some(out) = json.take() {
+        out.write(&report::json::to_json(&run)?)?;
+    }
+    Ok(exit_code(&run))
+}
+
+fn exit_code(run: &Run) -> u8 {
+    if run.status == RunStatus::Interrupted {
+        EXIT_INTERRUPTED
+    } else if run
+        .results
+        .iter()
+        .any(|r| matches!(r.status, Status::Failed { .. }))
+    {
+        EXIT_FAILED
+    } else {
+        0
+    }
+}
+
+/// The directory for scratch files: it must exist and be writable, checked now.
+fn scratch_dir(dir: Option<&Path>) -> Result<PathBuf> {
+    let dir = dir
+        .map(Path::to_path_buf)
+        .unwrap_or_else(std::env::temp_dir);
+    if !dir.is_dir() {
+        return Err(UsageError(format!("--dir {}: not a directory", dir.display())).into());
+    }
+    tempfile::tempdir_in(&dir).map_err(|e| {
+        UsageError(format!(
+            "--dir {}: cannot create files there: {e}",
+            dir.display()
+        ))
+    })?;
+    Ok(dir)
+}
+
+/// Where the JSON goes. A file is written to a temporary sibling first and renamed into
+/// place at the end, so an error or an interrupt never leaves half a file.
+enum JsonOut {
+    Stdout,
+    File {
+        target: PathBuf,
+        temp: tempfile::NamedTempFile,
+    },
+}
+
+impl JsonOut {
+    fn open(path: &Path) -> Result<JsonOut> {
+        if path == Path::new("-") {
+            return Ok(JsonOut::Stdout);
+        }
+        let bad =
+            |why: String| UsageError(format!("cannot write --json {}: {why}", path.display()));
+        if path.is_dir() {
+            return Err(bad("it is a directory".into()).into());
+        }
+        let parent = match path.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p,
+            _ => Path::new("."),
+        };
+        let temp = tempfile::Builder::new()
+            .prefix(".timeshare-")
+            .suffix(".json.tmp")
+            .tempfile_in(parent)
+            .map_err(|e| bad(e.to_string()))?;
+        Ok(JsonOut::File {
+            target: path.to_path_buf(),
+            temp,
+        })
+    }
+
+    fn write(self, bytes: &[u8]) -> Result<()> {
+        match self {
+            JsonOut::Stdout => {
+                let mut out = std::io::stdout().lock();
+                out.write_all(bytes)?;
+                out.flush()?;
+            }
+            JsonOut::File { target, mut temp } => {
+                temp.write_all(bytes)
+                    .and_then(|_| temp.as_file().sync_all())
+                    .with_context(|| format!("cannot write {}", target.display()))?;
+                temp.persist(&target)
+                    .with_context(|| format!("cannot write {}", target.display()))?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A progress line on standard error, drawn only between benchmarks (no ticking thread
+/// that could steal a CPU from a sample) and only when standard error is a terminal.
+struct Progress {
+    bar: Option<ProgressBar>,
+}
+
+impl Progress {
+    fn new() -> Progress {
+        Progress { bar: None }
+    }
+
+    fn finish(&self) {
+        if let Some(bar) = &self.bar {
+            bar.finish_and_clear();
+        }
+    }
+}
+
+impl Observer for Progress {
+    fn run_started(&mut self, run: &Run, total: usize) {
+        for w in &run.warnings {
+            eprintln!("warning: {w}");
+        }
+        if !std::io::stderr().is_terminal() {
+            return;
+        }
+        let bar = ProgressBar::with_draw_target(Some(total as u64), ProgressDrawTarget::stderr());
+        bar.set_style(
+            ProgressStyle::with_template("{elapsed:>4} [{bar:30}] {pos}/{len} {msg}")
+                .expect("valid template")
+                .progress_chars("=> "),
+        );
+        self.bar = Some(bar);
+    }
+
+    fn bench_started(&mut self, _index: usize, id: &str) {
+        if let Some(bar) = &self.bar {
+            bar.set_message(id.to_string());
+        }
+    }
+
+    fn bench_finished(&mut self, result: &BenchResult) -> Result<()> {
+        if let Some(bar) = &self.bar {
+            if !result.derived {
+                bar.inc(1);
+            }
+        }
+        Ok(())
+    }
+}

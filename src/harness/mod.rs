@@ -1,0 +1,16 @@
+//! How to measure: the clock, calibration, overhead correction, sampling, culling of
+//! perturbed samples, the kernel's counters, the environment record and the run loop.
+//! Nothing here prints; progress goes through [`Observer`].
+
+pub mod clock;
+pub mod counters;
+pub mod cpu;
+pub mod interrupt;
+pub mod quiet;
+pub mod runner;
+pub mod rusage;
+pub mod sampler;
+pub mod sysinfo;
+
+pub use runner::{Observer, Runner};
+pub use sampler::Overhead;

@@ -1,0 +1,237 @@
+//! The run loop: for each selected benchmark, check it can run here, prepare it in a
+//! private scratch directory, sample it, record the kernel's counters, tear it down; then
+//! compute the derived rows. Results go to the observer as soon as they exist, so that a
+//! later failure or an interrupt loses nothing already measured.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use anyhow::{Context, Result};
+use chrono::Utc;
+
+use super::sampler::{self, Interrupted, Overhead};
+use super::{interrupt, quiet, sysinfo};
+use crate::bench::{Benchmark, Ctx, Derived, Host};
+use crate::model::{
+    BenchResult, Run, RunOptions, RunStatus, Status, Summary, Tool, SCHEMA_VERSION,
+};
+
+/// Hooks called while a run goes on; every one defaults to doing nothing. Called between
+/// benchmarks only, never while a sample is being timed.
+pub trait Observer {
+    fn run_started(&mut self, _run: &Run, _total: usize) {}
+    fn bench_started(&mut self, _index: usize, _id: &str) {}
+    fn bench_finished(&mut self, _result: &BenchResult) -> Result<()> {
+        Ok(())
+    }
+}
+
+/// An observer that does nothing.
+pub struct Quiet;
+impl Observer for Quiet {}
+
+pub struct Runner {
+    pub options: RunOptions,
+    pub host: Host,
+    pub overhead: Overhead,
+    /// Where the benchmarks' scratch directories are made.
+    pub scratch_root: PathBuf,
+}
+
+impl Runner {
+    /// Pin if asked, then measure the clock and loop overhead that every figure is
+    /// corrected by.
+    pub fn new(options: RunOptions, scratch_root: &Path) -> Result<Runner> {
+        if let Some(cpu) = options.cpu {
+            super::cpu::check_usable(cpu)?;
+            super::cpu::pin_to(&[cpu])?;
+        }
+        Ok(Runner {
+            options,
+            host: Host::detect(),
+            overhead: Overhead::measure().context("measuring the clock and loop overhead")?,
+            scratch_root: scratch_root.to_path_buf(),
+        })
+    }
+
+    /// Run `benches` in order, then the derived rows whose inputs were all measured.
+    pub fn execute(
+        &self,
+        benches: &[&dyn Benchmark],
+        derived: &[Derived],
+        observer: &mut dyn Observer,
+    ) -> Result<Run> {
+        let environment = sysinfo::detect(&self.scratch_root);
+        let mut run = Run {
+            schema_version: SCHEMA_VERSION,
+            tool: Tool::this(),
+            options: self.options.clone(),
+            warnings: quiet::warnings(&environment),
+            environment,
+            started_at: Utc::now(),
+            finished_at: None,
+            status: RunStatus::Running,
+            results: Vec::new(),
+        };
+        observer.run_started(&run, benches.len());
+        run.status = RunStatus::Complete;
+        for (i, b) in benches.iter().enumerate() {
+            observer.bench_started(i, b.id());
+            match self.run_one(*b) {
+                Ok(result) => {
+                    observer.bench_finished(&result)?;
+                    run.results.push(result);
+                }
+                Err(Interrupted) => {
+                    run.status = RunStatus::Interrupted;
+                    break;
+                }
+            }
+        }
+        for d in derived {
+            if let Some(result) = derive(d, &run.results) {
+                observer.bench_finished(&result)?;
+                run.results.push(result);
+            }
+        }
+        run.finished_at = Some(Utc::now());
+        Ok(run)
+    }
+
+    /// One benchmark, start to finish. Only an interrupt is an `Err`; a benchmark that
+    /// cannot run or fails is an `Ok` result saying so.
+    pub fn run_one(&self, b: &dyn Benchmark) -> Result<BenchResult, Interrupted> {
+        if interrupt::requested() {
+            return Err(Interrupted);
+        }
+        let started = Instant::now();
+        let mut result = empty_result(b);
+        if let Err(skip) = b.supported(&self.host) {
+            result.status = Status::Skipped { reason: skip.0 };
+            return Ok(result);
+        }
+        let outcome = catch_unwind(AssertUnwindSafe(|| self.measure(b, &mut result)))
+            .unwrap_or_else(|panic| Err(anyhow::anyhow!("panicked: {}", panic_message(&panic))));
+        if let Err(e) = outcome {
+            if e.downcast_ref::<Interrupted>().is_some() {
+                return Err(Interrupted);
+            }
+            result.status = Status::Failed {
+                error: format!("{e:#}"),
+            };
+        }
+        result.duration_s = started.elapsed().as_secs_f64();
+        Ok(result)
+    }
+
+    fn measure(&self, b: &dyn Benchmark, result: &mut BenchResult) -> Result<()> {
+        let scratch = tempfile::Builder::new()
+            .prefix("timeshare-")
+            .tempdir_in(&self.scratch_root)
+            .with_context(|| {
+                format!(
+                    "cannot make a scratch directory in {}",
+                    self.scratch_root.display()
+                )
+            })?;
+        let ctx = Ctx {
+            mode: self.options.mode,
+            options: &self.options,
+            scratch: scratch.path(),
+            host: &self.host,
+        };
+        let mut workload = b.prepare(&ctx)?;
+        let m = sampler::measure(
+            workload.as_mut(),
+            &b.plan(self.options.mode),
+            &b.metric(),
+            &self.overhead,
+        )?;
+        result.details = workload.details();
+        drop(workload);
+        scratch
+            .close()
+            .context("cannot remove the scratch directory")?;
+        result.status = Status::Ok;
+        result.calibration = Some(m.calibration);
+        result.summary = Some(m.summary);
+        result.raw_summary = Some(m.raw_summary);
+        result.below_resolution = m.below_resolution;
+        result.samples = m.samples;
+        result.culled = m.culled;
+        result.times = Some(m.times);
+        result.counters = Some(m.counters);
+        result.notes = m.notes;
+        Ok(())
+    }
+}
+
+fn empty_result(b: &dyn Benchmark) -> BenchResult {
+    let metric = b.metric();
+    BenchResult {
+        id: b.id().to_string(),
+        family: b.family().to_string(),
+        source: b.source().describe(),
+        unit: metric.unit,
+        better: metric.better,
+        status: Status::Failed {
+            error: "not run".into(),
+        },
+        derived: false,
+        calibration: None,
+        summary: None,
+        raw_summary: None,
+        below_resolution: false,
+        samples: Vec::new(),
+        culled: 0,
+        times: None,
+        counters: None,
+        details: None,
+        notes: Vec::new(),
+        duration_s: 0.0,
+    }
+}
+
+/// The derived row `d`, when every one of its inputs was measured in `results`.
+pub fn derive(d: &Derived, results: &[BenchResult]) -> Option<BenchResult> {
+    let inputs: Option<Vec<f64>> = d
+        .inputs
+        .iter()
+        .map(|id| {
+            results
+                .iter()
+                .find(|r| r.id == *id && r.status.is_ok())
+                .and_then(|r| r.median())
+        })
+        .collect();
+    let value = (d.compute)(&inputs?);
+    let summary = Summary::from_values(&[value]).ok()?;
+    Some(BenchResult {
+        id: d.id.to_string(),
+        family: crate::model::family_of(d.id).to_string(),
+        source: d.source.describe(),
+        unit: d.unit,
+        better: d.unit.default_better(),
+        status: Status::Ok,
+        derived: true,
+        calibration: None,
+        summary: Some(summary),
+        raw_summary: None,
+        below_resolution: value <= 0.0,
+        samples: Vec::new(),
+        culled: 0,
+        times: None,
+        counters: None,
+        details: Some(serde_json::json!({ "inputs": d.inputs })),
+        notes: vec![format!("derived from {}", d.inputs.join(", "))],
+        duration_s: 0.0,
+    })
+}
+
+fn panic_message(p: &Box<dyn std::any::Any + Send>) -> String {
+    p.downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| p.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "unknown panic".into())
+}

@@ -1,0 +1,454 @@
+//! Sampling one prepared workload.
+//!
+//! # Timing model
+//! A sample times one call `run(k)`: k operations between two clock reads, with the
+//! measuring thread's involuntary context switches and CPU read just outside the timed
+//! region. The interval contains, besides the k operations, one clock read's worth of
+//! time (`Overhead::clock`) and k iterations of the workload's loop (`Overhead::per_iter`),
+//! so the corrected figure per operation is
+//!
+//! ```text
+//!     per_op = (t1 − t0 − clock − k·per_iter) / k
+//! ```
+//!
+//! (the loop term only for plans with `subtract_loop`). A median at or below zero is
+//! reported as below resolution with the raw figure, never as zero. k is calibrated by
+//! doubling until a batch lasts the plan's target (seed 002 had to time 100 calls at once
+//! because its clock ticked every 10 µs; ours ticks every nanosecond but costs ~20 ns).
+
+use std::hint::black_box;
+
+use anyhow::{bail, Result};
+use thiserror::Error;
+
+use super::clock::{self, now_ns};
+use super::counters::Snapshot;
+use super::cpu::current_cpu;
+use super::interrupt;
+use super::rusage::thread_preemptions;
+use crate::bench::{Batch, LoopWorkload, Plan, Workload};
+use crate::model::{Calibration, CounterDeltas, Metric, OpTimes, Sample, Summary, Unit};
+
+/// The run stopped because the user asked it to; not a failure of the benchmark.
+#[derive(Debug, Error)]
+#[error("interrupted")]
+pub struct Interrupted;
+
+/// What every sample contains besides the work: measured once per run.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Overhead {
+    /// An empty timed region (two back-to-back clock reads), in seconds.
+    pub clock_s: f64,
+    /// One iteration of an empty loop of the benchmarks' shape, in seconds.
+    pub per_iter_s: f64,
+    /// The resolution the clock claims, in seconds.
+    pub resolution_s: f64,
+}
+
+impl Overhead {
+    pub fn measure() -> Result<Overhead> {
+        let clock_s = clock::empty_interval_ns(20_001) * 1e-9;
+        let mut empty = LoopWorkload::new(|| {
+            black_box(());
+        });
+        // The empty loop itself is timed with clock correction only.
+        let uncorrected = Overhead {
+            clock_s,
+            per_iter_s: 0.0,
+            resolution_s: 0.0,
+        };
+        let mut plan = Plan::calibrated(crate::model::Mode::Quick);
+        plan.subtract_loop = false;
+        plan.samples = 15;
+        let m = measure(&mut empty, &plan, &Metric::latency(), &uncorrected)?;
+        Ok(Overhead {
+            clock_s,
+            per_iter_s: m.summary.median.max(0.0),
+            resolution_s: clock::resolution_ns() as f64 * 1e-9,
+        })
+    }
+
+    /// No correction at all (for tests of the raw machinery).
+    pub fn none() -> Overhead {
+        Overhead {
+            clock_s: 0.0,
+            per_iter_s: 0.0,
+            resolution_s: 0.0,
+        }
+    }
+}
+
+/// Everything the sampler learned about one workload.
+#[derive(Debug, Clone)]
+pub struct Measured {
+    pub calibration: Calibration,
+    pub samples: Vec<Sample>,
+    pub summary: Summary,
+    pub raw_summary: Summary,
+    pub below_resolution: bool,
+    pub culled: usize,
+    pub times: OpTimes,
+    pub counters: CounterDeltas,
+    pub notes: Vec<String>,
+}
+
+struct RawSample {
+    ns: u64,
+    preemptions: u64,
+    cpu_start: i32,
+    cpu_end: i32,
+}
+
+fn time_batch(w: &mut dyn Workload, k: u64) -> Result<RawSample> {
+    let p0 = thread_preemptions();
+    let c0 = current_cpu();
+    let t0 = now_ns();
+    w.run(k)?;
+    let t1 = now_ns();
+    let c1 = current_cpu();
+    let p1 = thread_preemptions();
+    Ok(RawSample {
+        ns: t1.saturating_sub(t0),
+        preemptions: p1.saturating_sub(p0),
+        cpu_start: c0,
+        cpu_end: c1,
+    })
+}
+
+/// The batch size whose run lasts about `target_ns`: double until a batch is long enough
+/// to extrapolate from (an eighth of the target), then scale.
+pub fn calibrate(w: &mut dyn Workload, target_ns: u64) -> Result<u64> {
+    let mut k: u64 = 1;
+    loop {
+        if interrupt::requested() {
+            return Err(Interrupted.into());
+        }
+        let t = time_batch(w, k)?.ns.max(1);
+        if t >= target_ns {
+            return Ok(k);
+        }
+        if t >= target_ns / 8 {
+            let scaled = (k as f64 * target_ns as f64 / t as f64).ceil() as u64;
+            return Ok(scaled.max(k));
+        }
+        if k >= 1 << 40 {
+            bail!("cannot calibrate: {k} operations took only {t} ns");
+        }
+        // Jump faster while the batch is far too short.
+        k = if t < target_ns / 1000 { k * 16 } else { k * 2 };
+    }
+}
+
+/// Sample `w` as `plan` says and summarise the result in `metric`'s unit.
+pub fn measure(
+    w: &mut dyn Workload,
+    plan: &Plan,
+    metric: &Metric,
+    overhead: &Overhead,
+) -> Result<Measured> {
+    let (k, calibrated) = match plan.batch {
+        Batch::Calibrated => (calibrate(w, plan.target.as_nanos() as u64)?, true),
+        Batch::Fixed(k) => {
+            if plan.warmup {
+                w.run(k)?;
+            }
+            (k.max(1), false)
+        }
+    };
+    let loop_s = if plan.subtract_loop {
+        overhead.per_iter_s
+    } else {
+        0.0
+    };
+
+    let before = Snapshot::take();
+    let mut raw = Vec::with_capacity(plan.samples);
+    for _ in 0..plan.samples.max(1) {
+        if interrupt::requested() {
+            return Err(Interrupted.into());
+        }
+        raw.push(time_batch(w, k)?);
+    }
+    let after = Snapshot::take();
+
+    let per_op_raw: Vec<f64> = raw.iter().map(|s| s.ns as f64 * 1e-9 / k as f64).collect();
+    let per_op_corrected: Vec<f64> = per_op_raw
+        .iter()
+        .map(|r| r - overhead.clock_s / k as f64 - loop_s)
+        .collect();
+
+    let mut notes = Vec::new();
+    let keep = cull(&raw, &mut notes);
+    let culled = raw.len() - keep.iter().filter(|&&x| x).count();
+    let kept = |v: &[f64]| -> Vec<f64> {
+        v.iter()
+            .zip(&keep)
+            .filter(|(_, &k)| k)
+            .map(|(x, _)| *x)
+            .collect()
+    };
+    let corrected_median = Summary::from_values(&kept(&per_op_corrected))?.median;
+    let below_resolution = corrected_median <= 0.0;
+    if below_resolution {
+        notes.push(format!(
+            "below resolution: the operation costs less than the clock and loop overhead \
+             ({:.2} ns per sample, {:.3} ns per iteration); raw figure shown",
+            overhead.clock_s * 1e9,
+            loop_s * 1e9
+        ));
+    }
+    let chosen = if below_resolution {
+        &per_op_raw
+    } else {
+        &per_op_corrected
+    };
+    let values: Vec<f64> = chosen.iter().map(|&s| in_unit(s, metric)).collect();
+    let raw_values: Vec<f64> = per_op_raw.iter().map(|&s| in_unit(s, metric)).collect();
+
+    let samples = raw
+        .iter()
+        .zip(&values)
+        .zip(&keep)
+        .map(|((r, &value), &kept)| Sample {
+            value,
+            preemptions: r.preemptions,
+            cpu_start: r.cpu_start,
+            cpu_end: r.cpu_end,
+            culled: !kept,
+        })
+        .collect();
+
+    let ops = k * raw.len() as u64;
+    let usage = after.usage.since(&before.usage);
+    let elapsed: f64 = raw.iter().map(|s| s.ns as f64 * 1e-9).sum();
+    Ok(Measured {
+        calibration: Calibration {
+            batch: k,
+            calibrated,
+            target_s: plan.target.as_secs_f64(),
+            clock_overhead_s: overhead.clock_s,
+            loop_overhead_s: loop_s,
+        },
+        samples,
+        summary: Summary::from_values(&kept(&values))?,
+        raw_summary: Summary::from_values(&kept(&raw_values))?,
+        below_resolution,
+        culled,
+        times: OpTimes {
+            ops,
+            elapsed_s: elapsed / ops as f64,
+            user_s: usage.user_s / ops as f64,
+            system_s: usage.system_s / ops as f64,
+        },
+        counters: before.delta(&after),
+        notes,
+    })
+}
+
+/// Seconds per operation in the metric's unit (bytes/s for throughput rows).
+fn in_unit(per_op_s: f64, metric: &Metric) -> f64 {
+    match (metric.unit, metric.bytes_per_op) {
+        (Unit::BytesPerSecond, Some(bytes)) if per_op_s > 0.0 => bytes as f64 / per_op_s,
+        (Unit::BytesPerSecond, _) => 0.0,
+        _ => per_op_s,
+    }
+}
+
+/// Which samples to keep: the unperturbed ones (no preemption, no migration), provided
+/// at least half of them and at least three remain; otherwise all, with a note saying so.
+pub fn cull(raw: &[impl Perturbation], notes: &mut Vec<String>) -> Vec<bool> {
+    let clean: Vec<bool> = raw.iter().map(|s| !s.perturbed()).collect();
+    let n_clean = clean.iter().filter(|&&c| c).count();
+    let enough = n_clean >= 3.min(raw.len()) && n_clean * 2 >= raw.len();
+    if n_clean == raw.len() {
+        clean
+    } else if enough {
+        clean
+    } else {
+        notes.push(format!(
+            "{} of {} samples were perturbed (preempted or migrated); too few clean ones \
+             to cull, all kept",
+            raw.len() - n_clean,
+            raw.len()
+        ));
+        vec![true; raw.len()]
+    }
+}
+
+/// Whether a sample was disturbed by the scheduler.
+pub trait Perturbation {
+    fn perturbed(&self) -> bool;
+}
+
+impl Perturbation for RawSample {
+    fn perturbed(&self) -> bool {
+        self.preemptions > 0 || self.cpu_start != self.cpu_end
+    }
+}
+
+impl Perturbation for Sample {
+    fn perturbed(&self) -> bool {
+        Sample::perturbed(self)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::{Duration, Instant};
+
+    /// Busy-waits `per_op` per operation: a workload of exactly known cost.
+    struct Spin {
+        per_op: Duration,
+    }
+    impl Workload for Spin {
+        fn run(&mut self, n: u64) -> Result<()> {
+            for _ in 0..n {
+                let start = Instant::now();
+                while start.elapsed() < self.per_op {}
+            }
+            Ok(())
+        }
+    }
+
+    fn sample(preemptions: u64, cpu_start: i32, cpu_end: i32) -> RawSample {
+        RawSample {
+            ns: 100,
+            preemptions,
+            cpu_start,
+            cpu_end,
+        }
+    }
+
+    #[test]
+    fn culling_removes_a_preempted_sample() {
+        let raw = vec![
+            sample(0, 0, 0),
+            sample(1, 0, 0),
+            sample(0, 0, 0),
+            sample(0, 0, 0),
+        ];
+        let mut notes = Vec::new();
+        assert_eq!(cull(&raw, &mut notes), vec![true, false, true, true]);
+        assert!(notes.is_empty());
+    }
+
+    #[test]
+    fn culling_removes_a_migrated_sample() {
+        let raw = vec![
+            sample(0, 0, 0),
+            sample(0, 0, 1),
+            sample(0, 1, 1),
+            sample(0, 1, 1),
+        ];
+        let mut notes = Vec::new();
+        assert_eq!(cull(&raw, &mut notes), vec![true, false, true, true]);
+    }
+
+    #[test]
+    fn culling_keeps_everything_when_too_few_are_clean() {
+        let raw = vec![
+            sample(1, 0, 0),
+            sample(2, 0, 0),
+            sample(0, 0, 0),
+            sample(1, 0, 0),
+        ];
+        let mut notes = Vec::new();
+        assert_eq!(cull(&raw, &mut notes), vec![true; 4]);
+        assert!(notes[0].contains("3 of 4"), "{notes:?}");
+    }
+
+    #[test]
+    fn calibration_scales_with_the_cost_of_an_operation() {
+        // Twice the work per operation → about half the batch for the same target.
+        let target = 4_000_000;
+        let k1 = calibrate(
+            &mut Spin {
+                per_op: Duration::from_micros(20),
+            },
+            target,
+        )
+        .unwrap();
+        let k2 = calibrate(
+            &mut Spin {
+                per_op: Duration::from_micros(40),
+            },
+            target,
+        )
+        .unwrap();
+        let ratio = k1 as f64 / k2 as f64;
+        assert!((1.6..2.5).contains(&ratio), "k1 = {k1}, k2 = {k2}");
+    }
+
+    #[test]
+    fn twice_the_work_reports_twice_the_time() {
+        let plan = Plan::fixed(20, 9);
+        let o = Overhead::none();
+        let m = |us| {
+            measure(
+                &mut Spin {
+                    per_op: Duration::from_micros(us),
+                },
+                &plan,
+                &Metric::latency(),
+                &o,
+            )
+            .unwrap()
+            .summary
+            .median
+        };
+        let (one, two) = (m(50), m(100));
+        let ratio = two / one;
+        assert!((1.8..2.2).contains(&ratio), "{one} s vs {two} s");
+        assert!(
+            (45e-6..70e-6).contains(&one),
+            "{one} s for a 50 µs operation"
+        );
+    }
+
+    #[test]
+    fn overhead_is_subtracted_and_underflow_is_reported() {
+        let plan = Plan::fixed(1, 5);
+        let huge = Overhead {
+            clock_s: 1.0,
+            per_iter_s: 0.0,
+            resolution_s: 1e-9,
+        };
+        let m = measure(
+            &mut Spin {
+                per_op: Duration::from_micros(10),
+            },
+            &plan,
+            &Metric::latency(),
+            &huge,
+        )
+        .unwrap();
+        assert!(m.below_resolution);
+        assert!(
+            m.summary.median > 0.0,
+            "raw figure kept: {}",
+            m.summary.median
+        );
+        assert!(m.notes.iter().any(|n| n.contains("below resolution")));
+    }
+
+    #[test]
+    fn throughput_is_bytes_over_time() {
+        let plan = Plan::fixed(10, 5);
+        let m = measure(
+            &mut Spin {
+                per_op: Duration::from_micros(100),
+            },
+            &plan,
+            &Metric::throughput(1000),
+            &Overhead::none(),
+        )
+        .unwrap();
+        // 1000 bytes per 100 µs = 10 MB/s, a little less with the loop's own time.
+        assert!(
+            (7e6..10.5e6).contains(&m.summary.median),
+            "{}",
+            m.summary.median
+        );
+    }
+}

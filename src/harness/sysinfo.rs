@@ -1,0 +1,310 @@
+//! The environment record (METHOD.md): machine, kernel and mitigations, clock source,
+//! virtualisation and container limits, the working directory's file system, privilege.
+//! Every reader is forgiving: a missing file gives an empty field, never an error.
+
+use std::collections::BTreeMap;
+use std::ffi::CStr;
+use std::fs;
+use std::path::Path;
+
+use crate::model::{Cache, Cpu, Environment, Kernel, WorkDir};
+
+fn read_trimmed(path: impl AsRef<Path>) -> Option<String> {
+    fs::read_to_string(path)
+        .ok()
+        .map(|s| s.trim().to_string())
+        .filter(|s| !s.is_empty())
+}
+
+/// Detect everything; `workdir` is where the run's files go.
+pub fn detect(workdir: &Path) -> Environment {
+    let meminfo = fs::read_to_string("/proc/meminfo").unwrap_or_default();
+    let cpuinfo = fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+    Environment {
+        hostname: read_trimmed("/proc/sys/kernel/hostname").unwrap_or_default(),
+        kernel: kernel(),
+        cpu: cpu(&cpuinfo),
+        memory_bytes: meminfo_kib(&meminfo, "MemTotal") * 1024,
+        swap_bytes: meminfo_kib(&meminfo, "SwapTotal") * 1024,
+        mitigations: mitigations(),
+        clocksource: read_trimmed(
+            "/sys/devices/system/clocksource/clocksource0/current_clocksource",
+        ),
+        virtualization: virtualization(&cpuinfo),
+        container: container(),
+        cpu_quota: cpu_quota(),
+        governor: read_trimmed("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor"),
+        workdir: workdir_info(workdir),
+        // SAFETY: no arguments.
+        privileged: unsafe { libc::geteuid() } == 0,
+        uid: unsafe { libc::getuid() },
+        load_average: load_average(),
+        busy_processes: busy_processes(),
+    }
+}
+
+fn kernel() -> Kernel {
+    // SAFETY: utsname is plain data that uname fills with NUL-terminated strings.
+    let u = unsafe {
+        let mut u: libc::utsname = std::mem::zeroed();
+        libc::uname(&mut u);
+        u
+    };
+    let s = |f: &[libc::c_char]| {
+        unsafe { CStr::from_ptr(f.as_ptr()) }
+            .to_string_lossy()
+            .into_owned()
+    };
+    Kernel {
+        sysname: s(&u.sysname),
+        release: s(&u.release),
+        version: s(&u.version),
+        machine: s(&u.machine),
+    }
+}
+
+fn cpuinfo_field<'a>(cpuinfo: &'a str, name: &str) -> Option<&'a str> {
+    cpuinfo
+        .lines()
+        .filter_map(|l| l.split_once(':'))
+        .find(|(k, _)| k.trim() == name)
+        .map(|(_, v)| v.trim())
+}
+
+fn cpu(cpuinfo: &str) -> Cpu {
+    let flags = cpuinfo_field(cpuinfo, "flags").unwrap_or("");
+    let of_note = [
+        "hypervisor",
+        "constant_tsc",
+        "nonstop_tsc",
+        "avx2",
+        "avx512f",
+        "pti",
+    ];
+    Cpu {
+        model: cpuinfo_field(cpuinfo, "model name")
+            .or_else(|| cpuinfo_field(cpuinfo, "Model"))
+            .unwrap_or("unknown")
+            .to_string(),
+        logical: online_cpus(),
+        usable: super::cpu::usable_cpus().len(),
+        mhz: cpuinfo_field(cpuinfo, "cpu MHz").and_then(|v| v.parse().ok()),
+        caches: caches(),
+        flags_of_note: flags
+            .split_whitespace()
+            .filter(|f| of_note.contains(f))
+            .map(String::from)
+            .collect(),
+    }
+}
+
+fn online_cpus() -> usize {
+    // SAFETY: sysconf with a valid name.
+    let n = unsafe { libc::sysconf(libc::_SC_NPROCESSORS_ONLN) };
+    n.max(1) as usize
+}
+
+/// The caches of CPU 0, from sysfs.
+pub fn caches() -> Vec<Cache> {
+    let base = Path::new("/sys/devices/system/cpu/cpu0/cache");
+    let mut out: Vec<Cache> = (0..8)
+        .map(|i| base.join(format!("index{i}")))
+        .filter(|d| d.exists())
+        .filter_map(|d| {
+            Some(Cache {
+                level: read_trimmed(d.join("level"))?.parse().ok()?,
+                kind: read_trimmed(d.join("type"))?,
+                size_bytes: parse_size(&read_trimmed(d.join("size"))?)?,
+                line_bytes: read_trimmed(d.join("coherency_line_size"))
+                    .and_then(|s| s.parse().ok()),
+                shared_by: read_trimmed(d.join("shared_cpu_list"))
+                    .map(|l| count_cpu_list(&l))
+                    .unwrap_or(1),
+            })
+        })
+        .collect();
+    out.sort_by_key(|c| (c.level, c.kind.clone()));
+    out
+}
+
+/// "32K", "1024K", "16M" → bytes.
+pub fn parse_size(s: &str) -> Option<u64> {
+    let s = s.trim();
+    let (num, mult) = match s.chars().last()? {
+        'K' => (&s[..s.len() - 1], 1024),
+        'M' => (&s[..s.len() - 1], 1024 * 1024),
+        'G' => (&s[..s.len() - 1], 1024 * 1024 * 1024),
+        _ => (s, 1),
+    };
+    num.parse::<u64>().ok().map(|n| n * mult)
+}
+
+/// "0-3,6" → 5.
+pub fn count_cpu_list(list: &str) -> usize {
+    list.split(',')
+        .filter(|p| !p.is_empty())
+        .map(|p| match p.split_once('-') {
+            Some((a, b)) => {
+                let (a, b): (usize, usize) = (a.parse().unwrap_or(0), b.parse().unwrap_or(0));
+                b.saturating_sub(a) + 1
+            }
+            None => 1,
+        })
+        .sum()
+}
+
+fn meminfo_kib(meminfo: &str, key: &str) -> u64 {
+    meminfo
+        .lines()
+        .filter_map(|l| l.split_once(':'))
+        .find(|(k, _)| *k == key)
+        .and_then(|(_, v)| v.split_whitespace().next()?.parse().ok())
+        .unwrap_or(0)
+}
+
+fn mitigations() -> BTreeMap<String, String> {
+    let dir = Path::new("/sys/devices/system/cpu/vulnerabilities");
+    fs::read_dir(dir)
+        .map(|d| {
+            d.filter_map(|e| e.ok())
+                .filter_map(|e| {
+                    let name = e.file_name().to_string_lossy().into_owned();
+                    Some((name, read_trimmed(e.path())?))
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn virtualization(cpuinfo: &str) -> Option<String> {
+    let hypervisor = cpuinfo_field(cpuinfo, "flags")
+        .is_some_and(|f| f.split_whitespace().any(|x| x == "hypervisor"));
+    if !hypervisor {
+        return None;
+    }
+    let vendor = read_trimmed("/sys/class/dmi/id/sys_vendor");
+    let product = read_trimmed("/sys/class/dmi/id/product_name");
+    Some(match (vendor, product) {
+        (Some(v), Some(p)) => format!("{v} {p}"),
+        (Some(v), None) | (None, Some(v)) => v,
+        (None, None) => "unknown hypervisor".to_string(),
+    })
+}
+
+fn container() -> Option<String> {
+    if Path::new("/.dockerenv").exists() {
+        return Some("docker".into());
+    }
+    if let Some(c) = read_trimmed("/run/systemd/container") {
+        return Some(c);
+    }
+    let env1 = fs::read("/proc/1/environ").unwrap_or_default();
+    env1.split(|&b| b == 0)
+        .filter_map(|kv| std::str::from_utf8(kv).ok())
+        .find_map(|kv| kv.strip_prefix("container=").map(String::from))
+}
+
+/// The cgroup v2 CPU limit of this process's cgroup, when one is set ("max" means none).
+fn cpu_quota() -> Option<String> {
+    let cgroup = fs::read_to_string("/proc/self/cgroup").ok()?;
+    let rel = cgroup.lines().find_map(|l| l.strip_prefix("0::"))?;
+    let max = read_trimmed(format!("/sys/fs/cgroup{rel}/cpu.max"))
+        .or_else(|| read_trimmed("/sys/fs/cgroup/cpu.max"))?;
+    let (quota, period) = max.split_once(' ')?;
+    if quota == "max" {
+        return None;
+    }
+    let cpus = quota.parse::<f64>().ok()? / period.parse::<f64>().ok()?;
+    Some(format!("{max} ({cpus:.2} CPUs)"))
+}
+
+fn load_average() -> [f64; 3] {
+    let s = fs::read_to_string("/proc/loadavg").unwrap_or_default();
+    let mut f = s.split_whitespace().map(|x| x.parse().unwrap_or(0.0));
+    [
+        f.next().unwrap_or(0.0),
+        f.next().unwrap_or(0.0),
+        f.next().unwrap_or(0.0),
+    ]
+}
+
+/// Other processes in state R (runnable) right now: each competes for the CPUs.
+pub fn busy_processes() -> Vec<String> {
+    let me = std::process::id();
+    let Ok(dir) = fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    dir.filter_map(|e| e.ok())
+        .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|&pid| pid != me)
+        .filter_map(|pid| {
+            let stat = fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+            // "pid (comm) S ..." — comm may contain spaces and parentheses.
+            let close = stat.rfind(')')?;
+            let comm = &stat[stat.find('(')? + 1..close];
+            let state = stat[close + 1..].split_whitespace().next()?;
+            (state == "R").then(|| format!("{comm}[{pid}]"))
+        })
+        .collect()
+}
+
+/// File system type and device of `path`, from the longest matching mount point.
+pub fn workdir_info(path: &Path) -> WorkDir {
+    let abs = fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+    let mounts = fs::read_to_string("/proc/self/mountinfo").unwrap_or_default();
+    let best = mounts
+        .lines()
+        .filter_map(parse_mountinfo_line)
+        .filter(|(mnt, _, _)| abs.starts_with(mnt))
+        .max_by_key(|(mnt, _, _)| mnt.len());
+    let (fs_type, device) = best
+        .map(|(_, t, d)| (t, d))
+        .unwrap_or_else(|| ("unknown".into(), "unknown".into()));
+    WorkDir {
+        path: abs.display().to_string(),
+        memory_backed: matches!(fs_type.as_str(), "tmpfs" | "ramfs"),
+        fs_type,
+        device,
+    }
+}
+
+/// (mount point, fs type, source) of one /proc/self/mountinfo line.
+fn parse_mountinfo_line(line: &str) -> Option<(String, String, String)> {
+    let (left, right) = line.split_once(" - ")?;
+    let mount_point = left.split_whitespace().nth(4)?.replace("\\040", " ");
+    let mut r = right.split_whitespace();
+    let fs_type = r.next()?.to_string();
+    let source = r.next().unwrap_or("none").to_string();
+    Some((mount_point, fs_type, source))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_sizes_and_cpu_lists() {
+        assert_eq!(parse_size("32K"), Some(32 * 1024));
+        assert_eq!(parse_size("16M"), Some(16 << 20));
+        assert_eq!(count_cpu_list("0-3,6"), 5);
+        assert_eq!(count_cpu_list("1"), 1);
+    }
+
+    #[test]
+    fn parses_a_mountinfo_line() {
+        let l = "22 1 254:0 / / rw,relatime shared:1 - ext4 /dev/vda rw";
+        assert_eq!(
+            parse_mountinfo_line(l),
+            Some(("/".into(), "ext4".into(), "/dev/vda".into()))
+        );
+    }
+
+    #[test]
+    fn detects_this_machine() {
+        let env = detect(Path::new("/"));
+        assert!(env.cpu.logical >= 1);
+        assert!(env.memory_bytes > 0);
+        assert_eq!(env.kernel.sysname, "Linux");
+        assert!(!env.workdir.fs_type.is_empty());
+    }
+}

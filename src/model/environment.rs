@@ -1,0 +1,75 @@
+//! The environment record: what the machine was when a run was made (METHOD.md).
+//! Without it two results cannot be compared honestly.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+pub struct Environment {
+    pub hostname: String,
+    pub kernel: Kernel,
+    pub cpu: Cpu,
+    pub memory_bytes: u64,
+    pub swap_bytes: u64,
+    /// `/sys/devices/system/cpu/vulnerabilities/*`: the kernel's speculative-execution state.
+    pub mitigations: BTreeMap<String, String>,
+    pub clocksource: Option<String>,
+    /// Hypervisor vendor or product when running in a virtual machine.
+    pub virtualization: Option<String>,
+    /// Container runtime when running in one.
+    pub container: Option<String>,
+    /// The cgroup CPU limit (`cpu.max`), when one is set.
+    pub cpu_quota: Option<String>,
+    /// cpufreq scaling governor of CPU 0, where cpufreq is exposed.
+    pub governor: Option<String>,
+    pub workdir: WorkDir,
+    /// True when the run had root privileges.
+    pub privileged: bool,
+    pub uid: u32,
+    /// The load average (1, 5, 15 minutes) when the run started.
+    pub load_average: [f64; 3],
+    /// Other processes found runnable when the run started (name and pid).
+    pub busy_processes: Vec<String>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+pub struct Kernel {
+    pub sysname: String,
+    pub release: String,
+    pub version: String,
+    pub machine: String,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+pub struct Cpu {
+    pub model: String,
+    /// Logical CPUs online.
+    pub logical: usize,
+    /// CPUs this process may run on (its affinity mask).
+    pub usable: usize,
+    /// Nominal frequency in MHz as /proc/cpuinfo reports it, if it does.
+    pub mhz: Option<f64>,
+    pub caches: Vec<Cache>,
+    pub flags_of_note: Vec<String>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Cache {
+    pub level: u32,
+    /// "Data", "Instruction" or "Unified".
+    pub kind: String,
+    pub size_bytes: u64,
+    pub line_bytes: Option<u64>,
+    /// How many logical CPUs share it.
+    pub shared_by: usize,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+pub struct WorkDir {
+    pub path: String,
+    pub fs_type: String,
+    pub device: String,
+    /// True for tmpfs/ramfs: today's "memory-simulated disk" (seed 000 C8, C9).
+    pub memory_backed: bool,
+}

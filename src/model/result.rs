@@ -1,0 +1,215 @@
+//! The result record: one run, and per benchmark everything needed to trust its figure.
+//! Serialised as JSON (schema in `docs/result-format.md`); `SCHEMA_VERSION` changes whenever
+//! a field changes meaning or a required field is added.
+
+use std::collections::BTreeMap;
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+
+use super::environment::Environment;
+use super::stats::Summary;
+use super::unit::{Better, Unit};
+use super::Mode;
+
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// One invocation of `timeshare run`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Run {
+    pub schema_version: u32,
+    pub tool: Tool,
+    pub options: RunOptions,
+    pub environment: Environment,
+    pub started_at: DateTime<Utc>,
+    pub finished_at: Option<DateTime<Utc>>,
+    pub status: RunStatus,
+    /// Warnings about the machine's state that may disturb the figures (002's "quiet system").
+    pub warnings: Vec<String>,
+    pub results: Vec<BenchResult>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+pub struct Tool {
+    pub name: String,
+    pub version: String,
+}
+
+impl Tool {
+    pub fn this() -> Self {
+        Tool {
+            name: env!("CARGO_PKG_NAME").to_string(),
+            version: env!("CARGO_PKG_VERSION").to_string(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum RunStatus {
+    /// Still running (as stored while it goes on).
+    Running,
+    /// Every selected benchmark was attempted.
+    Complete,
+    /// Stopped by a signal (Ctrl-C, SIGTERM) before the end; what was measured is kept.
+    Interrupted,
+}
+
+/// The options a run was made with: recorded so that two runs can be compared honestly.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+pub struct RunOptions {
+    pub mode: Mode,
+    /// What the user asked for (ids and families), as given.
+    pub selection: Vec<String>,
+    /// The CPU the measuring process was pinned to, if any.
+    pub cpu: Option<usize>,
+    /// Where two-process benchmarks put their processes: free, same CPU, or spread.
+    pub placement: Placement,
+    /// A user label for the run (`--label`).
+    pub label: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum Placement {
+    /// Let the scheduler place both sides.
+    #[default]
+    Free,
+    /// Both processes on one CPU.
+    Same,
+    /// The two processes on different CPUs.
+    Spread,
+}
+
+/// Everything recorded for one benchmark id in one run.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct BenchResult {
+    pub id: String,
+    pub family: String,
+    /// Seed file and place, or "modern: …".
+    pub source: String,
+    pub unit: Unit,
+    pub better: Better,
+    pub status: Status,
+    /// True for a row computed from other rows (e.g. `ctx.switch`), not measured itself.
+    #[serde(default)]
+    pub derived: bool,
+    /// How the batch size was chosen and what overhead was subtracted.
+    pub calibration: Option<Calibration>,
+    /// Statistics of the corrected per-operation figures of the clean samples.
+    pub summary: Option<Summary>,
+    /// The same statistics before overhead correction.
+    pub raw_summary: Option<Summary>,
+    /// True when the corrected figure would have been zero or negative: the operation is
+    /// cheaper than the harness can resolve, and `summary` is then the raw figure.
+    #[serde(default)]
+    pub below_resolution: bool,
+    /// Every sample, culled ones included, in the headline unit.
+    pub samples: Vec<Sample>,
+    /// How many samples were left out of the statistics as perturbed.
+    pub culled: usize,
+    /// Elapsed, user and system time per operation over the whole sampling phase.
+    pub times: Option<OpTimes>,
+    /// What the kernel counted meanwhile (the vmstat view of seed 001 §2).
+    pub counters: Option<CounterDeltas>,
+    /// Anything the benchmark itself reports beyond the headline (parameters, tables).
+    pub details: Option<serde_json::Value>,
+    /// What a reader should know about this row (below resolution, culling not possible,
+    /// placement used…), in words.
+    #[serde(default)]
+    pub notes: Vec<String>,
+    /// Wall-clock seconds this benchmark took, calibration included.
+    pub duration_s: f64,
+}
+
+impl BenchResult {
+    /// The headline figure: the median of the clean samples, in `unit`.
+    pub fn median(&self) -> Option<f64> {
+        self.summary.as_ref().map(|s| s.median)
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(tag = "state", rename_all = "lowercase")]
+pub enum Status {
+    Ok,
+    /// Cannot run here (no privilege, missing program, unsupported kernel).
+    Skipped {
+        reason: String,
+    },
+    /// Tried and failed; no figure is given.
+    Failed {
+        error: String,
+    },
+}
+
+impl Status {
+    pub fn is_ok(&self) -> bool {
+        matches!(self, Status::Ok)
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Calibration {
+    /// Operations per timed sample.
+    pub batch: u64,
+    /// Whether `batch` was calibrated or fixed by the benchmark.
+    pub calibrated: bool,
+    /// The sample duration aimed at, in seconds.
+    pub target_s: f64,
+    /// The cost of the two clock reads around a sample, subtracted once per sample.
+    pub clock_overhead_s: f64,
+    /// The cost of one empty loop iteration, subtracted once per operation.
+    pub loop_overhead_s: f64,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Sample {
+    /// The corrected per-operation figure, in the result's unit.
+    pub value: f64,
+    /// Involuntary context switches of the measuring thread during the sample.
+    pub preemptions: u64,
+    /// The CPU the sample started and ended on.
+    pub cpu_start: i32,
+    pub cpu_end: i32,
+    /// True when the sample was left out of the statistics as perturbed.
+    pub culled: bool,
+}
+
+impl Sample {
+    /// A sample was perturbed if the thread was preempted or moved to another CPU.
+    pub fn perturbed(&self) -> bool {
+        self.preemptions > 0 || self.cpu_start != self.cpu_end
+    }
+}
+
+/// Elapsed, user and system seconds per operation (seed 001 Table 2's three columns), with
+/// the reaped children's CPU time included.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct OpTimes {
+    pub ops: u64,
+    pub elapsed_s: f64,
+    pub user_s: f64,
+    pub system_s: f64,
+}
+
+/// Deltas of the kernel's own counters over one benchmark; system-wide unless named
+/// `self_*` (this process and its reaped children).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+pub struct CounterDeltas {
+    pub context_switches: u64,
+    pub interrupts: u64,
+    pub forks: u64,
+    pub page_faults: u64,
+    pub major_faults: u64,
+    pub disk_reads: u64,
+    pub disk_writes: u64,
+    pub disk_read_bytes: u64,
+    pub disk_write_bytes: u64,
+    /// Share of CPU time spent in user, system, idle, iowait and steal, 0..1.
+    pub cpu_split: BTreeMap<String, f64>,
+    pub self_minor_faults: u64,
+    pub self_major_faults: u64,
+    pub self_voluntary_switches: u64,
+    pub self_involuntary_switches: u64,
+}

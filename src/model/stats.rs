@@ -1,0 +1,229 @@
+//! Statistics over samples: pure functions, no knowledge of benchmarks.
+//!
+//! The headline figure is the median (seed 002 reported "median values" first, because a
+//! few perturbed samples pull a mean but not a median). Its 95% confidence interval is the
+//! distribution-free one from order statistics: the interval between the j-th and the
+//! (n−j+1)-th smallest samples covers the true median with probability
+//! 1 − 2·P(Binomial(n, ½) ≤ j−1); we take the largest j that keeps that ≥ 95%.
+
+use serde::{Deserialize, Serialize};
+use thiserror::Error;
+
+/// The wanted coverage of the confidence interval of the median.
+pub const CI_LEVEL: f64 = 0.95;
+
+#[derive(Debug, Error, PartialEq)]
+pub enum SummaryError {
+    #[error("no samples to summarise")]
+    Empty,
+    #[error("a sample is not a finite number")]
+    NotFinite,
+}
+
+/// Median, mean, spread and a confidence interval of the median of some samples.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Summary {
+    pub n: usize,
+    pub median: f64,
+    pub mean: f64,
+    /// Sample standard deviation (n − 1 in the denominator); 0 for a single sample.
+    pub sd: f64,
+    pub min: f64,
+    pub max: f64,
+    /// Lower and upper bound of the confidence interval of the median.
+    pub ci_low: f64,
+    pub ci_high: f64,
+    /// The coverage the interval really has: 95% or a little more; less only for fewer
+    /// than six samples, where even [min, max] cannot reach 95%.
+    pub ci_level: f64,
+}
+
+impl Summary {
+    /// Summarise `values`: at least one value, all finite.
+    pub fn from_values(values: &[f64]) -> Result<Summary, SummaryError> {
+        if values.is_empty() {
+            return Err(SummaryError::Empty);
+        }
+        if values.iter().any(|v| !v.is_finite()) {
+            return Err(SummaryError::NotFinite);
+        }
+        let mut sorted = values.to_vec();
+        sorted.sort_by(|a, b| a.total_cmp(b));
+        let n = sorted.len();
+        let mean = sorted.iter().sum::<f64>() / n as f64;
+        let sd = if n > 1 {
+            let ss: f64 = sorted.iter().map(|v| (v - mean).powi(2)).sum();
+            (ss / (n - 1) as f64).sqrt()
+        } else {
+            0.0
+        };
+        let (j, ci_level) = median_ci_rank(n);
+        Ok(Summary {
+            n,
+            median: median_of_sorted(&sorted),
+            mean,
+            sd,
+            min: sorted[0],
+            max: sorted[n - 1],
+            ci_low: sorted[j - 1],
+            ci_high: sorted[n - j],
+            ci_level,
+        })
+    }
+
+    /// Half the width of the confidence interval, relative to the median (0.02 = ±2%).
+    pub fn relative_ci(&self) -> f64 {
+        if self.median == 0.0 {
+            return 0.0;
+        }
+        (self.ci_high - self.ci_low) / 2.0 / self.median.abs()
+    }
+
+    /// The same summary with every value passed through a monotone map: `f` increasing
+    /// keeps the order, decreasing swaps the bounds. Mean and SD are mapped to first order
+    /// only, so use this for display conversions, not for new statistics.
+    pub fn scaled(&self, factor: f64) -> Summary {
+        let (lo, hi) = if factor >= 0.0 {
+            (self.ci_low * factor, self.ci_high * factor)
+        } else {
+            (self.ci_high * factor, self.ci_low * factor)
+        };
+        let (min, max) = if factor >= 0.0 {
+            (self.min * factor, self.max * factor)
+        } else {
+            (self.max * factor, self.min * factor)
+        };
+        Summary {
+            n: self.n,
+            median: self.median * factor,
+            mean: self.mean * factor,
+            sd: self.sd * factor.abs(),
+            min,
+            max,
+            ci_low: lo,
+            ci_high: hi,
+            ci_level: self.ci_level,
+        }
+    }
+}
+
+/// The median of already sorted values (the mean of the middle two for an even count).
+pub fn median_of_sorted(sorted: &[f64]) -> f64 {
+    let n = sorted.len();
+    if n % 2 == 1 {
+        sorted[n / 2]
+    } else {
+        (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0
+    }
+}
+
+/// The 1-based rank j of the lower bound of the median's confidence interval for n samples,
+/// and the coverage that interval really has.
+pub fn median_ci_rank(n: usize) -> (usize, f64) {
+    assert!(n > 0);
+    let mut best = (1, coverage(n, 1));
+    for j in 2..=n.div_ceil(2) {
+        let c = coverage(n, j);
+        if c < CI_LEVEL {
+            break;
+        }
+        best = (j, c);
+    }
+    best
+}
+
+/// P(x_(j) ≤ median ≤ x_(n−j+1)) = 1 − 2·P(Bin(n, ½) ≤ j − 1).
+fn coverage(n: usize, j: usize) -> f64 {
+    (1.0 - 2.0 * binomial_half_cdf(n, j - 1)).max(0.0)
+}
+
+/// P(Bin(n, ½) ≤ k), summed in log space so that large n does not underflow.
+fn binomial_half_cdf(n: usize, k: usize) -> f64 {
+    let ln_half_n = n as f64 * 0.5f64.ln();
+    let mut ln_choose = 0.0f64; // ln C(n, 0)
+    let mut total = 0.0;
+    for i in 0..=k.min(n) {
+        if i > 0 {
+            ln_choose += ((n - i + 1) as f64).ln() - (i as f64).ln();
+        }
+        total += (ln_choose + ln_half_n).exp();
+    }
+    total.min(1.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn close(a: f64, b: f64) -> bool {
+        (a - b).abs() < 1e-9 * (1.0 + b.abs())
+    }
+
+    #[test]
+    fn summary_of_known_data() {
+        // 2, 4, 4, 4, 5, 5, 7, 9: the textbook data set with population SD 2.
+        let s = Summary::from_values(&[9.0, 2.0, 4.0, 4.0, 4.0, 5.0, 5.0, 7.0]).unwrap();
+        assert_eq!(s.n, 8);
+        assert!(close(s.median, 4.5));
+        assert!(close(s.mean, 5.0));
+        assert!(close(s.sd, (32.0f64 / 7.0).sqrt()));
+        assert_eq!((s.min, s.max), (2.0, 9.0));
+    }
+
+    #[test]
+    fn odd_count_median_is_the_middle_value() {
+        let s = Summary::from_values(&[3.0, 1.0, 2.0]).unwrap();
+        assert_eq!(s.median, 2.0);
+    }
+
+    #[test]
+    fn ci_ranks_match_the_published_table() {
+        // Distribution-free 95% CI of the median (e.g. Conover, Practical Nonparametric
+        // Statistics, table A3): n = 6 → (1, 6), n = 10 → (2, 9), n = 20 → (6, 15),
+        // n = 30 → (10, 21), n = 100 → (40, 61).
+        assert_eq!(median_ci_rank(6).0, 1);
+        assert_eq!(median_ci_rank(10).0, 2);
+        assert_eq!(median_ci_rank(20).0, 6);
+        assert_eq!(median_ci_rank(30).0, 10);
+        assert_eq!(median_ci_rank(100).0, 40);
+        for n in [6, 10, 20, 30, 100, 1000] {
+            let (_, c) = median_ci_rank(n);
+            assert!(c >= CI_LEVEL, "n = {n}: coverage {c}");
+        }
+    }
+
+    #[test]
+    fn tiny_samples_fall_back_to_the_range_and_say_so() {
+        let (j, c) = median_ci_rank(5);
+        assert_eq!(j, 1);
+        assert!(close(c, 1.0 - 2.0 / 32.0));
+        let s = Summary::from_values(&[1.0, 2.0, 3.0, 4.0, 5.0]).unwrap();
+        assert_eq!((s.ci_low, s.ci_high), (1.0, 5.0));
+        assert!(s.ci_level < CI_LEVEL);
+    }
+
+    #[test]
+    fn ci_brackets_the_median_on_large_samples() {
+        let values: Vec<f64> = (0..10_000).map(|i| (i % 977) as f64).collect();
+        let s = Summary::from_values(&values).unwrap();
+        assert!(s.ci_low <= s.median && s.median <= s.ci_high);
+        assert!(s.ci_level >= CI_LEVEL);
+    }
+
+    #[test]
+    fn bad_input_is_refused() {
+        assert_eq!(Summary::from_values(&[]), Err(SummaryError::Empty));
+        assert_eq!(
+            Summary::from_values(&[1.0, f64::NAN]),
+            Err(SummaryError::NotFinite)
+        );
+    }
+
+    #[test]
+    fn scaling_by_a_negative_factor_swaps_bounds() {
+        let s = Summary::from_values(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0]).unwrap();
+        let t = s.scaled(-1.0);
+        assert!(t.ci_low <= t.ci_high);
+        assert!(t.min <= t.max);
+    }
+}

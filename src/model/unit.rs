@@ -1,0 +1,165 @@
+//! Units and what "better" means. Values are stored in SI base units (seconds, bytes per
+//! second); display units are chosen only when rendering.
+
+use serde::{Deserialize, Serialize};
+
+/// The unit of a benchmark's headline figure, in SI base units.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Unit {
+    /// Elapsed seconds per operation (latency rows: system calls, round trips, forks).
+    SecondsPerOp,
+    /// Bytes per second (throughput rows: pipe bandwidth, disk copy).
+    BytesPerSecond,
+    /// Elapsed seconds for one whole job (a game, a build, a script).
+    Seconds,
+    /// A dimensionless ratio (Inc, slowdown).
+    Ratio,
+    /// A plain count (faults, nodes).
+    Count,
+}
+
+impl Unit {
+    pub fn symbol(self) -> &'static str {
+        match self {
+            Unit::SecondsPerOp => "s/op",
+            Unit::BytesPerSecond => "B/s",
+            Unit::Seconds => "s",
+            Unit::Ratio => "ratio",
+            Unit::Count => "count",
+        }
+    }
+
+    /// The direction in which a figure in this unit improves, by default.
+    pub fn default_better(self) -> Better {
+        match self {
+            Unit::BytesPerSecond => Better::Higher,
+            _ => Better::Lower,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Better {
+    Lower,
+    Higher,
+}
+
+/// How a figure combines across concurrent copies of a benchmark (stress-ng's idea).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Combine {
+    Sum,
+    Mean,
+    HarmonicMean,
+}
+
+/// What a benchmark reports: its unit, which way is better, and for throughput rows how
+/// many bytes one operation moves (so the harness can turn time per op into bytes/s).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Metric {
+    pub unit: Unit,
+    pub better: Better,
+    pub combine: Combine,
+    /// Bytes moved by one operation; required for `Unit::BytesPerSecond`.
+    pub bytes_per_op: Option<u64>,
+}
+
+impl Metric {
+    /// Seconds per operation, lower is better: the default for micro-benchmarks.
+    pub const fn latency() -> Self {
+        Metric {
+            unit: Unit::SecondsPerOp,
+            better: Better::Lower,
+            combine: Combine::Mean,
+            bytes_per_op: None,
+        }
+    }
+
+    /// Bytes per second, higher is better; one operation moves `bytes_per_op` bytes.
+    pub const fn throughput(bytes_per_op: u64) -> Self {
+        Metric {
+            unit: Unit::BytesPerSecond,
+            better: Better::Higher,
+            combine: Combine::Sum,
+            bytes_per_op: Some(bytes_per_op),
+        }
+    }
+
+    /// Seconds for one whole job (one operation is the job).
+    pub const fn job() -> Self {
+        Metric {
+            unit: Unit::Seconds,
+            better: Better::Lower,
+            combine: Combine::Mean,
+            bytes_per_op: None,
+        }
+    }
+}
+
+/// A human-readable rendering of a value in `unit`, with a display unit chosen for it.
+pub fn format_value(value: f64, unit: Unit) -> String {
+    match unit {
+        Unit::SecondsPerOp | Unit::Seconds => format_seconds(value),
+        Unit::BytesPerSecond => format_rate(value),
+        Unit::Ratio => format!("{value:.2}"),
+        Unit::Count => format!("{value:.0}"),
+    }
+}
+
+/// Seconds in ns, µs, ms or s, with three significant figures.
+pub fn format_seconds(s: f64) -> String {
+    let abs = s.abs();
+    let (v, u) = if abs < 1e-6 {
+        (s * 1e9, "ns")
+    } else if abs < 1e-3 {
+        (s * 1e6, "µs")
+    } else if abs < 1.0 {
+        (s * 1e3, "ms")
+    } else {
+        (s, "s")
+    };
+    format!("{} {u}", three_figures(v))
+}
+
+/// Bytes per second in decimal MB/s or GB/s (as the seeds' "bytes per µs" and MB/s).
+pub fn format_rate(bps: f64) -> String {
+    if bps >= 1e9 {
+        format!("{} GB/s", three_figures(bps / 1e9))
+    } else if bps >= 1e6 {
+        format!("{} MB/s", three_figures(bps / 1e6))
+    } else {
+        format!("{} kB/s", three_figures(bps / 1e3))
+    }
+}
+
+fn three_figures(v: f64) -> String {
+    let abs = v.abs();
+    if abs >= 100.0 {
+        format!("{v:.0}")
+    } else if abs >= 10.0 {
+        format!("{v:.1}")
+    } else {
+        format!("{v:.2}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn seconds_pick_a_readable_unit() {
+        assert_eq!(format_seconds(92.4e-9), "92.4 ns");
+        assert_eq!(format_seconds(230e-6), "230 µs");
+        assert_eq!(format_seconds(1.5e-3), "1.50 ms");
+        assert_eq!(format_seconds(23.0), "23.0 s");
+    }
+
+    #[test]
+    fn rates_are_decimal() {
+        assert_eq!(format_rate(2.5e9), "2.50 GB/s");
+        assert_eq!(format_rate(512e6), "512 MB/s");
+    }
+}

@@ -1,0 +1,4 @@
+//! Rendering only: model types in, bytes out. No measuring, no file I/O.
+
+pub mod json;
+pub mod table;
