@@ -1,0 +1,6 @@
+//! The one integration-test binary: the `timeshare` executable driven as a user would,
+//! one module per area. Each test works in its own temporary directory.
+
+mod cli;
+mod common;
+mod syscall;

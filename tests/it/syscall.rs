@@ -1,0 +1,80 @@
+//! The syscall family end to end: every id reported, JSON complete, root-only rows
+//! skipped with a reason for an ordinary user.
+
+use crate::common::{json, result, timeshare};
+
+#[test]
+fn syscall_quick_reports_every_id_in_valid_json() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("r.json");
+    timeshare()
+        .args(["run", "syscall", "--quick", "--json"])
+        .arg(&path)
+        .assert()
+        .success();
+    let run = json(&std::fs::read(&path).unwrap());
+    assert_eq!(run["schema_version"], 1);
+    assert!(run["environment"]["cpu"]["model"].is_string());
+    let listed = timeshare().args(["list", "syscall"]).assert().success();
+    let listing = String::from_utf8_lossy(&listed.get_output().stdout).to_string();
+    let ids: Vec<&str> = listing
+        .lines()
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|w| w.contains('.') && !w.ends_with('.'))
+        .collect();
+    assert!(ids.len() >= 30, "{ids:?}");
+    for id in ids {
+        let r = result(&run, id);
+        match r["status"]["state"].as_str().unwrap() {
+            "ok" => {
+                let s = &r["summary"];
+                for field in ["median", "ci_low", "ci_high", "sd", "n"] {
+                    assert!(s[field].is_number(), "{id}: no {field}");
+                }
+                assert!(r["culled"].is_number(), "{id}: no culled count");
+                assert!(s["median"].as_f64().unwrap() > 0.0, "{id}");
+            }
+            "skipped" => assert!(r["status"]["reason"].as_str().unwrap().len() > 10),
+            other => panic!("{id}: {other}: {}", r["status"]),
+        }
+    }
+}
+
+/// Run as `nobody` (needs root to switch user): the root-only rows say why they skipped,
+/// and every other row still works.
+#[test]
+fn an_ordinary_user_gets_root_rows_skipped_with_the_reason() {
+    if unsafe { libc::geteuid() } != 0 {
+        eprintln!("not root: cannot switch to nobody; this test checks nothing here");
+        return;
+    }
+    let bin = assert_cmd::cargo::cargo_bin("timeshare");
+    let out = std::process::Command::new("setpriv")
+        .args([
+            "--reuid",
+            "nobody",
+            "--regid",
+            "nogroup",
+            "--clear-groups",
+            "--",
+        ])
+        .arg(&bin)
+        .args(["run", "syscall", "--quick", "--json", "-"])
+        .env("TMPDIR", "/tmp")
+        .output()
+        .expect("setpriv runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let run = json(&out.stdout);
+    assert_eq!(run["environment"]["privileged"], false);
+    for id in ["syscall.setuid", "syscall.setgid"] {
+        let r = result(&run, id);
+        assert_eq!(r["status"]["state"], "skipped", "{id}");
+        assert!(r["status"]["reason"].as_str().unwrap().contains("root"));
+    }
+    assert_eq!(result(&run, "syscall.getpid")["status"]["state"], "ok");
+    assert_eq!(result(&run, "syscall.gtty")["status"]["state"], "ok");
+}
