@@ -85,7 +85,12 @@ pub fn execute(args: RunArgs) -> Result<u8> {
     let run = runner.execute(&chosen, &derived_rows(), &mut progress)?;
     progress.finish();
 
-    let table = report::table::run_table(&run, &runner.overhead);
+    let mut table = report::table::run_table(&run, &runner.overhead);
+    let extra = report::extra::extra_tables(&run);
+    if !extra.is_empty() {
+        table.push('\n');
+        table.push_str(&extra);
+    }
     if matches!(json, Some(JsonOut::Stdout)) {
         eprint!("{table}");
     } else {

@@ -260,9 +260,7 @@ pub fn cull(raw: &[impl Perturbation], notes: &mut Vec<String>) -> Vec<bool> {
     let clean: Vec<bool> = raw.iter().map(|s| !s.perturbed()).collect();
     let n_clean = clean.iter().filter(|&&c| c).count();
     let enough = n_clean >= 3.min(raw.len()) && n_clean * 2 >= raw.len();
-    if n_clean == raw.len() {
-        clean
-    } else if enough {
+    if enough || n_clean == raw.len() {
         clean
     } else {
         notes.push(format!(

@@ -12,15 +12,15 @@ use crate::model::{BenchResult, Environment, Run, RunStatus, Status};
 const RULES: &str = "  ── ──      ──    ";
 
 /// A table that wraps to the terminal's width when printed to one, and not otherwise.
-fn new_table(header: &[&str]) -> Table {
+pub fn new_table(header: &[&str]) -> Table {
     let mut t = Table::new();
     t.load_preset(RULES)
         .set_content_arrangement(ContentArrangement::Dynamic)
-        .set_header(header.iter().map(|h| Cell::new(h)));
+        .set_header(header.iter().map(Cell::new));
     t
 }
 
-fn right(t: &mut Table, cols: &[usize]) {
+pub fn right(t: &mut Table, cols: &[usize]) {
     for &c in cols {
         if let Some(col) = t.column_mut(c) {
             col.set_cell_alignment(CellAlignment::Right);
