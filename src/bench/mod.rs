@@ -88,6 +88,9 @@ pub struct Plan {
     /// Subtract the empty loop's cost per operation: right for benchmarks whose `run` is a
     /// plain loop over a cheap operation, pointless for whole jobs.
     pub subtract_loop: bool,
+    /// Replace perturbed samples by taking more, up to three times `samples`, so that the
+    /// statistics rest on `samples` clean ones; off for whole jobs, too long to repeat.
+    pub resample: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -111,6 +114,7 @@ impl Plan {
             target: Duration::from_millis(target_ms),
             warmup: true,
             subtract_loop: true,
+            resample: true,
         }
     }
 
@@ -122,6 +126,7 @@ impl Plan {
             target: Duration::ZERO,
             warmup: true,
             subtract_loop: batch > 1,
+            resample: true,
         }
     }
 
@@ -137,6 +142,7 @@ impl Plan {
             target: Duration::ZERO,
             warmup: false,
             subtract_loop: false,
+            resample: false,
         }
     }
 }
@@ -236,6 +242,32 @@ mod tests {
         }
         for d in derived_rows() {
             assert!(seen.insert(d.id), "derived id {} clashes", d.id);
+        }
+    }
+
+    /// stress-ng's verify-test-all: every registered benchmark is prepared and does one
+    /// operation, or says why it cannot run here.
+    #[test]
+    fn every_registered_benchmark_runs_once() {
+        let host = Host::detect();
+        let options = RunOptions::default();
+        for b in registry() {
+            if let Err(Skip(reason)) = b.supported(&host) {
+                assert!(reason.len() > 10, "{}: skip without a reason", b.id());
+                continue;
+            }
+            let dir = tempfile::tempdir().unwrap();
+            let ctx = Ctx {
+                mode: Mode::Quick,
+                options: &options,
+                scratch: dir.path(),
+                host: &host,
+            };
+            let mut w = b
+                .prepare(&ctx)
+                .unwrap_or_else(|e| panic!("{}: prepare failed: {e:#}", b.id()));
+            w.run(1)
+                .unwrap_or_else(|e| panic!("{}: one operation failed: {e:#}", b.id()));
         }
     }
 

@@ -41,6 +41,9 @@ pub struct RunArgs {
     /// A label to remember the run by
     #[arg(long)]
     pub label: Option<String>,
+    /// Also show elapsed, user and system time per operation and the kernel's counters
+    #[arg(long, short = 'w')]
+    pub wide: bool,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -85,7 +88,7 @@ pub fn execute(args: RunArgs) -> Result<u8> {
     let run = runner.execute(&chosen, &derived_rows(), &mut progress)?;
     progress.finish();
 
-    let mut table = report::table::run_table(&run, &runner.overhead);
+    let mut table = report::table::run_table(&run, &runner.overhead, args.wide);
     let extra = report::extra::extra_tables(&run);
     if !extra.is_empty() {
         table.push('\n');

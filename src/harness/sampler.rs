@@ -46,12 +46,15 @@ pub struct Overhead {
 }
 
 impl Overhead {
+    /// Measure both overheads through the very code path samples take: a sample of zero
+    /// operations is the empty timed region (clock reads, the dynamic call into `run`,
+    /// the loop's set-up), and a calibrated empty loop gives the cost per iteration.
     pub fn measure() -> Result<Overhead> {
-        let clock_s = clock::empty_interval_ns(20_001) * 1e-9;
         let mut empty = LoopWorkload::new(|| {
             black_box(());
         });
-        // The empty loop itself is timed with clock correction only.
+        let clock_s = empty_sample_s(&mut empty, 20_001)?;
+        // The empty loop itself is timed with the sample correction only.
         let uncorrected = Overhead {
             clock_s,
             per_iter_s: 0.0,
@@ -115,15 +118,32 @@ fn time_batch(w: &mut dyn Workload, k: u64) -> Result<RawSample> {
     })
 }
 
+/// The median duration of `tries` samples of zero operations, in seconds: seed 002's
+/// calibration of its "event call", done through the same path as every real sample.
+fn empty_sample_s(w: &mut dyn Workload, tries: usize) -> Result<f64> {
+    let mut d = Vec::with_capacity(tries);
+    for _ in 0..tries.max(1) {
+        d.push(time_batch(w, 0)?.ns as f64);
+    }
+    d.sort_by(|a, b| a.total_cmp(b));
+    Ok(crate::model::stats::median_of_sorted(&d) * 1e-9)
+}
+
 /// The batch size whose run lasts about `target_ns`: double until a batch is long enough
 /// to extrapolate from (an eighth of the target), then scale.
 pub fn calibrate(w: &mut dyn Workload, target_ns: u64) -> Result<u64> {
+    calibrate_with(target_ns, |k| Ok(time_batch(w, k)?.ns))
+}
+
+/// [`calibrate`] with the timing of a batch of k operations given as a function: the seam
+/// that lets tests check the arithmetic with exact, synthetic costs.
+pub fn calibrate_with(target_ns: u64, mut time: impl FnMut(u64) -> Result<u64>) -> Result<u64> {
     let mut k: u64 = 1;
     loop {
         if interrupt::requested() {
             return Err(Interrupted.into());
         }
-        let t = time_batch(w, k)?.ns.max(1);
+        let t = time(k)?.max(1);
         if t >= target_ns {
             return Ok(k);
         }
@@ -161,13 +181,23 @@ pub fn measure(
         0.0
     };
 
+    let wanted = plan.samples.max(1);
+    let limit = if plan.resample { 3 * wanted } else { wanted };
     let before = Snapshot::take();
-    let mut raw = Vec::with_capacity(plan.samples);
-    for _ in 0..plan.samples.max(1) {
+    let mut raw = Vec::with_capacity(limit);
+    let mut clean = 0;
+    while raw.len() < limit && clean < wanted {
         if interrupt::requested() {
             return Err(Interrupted.into());
         }
-        raw.push(time_batch(w, k)?);
+        let s = time_batch(w, k)?;
+        if !s.perturbed() {
+            clean += 1;
+        }
+        raw.push(s);
+        if !plan.resample && raw.len() == wanted {
+            break;
+        }
     }
     let after = Snapshot::take();
 
@@ -178,7 +208,7 @@ pub fn measure(
         .collect();
 
     let mut notes = Vec::new();
-    let keep = cull(&raw, &mut notes);
+    let keep = cull(&raw, (wanted / 2).max(3), &mut notes);
     let culled = raw.len() - keep.iter().filter(|&&x| x).count();
     let kept = |v: &[f64]| -> Vec<f64> {
         v.iter()
@@ -254,18 +284,16 @@ fn in_unit(per_op_s: f64, metric: &Metric) -> f64 {
     }
 }
 
-/// Which samples to keep: the unperturbed ones (no preemption, no migration), provided
-/// at least half of them and at least three remain; otherwise all, with a note saying so.
-pub fn cull(raw: &[impl Perturbation], notes: &mut Vec<String>) -> Vec<bool> {
+/// Which samples to keep: the unperturbed ones (no preemption, no migration), provided at
+/// least `min_clean` of them remain; otherwise all, with a note saying so.
+pub fn cull(raw: &[impl Perturbation], min_clean: usize, notes: &mut Vec<String>) -> Vec<bool> {
     let clean: Vec<bool> = raw.iter().map(|s| !s.perturbed()).collect();
     let n_clean = clean.iter().filter(|&&c| c).count();
-    let enough = n_clean >= 3.min(raw.len()) && n_clean * 2 >= raw.len();
-    if enough || n_clean == raw.len() {
+    if n_clean >= min_clean.min(raw.len()) {
         clean
     } else {
         notes.push(format!(
-            "{} of {} samples were perturbed (preempted or migrated); too few clean ones \
-             to cull, all kept",
+            "{}/{} samples perturbed, too few clean to cull: all kept",
             raw.len() - n_clean,
             raw.len()
         ));
@@ -281,12 +309,6 @@ pub trait Perturbation {
 impl Perturbation for RawSample {
     fn perturbed(&self) -> bool {
         self.preemptions > 0 || self.cpu_start != self.cpu_end
-    }
-}
-
-impl Perturbation for Sample {
-    fn perturbed(&self) -> bool {
-        Sample::perturbed(self)
     }
 }
 
@@ -327,7 +349,7 @@ mod tests {
             sample(0, 0, 0),
         ];
         let mut notes = Vec::new();
-        assert_eq!(cull(&raw, &mut notes), vec![true, false, true, true]);
+        assert_eq!(cull(&raw, 3, &mut notes), vec![true, false, true, true]);
         assert!(notes.is_empty());
     }
 
@@ -340,7 +362,52 @@ mod tests {
             sample(0, 1, 1),
         ];
         let mut notes = Vec::new();
-        assert_eq!(cull(&raw, &mut notes), vec![true, false, true, true]);
+        assert_eq!(cull(&raw, 3, &mut notes), vec![true, false, true, true]);
+    }
+
+    /// Moves itself to another CPU during its third call: a migration the sampler must see.
+    struct MigrateOnce {
+        calls: u32,
+        cpus: Vec<usize>,
+    }
+    impl Workload for MigrateOnce {
+        fn run(&mut self, _n: u64) -> Result<()> {
+            self.calls += 1;
+            if self.calls == 3 {
+                let here = current_cpu() as usize;
+                let other = *self.cpus.iter().find(|&&c| c != here).unwrap();
+                crate::harness::cpu::pin_to(&[other])?;
+            }
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn a_migrated_sample_is_culled_and_replaced() {
+        let cpus = crate::harness::cpu::usable_cpus();
+        if cpus.len() < 2 {
+            eprintln!("one usable CPU: no migration possible, nothing checked");
+            return;
+        }
+        let start = current_cpu() as usize;
+        crate::harness::cpu::pin_to(&[start]).unwrap();
+        let mut w = MigrateOnce {
+            calls: 0,
+            cpus: cpus.clone(),
+        };
+        let mut plan = Plan::fixed(1, 5);
+        plan.warmup = false;
+        let m = measure(&mut w, &plan, &Metric::latency(), &Overhead::none()).unwrap();
+        crate::harness::cpu::pin_to(&cpus).unwrap();
+        let migrated: Vec<_> = m
+            .samples
+            .iter()
+            .filter(|s| s.cpu_start != s.cpu_end)
+            .collect();
+        assert!(!migrated.is_empty(), "{:?}", m.samples);
+        assert!(migrated.iter().all(|s| s.culled));
+        assert_eq!(m.summary.n, 5, "five clean samples after replacement");
+        assert!(m.culled >= 1);
     }
 
     #[test]
@@ -352,30 +419,34 @@ mod tests {
             sample(1, 0, 0),
         ];
         let mut notes = Vec::new();
-        assert_eq!(cull(&raw, &mut notes), vec![true; 4]);
-        assert!(notes[0].contains("3 of 4"), "{notes:?}");
+        assert_eq!(cull(&raw, 2, &mut notes), vec![true; 4]);
+        assert!(notes[0].contains("3/4 samples perturbed"), "{notes:?}");
     }
 
     #[test]
     fn calibration_scales_with_the_cost_of_an_operation() {
-        // Twice the work per operation → about half the batch for the same target. The
-        // median of three calibrations each, because other tests share the CPUs.
-        let target = 4_000_000;
-        let k = |us| {
-            let mut ks: Vec<u64> = (0..3)
-                .map(|_| {
-                    let mut w = Spin {
-                        per_op: Duration::from_micros(us),
-                    };
-                    calibrate(&mut w, target).unwrap()
-                })
-                .collect();
-            ks.sort();
-            ks[1]
-        };
-        let (k1, k2) = (k(20), k(40));
-        let ratio = k1 as f64 / k2 as f64;
-        assert!((1.5..2.6).contains(&ratio), "k1 = {k1}, k2 = {k2}");
+        // Twice the cost per operation → half the batch for the same target.
+        let target = 2_000_000;
+        for per_op in [7u64, 20, 333, 20_000, 1_500_000] {
+            let k1 = calibrate_with(target, |k| Ok(k * per_op)).unwrap();
+            let k2 = calibrate_with(target, |k| Ok(k * 2 * per_op)).unwrap();
+            let ratio = k1 as f64 / k2 as f64;
+            assert!(
+                (1.9..2.1).contains(&ratio) || k2 == 1,
+                "{per_op} ns: {k1} vs {k2}"
+            );
+            // The chosen batch lasts the target, within the rounding of one operation.
+            assert!(
+                k1 * per_op >= target && (k1 - 1) * per_op < target,
+                "{per_op}: k = {k1}"
+            );
+        }
+    }
+
+    #[test]
+    fn calibration_gives_up_on_free_operations() {
+        let err = calibrate_with(1_000_000, |_| Ok(0)).unwrap_err();
+        assert!(err.to_string().contains("cannot calibrate"), "{err}");
     }
 
     #[test]

@@ -29,13 +29,27 @@ pub fn right(t: &mut Table, cols: &[usize]) {
 }
 
 /// The run: one row per benchmark with its median per operation, the 95% confidence
-/// interval of the median, SD, samples (culled) and status.
-pub fn run_table(run: &Run, overhead: &Overhead) -> String {
-    let mut t = new_table(&["benchmark", "median", "95% CI", "SD", "samples", "notes"]);
-    for r in &run.results {
-        t.add_row(result_row(r));
+/// interval of the median, SD, samples (culled) and status. `wide` adds seed 001 Table
+/// 2's elapsed, user and system time per operation and what the kernel counted (context
+/// switches and this process's page faults per operation).
+pub fn run_table(run: &Run, overhead: &Overhead, wide: bool) -> String {
+    let mut header = vec!["benchmark", "median", "95% CI", "SD", "samples"];
+    if wide {
+        header.extend(["elapsed/op", "user/op", "sys/op", "ctxsw/op", "faults/op"]);
     }
-    right(&mut t, &[1, 2, 3, 4]);
+    header.push("notes");
+    let mut t = new_table(&header);
+    for r in &run.results {
+        let mut row = result_row(r);
+        if wide {
+            let notes = row.pop().unwrap_or_default();
+            row.extend(wide_cells(r));
+            row.push(notes);
+        }
+        t.add_row(row);
+    }
+    let numeric: Vec<usize> = (1..header.len() - 1).collect();
+    right(&mut t, &numeric);
     let mut out = String::new();
     out.push_str(&format!(
         "timeshare {} · {} mode · {} · {} × {} · kernel {}\n",
@@ -55,6 +69,30 @@ pub fn run_table(run: &Run, overhead: &Overhead) -> String {
     out.push('\n');
     out.push_str(&summary_line(run));
     out
+}
+
+/// Elapsed, user, system per op and counters per op; blank where not measured.
+fn wide_cells(r: &BenchResult) -> Vec<String> {
+    let (Some(times), Some(c)) = (&r.times, &r.counters) else {
+        return vec![String::new(); 5];
+    };
+    let per_op = |v: u64| {
+        let x = v as f64 / times.ops.max(1) as f64;
+        if x >= 10.0 {
+            format!("{x:.0}")
+        } else if x >= 0.01 {
+            format!("{x:.2}")
+        } else {
+            format!("{x:.1e}")
+        }
+    };
+    vec![
+        format_seconds(times.elapsed_s),
+        format_seconds(times.user_s),
+        format_seconds(times.system_s),
+        per_op(c.context_switches),
+        per_op(c.self_minor_faults + c.self_major_faults),
+    ]
 }
 
 fn result_row(r: &BenchResult) -> Vec<String> {

@@ -82,3 +82,33 @@ fn sysinfo_json_is_the_environment_record() {
     assert!(env["kernel"]["release"].is_string());
     assert!(env["workdir"]["fs_type"].is_string());
 }
+
+/// Ctrl-C mid-run: the run stops, says so, keeps what it measured, exits 130, and the
+/// JSON is complete and marked interrupted.
+#[test]
+fn an_interrupted_run_keeps_what_it_measured() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("r.json");
+    let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("timeshare"))
+        .args(["run", "syscall", "--full", "--json"])
+        .arg(&path)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // Long enough for a few rows even on a loaded machine; the whole run takes ~20 s.
+    std::thread::sleep(std::time::Duration::from_millis(4000));
+    unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) };
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(130));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("INTERRUPTED"), "{stdout}");
+    let run = crate::common::json(&std::fs::read(&path).unwrap());
+    assert_eq!(run["status"], "interrupted");
+    let n = run["results"].as_array().unwrap().len();
+    assert!(n >= 1, "something was measured before the interrupt");
+    let listed = 32;
+    assert!(n < listed, "the run stopped early ({n} results)");
+    let leftovers: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+    assert_eq!(leftovers.len(), 1, "only r.json remains");
+}

@@ -48,7 +48,12 @@ fn an_ordinary_user_gets_root_rows_skipped_with_the_reason() {
         eprintln!("not root: cannot switch to nobody; this test checks nothing here");
         return;
     }
-    let bin = assert_cmd::cargo::cargo_bin("timeshare");
+    // A copy nobody can reach, wherever the checkout lies (/root is not searchable).
+    let dir = tempfile::tempdir().unwrap();
+    let bin = dir.path().join("timeshare");
+    std::fs::copy(assert_cmd::cargo::cargo_bin("timeshare"), &bin).unwrap();
+    let open = std::os::unix::fs::PermissionsExt::from_mode(0o755);
+    std::fs::set_permissions(dir.path(), open).unwrap();
     let out = std::process::Command::new("setpriv")
         .args([
             "--reuid",
