@@ -12,14 +12,18 @@ use crate::model::{BenchResult, Environment, Run, RunStatus, Status};
 const RULES: &str = "  ── ──      ──    ";
 
 /// A table that wraps to the terminal's width when printed to one, and not otherwise.
+/// An empty header gives a headerless key/value table.
 pub fn new_table(header: &[&str]) -> Table {
     let mut t = Table::new();
     t.load_preset(RULES)
-        .set_content_arrangement(ContentArrangement::Dynamic)
-        .set_header(header.iter().map(Cell::new));
+        .set_content_arrangement(ContentArrangement::Dynamic);
+    if !header.is_empty() {
+        t.set_header(header.iter().map(Cell::new));
+    }
     t
 }
 
+/// Right-align the numeric columns `cols`.
 pub fn right(t: &mut Table, cols: &[usize]) {
     for &c in cols {
         if let Some(col) = t.column_mut(c) {
@@ -203,9 +207,19 @@ pub fn list_table(benches: &[&dyn Benchmark], derived: &[Derived]) -> String {
     format!("{t}\n{} benchmarks\n", benches.len() + derived.len())
 }
 
+/// Binary sizes as caches are quoted: KiB, MiB or GiB.
+pub fn format_bytes(b: u64) -> String {
+    match b {
+        b if b >= 1 << 30 && b % (1 << 30) == 0 => format!("{} GiB", b >> 30),
+        b if b >= 1 << 20 => format!("{:.0} MiB", b as f64 / (1u64 << 20) as f64),
+        b if b >= 1 << 10 => format!("{} KiB", b >> 10),
+        b => format!("{b} B"),
+    }
+}
+
 /// `timeshare sysinfo`.
 pub fn sysinfo_table(env: &Environment, warnings: &[String]) -> String {
-    let mut t = new_table(&["", ""]);
+    let mut t = new_table(&[]);
     let gib = |b: u64| format!("{:.1} GiB", b as f64 / (1u64 << 30) as f64);
     let caches = env
         .cpu
@@ -213,11 +227,12 @@ pub fn sysinfo_table(env: &Environment, warnings: &[String]) -> String {
         .iter()
         .map(|c| {
             format!(
-                "L{} {} {} KiB (shared by {})",
+                "L{} {} {} (shared by {} CPU{})",
                 c.level,
                 c.kind.to_lowercase(),
-                c.size_bytes / 1024,
-                c.shared_by
+                format_bytes(c.size_bytes),
+                c.shared_by,
+                if c.shared_by == 1 { "" } else { "s" }
             )
         })
         .collect::<Vec<_>>()
@@ -323,6 +338,14 @@ pub fn sysinfo_table(env: &Environment, warnings: &[String]) -> String {
             },
         ),
         (
+            "busy processes",
+            if env.busy_processes.is_empty() {
+                "none".into()
+            } else {
+                env.busy_processes.join(", ")
+            },
+        ),
+        (
             "load average",
             format!(
                 "{:.2} {:.2} {:.2}",
@@ -338,4 +361,16 @@ pub fn sysinfo_table(env: &Environment, warnings: &[String]) -> String {
         out.push_str(&format!("warning: {w}\n"));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cache_sizes_read_as_people_quote_them() {
+        assert_eq!(format_bytes(48 * 1024), "48 KiB");
+        assert_eq!(format_bytes(2048 * 1024), "2 MiB");
+        assert_eq!(format_bytes(266_240 * 1024), "260 MiB");
+    }
 }
