@@ -78,33 +78,6 @@ impl Summary {
         }
         (self.ci_high - self.ci_low) / 2.0 / self.median.abs()
     }
-
-    /// The same summary with every value passed through a monotone map: `f` increasing
-    /// keeps the order, decreasing swaps the bounds. Mean and SD are mapped to first order
-    /// only, so use this for display conversions, not for new statistics.
-    pub fn scaled(&self, factor: f64) -> Summary {
-        let (lo, hi) = if factor >= 0.0 {
-            (self.ci_low * factor, self.ci_high * factor)
-        } else {
-            (self.ci_high * factor, self.ci_low * factor)
-        };
-        let (min, max) = if factor >= 0.0 {
-            (self.min * factor, self.max * factor)
-        } else {
-            (self.max * factor, self.min * factor)
-        };
-        Summary {
-            n: self.n,
-            median: self.median * factor,
-            mean: self.mean * factor,
-            sd: self.sd * factor.abs(),
-            min,
-            max,
-            ci_low: lo,
-            ci_high: hi,
-            ci_level: self.ci_level,
-        }
-    }
 }
 
 /// The median of already sorted values (the mean of the middle two for an even count).
@@ -217,13 +190,5 @@ mod tests {
             Summary::from_values(&[1.0, f64::NAN]),
             Err(SummaryError::NotFinite)
         );
-    }
-
-    #[test]
-    fn scaling_by_a_negative_factor_swaps_bounds() {
-        let s = Summary::from_values(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0]).unwrap();
-        let t = s.scaled(-1.0);
-        assert!(t.ci_low <= t.ci_high);
-        assert!(t.min <= t.max);
     }
 }
