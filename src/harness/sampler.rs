@@ -451,10 +451,13 @@ mod tests {
 
     #[test]
     fn twice_the_work_reports_twice_the_time() {
+        // A busy machine (or a hypervisor stealing time, which the guest cannot see) only
+        // ever adds time, so the fastest sample is the one to compare: it is the closest to
+        // the work itself. Medians are checked by the culling tests and the families' own.
         let plan = Plan::fixed(20, 9);
         let o = Overhead::none();
-        let m = |us| {
-            measure(
+        let fastest = |us| {
+            let m = measure(
                 &mut Spin {
                     per_op: Duration::from_micros(us),
                 },
@@ -462,15 +465,17 @@ mod tests {
                 &Metric::latency(),
                 &o,
             )
-            .unwrap()
-            .summary
-            .median
+            .unwrap();
+            m.samples
+                .iter()
+                .map(|s| s.value)
+                .fold(f64::INFINITY, f64::min)
         };
-        let (one, two) = (m(50), m(100));
+        let (one, two) = (fastest(50), fastest(100));
         let ratio = two / one;
         assert!((1.8..2.2).contains(&ratio), "{one} s vs {two} s");
         assert!(
-            (45e-6..70e-6).contains(&one),
+            (49e-6..60e-6).contains(&one),
             "{one} s for a 50 µs operation"
         );
     }
