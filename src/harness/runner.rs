@@ -149,6 +149,7 @@ impl Runner {
             &self.overhead,
         )?;
         result.details = workload.details();
+        let workload_notes = workload.notes();
         drop(workload);
         scratch
             .close()
@@ -163,6 +164,7 @@ impl Runner {
         result.times = Some(m.times);
         result.counters = Some(m.counters);
         result.notes = m.notes;
+        result.notes.extend(workload_notes);
         Ok(())
     }
 }
