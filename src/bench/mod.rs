@@ -67,6 +67,11 @@ pub trait Workload {
     fn details(&mut self) -> Option<serde_json::Value> {
         None
     }
+    /// Check, after sampling, that the work was really done (the copy matches, the files
+    /// exist); an error fails the row. Defaults to no check.
+    fn verify(&mut self) -> anyhow::Result<()> {
+        Ok(())
+    }
     /// Notes for the main table beside the harness's own (e.g. what the page cache did),
     /// read once after `details`.
     fn notes(&self) -> Vec<String> {

@@ -148,6 +148,9 @@ impl Runner {
             &b.metric(),
             &self.overhead,
         )?;
+        workload
+            .verify()
+            .context("the benchmark's check of its own work failed")?;
         result.details = workload.details();
         let workload_notes = workload.notes();
         drop(workload);

@@ -60,6 +60,12 @@ pub fn io_table(run: &Run) -> String {
     out
 }
 
+/// Three significant figures, for µs/word values from 0.0001 to 100.
+fn sig3(v: f64) -> String {
+    let decimals = (2 - v.abs().log10().floor() as i32).clamp(0, 8) as usize;
+    format!("{v:.decimals$}")
+}
+
 fn row(r: &BenchResult) -> Vec<String> {
     let d = r.details.as_ref();
     let text = |key: &str| {
@@ -79,7 +85,7 @@ fn row(r: &BenchResult) -> Vec<String> {
         (Unit::BytesPerSecond, Some(bps)) if bps > 0.0 => (
             format!("{:.1}", bps / 1e6),
             format!("{:.3}", 1e9 / bps),
-            format!("{:.4}", 2e6 / bps),
+            sig3(2e6 / bps),
         ),
         _ => Default::default(),
     };
@@ -103,6 +109,13 @@ fn row(r: &BenchResult) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn words_keep_three_figures() {
+        assert_eq!(sig3(15.23), "15.2");
+        assert_eq!(sig3(0.019_66), "0.0197");
+        assert_eq!(sig3(0.000_123_4), "0.000123");
+    }
 
     #[test]
     fn a_run_without_io_rows_adds_nothing() {

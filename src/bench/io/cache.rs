@@ -46,14 +46,29 @@ impl CacheUse {
         self.direct && !self.workdir.memory_backed
     }
 
+    /// Which cached pages were dropped before sampling.
+    pub fn dropped(&self) -> &'static str {
+        match (self.want, self.direct) {
+            (Want::PageCache, _) => "none (warm on purpose)",
+            (Want::Bypass, true) => "this file's (fadvise DONTNEED); O_DIRECT reads skip the cache",
+            (Want::Bypass, false) if self.workdir.memory_backed => "none (nothing to drop)",
+            (Want::Bypass, false) if is_root() => {
+                "this file's, then the machine's clean page cache (drop_caches, as root)"
+            }
+            (Want::Bypass, false) => {
+                "this file's (fadvise DONTNEED); not root: drop_caches not used"
+            }
+        }
+    }
+
     /// One line saying what the figure went through.
     pub fn describe(&self) -> String {
         let fs = &self.workdir.fs_type;
         match (self.want, self.direct, &self.refused) {
             (Want::PageCache, _, _) => "page cache (warm file, no O_DIRECT)".to_string(),
-            (Want::Bypass, true, _) if self.workdir.memory_backed => format!(
-                "O_DIRECT accepted by {fs}, but {fs} has no device: memory is the device here"
-            ),
+            (Want::Bypass, true, _) if self.workdir.memory_backed => {
+                format!("{fs}: O_DIRECT accepted, nothing to bypass (memory is the device)")
+            }
             (Want::Bypass, true, _) => "page cache bypassed (O_DIRECT)".to_string(),
             (Want::Bypass, false, refused) => {
                 let why = refused.as_deref().unwrap_or("not available");
@@ -79,6 +94,7 @@ impl CacheUse {
                 self.refused.clone().map_or("not asked".to_string(), |r| format!("refused: {r}"))
             },
             "fsync": self.fsync,
+            "caches_dropped": self.dropped(),
             "fs_type": self.workdir.fs_type,
             "device": self.workdir.device,
             "memory_backed": self.workdir.memory_backed,
@@ -301,6 +317,11 @@ fn reopen(path: &Path, want: Want) -> Result<(File, bool, Option<String>)> {
     Ok((f, false, None))
 }
 
+fn is_root() -> bool {
+    // SAFETY: no arguments.
+    unsafe { libc::geteuid() == 0 }
+}
+
 /// Drop this file's clean cached pages (no privilege needed; the file was synced).
 pub fn drop_pages(f: &File) {
     // SAFETY: plain advice on an open descriptor.
@@ -310,8 +331,7 @@ pub fn drop_pages(f: &File) {
 /// As root, drop the clean page cache of the whole machine: only used when O_DIRECT is
 /// refused on a file system with a device, so that first reads still come from it.
 fn drop_all_caches_if_root() {
-    // SAFETY: no arguments.
-    if unsafe { libc::geteuid() } == 0 {
+    if is_root() {
         let _ = std::fs::write("/proc/sys/vm/drop_caches", "1");
     }
 }

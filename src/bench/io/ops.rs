@@ -23,6 +23,10 @@ pub trait Op {
     fn before_pass(&mut self, _n: u64) -> Result<()> {
         Ok(())
     }
+    /// After sampling: check the work was really done; an error fails the row.
+    fn verify(&mut self) -> Result<()> {
+        Ok(())
+    }
     /// Parameters, checks made, what the cache did: an object.
     fn facts(&mut self) -> Result<Value>;
     /// Notes for the main table (what was bypassed, fsync).
@@ -65,6 +69,10 @@ impl<T: Op> Workload for OpWorkload<T> {
             facts["latency"] = latency;
         }
         Some(facts)
+    }
+
+    fn verify(&mut self) -> Result<()> {
+        self.inner.verify()
     }
 
     fn notes(&self) -> Vec<String> {

@@ -186,9 +186,9 @@ impl Op for Copy {
         Ok(())
     }
 
-    /// Check that every block copied reached the destination: a copy that wrote nothing
-    /// would fail here.
-    fn facts(&mut self) -> Result<Value> {
+    /// Check that every block copied reached the destination: a copy that wrote nothing,
+    /// or the wrong block, fails the row here.
+    fn verify(&mut self) -> Result<()> {
         let written = self.copied.min(self.src.blocks);
         for i in 0..written {
             let n = std::os::unix::fs::FileExt::read_at(
@@ -200,6 +200,11 @@ impl Op for Copy {
             super::cache::check_stamp(&self.buf, self.src.tag, i)
                 .map_err(|e| anyhow::anyhow!("the copy is wrong: {e}"))?;
         }
+        Ok(())
+    }
+
+    fn facts(&mut self) -> Result<Value> {
+        let written = self.copied.min(self.src.blocks);
         let mut d = self.cache.details();
         d["block_bytes"] = json!(COPY_BLOCK);
         d["block_words_16bit"] = json!(COPY_BLOCK / 2);
@@ -262,9 +267,15 @@ impl Op for SeqWrite {
         Ok(())
     }
 
-    fn facts(&mut self) -> Result<Value> {
+    fn verify(&mut self) -> Result<()> {
         let mut buf = AlignedBuf::new(KT5_BLOCK);
-        self.f.read_block(&mut buf, self.f.blocks - 1)?;
+        for i in 0..self.f.blocks {
+            self.f.read_block(&mut buf, i)?;
+        }
+        Ok(())
+    }
+
+    fn facts(&mut self) -> Result<Value> {
         let mut d = self.cache.details();
         d["request_bytes"] = json!(KT5_BLOCK);
         d["bytes_per_op"] = json!(KT5_BYTES);
@@ -312,11 +323,15 @@ impl Op for RandWrite {
         self.f.write_block(&self.buf, i)
     }
 
-    fn facts(&mut self) -> Result<Value> {
+    fn verify(&mut self) -> Result<()> {
         let mut buf = AlignedBuf::new(KT6_BLOCK);
-        for i in [0, self.f.blocks / 2, self.f.blocks - 1] {
+        for i in 0..self.f.blocks {
             self.f.read_block(&mut buf, i)?;
         }
+        Ok(())
+    }
+
+    fn facts(&mut self) -> Result<Value> {
         let mut d = self.cache.details();
         d["write_bytes"] = json!(KT6_BLOCK);
         d["file_bytes"] = json!(self.f.bytes());
@@ -399,10 +414,14 @@ impl Op for Zilog {
         }
     }
 
-    fn facts(&mut self) -> Result<Value> {
-        if self.access == Access::SeqWrite {
-            self.f.read_block(&mut self.buf, 0)?;
+    fn verify(&mut self) -> Result<()> {
+        for i in 0..self.f.blocks {
+            self.f.read_block(&mut self.buf, i)?;
         }
+        Ok(())
+    }
+
+    fn facts(&mut self) -> Result<Value> {
         let mut d = self.cache.details();
         d["block_bytes"] = json!(ZILOG_BLOCK);
         d["file_bytes"] = json!(self.f.bytes());
@@ -412,5 +431,78 @@ impl Op for Zilog {
 
     fn notes(&self) -> Vec<String> {
         vec![self.cache.note()]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bench::Host;
+    use crate::model::RunOptions;
+    use std::os::unix::fs::FileExt;
+    use std::time::Instant;
+
+    fn with_ctx<T>(f: impl FnOnce(&Ctx) -> T) -> (T, tempfile::TempDir) {
+        let dir = tempfile::tempdir().unwrap();
+        let options = RunOptions::default();
+        let host = Host::detect();
+        let ctx = Ctx {
+            mode: Mode::Quick,
+            options: &options,
+            scratch: dir.path(),
+            host: &host,
+        };
+        (f(&ctx), dir)
+    }
+
+    #[test]
+    fn a_corrupted_copy_fails_its_check_and_every_file_goes() {
+        let (w, dir) = with_ctx(|ctx| copy(ctx, Want::PageCache));
+        let mut w = w.unwrap();
+        w.run(10).unwrap();
+        w.verify().unwrap();
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open(dir.path().join("dst"))
+            .unwrap()
+            .write_all_at(&[0u8; 16], 3 * COPY_BLOCK as u64)
+            .unwrap();
+        let e = w.verify().unwrap_err();
+        assert!(format!("{e:#}").contains("copy is wrong"), "{e:#}");
+        drop(w);
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+    }
+
+    #[test]
+    fn twice_the_reads_take_about_twice_the_time() {
+        let (w, _dir) = with_ctx(|ctx| zilog(ctx, Want::PageCache, Access::SeqRead));
+        let mut w = w.unwrap();
+        let mut time = |n: u64| {
+            let mut t: Vec<f64> = (0..5)
+                .map(|_| {
+                    let start = Instant::now();
+                    w.run(n).unwrap();
+                    start.elapsed().as_secs_f64()
+                })
+                .collect();
+            t.sort_by(f64::total_cmp);
+            t[2]
+        };
+        let (one, two) = (time(10_000), time(20_000));
+        let ratio = two / one;
+        assert!((1.5..2.7).contains(&ratio), "{one} s vs {two} s");
+    }
+
+    #[test]
+    fn details_say_what_the_cache_did() {
+        let (w, _dir) = with_ctx(|ctx| zilog(ctx, Want::PageCache, Access::RandRead));
+        let mut w = w.unwrap();
+        w.run(100).unwrap();
+        let d = w.details().unwrap();
+        assert_eq!(d["bypassed"], false);
+        assert!(d["cache"].as_str().unwrap().starts_with("page cache"));
+        let l = &d["latency"];
+        assert!(l["p50_s"].as_f64().unwrap() <= l["p99_s"].as_f64().unwrap());
+        assert!(w.notes()[0].contains("fsync"));
     }
 }

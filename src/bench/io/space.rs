@@ -30,17 +30,38 @@ pub fn room(dir: &Path) -> Result<Room> {
         bail!("statvfs {}: {e}", dir.display());
     }
     let unit = s.f_frsize as u64;
+    let read_only = s.f_flag & libc::ST_RDONLY != 0;
+    if s.f_blocks == 0 {
+        // ramfs reports no size: it grows into memory, so memory is what can fill up.
+        let meminfo = std::fs::read_to_string("/proc/meminfo").unwrap_or_default();
+        return Ok(Room {
+            total_bytes: meminfo_bytes(&meminfo, "MemTotal"),
+            available_bytes: meminfo_bytes(&meminfo, "MemAvailable"),
+            read_only,
+        });
+    }
     Ok(Room {
         total_bytes: s.f_blocks as u64 * unit,
         available_bytes: s.f_bavail as u64 * unit,
-        read_only: s.f_flag & libc::ST_RDONLY != 0,
+        read_only,
     })
 }
 
-/// Refuse, with a message that says what to do, unless `bytes` can be written in `dir`
-/// and still leave the safety margin free.
-pub fn ensure_room(dir: &Path, bytes: u64) -> Result<()> {
-    check(&room(dir)?, bytes).map_err(|why| anyhow::anyhow!("{why} in {}", dir.display()))
+fn meminfo_bytes(meminfo: &str, key: &str) -> u64 {
+    meminfo
+        .lines()
+        .filter_map(|l| l.split_once(':'))
+        .find(|(k, _)| *k == key)
+        .and_then(|(_, v)| v.split_whitespace().next()?.parse::<u64>().ok())
+        .map_or(0, |kib| kib * 1024)
+}
+
+/// Refuse, with a message that says what to do, unless `bytes` can be written in the
+/// scratch directory `scratch` and still leave the safety margin free. The message names
+/// the directory the user chose (the scratch directory's parent).
+pub fn ensure_room(scratch: &Path, bytes: u64) -> Result<()> {
+    let shown = scratch.parent().unwrap_or(scratch);
+    check(&room(scratch)?, bytes).map_err(|why| anyhow::anyhow!("{}: {why}", shown.display()))
 }
 
 /// The decision itself, pure, so it can be tested on made-up file systems.
@@ -104,6 +125,12 @@ mod tests {
             read_only: true,
         };
         assert!(check(&r, 1).unwrap_err().contains("read-only"));
+    }
+
+    #[test]
+    fn meminfo_is_read_in_bytes() {
+        let m = "MemTotal:       1000 kB\nMemAvailable:    600 kB\n";
+        assert_eq!(meminfo_bytes(m, "MemAvailable"), 600 * 1024);
     }
 
     #[test]
