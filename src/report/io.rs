@@ -89,11 +89,7 @@ fn row(r: &BenchResult) -> Vec<String> {
         ),
         _ => Default::default(),
     };
-    let through = if r.family == "fs" {
-        "name space (dentry cache)".to_string()
-    } else {
-        text("cache")
-    };
+    let through = text("cache");
     vec![
         r.id.clone(),
         through,

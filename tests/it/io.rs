@@ -89,6 +89,10 @@ fn io_fs_quick_reports_every_id_with_what_it_bypassed() {
         assert_eq!(r["status"]["state"], "ok", "{id}: {}", r["status"]);
         assert!(median(&run, id) > 0.0, "{id}");
         let d = &r["details"];
+        assert!(
+            d["cache"].is_string(),
+            "{id}: no statement of what was cached"
+        );
         if id.starts_with("io.") {
             assert!(d["cache"].is_string(), "{id}: no cache statement");
             assert!(d["bypassed"].is_boolean(), "{id}");

@@ -277,9 +277,15 @@ impl Op for Files {
         Ok(())
     }
 
+    fn notes(&self) -> Vec<String> {
+        vec!["page cache and dentry cache (nothing bypassed); fsync: none".into()]
+    }
+
     fn facts(&mut self) -> Result<Value> {
         let present = std::fs::read_dir(&self.path)?.count();
         Ok(json!({
+            "cache": "page cache and dentry cache (nothing bypassed)",
+            "fs_type": crate::harness::sysinfo::workdir_info(&self.path).fs_type,
             "file_bytes": SMALL_FILE,
             "files_created": self.made,
             "files_removed": self.removed,
@@ -321,8 +327,13 @@ impl Op for Namei {
         Ok(())
     }
 
+    fn notes(&self) -> Vec<String> {
+        vec!["dentry cache warm (nothing bypassed)".into()]
+    }
+
     fn facts(&mut self) -> Result<Value> {
         let mut d = json!({
+            "cache": "dentry cache warm (nothing bypassed)",
             "path": self.shown,
             "components": self.components,
             "components_translated": self.translated,
@@ -404,8 +415,14 @@ impl Op for Lsl {
         Ok(())
     }
 
+    fn notes(&self) -> Vec<String> {
+        vec!["dentry and inode caches warm (nothing bypassed)".into()]
+    }
+
     fn facts(&mut self) -> Result<Value> {
         Ok(json!({
+            "cache": "dentry and inode caches warm (nothing bypassed)",
+            "fs_type": crate::harness::sysinfo::workdir_info(&self.path).fs_type,
             "entries": LSL_FILES,
             "listings": self.listings,
             "per_entry": "median / 600",
