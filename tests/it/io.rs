@@ -58,6 +58,22 @@ impl Mount {
         }
         Some(Mount { dir })
     }
+    /// Mount a block device's file system (ext4 on a loop device).
+    fn new_device(device: &str) -> Option<Mount> {
+        let dir = tempfile::tempdir().unwrap();
+        let ok = Command::new("mount")
+            .arg(device)
+            .arg(dir.path())
+            .stderr(Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success());
+        if !ok {
+            eprintln!("mount {device} refused here; this test checks nothing here");
+            return None;
+        }
+        Some(Mount { dir })
+    }
+
     fn path(&self) -> &Path {
         self.dir.path()
     }
@@ -327,4 +343,103 @@ fn ctrl_c_leaves_nothing_behind() {
     let status = child.wait().unwrap();
     assert_eq!(status.code(), Some(130), "{status:?}");
     assert!(entries(dir.path()).is_empty(), "{:?}", entries(dir.path()));
+}
+
+/// A device with 4 KiB logical blocks refuses kt6's 512-byte O_DIRECT writes (EINVAL):
+/// the row goes through the page cache and says why, while the 4 KiB rows still bypass.
+/// Needs root, a loop device and mkfs.ext4; says so and checks nothing otherwise.
+#[test]
+fn a_device_with_4k_sectors_states_why_512_byte_writes_are_cached() {
+    let Some(dev) = LoopExt4::new() else {
+        return;
+    };
+    let out = timeshare()
+        .args([
+            "run",
+            "io.randwrite",
+            "io.disk.randread",
+            "--quick",
+            "--json",
+            "-",
+        ])
+        .arg("--dir")
+        .arg(dev.mount.path())
+        .assert()
+        .success();
+    let run = json(&out.get_output().stdout);
+    let kt6 = &result(&run, "io.randwrite")["details"];
+    assert_eq!(kt6["bypassed"], false, "{kt6}");
+    assert!(
+        kt6["cache"].as_str().unwrap().contains("512-byte requests"),
+        "{kt6}"
+    );
+    assert_eq!(
+        result(&run, "io.disk.randread")["details"]["bypassed"],
+        true
+    );
+    let left: Vec<String> = entries(dev.mount.path())
+        .into_iter()
+        .filter(|e| e != "lost+found")
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+}
+
+/// An ext4 file system on a loop device with 4 KiB sectors, torn down on drop.
+struct LoopExt4 {
+    mount: Mount,
+    device: String,
+    _image: tempfile::TempDir,
+}
+
+impl LoopExt4 {
+    fn new() -> Option<LoopExt4> {
+        if !is_root() {
+            eprintln!("not root: cannot make a loop device; this test checks nothing here");
+            return None;
+        }
+        let image_dir = tempfile::tempdir_in("/var/tmp").ok()?;
+        let image = image_dir.path().join("disk.img");
+        std::fs::File::create(&image).ok()?.set_len(96 << 20).ok()?;
+        let out = Command::new("losetup")
+            .args(["-f", "--show", "-b", "4096"])
+            .arg(&image)
+            .stderr(Stdio::null())
+            .output()
+            .ok()
+            .filter(|o| o.status.success());
+        let Some(out) = out else {
+            eprintln!("losetup refused here; this test checks nothing here");
+            return None;
+        };
+        let device = String::from_utf8_lossy(&out.stdout).trim().to_string();
+        let detach = |d: &str| {
+            let _ = Command::new("losetup").args(["-d", d]).status();
+        };
+        let formatted = Command::new("mkfs.ext4")
+            .args(["-q", &device])
+            .stderr(Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success());
+        if !formatted {
+            eprintln!("mkfs.ext4 unavailable or refused; this test checks nothing here");
+            detach(&device);
+            return None;
+        }
+        let Some(mount) = Mount::new_device(&device) else {
+            detach(&device);
+            return None;
+        };
+        Some(LoopExt4 {
+            mount,
+            device,
+            _image: image_dir,
+        })
+    }
+}
+
+impl Drop for LoopExt4 {
+    fn drop(&mut self) {
+        let _ = Command::new("umount").arg(self.mount.path()).status();
+        let _ = Command::new("losetup").args(["-d", &self.device]).status();
+    }
 }

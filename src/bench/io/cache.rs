@@ -77,10 +77,7 @@ impl CacheUse {
                         "page cache: O_DIRECT refused by {fs} ({why}); memory is the device here"
                     )
                 } else {
-                    format!(
-                        "page cache: O_DIRECT refused by {fs} ({why}); file's pages dropped \
-                         before sampling"
-                    )
+                    format!("page cache: O_DIRECT refused by {fs} ({why})")
                 }
             }
         }
@@ -258,6 +255,34 @@ impl DataFile {
             bail!("short write of block {i}: {n} of {} bytes", buf.len());
         }
         Ok(())
+    }
+
+    /// For requests smaller than a page: check that O_DIRECT takes a request of this
+    /// file's block size (a device with 4 KiB logical blocks refuses 512 bytes with
+    /// EINVAL); if not, go through the page cache and say why in `cache`.
+    pub fn probe_direct_block(&mut self, cache: &mut CacheUse) -> Result<()> {
+        if !cache.direct {
+            return Ok(());
+        }
+        let mut buf = AlignedBuf::new(self.block);
+        stamp(&mut buf, self.tag, 0);
+        match self.file.write_at(&buf, 0) {
+            Ok(_) => Ok(()),
+            Err(e) if e.raw_os_error() == Some(libc::EINVAL) => {
+                self.file = reopen(&self.path, Want::PageCache)?.0;
+                drop_pages(&self.file);
+                if !cache.workdir.memory_backed {
+                    drop_all_caches_if_root();
+                }
+                cache.direct = false;
+                cache.refused = Some(format!(
+                    "EINVAL for {}-byte requests: the device's logical block is larger",
+                    self.block
+                ));
+                Ok(())
+            }
+            Err(e) => Err(explain_write_error(e, self.block)),
+        }
     }
 
     pub fn bytes(&self) -> u64 {

@@ -312,7 +312,8 @@ struct RandWrite {
 fn randwrite(ctx: &Ctx, want: Want) -> Result<Box<dyn Workload>> {
     ensure_room(ctx.scratch, KT5_BYTES)?;
     let blocks = KT5_BYTES / KT6_BLOCK as u64;
-    let (f, cache) = DataFile::create(ctx.scratch, "kt6", KT6_BLOCK, blocks, want, "none")?;
+    let (mut f, mut cache) = DataFile::create(ctx.scratch, "kt6", KT6_BLOCK, blocks, want, "none")?;
+    f.probe_direct_block(&mut cache)?;
     Ok(OpWorkload::boxed(
         RandWrite {
             f,
