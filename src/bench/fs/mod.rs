@@ -328,8 +328,11 @@ impl Op for Namei {
     fn op(&mut self) -> Result<()> {
         // SAFETY: path is NUL-terminated; st is plain data.
         let r = unsafe { libc::fstatat(self.dir.as_raw_fd(), self.path.as_ptr(), &mut self.st, 0) };
-        if r != 0 || self.st.st_mode & libc::S_IFMT != libc::S_IFREG {
+        if r != 0 {
             return Err(last_error("stat"));
+        }
+        if self.st.st_mode & libc::S_IFMT != libc::S_IFREG {
+            bail!("stat {}: not the regular file made for the test", self.shown);
         }
         Ok(())
     }
