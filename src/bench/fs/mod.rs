@@ -332,7 +332,10 @@ impl Op for Namei {
             return Err(last_error("stat"));
         }
         if self.st.st_mode & libc::S_IFMT != libc::S_IFREG {
-            bail!("stat {}: not the regular file made for the test", self.shown);
+            bail!(
+                "stat {}: not the regular file made for the test",
+                self.shown
+            );
         }
         Ok(())
     }
@@ -451,4 +454,55 @@ fn lsl(ctx: &Ctx) -> Result<Box<dyn Workload>> {
         std::fs::write(path.join(format!("file{i:03}")), b"")?;
     }
     Ok(OpWorkload::boxed(Lsl { path, listings: 0 }, 100))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bench::Host;
+    use crate::model::RunOptions;
+
+    fn with_ctx<T>(f: impl FnOnce(&Ctx) -> T) -> (T, tempfile::TempDir) {
+        let dir = tempfile::tempdir().unwrap();
+        let options = RunOptions::default();
+        let host = Host::detect();
+        let ctx = Ctx {
+            mode: Mode::Quick,
+            options: &options,
+            scratch: dir.path(),
+            host: &host,
+        };
+        (f(&ctx), dir)
+    }
+
+    #[test]
+    fn unlink_notices_a_file_that_vanished_behind_its_back() {
+        let (w, dir) = with_ctx(unlink);
+        let mut w = w.unwrap();
+        w.run(10).unwrap();
+        w.verify().unwrap();
+        std::fs::remove_file(dir.path().join("files/f000100")).unwrap();
+        assert!(w.verify().is_err());
+        drop(w);
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+    }
+
+    #[test]
+    fn a_path_of_d_components_has_d_components() {
+        let (w, _dir) = with_ctx(|ctx| namei(ctx, 4));
+        let d = w.unwrap().details().unwrap();
+        assert_eq!(d["path"], "sub/sub/sub/tmp1234");
+        assert_eq!(d["components"], 4);
+    }
+
+    #[test]
+    fn the_symlink_row_goes_through_a_link() {
+        let (w, dir) = with_ctx(symlink);
+        let mut w = w.unwrap();
+        let link = std::fs::symlink_metadata(dir.path().join("tmp")).unwrap();
+        assert!(link.file_type().is_symlink());
+        w.run(5).unwrap();
+        std::fs::remove_file(dir.path().join("usr/tmp/tmp1234")).unwrap();
+        assert!(w.run(1).is_err(), "a dangling path must fail the row");
+    }
 }
