@@ -10,6 +10,8 @@ use std::time::Duration;
 
 use crate::model::{family_of, Metric, Mode, RunOptions, Source, Unit};
 
+pub mod fs;
+pub mod io;
 pub mod select;
 pub mod syscall;
 
@@ -17,6 +19,8 @@ pub mod syscall;
 pub fn registry() -> Vec<Box<dyn Benchmark>> {
     let mut all = Vec::new();
     all.extend(syscall::all());
+    all.extend(io::all());
+    all.extend(fs::all());
     all
 }
 
@@ -62,6 +66,16 @@ pub trait Workload {
     /// after sampling.
     fn details(&mut self) -> Option<serde_json::Value> {
         None
+    }
+    /// Check, after sampling, that the work was really done (the copy matches, the files
+    /// exist); an error fails the row. Defaults to no check.
+    fn verify(&mut self) -> anyhow::Result<()> {
+        Ok(())
+    }
+    /// Notes for the main table beside the harness's own (e.g. what the page cache did),
+    /// read once after `details`.
+    fn notes(&self) -> Vec<String> {
+        Vec::new()
     }
 }
 

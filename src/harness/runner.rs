@@ -148,7 +148,11 @@ impl Runner {
             &b.metric(),
             &self.overhead,
         )?;
+        workload
+            .verify()
+            .context("the benchmark's check of its own work failed")?;
         result.details = workload.details();
+        let workload_notes = workload.notes();
         drop(workload);
         scratch
             .close()
@@ -163,6 +167,7 @@ impl Runner {
         result.times = Some(m.times);
         result.counters = Some(m.counters);
         result.notes = m.notes;
+        result.notes.extend(workload_notes);
         Ok(())
     }
 }

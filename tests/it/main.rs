@@ -3,4 +3,5 @@
 
 mod cli;
 mod common;
+mod io;
 mod syscall;

@@ -1,0 +1,516 @@
+//! The `io` rows. Each row without a suffix bypasses the page cache (O_DIRECT); each
+//! `.cached` twin goes through it, on a warm file. Sizes are the seeds' where they give
+//! them; where they do not, the choice is stated in the row's `about` and details.
+
+use anyhow::Result;
+use serde_json::{json, Value};
+
+use super::cache::{AlignedBuf, CacheUse, DataFile, Want};
+use super::ops::{Op, OpWorkload};
+use super::space::ensure_room;
+use super::{Rng, Row};
+use crate::bench::{Ctx, Plan, Workload};
+use crate::model::{Metric, Mode, Source};
+
+const TABLE5: Source = Source::seed("000", "Table 5: dd copies in 8192-word blocks, µs per word");
+const KT5: Source = Source::seed("003", "§4 Kashtan kt5: write 2 MBytes to disk");
+const KT6: Source = Source::seed("003", "§4 Kashtan kt6: 4000 random 512-byte writes");
+const ZILOG_A: Source = Source::seed("003", "§5 Zilog disk test a: 1000 sequential writes");
+const ZILOG_B: Source = Source::seed("003", "§5 Zilog disk test b: 1000 sequential reads");
+const ZILOG_C: Source = Source::seed("003", "§5 Zilog disk test c: 1000 random reads");
+
+/// dd's block: 8192 PDP-11 words of 16 bits.
+pub const COPY_BLOCK: usize = 16 << 10;
+const COPY_FILE: u64 = 16 << 20;
+/// kt5's 2 MBytes, written in 64 KiB requests (the note does not give kt5's block).
+pub const KT5_BYTES: u64 = 2 << 20;
+pub const KT5_BLOCK: usize = 64 << 10;
+/// kt6's half-KByte writes, at random within a 2 MiB file.
+pub const KT6_BLOCK: usize = 512;
+pub const KT6_WRITES: u64 = 4000;
+/// The Zilog test: 1000 transfers of one 4 KiB block (the note gives no block size;
+/// 4 KiB is today's page and file-system block), over a 1000-block file.
+pub const ZILOG_BLOCK: usize = 4096;
+pub const ZILOG_OPS: u64 = 1000;
+
+const THROUGHPUT_NOTE: &str = "MB/s = 10^6 bytes per second";
+
+pub const ROWS: &[Row] = &[
+    Row {
+        id: "io.copy",
+        about: "copy a 16 MiB file in 16 KiB blocks (dd's 8192 words), page cache bypassed",
+        source: TABLE5,
+        metric: Metric::throughput(COPY_BLOCK as u64),
+        plan: Plan::calibrated,
+        prepare: |ctx| copy(ctx, Want::Bypass),
+    },
+    Row {
+        id: "io.copy.cached",
+        about: "copy a 16 MiB file in 16 KiB blocks through the page cache (warm)",
+        source: TABLE5,
+        metric: Metric::throughput(COPY_BLOCK as u64),
+        plan: Plan::calibrated,
+        prepare: |ctx| copy(ctx, Want::PageCache),
+    },
+    Row {
+        id: "io.seqwrite",
+        about: "write 2 MB sequentially in 64 KiB requests, O_DIRECT + fdatasync per 2 MB (kt5)",
+        source: KT5,
+        metric: Metric::throughput(KT5_BYTES),
+        plan: Plan::calibrated,
+        prepare: |ctx| seqwrite(ctx, Want::Bypass),
+    },
+    Row {
+        id: "io.seqwrite.cached",
+        about: "write 2 MB sequentially in 64 KiB requests into the page cache, no fsync (kt5)",
+        source: KT5,
+        metric: Metric::throughput(KT5_BYTES),
+        plan: Plan::calibrated,
+        prepare: |ctx| seqwrite(ctx, Want::PageCache),
+    },
+    Row {
+        id: "io.randwrite",
+        about: "4000 writes of 512 bytes at random offsets in a 2 MiB file, O_DIRECT (kt6)",
+        source: KT6,
+        metric: Metric::latency(),
+        plan: kt6_plan,
+        prepare: |ctx| randwrite(ctx, Want::Bypass),
+    },
+    Row {
+        id: "io.randwrite.cached",
+        about: "4000 writes of 512 bytes at random offsets in a 2 MiB file, page cache (kt6)",
+        source: KT6,
+        metric: Metric::latency(),
+        plan: kt6_plan,
+        prepare: |ctx| randwrite(ctx, Want::PageCache),
+    },
+    Row {
+        id: "io.disk.seqwrite",
+        about: "1000 sequential 4 KiB writes, O_DIRECT (Zilog disk test a)",
+        source: ZILOG_A,
+        metric: Metric::throughput(ZILOG_BLOCK as u64),
+        plan: zilog_plan,
+        prepare: |ctx| zilog(ctx, Want::Bypass, Access::SeqWrite),
+    },
+    Row {
+        id: "io.disk.seqwrite.cached",
+        about: "1000 sequential 4 KiB writes through the page cache (Zilog disk test a)",
+        source: ZILOG_A,
+        metric: Metric::throughput(ZILOG_BLOCK as u64),
+        plan: zilog_plan,
+        prepare: |ctx| zilog(ctx, Want::PageCache, Access::SeqWrite),
+    },
+    Row {
+        id: "io.disk.seqread",
+        about: "1000 sequential 4 KiB reads, O_DIRECT (Zilog disk test b)",
+        source: ZILOG_B,
+        metric: Metric::throughput(ZILOG_BLOCK as u64),
+        plan: zilog_plan,
+        prepare: |ctx| zilog(ctx, Want::Bypass, Access::SeqRead),
+    },
+    Row {
+        id: "io.disk.seqread.cached",
+        about: "1000 sequential 4 KiB reads through the page cache, warm (Zilog disk test b)",
+        source: ZILOG_B,
+        metric: Metric::throughput(ZILOG_BLOCK as u64),
+        plan: zilog_plan,
+        prepare: |ctx| zilog(ctx, Want::PageCache, Access::SeqRead),
+    },
+    Row {
+        id: "io.disk.randread",
+        about: "1000 random 4 KiB reads, O_DIRECT (Zilog disk test c)",
+        source: ZILOG_C,
+        metric: Metric::latency(),
+        plan: zilog_plan,
+        prepare: |ctx| zilog(ctx, Want::Bypass, Access::RandRead),
+    },
+    Row {
+        id: "io.disk.randread.cached",
+        about: "1000 random 4 KiB reads through the page cache, warm (Zilog disk test c)",
+        source: ZILOG_C,
+        metric: Metric::latency(),
+        plan: zilog_plan,
+        prepare: |ctx| zilog(ctx, Want::PageCache, Access::RandRead),
+    },
+];
+
+/// kt6 as the note ran it: 4000 writes per sample. No warm-up batch: the file is laid
+/// out and synced (or, for `.cached`, resident) before sampling, and on a rotating disk
+/// an extra 4000 random writes would cost half a minute.
+fn kt6_plan(mode: Mode) -> Plan {
+    Plan {
+        warmup: false,
+        ..Plan::fixed(KT6_WRITES, if mode == Mode::Quick { 3 } else { 7 })
+    }
+}
+
+/// The Zilog test as the note ran it: 1000 transfers per sample; no warm-up, as for kt6.
+fn zilog_plan(mode: Mode) -> Plan {
+    Plan {
+        warmup: false,
+        ..Plan::fixed(ZILOG_OPS, if mode == Mode::Quick { 5 } else { 15 })
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// io.copy — 000 Table 5. One operation: read one 16 KiB block of the source, write it at
+// the same offset of the destination; the blocks cycle through the 16 MiB files.
+// 000's µs/word = the time per block / 8192 (the report's extra table shows it).
+
+struct Copy {
+    src: DataFile,
+    dst: DataFile,
+    buf: AlignedBuf,
+    next: u64,
+    copied: u64,
+    cache: CacheUse,
+}
+
+fn copy(ctx: &Ctx, want: Want) -> Result<Box<dyn Workload>> {
+    ensure_room(ctx.scratch, 2 * COPY_FILE)?;
+    let blocks = COPY_FILE / COPY_BLOCK as u64;
+    let (src, cache) = DataFile::create(ctx.scratch, "src", COPY_BLOCK, blocks, want, "none")?;
+    let (dst, _) = DataFile::create(ctx.scratch, "dst", COPY_BLOCK, blocks, want, "none")?;
+    Ok(OpWorkload::boxed(
+        Copy {
+            src,
+            dst,
+            buf: AlignedBuf::new(COPY_BLOCK),
+            next: 0,
+            copied: 0,
+            cache,
+        },
+        0,
+    ))
+}
+
+impl Op for Copy {
+    fn op(&mut self) -> Result<()> {
+        let i = self.next;
+        self.src.read_block(&mut self.buf, i)?;
+        self.dst.write_block(&self.buf, i)?;
+        self.next = (i + 1) % self.src.blocks;
+        self.copied += 1;
+        Ok(())
+    }
+
+    /// Check that every block copied reached the destination: a copy that wrote nothing,
+    /// or the wrong block, fails the row here.
+    fn verify(&mut self) -> Result<()> {
+        let written = self.copied.min(self.src.blocks);
+        for i in 0..written {
+            let n = std::os::unix::fs::FileExt::read_at(
+                &self.dst.file,
+                &mut self.buf,
+                i * COPY_BLOCK as u64,
+            )?;
+            anyhow::ensure!(n == COPY_BLOCK, "short read of the copy's block {i}");
+            super::cache::check_stamp(&self.buf, self.src.tag, i)
+                .map_err(|e| anyhow::anyhow!("the copy is wrong: {e}"))?;
+        }
+        Ok(())
+    }
+
+    fn facts(&mut self) -> Result<Value> {
+        let written = self.copied.min(self.src.blocks);
+        let mut d = self.cache.details();
+        d["block_bytes"] = json!(COPY_BLOCK);
+        d["block_words_16bit"] = json!(COPY_BLOCK / 2);
+        d["file_bytes"] = json!(self.src.bytes());
+        d["blocks_copied"] = json!(self.copied);
+        d["blocks_verified"] = json!(written);
+        d["throughput"] = json!(THROUGHPUT_NOTE);
+        Ok(d)
+    }
+
+    fn notes(&self) -> Vec<String> {
+        vec![self.cache.note()]
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// io.seqwrite — 003 kt5. One operation: 2 MiB written from offset 0 in 64 KiB requests,
+// then (bypassed row only) fdatasync, so the device's write cache is flushed too.
+
+struct SeqWrite {
+    f: DataFile,
+    buf: AlignedBuf,
+    sync: bool,
+    cache: CacheUse,
+    passes: u64,
+}
+
+fn seqwrite(ctx: &Ctx, want: Want) -> Result<Box<dyn Workload>> {
+    ensure_room(ctx.scratch, KT5_BYTES)?;
+    let sync = want == Want::Bypass;
+    let fsync = if sync {
+        "fdatasync after each 2 MB"
+    } else {
+        "none"
+    };
+    let blocks = KT5_BYTES / KT5_BLOCK as u64;
+    let (f, cache) = DataFile::create(ctx.scratch, "kt5", KT5_BLOCK, blocks, want, fsync)?;
+    Ok(OpWorkload::boxed(
+        SeqWrite {
+            f,
+            buf: AlignedBuf::new(KT5_BLOCK),
+            sync,
+            cache,
+            passes: 0,
+        },
+        0,
+    ))
+}
+
+impl Op for SeqWrite {
+    fn op(&mut self) -> Result<()> {
+        for i in 0..self.f.blocks {
+            super::cache::stamp(&mut self.buf, self.f.tag, i);
+            self.f.write_block(&self.buf, i)?;
+        }
+        if self.sync {
+            self.f.file.sync_data()?;
+        }
+        self.passes += 1;
+        Ok(())
+    }
+
+    fn verify(&mut self) -> Result<()> {
+        let mut buf = AlignedBuf::new(KT5_BLOCK);
+        for i in 0..self.f.blocks {
+            self.f.read_block(&mut buf, i)?;
+        }
+        Ok(())
+    }
+
+    fn facts(&mut self) -> Result<Value> {
+        let mut d = self.cache.details();
+        d["request_bytes"] = json!(KT5_BLOCK);
+        d["bytes_per_op"] = json!(KT5_BYTES);
+        d["passes"] = json!(self.passes);
+        d["throughput"] = json!(THROUGHPUT_NOTE);
+        Ok(d)
+    }
+
+    fn notes(&self) -> Vec<String> {
+        vec![self.cache.note()]
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// io.randwrite — 003 kt6. One operation: one 512-byte pwrite at a random 512-aligned
+// offset of a 2 MiB file; no fsync (kt6 did none; with O_DIRECT each write reaches the
+// device, though perhaps only its write cache).
+
+struct RandWrite {
+    f: DataFile,
+    buf: AlignedBuf,
+    rng: Rng,
+    cache: CacheUse,
+}
+
+fn randwrite(ctx: &Ctx, want: Want) -> Result<Box<dyn Workload>> {
+    ensure_room(ctx.scratch, KT5_BYTES)?;
+    let blocks = KT5_BYTES / KT6_BLOCK as u64;
+    let (mut f, mut cache) = DataFile::create(ctx.scratch, "kt6", KT6_BLOCK, blocks, want, "none")?;
+    f.probe_direct_block(&mut cache)?;
+    Ok(OpWorkload::boxed(
+        RandWrite {
+            f,
+            buf: AlignedBuf::new(KT6_BLOCK),
+            rng: Rng::new(6),
+            cache,
+        },
+        1000,
+    ))
+}
+
+impl Op for RandWrite {
+    fn op(&mut self) -> Result<()> {
+        let i = self.rng.below(self.f.blocks);
+        super::cache::stamp(&mut self.buf, self.f.tag, i);
+        self.f.write_block(&self.buf, i)
+    }
+
+    fn verify(&mut self) -> Result<()> {
+        let mut buf = AlignedBuf::new(KT6_BLOCK);
+        for i in 0..self.f.blocks {
+            self.f.read_block(&mut buf, i)?;
+        }
+        Ok(())
+    }
+
+    fn facts(&mut self) -> Result<Value> {
+        let mut d = self.cache.details();
+        d["write_bytes"] = json!(KT6_BLOCK);
+        d["file_bytes"] = json!(self.f.bytes());
+        d["writes_per_sample"] = json!(KT6_WRITES);
+        Ok(d)
+    }
+
+    fn notes(&self) -> Vec<String> {
+        vec![self.cache.note()]
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// io.disk.* — 003 Zilog disk test. One operation: one 4 KiB pwrite or pread (sequential
+// ones cycle through the 1000-block file; random ones pick any block); every read checks
+// the block's stamp. One sample is one of the note's 1000-transfer passes.
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Access {
+    SeqWrite,
+    SeqRead,
+    RandRead,
+}
+
+struct Zilog {
+    f: DataFile,
+    buf: AlignedBuf,
+    access: Access,
+    next: u64,
+    rng: Rng,
+    cache: CacheUse,
+}
+
+fn zilog(ctx: &Ctx, want: Want, access: Access) -> Result<Box<dyn Workload>> {
+    ensure_room(ctx.scratch, ZILOG_OPS * ZILOG_BLOCK as u64)?;
+    let (f, cache) = DataFile::create(ctx.scratch, "zilog", ZILOG_BLOCK, ZILOG_OPS, want, "none")?;
+    let mut buf = AlignedBuf::new(ZILOG_BLOCK);
+    if want == Want::PageCache {
+        // Warm: every block in the page cache before sampling.
+        for i in 0..f.blocks {
+            f.read_block(&mut buf, i)?;
+        }
+    }
+    let pass = if access == Access::RandRead {
+        ZILOG_OPS
+    } else {
+        0
+    };
+    Ok(OpWorkload::boxed(
+        Zilog {
+            f,
+            buf,
+            access,
+            next: 0,
+            rng: Rng::new(1000),
+            cache,
+        },
+        pass,
+    ))
+}
+
+impl Op for Zilog {
+    fn op(&mut self) -> Result<()> {
+        match self.access {
+            Access::SeqWrite => {
+                let i = self.next;
+                self.next = (i + 1) % self.f.blocks;
+                super::cache::stamp(&mut self.buf, self.f.tag, i);
+                self.f.write_block(&self.buf, i)
+            }
+            Access::SeqRead => {
+                let i = self.next;
+                self.next = (i + 1) % self.f.blocks;
+                self.f.read_block(&mut self.buf, i)
+            }
+            Access::RandRead => {
+                let i = self.rng.below(self.f.blocks);
+                self.f.read_block(&mut self.buf, i)
+            }
+        }
+    }
+
+    fn verify(&mut self) -> Result<()> {
+        for i in 0..self.f.blocks {
+            self.f.read_block(&mut self.buf, i)?;
+        }
+        Ok(())
+    }
+
+    fn facts(&mut self) -> Result<Value> {
+        let mut d = self.cache.details();
+        d["block_bytes"] = json!(ZILOG_BLOCK);
+        d["file_bytes"] = json!(self.f.bytes());
+        d["ops_per_sample"] = json!(ZILOG_OPS);
+        Ok(d)
+    }
+
+    fn notes(&self) -> Vec<String> {
+        vec![self.cache.note()]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bench::Host;
+    use crate::model::RunOptions;
+    use std::os::unix::fs::FileExt;
+    use std::time::Instant;
+
+    fn with_ctx<T>(f: impl FnOnce(&Ctx) -> T) -> (T, tempfile::TempDir) {
+        let dir = tempfile::tempdir().unwrap();
+        let options = RunOptions::default();
+        let host = Host::detect();
+        let ctx = Ctx {
+            mode: Mode::Quick,
+            options: &options,
+            scratch: dir.path(),
+            host: &host,
+        };
+        (f(&ctx), dir)
+    }
+
+    #[test]
+    fn a_corrupted_copy_fails_its_check_and_every_file_goes() {
+        let (w, dir) = with_ctx(|ctx| copy(ctx, Want::PageCache));
+        let mut w = w.unwrap();
+        w.run(10).unwrap();
+        w.verify().unwrap();
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open(dir.path().join("dst"))
+            .unwrap()
+            .write_all_at(&[0u8; 16], 3 * COPY_BLOCK as u64)
+            .unwrap();
+        let e = w.verify().unwrap_err();
+        assert!(format!("{e:#}").contains("copy is wrong"), "{e:#}");
+        drop(w);
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+    }
+
+    #[test]
+    fn twice_the_reads_take_about_twice_the_time() {
+        let (w, _dir) = with_ctx(|ctx| zilog(ctx, Want::PageCache, Access::SeqRead));
+        let mut w = w.unwrap();
+        // The fastest of fifteen short runs: other load on a shared machine only ever adds time.
+        let mut time = |n: u64| {
+            (0..15)
+                .map(|_| {
+                    let start = Instant::now();
+                    w.run(n).unwrap();
+                    start.elapsed().as_secs_f64()
+                })
+                .fold(f64::INFINITY, f64::min)
+        };
+        let (one, two) = (time(1_000), time(2_000));
+        let ratio = two / one;
+        assert!((1.5..2.7).contains(&ratio), "{one} s vs {two} s");
+    }
+
+    #[test]
+    fn details_say_what_the_cache_did() {
+        let (w, _dir) = with_ctx(|ctx| zilog(ctx, Want::PageCache, Access::RandRead));
+        let mut w = w.unwrap();
+        w.run(100).unwrap();
+        let d = w.details().unwrap();
+        assert_eq!(d["bypassed"], false);
+        assert!(d["cache"].as_str().unwrap().starts_with("page cache"));
+        let l = &d["latency"];
+        assert!(l["p50_s"].as_f64().unwrap() <= l["p99_s"].as_f64().unwrap());
+        assert!(w.notes()[0].contains("fsync"));
+    }
+}
