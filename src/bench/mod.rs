@@ -61,21 +61,29 @@ pub trait Benchmark: Send + Sync {
 /// acquired: descriptors, temporary files, child processes.
 pub trait Workload {
     /// Do exactly `n` operations. The harness times this call; an error fails the row.
+    /// It may be called any number of times: perturbed samples are replaced by new ones.
     fn run(&mut self, n: u64) -> anyhow::Result<()>;
+    /// Untimed, before each timed `run(n)`: replenish what operations consume (the files
+    /// that `fs.unlink` deletes, the names `fs.create` uses), so set-up never lands inside
+    /// a sample and the sample count need not be known in advance.
+    fn before_sample(&mut self, _n: u64) -> anyhow::Result<()> {
+        Ok(())
+    }
     /// Anything to record beyond the timing (parameters, checks made, tables), read once
     /// after sampling.
     fn details(&mut self) -> Option<serde_json::Value> {
         None
     }
-    /// Check, after sampling, that the work was really done (the copy matches, the files
-    /// exist); an error fails the row. Defaults to no check.
-    fn verify(&mut self) -> anyhow::Result<()> {
-        Ok(())
-    }
-    /// Notes for the main table beside the harness's own (e.g. what the page cache did),
-    /// read once after `details`.
+    /// Sentences for the main table beside the harness's own (what the page cache did,
+    /// the placement used), read once after `details`.
     fn notes(&self) -> Vec<String> {
         Vec::new()
+    }
+    /// After sampling, check that the work was really done: the copy matches, the child
+    /// read every byte and exited 0, every command of the script succeeded. An error fails
+    /// the row — the details stay, the figure goes: work not done is never a figure.
+    fn finish(&mut self) -> anyhow::Result<()> {
+        Ok(())
     }
 }
 

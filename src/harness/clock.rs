@@ -24,6 +24,21 @@ pub fn resolution_ns() -> u64 {
     ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
 }
 
+/// The time between two back-to-back inline clock reads, in nanoseconds (the median of
+/// `pairs` tries): the overhead of timing one operation inline, as percentile passes do.
+/// The sampler measures its own overhead through its own path instead.
+pub fn empty_interval_ns(pairs: usize) -> f64 {
+    let mut d: Vec<f64> = (0..pairs.max(1))
+        .map(|_| {
+            let t0 = now_ns();
+            let t1 = now_ns();
+            (t1 - t0) as f64
+        })
+        .collect();
+    d.sort_by(|a, b| a.total_cmp(b));
+    crate::model::stats::median_of_sorted(&d)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -148,15 +148,15 @@ impl Runner {
             &b.metric(),
             &self.overhead,
         )?;
-        workload
-            .verify()
-            .context("the benchmark's check of its own work failed")?;
+        // Details and notes are kept even when the check below fails the row.
         result.details = workload.details();
-        let workload_notes = workload.notes();
+        result.notes = workload.notes();
+        let checked = workload.finish();
         drop(workload);
         scratch
             .close()
             .context("cannot remove the scratch directory")?;
+        checked.context("the benchmark's check of its own work failed")?;
         result.status = Status::Ok;
         result.calibration = Some(m.calibration);
         result.summary = Some(m.summary);
@@ -166,8 +166,8 @@ impl Runner {
         result.culled = m.culled;
         result.times = Some(m.times);
         result.counters = Some(m.counters);
-        result.notes = m.notes;
-        result.notes.extend(workload_notes);
+        let own = std::mem::replace(&mut result.notes, m.notes);
+        result.notes.extend(own);
         Ok(())
     }
 }

@@ -132,7 +132,10 @@ fn empty_sample_s(w: &mut dyn Workload, tries: usize) -> Result<f64> {
 /// The batch size whose run lasts about `target_ns`: double until a batch is long enough
 /// to extrapolate from (an eighth of the target), then scale.
 pub fn calibrate(w: &mut dyn Workload, target_ns: u64) -> Result<u64> {
-    calibrate_with(target_ns, |k| Ok(time_batch(w, k)?.ns))
+    calibrate_with(target_ns, |k| {
+        w.before_sample(k)?;
+        Ok(time_batch(w, k)?.ns)
+    })
 }
 
 /// [`calibrate`] with the timing of a batch of k operations given as a function: the seam
@@ -170,6 +173,7 @@ pub fn measure(
         Batch::Calibrated => (calibrate(w, plan.target.as_nanos() as u64)?, true),
         Batch::Fixed(k) => {
             if plan.warmup {
+                w.before_sample(k)?;
                 w.run(k)?;
             }
             (k.max(1), false)
@@ -190,12 +194,13 @@ pub fn measure(
         if interrupt::requested() {
             return Err(Interrupted.into());
         }
+        w.before_sample(k)?;
         let s = time_batch(w, k)?;
         if !s.perturbed() {
             clean += 1;
         }
         raw.push(s);
-        if !plan.resample && raw.len() == wanted {
+        if raw.len() >= wanted && !can_still_reach(wanted, clean, raw.len(), limit) {
             break;
         }
     }
@@ -282,6 +287,20 @@ fn in_unit(per_op_s: f64, metric: &Metric) -> f64 {
         (Unit::BytesPerSecond, _) => 0.0,
         _ => per_op_s,
     }
+}
+
+/// After `taken` samples of which `clean` were unperturbed, can `wanted` clean ones still be
+/// had within `limit` samples at the clean rate seen so far? When the machine perturbs
+/// nearly every sample, more samples only cost time.
+fn can_still_reach(wanted: usize, clean: usize, taken: usize, limit: usize) -> bool {
+    if clean >= wanted {
+        return false;
+    }
+    if clean == 0 {
+        return false;
+    }
+    let rate = clean as f64 / taken as f64;
+    taken as f64 + (wanted - clean) as f64 / rate <= limit as f64
 }
 
 /// Which samples to keep: the unperturbed ones (no preemption, no migration), provided at
@@ -408,6 +427,16 @@ mod tests {
         assert!(migrated.iter().all(|s| s.culled));
         assert_eq!(m.summary.n, 5, "five clean samples after replacement");
         assert!(m.culled >= 1);
+    }
+
+    #[test]
+    fn resampling_goes_on_only_while_it_can_succeed() {
+        // 21 wanted, limit 63: 15 clean of 21 → 6 more at 71% ≈ 8.4 samples: go on.
+        assert!(can_still_reach(21, 15, 21, 63));
+        // 2 clean of 21 → 19 more at 9.5% ≈ 200 samples: stop.
+        assert!(!can_still_reach(21, 2, 21, 63));
+        assert!(!can_still_reach(21, 0, 21, 63));
+        assert!(!can_still_reach(21, 21, 25, 63));
     }
 
     #[test]

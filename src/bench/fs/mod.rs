@@ -117,9 +117,16 @@ fn samples_of(mode: Mode) -> usize {
     }
 }
 
-/// Files one row makes in all: the warm-up batch, the samples, the percentile pass.
+/// Files one row makes up front: the warm-up batch, the samples, the percentile pass.
+/// More are made between samples when perturbed samples are replaced.
 fn files_needed(mode: Mode) -> u64 {
     files_per_sample(mode) * (samples_of(mode) as u64 + 1) + PASS_FILES
+}
+
+/// The most files one row can make: the harness takes up to three times the planned
+/// samples when it replaces perturbed ones.
+fn files_at_most(mode: Mode) -> u64 {
+    files_per_sample(mode) * (3 * samples_of(mode) as u64 + 1) + PASS_FILES
 }
 const PASS_FILES: u64 = 500;
 
@@ -168,7 +175,7 @@ struct Files {
 impl Files {
     fn new(ctx: &Ctx, create: bool) -> Result<Files> {
         let n = files_needed(ctx.mode);
-        ensure_room(ctx.scratch, small_file_room(n))?;
+        ensure_room(ctx.scratch, small_file_room(files_at_most(ctx.mode)))?;
         let path = ctx.scratch.join("files");
         std::fs::create_dir(&path).with_context(|| format!("cannot create {}", path.display()))?;
         let mut f = Files {
@@ -274,7 +281,7 @@ impl Op for Files {
     }
 
     /// Count the directory: what was created must be there, what was removed must not.
-    fn verify(&mut self) -> Result<()> {
+    fn finish(&mut self) -> Result<()> {
         let present = std::fs::read_dir(&self.path)?.count();
         let expect = self.made - self.removed;
         ensure!(
@@ -480,9 +487,9 @@ mod tests {
         let (w, dir) = with_ctx(unlink);
         let mut w = w.unwrap();
         w.run(10).unwrap();
-        w.verify().unwrap();
+        w.finish().unwrap();
         std::fs::remove_file(dir.path().join("files/f000100")).unwrap();
-        assert!(w.verify().is_err());
+        assert!(w.finish().is_err());
         drop(w);
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
     }

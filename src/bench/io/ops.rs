@@ -18,13 +18,13 @@ use crate::harness::{interrupt, sampler::Interrupted};
 /// One operation of a row and the facts it records.
 pub trait Op {
     fn op(&mut self) -> Result<()>;
-    /// Untimed, before the percentile pass of `n` operations (rows that consume what they
-    /// work on, like unlink, make more here).
+    /// Untimed, before each sample and before the percentile pass of `n` operations: rows
+    /// that consume what they work on, like unlink, make more here.
     fn before_pass(&mut self, _n: u64) -> Result<()> {
         Ok(())
     }
     /// After sampling: check the work was really done; an error fails the row.
-    fn verify(&mut self) -> Result<()> {
+    fn finish(&mut self) -> Result<()> {
         Ok(())
     }
     /// Parameters, checks made, what the cache did: an object.
@@ -58,6 +58,10 @@ impl<T: Op> Workload for OpWorkload<T> {
         Ok(())
     }
 
+    fn before_sample(&mut self, n: u64) -> Result<()> {
+        self.inner.before_pass(n)
+    }
+
     fn details(&mut self) -> Option<Value> {
         let mut facts = self
             .inner
@@ -71,8 +75,8 @@ impl<T: Op> Workload for OpWorkload<T> {
         Some(facts)
     }
 
-    fn verify(&mut self) -> Result<()> {
-        self.inner.verify()
+    fn finish(&mut self) -> Result<()> {
+        self.inner.finish()
     }
 
     fn notes(&self) -> Vec<String> {

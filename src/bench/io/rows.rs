@@ -196,7 +196,7 @@ impl Op for Copy {
 
     /// Check that every block copied reached the destination: a copy that wrote nothing,
     /// or the wrong block, fails the row here.
-    fn verify(&mut self) -> Result<()> {
+    fn finish(&mut self) -> Result<()> {
         let written = self.copied.min(self.src.blocks);
         for i in 0..written {
             let n = std::os::unix::fs::FileExt::read_at(
@@ -275,7 +275,7 @@ impl Op for SeqWrite {
         Ok(())
     }
 
-    fn verify(&mut self) -> Result<()> {
+    fn finish(&mut self) -> Result<()> {
         let mut buf = AlignedBuf::new(KT5_BLOCK);
         for i in 0..self.f.blocks {
             self.f.read_block(&mut buf, i)?;
@@ -332,7 +332,7 @@ impl Op for RandWrite {
         self.f.write_block(&self.buf, i)
     }
 
-    fn verify(&mut self) -> Result<()> {
+    fn finish(&mut self) -> Result<()> {
         let mut buf = AlignedBuf::new(KT6_BLOCK);
         for i in 0..self.f.blocks {
             self.f.read_block(&mut buf, i)?;
@@ -423,7 +423,7 @@ impl Op for Zilog {
         }
     }
 
-    fn verify(&mut self) -> Result<()> {
+    fn finish(&mut self) -> Result<()> {
         for i in 0..self.f.blocks {
             self.f.read_block(&mut self.buf, i)?;
         }
@@ -469,14 +469,14 @@ mod tests {
         let (w, dir) = with_ctx(|ctx| copy(ctx, Want::PageCache));
         let mut w = w.unwrap();
         w.run(10).unwrap();
-        w.verify().unwrap();
+        w.finish().unwrap();
         std::fs::OpenOptions::new()
             .write(true)
             .open(dir.path().join("dst"))
             .unwrap()
             .write_all_at(&[0u8; 16], 3 * COPY_BLOCK as u64)
             .unwrap();
-        let e = w.verify().unwrap_err();
+        let e = w.finish().unwrap_err();
         assert!(format!("{e:#}").contains("copy is wrong"), "{e:#}");
         drop(w);
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
