@@ -12,9 +12,11 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use super::{UsageError, EXIT_FAILED, EXIT_INTERRUPTED};
 use crate::bench::{derived_rows, registry, select};
+use crate::harness::tee::Tee;
 use crate::harness::{cpu, interrupt, Observer, Runner};
 use crate::model::{BenchResult, Mode, Placement, Run, RunOptions, RunStatus, Status};
 use crate::report;
+use crate::store::Recorder;
 
 #[derive(Debug, Args)]
 pub struct RunArgs {
@@ -41,6 +43,11 @@ pub struct RunArgs {
     /// A label to remember the run by
     #[arg(long)]
     pub label: Option<String>,
+    /// Do not store the run in the results database
+    #[arg(long)]
+    pub no_save: bool,
+    #[command(flatten)]
+    pub db: super::db::DbArgs,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -78,12 +85,29 @@ pub fn execute(args: RunArgs) -> Result<u8> {
         placement: args.placement.into(),
         label: args.label.clone(),
     };
+    // The database is opened (and its schema checked) before anything is measured.
+    let store = if args.no_save {
+        None
+    } else {
+        Some(args.db.open()?)
+    };
     interrupt::install()?;
 
     let runner = Runner::new(options, &dir)?;
+    let mut recorder = store.map(|s| Recorder::new(s, runner.overhead));
     let mut progress = Progress::new();
-    let run = runner.execute(&chosen, &derived_rows(), &mut progress)?;
+    let mut observers = Tee {
+        first: &mut progress,
+        second: recorder.as_mut().map(|r| r as &mut dyn Observer),
+    };
+    let run = runner.execute(&chosen, &derived_rows(), &mut observers)?;
     progress.finish();
+    if let Some(r) = recorder.as_mut() {
+        r.finish(&run)?;
+        if let Some(id) = r.run_id() {
+            eprintln!("stored as run {id} in {}", r.path());
+        }
+    }
 
     let mut table = report::table::run_table(&run, &runner.overhead);
     let extra = report::extra::extra_tables(&run);

@@ -1,5 +1,9 @@
 //! Rendering only: model types in, bytes out. No measuring, no file I/O.
 
+pub mod compare;
+pub mod csv;
 pub mod extra;
 pub mod json;
+pub mod markdown;
+pub mod seed_table;
 pub mod table;
