@@ -78,6 +78,17 @@ impl SeedTable {
     }
 }
 
+/// A machine's name as a column header, as short as the seeds' own ("4.3bsd", "11/70").
+fn short(machine: &str) -> String {
+    if let Some(rest) = machine.strip_prefix("pdp") {
+        return rest.replacen('-', "/", 1).replace('-', " ");
+    }
+    if let Some(rest) = machine.strip_prefix("vax750-") {
+        return rest.to_string();
+    }
+    machine.to_string()
+}
+
 /// "Table 2, row syscall, Elapsed Time 4.3" → "syscall"; otherwise the place's second part.
 fn row_label(f: &Figure) -> String {
     let mut parts = f.place.split(", ");
@@ -117,11 +128,11 @@ pub fn render(table: &SeedTable, run: &Run, run_name: &str) -> String {
     for q in table.quantities {
         header.push(format!("today {}", q.name()));
         for m in &machines {
-            header.push(format!("{m} {}", q.name()));
+            header.push(short(m));
         }
     }
     let last = machines.last().copied().unwrap_or("");
-    header.push(format!("today vs {last}"));
+    header.push(format!("today vs {}", short(last)));
     let header_refs: Vec<&str> = header.iter().map(String::as_str).collect();
     let mut t = new_table(&header_refs);
     for (label, id) in table.rows(&figures) {
@@ -155,7 +166,7 @@ pub fn render(table: &SeedTable, run: &Run, run_name: &str) -> String {
     let cols: Vec<usize> = (2..header.len()).collect();
     right(&mut t, &cols);
     format!(
-        "seed {} {}: {}, per operation — today = {run_name} ({}, {})\n{t}\n\
+        "seed {} {}: {}, per operation — today = {run_name} ({}, {}); columns: {}\n{t}\n\
          historical figures are the seed's, converted to one operation \
          (`timeshare reference MACHINE` shows each conversion); the last column is how many \
          times faster today is than {last}.\n",
@@ -164,5 +175,6 @@ pub fn render(table: &SeedTable, run: &Run, run_name: &str) -> String {
         table.title,
         run.environment.hostname,
         run.started_at.format("%Y-%m-%d %H:%M UTC"),
+        machines.join(", "),
     )
 }
