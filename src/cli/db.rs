@@ -33,6 +33,27 @@ impl DbArgs {
         open_at(&self.path()?)
     }
 
+    /// The database `run` saves to. A database the user chose (`--db`, `$TIMESHARE_DB`)
+    /// must open, or nothing runs. The default one may be impossible to create (a read-only
+    /// home, a user without one): then the run goes on unsaved, with a warning. A database
+    /// from a newer timeshare is refused wherever it is.
+    pub fn open_for_run(&self) -> Result<Option<Store>> {
+        let chosen =
+            self.db.is_some() || std::env::var_os(store::DB_ENV).is_some_and(|v| !v.is_empty());
+        let path = self.path()?;
+        match Store::open(&path) {
+            Ok(s) => Ok(Some(s)),
+            Err(e @ store::StoreError::NewerSchema { .. }) => Err(usage_if_user(e)),
+            Err(e) if chosen => Err(usage_if_user(e)),
+            Err(e) => {
+                eprintln!(
+                    "warning: not saving this run: {e} (give --db PATH to save it elsewhere)"
+                );
+                Ok(None)
+            }
+        }
+    }
+
     /// Open an existing database only: reading commands never create one.
     pub fn open_existing(&self) -> Result<Store> {
         let path = self.path()?;

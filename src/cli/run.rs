@@ -89,7 +89,7 @@ pub fn execute(args: RunArgs) -> Result<u8> {
     let store = if args.no_save {
         None
     } else {
-        Some(args.db.open()?)
+        args.db.open_for_run()?
     };
     interrupt::install()?;
 
