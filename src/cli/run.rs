@@ -102,12 +102,6 @@ pub fn execute(args: RunArgs) -> Result<u8> {
     };
     let run = runner.execute(&chosen, &derived_rows(), &mut observers)?;
     progress.finish();
-    if let Some(r) = recorder.as_mut() {
-        r.finish(&run)?;
-        if let Some(id) = r.run_id() {
-            eprintln!("stored as run {id} in {}", r.path());
-        }
-    }
 
     let mut table = report::table::run_table(&run, &runner.overhead);
     let extra = report::extra::extra_tables(&run);
@@ -122,6 +116,13 @@ pub fn execute(args: RunArgs) -> Result<u8> {
     }
     if let Some(out) = json.take() {
         out.write(&report::json::to_json(&run)?)?;
+    }
+    // After the table, so that a store error cannot hide what was measured.
+    if let Some(r) = recorder.as_mut() {
+        r.finish(&run)?;
+        if let Some(id) = r.run_id() {
+            eprintln!("stored as run {id} in {}", r.path());
+        }
     }
     Ok(exit_code(&run))
 }
