@@ -436,3 +436,180 @@ fn mode_name(m: Mode) -> &'static str {
         Mode::Full => "full",
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Better, Calibration, Environment, RunOptions, Summary, Tool, Unit};
+
+    fn run(label: Option<&str>) -> Run {
+        Run {
+            schema_version: crate::model::SCHEMA_VERSION,
+            tool: Tool::this(),
+            options: RunOptions {
+                label: label.map(str::to_string),
+                ..RunOptions::default()
+            },
+            environment: Environment {
+                hostname: "testhost".into(),
+                ..Environment::default()
+            },
+            started_at: Utc::now(),
+            finished_at: None,
+            status: RunStatus::Running,
+            warnings: vec![],
+            results: vec![],
+        }
+    }
+
+    fn result(id: &str, median: f64) -> BenchResult {
+        BenchResult {
+            id: id.into(),
+            family: "syscall".into(),
+            source: "test".into(),
+            unit: Unit::SecondsPerOp,
+            better: Better::Lower,
+            status: Status::Ok,
+            derived: false,
+            calibration: Some(Calibration {
+                batch: 10,
+                calibrated: true,
+                target_s: 1e-3,
+                clock_overhead_s: 2e-8,
+                loop_overhead_s: 1e-9,
+            }),
+            summary: Some(Summary::from_values(&[median, median * 1.01, median * 0.99]).unwrap()),
+            raw_summary: None,
+            below_resolution: false,
+            samples: vec![],
+            culled: 0,
+            times: None,
+            counters: None,
+            details: None,
+            notes: vec![],
+            duration_s: 0.1,
+        }
+    }
+
+    fn overhead() -> Overhead {
+        Overhead {
+            clock_s: 2e-8,
+            per_iter_s: 1e-9,
+            resolution_s: 1e-9,
+        }
+    }
+
+    #[test]
+    fn a_run_goes_in_piece_by_piece_and_comes_back_whole() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = Store::open(&dir.path().join("db/runs.db")).unwrap();
+        let r = run(Some("base"));
+        let id = store.begin_run(&r, &overhead()).unwrap();
+        assert_eq!(store.runs().unwrap()[0].status, RunStatus::Running);
+        store
+            .save_result(id, 0, &result("syscall.getpid", 1e-7))
+            .unwrap();
+        store
+            .save_result(id, 1, &result("syscall.getuid", 2e-7))
+            .unwrap();
+        store
+            .finish_run(id, RunStatus::Complete, Utc::now())
+            .unwrap();
+
+        let back = store.load(id).unwrap();
+        assert_eq!(back.run.status, RunStatus::Complete);
+        assert_eq!(back.run.results.len(), 2);
+        assert_eq!(back.run.results[1].id, "syscall.getuid");
+        assert_eq!(back.run.results[0].median(), Some(1e-7));
+        assert_eq!(back.overhead.clock_s, 2e-8);
+        assert_eq!(back.row.host, "testhost");
+        assert_eq!(back.row.results, 2);
+    }
+
+    #[test]
+    fn runs_are_named_by_id_label_or_last() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = Store::open(&dir.path().join("runs.db")).unwrap();
+        assert!(matches!(store.resolve("last"), Err(StoreError::NoRuns)));
+        let a = store.begin_run(&run(Some("base")), &overhead()).unwrap();
+        let b = store.begin_run(&run(None), &overhead()).unwrap();
+        let c = store.begin_run(&run(Some("base")), &overhead()).unwrap();
+        assert_eq!(store.resolve("last").unwrap(), c);
+        assert_eq!(store.resolve(&a.to_string()).unwrap(), a);
+        assert_eq!(store.resolve(&b.to_string()).unwrap(), b);
+        assert_eq!(
+            store.resolve("base").unwrap(),
+            c,
+            "the newest with that label"
+        );
+        assert!(matches!(
+            store.resolve("99"),
+            Err(StoreError::UnknownRun(_))
+        ));
+        assert!(matches!(
+            store.resolve("nope"),
+            Err(StoreError::UnknownLabel(_))
+        ));
+        let ids: Vec<i64> = store.runs().unwrap().iter().map(|r| r.id).collect();
+        assert_eq!(ids, vec![c, b, a], "newest first");
+    }
+
+    #[test]
+    fn a_run_whose_writer_died_reads_back_interrupted() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = Store::open(&dir.path().join("runs.db")).unwrap();
+        let id = store.begin_run(&run(None), &overhead()).unwrap();
+        // Pretend the writer was a process that has exited.
+        let mut child = std::process::Command::new("true").spawn().unwrap();
+        let pid = child.id();
+        child.wait().unwrap();
+        store
+            .conn
+            .execute("UPDATE runs SET pid = ?1 WHERE id = ?2", params![pid, id])
+            .unwrap();
+        assert_eq!(store.runs().unwrap()[0].status, RunStatus::Interrupted);
+        assert_eq!(store.load(id).unwrap().run.status, RunStatus::Interrupted);
+    }
+
+    #[test]
+    fn an_import_is_stored_whole_and_keeps_its_overhead() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = Store::open(&dir.path().join("runs.db")).unwrap();
+        let mut r = run(None);
+        r.status = RunStatus::Complete;
+        r.results = vec![result("syscall.getpid", 1e-7)];
+        let id = store.import_run(&r, "elsewhere.json").unwrap();
+        let back = store.load(id).unwrap();
+        assert_eq!(back.row.imported_from.as_deref(), Some("elsewhere.json"));
+        assert_eq!(back.overhead.per_iter_s, 1e-9);
+        assert_eq!(back.run.results.len(), 1);
+    }
+
+    #[test]
+    fn reopening_migrates_nothing_and_a_newer_schema_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("runs.db");
+        let mut store = Store::open(&path).unwrap();
+        store.begin_run(&run(None), &overhead()).unwrap();
+        drop(store);
+        let store = Store::open(&path).unwrap();
+        assert_eq!(store.runs().unwrap().len(), 1);
+        store
+            .conn
+            .pragma_update(None, "user_version", schema::current_version() + 1)
+            .unwrap();
+        drop(store);
+        let err = Store::open(&path).err().expect("refused");
+        assert!(matches!(err, StoreError::NewerSchema { .. }), "{err}");
+        assert!(err.is_usage());
+    }
+
+    #[test]
+    fn a_file_that_is_not_a_database_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("runs.db");
+        std::fs::write(&path, vec![b'x'; 4096]).unwrap();
+        let err = Store::open(&path).err().expect("refused");
+        assert!(matches!(err, StoreError::NotADatabase { .. }), "{err}");
+    }
+}
