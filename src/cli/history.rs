@@ -14,6 +14,11 @@ pub struct HistoryArgs {
 }
 
 pub fn execute(args: HistoryArgs) -> Result<u8> {
+    let path = args.db.path()?;
+    if !path.exists() {
+        println!("no runs stored yet (no database at {})", path.display());
+        return Ok(0);
+    }
     let store = args.db.open_existing()?;
     let rows = store.runs()?;
     print!("{}", history_table(&rows));

@@ -130,6 +130,30 @@ pub const TABLE_8: &[(&str, &str, [f64; 2])] = &[
     ("gausspage.inf", "vm.gausspage.10000", [848.0, 844.0]),
 ];
 
+/// The context-switch cost by the seed's own formula (§3.2.1: "The result of running
+/// signocsw is deducted from the csw benchmark"): `ctx.switch` = (csw − 2 × signocsw) per
+/// switch, from Table 2's elapsed columns.
+fn context_switch(out: &mut Vec<Figure>) {
+    let row = |name: &str| TABLE_2.iter().find(|r| r.0 == name).expect("in Table 2");
+    let (csw, signocsw) = (row("csw"), row("signocsw"));
+    for (k, &(machine, version)) in SYSTEMS.iter().enumerate() {
+        let (a, b) = (csw.3[k], signocsw.3[k]);
+        let mut f = per_op(
+            machine,
+            "ctx.switch",
+            Quantity::Headline,
+            "001",
+            format!("Table 2, rows csw and signocsw, Elapsed Time {version} (derived)"),
+            format!("csw {a:.1} s, signocsw {b:.1} s"),
+            a - 2.0 * b,
+            csw.2,
+            "context switches",
+        );
+        f.conversion = format!("({a:.1} s − 2 × {b:.1} s) / 10,000 context switches");
+        out.push(f);
+    }
+}
+
 /// What one operation of a Table 2 program is, for the conversion text.
 fn op_name(ops: f64, test: &str) -> &'static str {
     match (ops as u64, test) {
@@ -166,6 +190,7 @@ pub fn figures() -> Vec<Figure> {
             }
         }
     }
+    context_switch(&mut out);
     for &(test, id, touches, real, user, system, _faults) in TABLE_7 {
         for (k, &(machine, version)) in SYSTEMS[..2].iter().enumerate() {
             let columns = [

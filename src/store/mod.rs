@@ -42,6 +42,8 @@ pub enum StoreError {
     },
     #[error("{path} is not a timeshare database ({why})")]
     NotADatabase { path: String, why: String },
+    #[error("cannot open the results database {path}: {why}")]
+    CannotOpen { path: String, why: String },
     #[error("no run {0} in the database (see `timeshare history`)")]
     UnknownRun(String),
     #[error("no run labelled {0:?} in the database (see `timeshare history`)")]
@@ -61,6 +63,7 @@ impl StoreError {
             self,
             StoreError::NewerSchema { .. }
                 | StoreError::NotADatabase { .. }
+                | StoreError::CannotOpen { .. }
                 | StoreError::UnknownRun(_)
                 | StoreError::UnknownLabel(_)
                 | StoreError::NoRuns
@@ -114,7 +117,7 @@ impl Store {
     pub fn open(path: &Path) -> Result<Store, StoreError> {
         let shown = path.display().to_string();
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            std::fs::create_dir_all(dir).map_err(|e| StoreError::NotADatabase {
+            std::fs::create_dir_all(dir).map_err(|e| StoreError::CannotOpen {
                 path: shown.clone(),
                 why: format!("cannot create {}: {e}", dir.display()),
             })?;
@@ -123,7 +126,10 @@ impl Store {
             path: shown.clone(),
             why: e.to_string(),
         };
-        let mut conn = Connection::open(path).map_err(not_db)?;
+        let mut conn = Connection::open(path).map_err(|e| StoreError::CannotOpen {
+            path: shown.clone(),
+            why: e.to_string(),
+        })?;
         conn.busy_timeout(Duration::from_secs(30))?;
         // The first statement that reads the file tells a non-database apart.
         conn.pragma_update(None, "journal_mode", "WAL")
