@@ -7,4 +7,6 @@ pub mod bench;
 pub mod cli;
 pub mod harness;
 pub mod model;
+pub mod reference;
 pub mod report;
+pub mod store;

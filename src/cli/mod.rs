@@ -8,9 +8,17 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod compare;
+mod db;
+mod export;
+mod history;
+mod import;
 mod list;
+mod reference;
 mod run;
+mod show;
 mod sysinfo;
+mod table;
 
 pub const EXIT_FAILED: u8 = 1;
 pub const EXIT_USAGE: u8 = 2;
@@ -40,6 +48,20 @@ pub enum Command {
     List(list::ListArgs),
     /// Show the environment record that every run stores
     Sysinfo(sysinfo::SysinfoArgs),
+    /// List the stored runs, newest first
+    History(history::HistoryArgs),
+    /// Print a stored run as its table
+    Show(show::ShowArgs),
+    /// Write a stored run as JSON, CSV or Markdown
+    Export(export::ExportArgs),
+    /// Store a run from a JSON file (from another machine, or `run --json`)
+    Import(import::ImportArgs),
+    /// Set runs and historical machines side by side, with a verdict per id
+    Compare(compare::CompareArgs),
+    /// List the historical machines of the seeds, or one machine's figures
+    Reference(reference::ReferenceArgs),
+    /// Print a run in the layout of a seed's table, with the historical columns beside it
+    Table(table::TableArgs),
 }
 
 /// An error that is the user's input, not the machine's: exit code 2.
@@ -53,6 +75,13 @@ pub fn main() -> ExitCode {
         Command::Run(args) => run::execute(args),
         Command::List(args) => list::execute(args),
         Command::Sysinfo(args) => sysinfo::execute(args),
+        Command::History(args) => history::execute(args),
+        Command::Show(args) => show::execute(args),
+        Command::Export(args) => export::execute(args),
+        Command::Import(args) => import::execute(args),
+        Command::Compare(args) => compare::execute(args),
+        Command::Reference(args) => reference::execute(args),
+        Command::Table(args) => table::execute(args),
     };
     match outcome {
         Ok(code) => ExitCode::from(code),
@@ -60,7 +89,9 @@ pub fn main() -> ExitCode {
             eprintln!("timeshare: error: {}", one_line(&e));
             let usage = e.downcast_ref::<UsageError>().is_some()
                 || e.downcast_ref::<crate::bench::select::SelectError>()
-                    .is_some();
+                    .is_some()
+                || e.downcast_ref::<crate::store::StoreError>()
+                    .is_some_and(|s| s.is_usage());
             ExitCode::from(if usage { EXIT_USAGE } else { EXIT_FAILED })
         }
     }

@@ -12,9 +12,11 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use super::{UsageError, EXIT_FAILED, EXIT_INTERRUPTED};
 use crate::bench::{derived_rows, registry, select};
+use crate::harness::tee::Tee;
 use crate::harness::{cpu, interrupt, Observer, Runner};
 use crate::model::{BenchResult, Mode, Placement, Run, RunOptions, RunStatus, Status};
 use crate::report;
+use crate::store::Recorder;
 
 #[derive(Debug, Args)]
 pub struct RunArgs {
@@ -44,6 +46,11 @@ pub struct RunArgs {
     /// Also show elapsed, user and system time per operation and the kernel's counters
     #[arg(long, short = 'w')]
     pub wide: bool,
+    /// Do not store the run in the results database
+    #[arg(long)]
+    pub no_save: bool,
+    #[command(flatten)]
+    pub db: super::db::DbArgs,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -81,11 +88,22 @@ pub fn execute(args: RunArgs) -> Result<u8> {
         placement: args.placement.into(),
         label: args.label.clone(),
     };
+    // The database is opened (and its schema checked) before anything is measured.
+    let store = if args.no_save {
+        None
+    } else {
+        args.db.open_for_run()?
+    };
     interrupt::install()?;
 
     let runner = Runner::new(options, &dir)?;
+    let mut recorder = store.map(|s| Recorder::new(s, runner.overhead));
     let mut progress = Progress::new();
-    let run = runner.execute(&chosen, &derived_rows(), &mut progress)?;
+    let mut observers = Tee {
+        first: &mut progress,
+        second: recorder.as_mut().map(|r| r as &mut dyn Observer),
+    };
+    let run = runner.execute(&chosen, &derived_rows(), &mut observers)?;
     progress.finish();
 
     let mut table = report::table::run_table(&run, &runner.overhead, args.wide);
@@ -101,6 +119,13 @@ pub fn execute(args: RunArgs) -> Result<u8> {
     }
     if let Some(out) = json.take() {
         out.write(&report::json::to_json(&run)?)?;
+    }
+    // After the table, so that a store error cannot hide what was measured.
+    if let Some(r) = recorder.as_mut() {
+        r.finish(&run)?;
+        if let Some(id) = r.run_id() {
+            eprintln!("stored as run {id} in {}", r.path());
+        }
     }
     Ok(exit_code(&run))
 }

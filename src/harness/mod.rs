@@ -11,6 +11,7 @@ pub mod runner;
 pub mod rusage;
 pub mod sampler;
 pub mod sysinfo;
+pub mod tee;
 
 pub use runner::{Observer, Runner};
 pub use sampler::Overhead;

@@ -1,6 +1,10 @@
 //! Rendering only: model types in, bytes out. No measuring, no file I/O.
 
+pub mod compare;
+pub mod csv;
 pub mod extra;
 pub mod io;
 pub mod json;
+pub mod markdown;
+pub mod seed_table;
 pub mod table;

@@ -2,10 +2,15 @@
 
 use assert_cmd::Command;
 
-/// The built `timeshare` binary, with a clean environment for output width.
+/// The built `timeshare` binary, with a clean environment for output width, and a results
+/// database under the target directory: no test ever writes to the user's own.
 pub fn timeshare() -> Command {
     let mut c = Command::cargo_bin("timeshare").expect("binary built");
     c.env_remove("COLUMNS");
+    c.env(
+        "TIMESHARE_DB",
+        concat!(env!("CARGO_TARGET_TMPDIR"), "/it-runs.db"),
+    );
     c
 }
 

@@ -4,4 +4,5 @@
 mod cli;
 mod common;
 mod io;
+mod store;
 mod syscall;

@@ -64,7 +64,7 @@ fn an_ordinary_user_gets_root_rows_skipped_with_the_reason() {
             "--",
         ])
         .arg(&bin)
-        .args(["run", "syscall", "--quick", "--json", "-"])
+        .args(["run", "syscall", "--quick", "--json", "-", "--no-save"])
         .env("TMPDIR", "/tmp")
         .output()
         .expect("setpriv runs");

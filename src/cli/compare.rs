@@ -1,0 +1,101 @@
+//! `timeshare compare A B [C…] [--threshold PCT]`: runs (id, label or `last`) and
+//! historical machines (`timeshare reference` lists them) side by side.
+
+use anyhow::Result;
+use clap::Args;
+
+use super::db::{usage_if_user, DbArgs};
+use super::UsageError;
+use crate::model::change::DEFAULT_MIN_EFFECT;
+use crate::reference::{self, Quantity};
+use crate::report::compare::{compare_table, Column};
+use crate::store::{status_name, Store, StoredRun};
+
+#[derive(Debug, Args)]
+pub struct CompareArgs {
+    /// Runs (id, label or `last`) and reference machines; the first is the baseline
+    #[arg(required = true, num_args = 2..)]
+    pub names: Vec<String>,
+    /// The smallest difference of medians, in percent, that is called a change
+    #[arg(long, value_name = "PCT", default_value_t = DEFAULT_MIN_EFFECT * 100.0)]
+    pub threshold: f64,
+    #[command(flatten)]
+    pub db: DbArgs,
+}
+
+pub fn execute(args: CompareArgs) -> Result<u8> {
+    if !(args.threshold >= 0.0 && args.threshold.is_finite()) {
+        return Err(UsageError(format!(
+            "--threshold {}: give a percentage ≥ 0",
+            args.threshold
+        ))
+        .into());
+    }
+    // The database is needed only when some name is not a reference machine.
+    let needs_store = args.names.iter().any(|n| reference::machine(n).is_none());
+    let store = if needs_store {
+        Some(args.db.open_existing()?)
+    } else {
+        None
+    };
+    let columns = args
+        .names
+        .iter()
+        .map(|n| column(store.as_ref(), n))
+        .collect::<Result<Vec<_>>>()?;
+    print!("{}", compare_table(&columns, args.threshold / 100.0));
+    Ok(0)
+}
+
+/// A name is a run when it is `last` or a number; else a reference machine; else a label.
+fn column(store: Option<&Store>, name: &str) -> Result<Column> {
+    let is_run_name = name == "last" || name.parse::<i64>().is_ok();
+    if !is_run_name {
+        if let Some(machine) = reference::machine(name) {
+            let figures = reference::figures_of(name)
+                .into_iter()
+                .filter(|f| f.quantity == Quantity::Headline)
+                .collect();
+            return Ok(Column::Machine { machine, figures });
+        }
+    }
+    let store = store.expect("a store is opened when a name is not a machine");
+    let id = store.resolve(name).map_err(|e| {
+        if is_run_name {
+            usage_if_user(e)
+        } else {
+            UsageError(format!(
+                "no run or reference machine named {name:?} (see `timeshare history` and \
+                 `timeshare reference`)"
+            ))
+            .into()
+        }
+    })?;
+    let stored = store.load(id)?;
+    Ok(run_column(stored))
+}
+
+fn run_column(stored: StoredRun) -> Column {
+    let row = &stored.row;
+    let about = format!(
+        "{} · {} · {} · {}{}{}",
+        row.started_at.format("%Y-%m-%d %H:%M UTC"),
+        row.host,
+        row.mode,
+        row.selection,
+        row.label
+            .as_deref()
+            .map(|l| format!(" · label {l}"))
+            .unwrap_or_default(),
+        if row.status == crate::model::RunStatus::Complete {
+            String::new()
+        } else {
+            format!(" · {}", status_name(row.status))
+        }
+    );
+    Column::Run {
+        name: format!("run {}", row.id),
+        about,
+        run: Box::new(stored.run),
+    }
+}

@@ -1,0 +1,82 @@
+//! `--db PATH`: which results database a subcommand uses (else `$TIMESHARE_DB`, else the
+//! user's data directory). Shared by `run` and every subcommand that reads the store.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::Result;
+use clap::Args;
+
+use super::UsageError;
+use crate::store::{self, Store};
+
+#[derive(Debug, Args, Clone, Default)]
+pub struct DbArgs {
+    /// The results database [default: $TIMESHARE_DB, else $XDG_DATA_HOME/timeshare/runs.db]
+    #[arg(long, value_name = "PATH", global = true)]
+    pub db: Option<PathBuf>,
+}
+
+impl DbArgs {
+    /// The database file this invocation uses.
+    pub fn path(&self) -> Result<PathBuf> {
+        store::resolve_path(self.db.as_deref()).ok_or_else(|| {
+            UsageError(
+                "no data directory for the results database: give --db PATH or set TIMESHARE_DB"
+                    .into(),
+            )
+            .into()
+        })
+    }
+
+    /// Open the database, creating it if needed.
+    pub fn open(&self) -> Result<Store> {
+        open_at(&self.path()?)
+    }
+
+    /// The database `run` saves to. A database the user chose (`--db`, `$TIMESHARE_DB`)
+    /// must open, or nothing runs. The default one may be impossible to create (a read-only
+    /// home, a user without one): then the run goes on unsaved, with a warning. A database
+    /// from a newer timeshare is refused wherever it is.
+    pub fn open_for_run(&self) -> Result<Option<Store>> {
+        let chosen =
+            self.db.is_some() || std::env::var_os(store::DB_ENV).is_some_and(|v| !v.is_empty());
+        let path = self.path()?;
+        match Store::open(&path) {
+            Ok(s) => Ok(Some(s)),
+            Err(e @ store::StoreError::NewerSchema { .. }) => Err(usage_if_user(e)),
+            Err(e) if chosen => Err(usage_if_user(e)),
+            Err(e) => {
+                eprintln!(
+                    "warning: not saving this run: {e} (give --db PATH to save it elsewhere)"
+                );
+                Ok(None)
+            }
+        }
+    }
+
+    /// Open an existing database only: reading commands never create one.
+    pub fn open_existing(&self) -> Result<Store> {
+        let path = self.path()?;
+        if !path.exists() {
+            return Err(UsageError(format!(
+                "no results database at {} (run `timeshare run` first, or give --db)",
+                path.display()
+            ))
+            .into());
+        }
+        open_at(&path)
+    }
+}
+
+fn open_at(path: &Path) -> Result<Store> {
+    Store::open(path).map_err(usage_if_user)
+}
+
+/// A store error that is the user's doing (a name, a file) becomes a usage error (exit 2).
+pub fn usage_if_user(e: store::StoreError) -> anyhow::Error {
+    if e.is_usage() {
+        UsageError(e.to_string()).into()
+    } else {
+        e.into()
+    }
+}

@@ -1,0 +1,54 @@
+//! `timeshare export RUN --format json|csv|markdown [-o FILE]`
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use anyhow::{Context, Result};
+use clap::{Args, ValueEnum};
+
+use super::db::DbArgs;
+use crate::report;
+
+#[derive(Debug, Args)]
+pub struct ExportArgs {
+    /// A run id, a label, or `last`
+    pub run: String,
+    /// The output format
+    #[arg(long, value_enum, default_value_t = Format::Json)]
+    pub format: Format,
+    /// Write to FILE instead of standard output
+    #[arg(long, short, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    #[command(flatten)]
+    pub db: DbArgs,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum Format {
+    /// The result format of `run --json` (importable)
+    Json,
+    /// One line per result: id, status, unit, median, CI, spread, times per op
+    Csv,
+    /// A Markdown table, for a report or an issue
+    Markdown,
+}
+
+pub fn execute(args: ExportArgs) -> Result<u8> {
+    let store = args.db.open_existing()?;
+    let stored = super::show::load(&store, &args.run)?;
+    let bytes = match args.format {
+        Format::Json => report::json::to_json(&stored.run)?,
+        Format::Csv => report::csv::to_csv(&stored.run)?,
+        Format::Markdown => report::markdown::to_markdown(&stored.run).into_bytes(),
+    };
+    match &args.output {
+        Some(path) => std::fs::write(path, &bytes)
+            .with_context(|| format!("cannot write {}", path.display()))?,
+        None => {
+            let mut out = std::io::stdout().lock();
+            out.write_all(&bytes)?;
+            out.flush()?;
+        }
+    }
+    Ok(0)
+}

@@ -1,0 +1,60 @@
+//! `timeshare history [--db PATH]`: the stored runs, newest first.
+
+use anyhow::Result;
+use clap::Args;
+
+use super::db::DbArgs;
+use crate::report::table::{new_table, right};
+use crate::store::{status_name, RunRow};
+
+#[derive(Debug, Args)]
+pub struct HistoryArgs {
+    #[command(flatten)]
+    pub db: DbArgs,
+}
+
+pub fn execute(args: HistoryArgs) -> Result<u8> {
+    let path = args.db.path()?;
+    if !path.exists() {
+        println!("no runs stored yet (no database at {})", path.display());
+        return Ok(0);
+    }
+    let store = args.db.open_existing()?;
+    let rows = store.runs()?;
+    print!("{}", history_table(&rows));
+    Ok(0)
+}
+
+fn history_table(rows: &[RunRow]) -> String {
+    if rows.is_empty() {
+        return "no runs stored yet\n".to_string();
+    }
+    let mut t = new_table(&[
+        "id",
+        "time (UTC)",
+        "host",
+        "selection",
+        "mode",
+        "results",
+        "status",
+        "label",
+    ]);
+    for r in rows {
+        let mut status = status_name(r.status).to_string();
+        if let Some(from) = &r.imported_from {
+            status.push_str(&format!(" (imported from {from})"));
+        }
+        t.add_row(vec![
+            r.id.to_string(),
+            r.started_at.format("%Y-%m-%d %H:%M:%S").to_string(),
+            r.host.clone(),
+            r.selection.clone(),
+            r.mode.clone(),
+            r.results.to_string(),
+            status,
+            r.label.clone().unwrap_or_default(),
+        ]);
+    }
+    right(&mut t, &[0, 5]);
+    format!("{t}\n")
+}

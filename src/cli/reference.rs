@@ -1,0 +1,80 @@
+//! `timeshare reference [MACHINE]`: the seeds' historical machines; with a name, every
+//! figure of that machine with its source and conversion.
+
+use anyhow::Result;
+use clap::Args;
+
+use super::UsageError;
+use crate::model::unit::format_value;
+use crate::reference::{self, Quantity};
+use crate::report::table::{new_table, right};
+
+#[derive(Debug, Args)]
+pub struct ReferenceArgs {
+    /// A machine to show in full (default: list them all)
+    pub machine: Option<String>,
+}
+
+pub fn execute(args: ReferenceArgs) -> Result<u8> {
+    match args.machine {
+        None => print!("{}", list()),
+        Some(name) => print!("{}", one(&name)?),
+    }
+    Ok(0)
+}
+
+fn list() -> String {
+    let figures = reference::figures();
+    let mut t = new_table(&["machine", "hardware", "system", "figures", "source"]);
+    for m in reference::machines() {
+        let n = figures
+            .iter()
+            .filter(|f| f.machine == m.name && f.quantity == Quantity::Headline)
+            .count();
+        t.add_row(vec![
+            m.name.to_string(),
+            m.hardware.to_string(),
+            m.system.to_string(),
+            n.to_string(),
+            m.about.to_string(),
+        ]);
+    }
+    right(&mut t, &[3]);
+    format!(
+        "{t}\n`timeshare reference MACHINE` shows its figures; `timeshare compare last MACHINE` \
+         sets a run beside it.\n"
+    )
+}
+
+fn one(name: &str) -> Result<String> {
+    let m = reference::machine(name).ok_or_else(|| {
+        let names: Vec<_> = reference::machines().iter().map(|m| m.name).collect();
+        UsageError(format!(
+            "no reference machine named {name:?}; known: {}",
+            names.join(", ")
+        ))
+    })?;
+    let mut t = new_table(&[
+        "id",
+        "figure",
+        "per op",
+        "as printed",
+        "conversion",
+        "source",
+    ]);
+    for f in reference::figures_of(name) {
+        t.add_row(vec![
+            f.id.clone(),
+            f.quantity.name().to_string(),
+            format_value(f.value, f.unit),
+            f.printed.clone(),
+            f.conversion.clone(),
+            format!("seed {}, {}", f.seed, f.place),
+        ]);
+    }
+    right(&mut t, &[2]);
+    Ok(format!(
+        "{}: {}, {} — {}\n{t}\n",
+        m.name, m.hardware, m.system, m.about
+    ))
+}

@@ -1,0 +1,220 @@
+//! Did a figure change between two runs, or is the difference noise?
+//!
+//! The test: a two-sided Mann–Whitney U test on the two runs' clean per-sample values,
+//! plus a minimum effect size on the ratio of medians. Both must agree before a change
+//! is called.
+//!
+//! Why this test: samples of a benchmark are not normal (a floor set by the hardware and a
+//! long right tail of interrupts and preemptions), so a t-test on means is pulled by a
+//! few outliers; Mann–Whitney uses only ranks, is distribution-free, and asks the question
+//! we want answered — does one run's per-sample figure tend to be larger than the other's?
+//! We use the normal approximation with the tie correction and a continuity correction,
+//! which is accurate from about five samples per side; below four we say so and call
+//! nothing.
+//!
+//! Why a minimum effect too: with dozens of samples the test detects shifts of a percent
+//! or less, and between two runs on a shared machine the CPU frequency, cache placement
+//! and neighbours move figures by a few percent without any change in what is measured —
+//! a drift that the spread *within* one run cannot show. So a difference must also exceed
+//! `min_effect` (5% by default, `compare --threshold`) of the first run's median to be
+//! called faster or slower. And p < 0.01 rather than 0.05, because a comparison tests
+//! dozens of ids at once: at 0.05 one id in twenty would be called changed by chance.
+
+use super::unit::Better;
+
+/// The significance level of the test.
+pub const ALPHA: f64 = 0.01;
+/// The default minimum relative difference of medians called a change.
+pub const DEFAULT_MIN_EFFECT: f64 = 0.05;
+/// Fewer clean samples than this on either side: no verdict.
+pub const MIN_SAMPLES: usize = 4;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verdict {
+    Faster,
+    Slower,
+    NoChange,
+    /// Too few samples on one side to decide.
+    TooFew,
+}
+
+impl Verdict {
+    pub fn describe(self) -> &'static str {
+        match self {
+            Verdict::Faster => "faster",
+            Verdict::Slower => "slower",
+            Verdict::NoChange => "no significant change",
+            Verdict::TooFew => "too few samples",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Change {
+    /// Median of `after` divided by median of `before`.
+    pub ratio: f64,
+    /// Two-sided p-value of the Mann–Whitney U test.
+    pub p_value: f64,
+    pub verdict: Verdict,
+}
+
+/// Compare `after` with `before` (clean per-sample values of one id in two runs).
+pub fn compare(before: &[f64], after: &[f64], better: Better, min_effect: f64) -> Change {
+    let ratio = median(after) / median(before);
+    if before.len() < MIN_SAMPLES || after.len() < MIN_SAMPLES {
+        return Change {
+            ratio,
+            p_value: f64::NAN,
+            verdict: Verdict::TooFew,
+        };
+    }
+    let p_value = mann_whitney_p(before, after);
+    let significant = p_value < ALPHA && (ratio - 1.0).abs() >= min_effect;
+    let verdict = if !significant {
+        Verdict::NoChange
+    } else if (ratio > 1.0) == (better == Better::Lower) {
+        Verdict::Slower
+    } else {
+        Verdict::Faster
+    };
+    Change {
+        ratio,
+        p_value,
+        verdict,
+    }
+}
+
+/// Two-sided p-value of the Mann–Whitney U test (normal approximation, tie-corrected,
+/// continuity-corrected). 1.0 when every value is tied.
+pub fn mann_whitney_p(a: &[f64], b: &[f64]) -> f64 {
+    let (n1, n2) = (a.len() as f64, b.len() as f64);
+    let n = n1 + n2;
+    let mut all: Vec<(f64, bool)> = a
+        .iter()
+        .map(|&v| (v, true))
+        .chain(b.iter().map(|&v| (v, false)))
+        .collect();
+    all.sort_by(|x, y| x.0.total_cmp(&y.0));
+    // Average ranks over ties; collect the tie sizes for the variance correction.
+    let mut rank_sum_a = 0.0;
+    let mut tie_term = 0.0;
+    let mut i = 0;
+    while i < all.len() {
+        let mut j = i;
+        while j + 1 < all.len() && all[j + 1].0 == all[i].0 {
+            j += 1;
+        }
+        let avg_rank = (i + j) as f64 / 2.0 + 1.0;
+        let t = (j - i + 1) as f64;
+        tie_term += t * t * t - t;
+        rank_sum_a += all[i..=j].iter().filter(|x| x.1).count() as f64 * avg_rank;
+        i = j + 1;
+    }
+    let u = rank_sum_a - n1 * (n1 + 1.0) / 2.0;
+    let mean = n1 * n2 / 2.0;
+    let var = n1 * n2 / 12.0 * ((n + 1.0) - tie_term / (n * (n - 1.0)));
+    if var <= 0.0 {
+        return 1.0;
+    }
+    let z = ((u - mean).abs() - 0.5).max(0.0) / var.sqrt();
+    libm::erfc(z / std::f64::consts::SQRT_2).min(1.0)
+}
+
+fn median(values: &[f64]) -> f64 {
+    let mut v = values.to_vec();
+    v.sort_by(|a, b| a.total_cmp(b));
+    match v.len() {
+        0 => f64::NAN,
+        n if n % 2 == 1 => v[n / 2],
+        n => (v[n / 2 - 1] + v[n / 2]) / 2.0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A deterministic, noisy-looking set of samples around `centre` (±8%).
+    fn noisy(centre: f64, n: usize, phase: u64) -> Vec<f64> {
+        let mut x = phase.wrapping_mul(2654435761).wrapping_add(12345);
+        (0..n)
+            .map(|_| {
+                x = x
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                let u = (x >> 11) as f64 / (1u64 << 53) as f64;
+                centre * (0.92 + 0.16 * u)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn identical_samples_are_no_change() {
+        let a = noisy(1e-6, 30, 1);
+        let c = compare(&a, &a, Better::Lower, DEFAULT_MIN_EFFECT);
+        assert_eq!(c.verdict, Verdict::NoChange);
+        assert!((c.ratio - 1.0).abs() < 1e-12);
+        assert!(c.p_value > 0.9);
+    }
+
+    #[test]
+    fn two_draws_of_the_same_noise_are_no_change() {
+        let c = compare(
+            &noisy(1e-6, 30, 1),
+            &noisy(1e-6, 30, 2),
+            Better::Lower,
+            DEFAULT_MIN_EFFECT,
+        );
+        assert_eq!(c.verdict, Verdict::NoChange, "{c:?}");
+    }
+
+    #[test]
+    fn a_thirty_percent_slowdown_is_slower_and_a_speedup_faster() {
+        let a = noisy(1e-6, 20, 3);
+        let slow: Vec<f64> = a.iter().map(|v| v * 1.3).collect();
+        let c = compare(&a, &slow, Better::Lower, DEFAULT_MIN_EFFECT);
+        assert_eq!(c.verdict, Verdict::Slower);
+        assert!(c.p_value < 1e-4);
+        assert_eq!(
+            compare(&slow, &a, Better::Lower, DEFAULT_MIN_EFFECT).verdict,
+            Verdict::Faster
+        );
+    }
+
+    #[test]
+    fn higher_is_better_turns_the_verdict_round() {
+        let a = noisy(1e9, 20, 4);
+        let more: Vec<f64> = a.iter().map(|v| v * 1.3).collect();
+        assert_eq!(
+            compare(&a, &more, Better::Higher, DEFAULT_MIN_EFFECT).verdict,
+            Verdict::Faster
+        );
+    }
+
+    #[test]
+    fn a_significant_but_tiny_shift_is_not_called_a_change() {
+        let a = noisy(1e-6, 200, 5);
+        let b: Vec<f64> = a.iter().map(|v| v * 1.02).collect();
+        let c = compare(&a, &b, Better::Lower, DEFAULT_MIN_EFFECT);
+        assert_eq!(c.verdict, Verdict::NoChange);
+        // …but with no minimum effect it is.
+        assert_eq!(compare(&a, &b, Better::Lower, 0.0).verdict, Verdict::Slower);
+    }
+
+    #[test]
+    fn too_few_samples_give_no_verdict() {
+        let c = compare(&[1.0, 1.1], &[2.0, 2.1], Better::Lower, DEFAULT_MIN_EFFECT);
+        assert_eq!(c.verdict, Verdict::TooFew);
+    }
+
+    #[test]
+    fn p_value_matches_a_known_case() {
+        // Fully separated samples of 10 and 10: U = 0, z = (50 − 0.5)/√175 = 3.742,
+        // two-sided p = 1.83e-4 (normal approximation).
+        let a: Vec<f64> = (0..10).map(|i| i as f64).collect();
+        let b: Vec<f64> = (10..20).map(|i| i as f64).collect();
+        let p = mann_whitney_p(&a, &b);
+        assert!((p - 1.83e-4).abs() < 0.05e-4, "p = {p}");
+        assert_eq!(mann_whitney_p(&[1.0; 5], &[1.0; 5]), 1.0);
+    }
+}

@@ -1,0 +1,224 @@
+//! The historical machines of the seeds, as data: each published figure keyed by the
+//! catalogue id it corresponds to, with its source (seed file, table, row, column), the
+//! figure as printed, and the conversion to the per-operation unit timeshare reports.
+//!
+//! One file per seed. Every value is transcribed from `shared/seeds/*.txt`; where the OCR
+//! of a seed is damaged, the file says how it was read, and figures that could not be read
+//! with confidence are left out rather than guessed.
+
+mod seed000;
+mod seed001;
+mod seed002;
+mod seed003;
+mod seed004;
+
+use crate::model::Unit;
+
+/// A historical machine (hardware and system) that the seeds measured.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Machine {
+    /// The name a user types: `vax750-4.3bsd`.
+    pub name: &'static str,
+    pub hardware: &'static str,
+    pub system: &'static str,
+    /// The seeds its figures come from, and anything a reader must know about them.
+    pub about: &'static str,
+}
+
+/// Which of a row's figures a value is: the headline one that `compare` sets beside a
+/// run's median, or one of the seed's other columns.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Quantity {
+    /// Elapsed (real) time per operation, or the rate for throughput rows.
+    Headline,
+    /// User CPU time per operation.
+    User,
+    /// System CPU time per operation.
+    System,
+    /// Page-fault service time: system time / page faults (001 Table 8).
+    FaultService,
+}
+
+impl Quantity {
+    pub fn name(self) -> &'static str {
+        match self {
+            Quantity::Headline => "elapsed",
+            Quantity::User => "user",
+            Quantity::System => "system",
+            Quantity::FaultService => "fault service",
+        }
+    }
+}
+
+/// One published figure.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Figure {
+    pub machine: &'static str,
+    pub id: String,
+    pub quantity: Quantity,
+    /// Seed number as in the catalogue ("001").
+    pub seed: &'static str,
+    /// Table or figure, row and column: "Table 2, row syscall, Elapsed 4.3".
+    pub place: String,
+    /// The figure as the seed prints it, with its unit: "23.0 s".
+    pub printed: String,
+    /// How `value` follows from `printed`: "23.0 s / 100,000 calls".
+    pub conversion: String,
+    /// The figure per operation, in `unit` (SI: seconds per op, or bytes per second).
+    pub value: f64,
+    pub unit: Unit,
+}
+
+/// Every reference machine, in the order of the seeds.
+pub fn machines() -> Vec<Machine> {
+    let mut all = Vec::new();
+    all.extend(seed002::machines());
+    all.extend(seed001::machines());
+    all.extend(seed003::machines());
+    all.extend(seed004::machines());
+    all
+}
+
+/// Every figure of every machine.
+pub fn figures() -> Vec<Figure> {
+    let mut all = Vec::new();
+    all.extend(seed000::figures());
+    all.extend(seed001::figures());
+    all.extend(seed002::figures());
+    all.extend(seed003::figures());
+    all.extend(seed004::figures());
+    all
+}
+
+pub fn machine(name: &str) -> Option<Machine> {
+    machines().into_iter().find(|m| m.name == name)
+}
+
+/// The figures of `machine`, in transcription order.
+pub fn figures_of(machine: &str) -> Vec<Figure> {
+    figures()
+        .into_iter()
+        .filter(|f| f.machine == machine)
+        .collect()
+}
+
+/// The headline figure of `id` on `machine`, if the seeds give one.
+pub fn headline(machine: &str, id: &str) -> Option<Figure> {
+    figures()
+        .into_iter()
+        .find(|f| f.machine == machine && f.id == id && f.quantity == Quantity::Headline)
+}
+
+/// A figure given as a total for `ops` operations, printed as `printed`, converted to
+/// seconds per operation. `what` names one operation ("getpid calls").
+#[allow(clippy::too_many_arguments)]
+fn per_op(
+    machine: &'static str,
+    id: &str,
+    quantity: Quantity,
+    seed: &'static str,
+    place: String,
+    printed: String,
+    seconds: f64,
+    ops: f64,
+    what: &str,
+) -> Figure {
+    let conversion = if ops == 1.0 {
+        format!("{printed} per {what}")
+    } else {
+        format!("{printed} / {} {what}", group_thousands(ops))
+    };
+    Figure {
+        machine,
+        id: id.to_string(),
+        quantity,
+        seed,
+        place,
+        printed,
+        conversion,
+        value: seconds / ops,
+        unit: Unit::SecondsPerOp,
+    }
+}
+
+/// "100000" → "100,000", as the seeds print counts.
+fn group_thousands(n: f64) -> String {
+    let s = format!("{}", n as u64);
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// Seconds from the seeds' "m:ss.s" or "ss.s" notation.
+fn minutes_seconds(text: &str) -> f64 {
+    text.split(':').fold(0.0, |acc, part| {
+        acc * 60.0 + part.parse::<f64>().expect(text)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn getpid_under_4_3bsd_is_230_microseconds() {
+        let f = headline("vax750-4.3bsd", "syscall.getpid").expect("transcribed");
+        assert!((f.value - 230e-6).abs() < 1e-12, "{f:?}");
+        assert_eq!(f.seed, "001");
+        assert!(f.place.contains("Table 2"));
+        assert!(f.conversion.contains("100,000"));
+    }
+
+    #[test]
+    fn getpid_on_the_11_70_is_seed_002_figure_4() {
+        let f = headline("pdp11-70", "syscall.getpid").expect("transcribed");
+        assert!((f.value - 230e-6).abs() < 1e-12, "{f:?}");
+        assert_eq!(f.seed, "002");
+        assert!(f.place.contains("Figure 4"));
+    }
+
+    #[test]
+    fn every_figure_belongs_to_a_listed_machine_and_is_positive() {
+        let names: Vec<_> = machines().iter().map(|m| m.name).collect();
+        for f in figures() {
+            assert!(names.contains(&f.machine), "{f:?}");
+            assert!(f.value.is_finite() && f.value > 0.0, "{f:?}");
+        }
+    }
+
+    #[test]
+    fn no_machine_has_two_headlines_for_one_id() {
+        let mut seen = std::collections::HashSet::new();
+        for f in figures()
+            .iter()
+            .filter(|f| f.quantity == Quantity::Headline)
+        {
+            assert!(seen.insert((f.machine, f.id.clone())), "duplicate {f:?}");
+        }
+    }
+
+    #[test]
+    fn every_id_is_in_the_catalogue() {
+        let catalogue = include_str!("catalogue_ids.txt");
+        for f in figures() {
+            assert!(
+                catalogue.lines().any(|l| l.trim() == f.id),
+                "{} is not a catalogue id",
+                f.id
+            );
+        }
+    }
+
+    #[test]
+    fn minutes_and_seconds_are_read() {
+        assert_eq!(minutes_seconds("29:09"), 1749.0);
+        assert_eq!(minutes_seconds("1:02.0"), 62.0);
+        assert_eq!(minutes_seconds("33.5"), 33.5);
+        assert_eq!(group_thousands(100000.0), "100,000");
+    }
+}

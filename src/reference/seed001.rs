@@ -1,0 +1,232 @@
+//! Seed 001 (McKusick, Leffler, Karels, *Measuring and Improving the Performance of
+//! Berkeley UNIX*): a VAX-11/750 under 4.1, 4.2 and 4.3BSD.
+//!
+//! - Table 2, "Kernel Benchmark results (all times in seconds)": elapsed, user and system
+//!   seconds for the whole program; Table 1 gives each program's count (100,000 getpid
+//!   calls; 10,000 signals, context switches or messages; 1,000 forks or execs), so the
+//!   per-operation figure is the printed total divided by that count.
+//! - Table 7, "Paging benchmark results (all times in seconds)", 4.1 and 4.2 only; the run
+//!   script (Appendix: `seqpage -p 7500 10`, `randpage -p 7500 30000`, `gausspage -p 7500
+//!   -s S 30000`) gives the counts: 10 passes over 7,500 pages = 75,000 page touches for
+//!   seqpage, 30,000 touches for the others.
+//! - Table 8, "Page fault service times (all times in microseconds)", 4.1 and 4.2: system
+//!   time / page faults for the three rows with many random faults.
+//!
+//! Reading of the OCR: Table 2's rows are intact (the header row of rules is shifted, the
+//! figures are not). Table 3 repeats Table 2's "(1K env)" rows and is not transcribed
+//! twice. 001's "csw" (10,000 context switches by signals between two processes) is the
+//! catalogue's `signal.pingpong`; "signocsw" is `signal.self`.
+
+use super::{per_op, Figure, Machine, Quantity};
+
+pub fn machines() -> Vec<Machine> {
+    let about = "seed 001 Tables 2, 7, 8 (Table 7 and 8: 4.1 and 4.2 only); 4.5 MB memory";
+    vec![
+        Machine {
+            name: "vax750-4.1bsd",
+            hardware: "DEC VAX-11/750",
+            system: "4.1BSD (really 4.1a, with networking)",
+            about,
+        },
+        Machine {
+            name: "vax750-4.2bsd",
+            hardware: "DEC VAX-11/750",
+            system: "4.2BSD",
+            about,
+        },
+        Machine {
+            name: "vax750-4.3bsd",
+            hardware: "DEC VAX-11/750",
+            system: "4.3BSD",
+            about: "seed 001 Table 2",
+        },
+    ]
+}
+
+const SYSTEMS: [(&str, &str); 3] = [
+    ("vax750-4.1bsd", "4.1"),
+    ("vax750-4.2bsd", "4.2"),
+    ("vax750-4.3bsd", "4.3"),
+];
+
+/// Table 2, as printed: test, catalogue id, operations per run (Table 1), and the
+/// elapsed, user and system seconds under 4.1, 4.2, 4.3.
+/// (test, id, operations, elapsed, user, system)
+type Row2 = (
+    &'static str,
+    &'static str,
+    f64,
+    [f64; 3],
+    [f64; 3],
+    [f64; 3],
+);
+
+#[rustfmt::skip]
+pub const TABLE_2: &[Row2] = &[
+    ("syscall", "syscall.getpid", 100_000.0, [28.0, 29.0, 23.0], [4.5, 5.3, 3.5], [23.9, 23.7, 20.4]),
+    ("csw", "signal.pingpong", 10_000.0, [45.0, 60.0, 45.0], [3.5, 4.3, 3.3], [19.5, 25.4, 19.0]),
+    ("signocsw", "signal.self", 10_000.0, [16.5, 23.0, 16.0], [1.9, 3.0, 1.1], [14.6, 20.1, 15.2]),
+    ("pipeself4", "pipe.self.4", 10_000.0, [21.5, 29.0, 26.0], [1.1, 1.1, 0.8], [20.1, 28.0, 25.6]),
+    ("pipeself512", "pipe.self.512", 10_000.0, [47.5, 59.0, 55.0], [1.2, 1.2, 1.0], [46.1, 58.3, 54.2]),
+    ("pipediscard4", "pipe.discard.4", 10_000.0, [32.0, 42.0, 36.0], [3.2, 3.7, 3.0], [15.5, 18.8, 15.6]),
+    ("pipediscard512", "pipe.discard.512", 10_000.0, [61.0, 76.0, 69.0], [3.1, 2.1, 2.0], [29.7, 36.4, 33.2]),
+    ("pipeback4", "pipe.back.4", 10_000.0, [57.0, 75.0, 66.0], [2.9, 3.2, 3.3], [25.1, 34.2, 29.7]),
+    ("pipeback512", "pipe.back.512", 10_000.0, [110.0, 138.0, 125.0], [3.1, 3.4, 2.2], [52.2, 65.7, 57.7]),
+    ("forks0", "proc.fork.0", 1_000.0, [37.5, 41.0, 22.0], [0.5, 0.3, 0.3], [34.5, 37.6, 21.5]),
+    ("forks1k", "proc.fork.1k", 1_000.0, [40.0, 43.0, 22.0], [0.4, 0.3, 0.3], [36.0, 38.8, 21.6]),
+    ("forks100k", "proc.fork.100k", 1_000.0, [217.5, 223.0, 176.0], [0.7, 0.6, 0.4], [214.3, 218.4, 175.2]),
+    ("vforks0", "proc.vfork.0", 1_000.0, [34.5, 37.0, 22.0], [0.5, 0.6, 0.5], [27.3, 28.5, 17.9]),
+    ("vforks1k", "proc.vfork.1k", 1_000.0, [35.0, 37.0, 22.0], [0.6, 0.8, 0.5], [27.2, 28.6, 17.9]),
+    ("vforks100k", "proc.vfork.100k", 1_000.0, [35.0, 37.0, 22.0], [0.6, 0.8, 0.6], [27.6, 28.9, 17.9]),
+    ("execs0null", "proc.exec.null.0", 1_000.0, [97.5, 92.0, 66.0], [3.8, 2.4, 0.6], [68.7, 82.5, 48.6]),
+    ("execs0null (1K env)", "proc.exec.null.0.env1k", 1_000.0, [197.0, 229.0, 75.0], [4.1, 2.6, 0.9], [167.8, 212.3, 62.6]),
+    ("execs1knull", "proc.exec.null.1k", 1_000.0, [99.0, 100.0, 66.0], [4.1, 1.9, 0.6], [70.5, 86.8, 48.7]),
+    ("execs1knull (1K env)", "proc.exec.null.1k.env1k", 1_000.0, [199.0, 230.0, 75.0], [4.2, 2.6, 0.7], [170.4, 214.9, 62.7]),
+    ("execs100knull", "proc.exec.null.100k", 1_000.0, [283.5, 278.0, 216.0], [4.8, 2.8, 1.1], [251.9, 269.3, 202.0]),
+    ("vexecs0null", "proc.vexec.null.0", 1_000.0, [100.0, 92.0, 66.0], [5.1, 2.7, 1.1], [63.7, 76.8, 45.1]),
+    ("vexecs1knull", "proc.vexec.null.1k", 1_000.0, [100.0, 91.0, 66.0], [5.2, 2.8, 1.1], [63.2, 77.1, 45.1]),
+    ("vexecs100knull", "proc.vexec.null.100k", 1_000.0, [100.0, 92.0, 66.0], [5.1, 3.0, 1.1], [64.0, 77.7, 45.6]),
+    ("execs0big", "proc.exec.big.0", 1_000.0, [129.0, 201.0, 101.0], [4.0, 3.0, 1.0], [102.6, 153.5, 92.7]),
+    ("execs1kbig", "proc.exec.big.1k", 1_000.0, [130.0, 202.0, 101.0], [3.7, 3.0, 1.0], [104.7, 155.5, 93.0]),
+    ("execs100kbig", "proc.exec.big.100k", 1_000.0, [318.0, 385.0, 263.0], [4.8, 3.1, 1.1], [286.6, 339.1, 247.9]),
+    ("vexecs0big", "proc.vexec.big.0", 1_000.0, [128.0, 200.0, 101.0], [4.6, 3.5, 1.6], [98.5, 149.6, 90.4]),
+    ("vexecs1kbig", "proc.vexec.big.1k", 1_000.0, [125.0, 200.0, 101.0], [4.7, 3.5, 1.3], [98.9, 149.3, 88.6]),
+    ("vexecs100kbig", "proc.vexec.big.100k", 1_000.0, [126.0, 200.0, 101.0], [4.2, 3.4, 1.3], [99.5, 151.0, 89.0]),
+];
+
+/// Table 7, as printed: test, id, page touches (run script), real, user, system seconds
+/// under 4.1 and 4.2, page faults under 4.1 and 4.2.
+/// (test, id, touches, real, user, system, faults)
+type Row7 = (
+    &'static str,
+    &'static str,
+    f64,
+    [f64; 2],
+    [f64; 2],
+    [f64; 2],
+    [u32; 2],
+);
+
+#[rustfmt::skip]
+pub const TABLE_7: &[Row7] = &[
+    ("seqpage", "vm.seqpage", 75_000.0, [959.0, 1126.0], [16.7, 12.8], [197.0, 213.0], [17132, 17113]),
+    ("seqpage-v", "vm.seqpage.advise", 75_000.0, [579.0, 812.0], [3.8, 5.3], [216.0, 237.7], [8394, 8351]),
+    ("randpage", "vm.randpage", 30_000.0, [571.0, 569.0], [6.7, 7.6], [64.0, 77.2], [8085, 9776]),
+    ("randpage-v", "vm.randpage.advise", 30_000.0, [572.0, 562.0], [6.1, 7.3], [62.2, 77.5], [8126, 9852]),
+    ("gausspage.1", "vm.gausspage.1", 30_000.0, [25.0, 24.0], [23.6, 23.8], [0.8, 0.8], [8, 8]),
+    ("gausspage.10", "vm.gausspage.10", 30_000.0, [26.0, 26.0], [22.7, 23.0], [3.2, 3.6], [2, 2]),
+    ("gausspage.30", "vm.gausspage.30", 30_000.0, [34.0, 33.0], [25.0, 24.8], [8.6, 8.9], [2, 2]),
+    ("gausspage.40", "vm.gausspage.40", 30_000.0, [42.0, 81.0], [23.9, 25.0], [11.5, 13.6], [3, 260]),
+    ("gausspage.50", "vm.gausspage.50", 30_000.0, [113.0, 175.0], [24.2, 26.2], [19.6, 26.3], [784, 1851]),
+    ("gausspage.60", "vm.gausspage.60", 30_000.0, [191.0, 234.0], [27.6, 26.7], [27.4, 36.0], [2067, 3177]),
+    ("gausspage.80", "vm.gausspage.80", 30_000.0, [312.0, 329.0], [28.0, 27.9], [41.5, 52.0], [3933, 5105]),
+    ("gausspage.inf", "vm.gausspage.10000", 30_000.0, [619.0, 621.0], [82.9, 85.6], [68.3, 81.5], [8046, 9650]),
+];
+
+/// Table 8, as printed: test, id, page-fault service time in µs under 4.1 and 4.2.
+pub const TABLE_8: &[(&str, &str, [f64; 2])] = &[
+    ("randpage", "vm.randpage", [791.0, 789.0]),
+    ("randpage-v", "vm.randpage.advise", [765.0, 786.0]),
+    ("gausspage.inf", "vm.gausspage.10000", [848.0, 844.0]),
+];
+
+/// The context-switch cost by the seed's own formula (§3.2.1: "The result of running
+/// signocsw is deducted from the csw benchmark"): `ctx.switch` = (csw − 2 × signocsw) per
+/// switch, from Table 2's elapsed columns.
+fn context_switch(out: &mut Vec<Figure>) {
+    let row = |name: &str| TABLE_2.iter().find(|r| r.0 == name).expect("in Table 2");
+    let (csw, signocsw) = (row("csw"), row("signocsw"));
+    for (k, &(machine, version)) in SYSTEMS.iter().enumerate() {
+        let (a, b) = (csw.3[k], signocsw.3[k]);
+        let mut f = per_op(
+            machine,
+            "ctx.switch",
+            Quantity::Headline,
+            "001",
+            format!("Table 2, rows csw and signocsw, Elapsed Time {version} (derived)"),
+            format!("csw {a:.1} s, signocsw {b:.1} s"),
+            a - 2.0 * b,
+            csw.2,
+            "context switches",
+        );
+        f.conversion = format!("({a:.1} s − 2 × {b:.1} s) / 10,000 context switches");
+        out.push(f);
+    }
+}
+
+/// What one operation of a Table 2 program is, for the conversion text.
+fn op_name(ops: f64, test: &str) -> &'static str {
+    match (ops as u64, test) {
+        (100_000, _) => "getpid calls",
+        (_, "csw") => "context switches",
+        (_, "signocsw") => "signals",
+        (10_000, _) => "messages",
+        (_, t) if t.contains("exec") => "exec-exit-waits",
+        _ => "fork-exit-waits",
+    }
+}
+
+pub fn figures() -> Vec<Figure> {
+    let mut out = Vec::new();
+    for &(test, id, ops, elapsed, user, system) in TABLE_2 {
+        for (k, &(machine, version)) in SYSTEMS.iter().enumerate() {
+            let columns = [
+                (Quantity::Headline, "Elapsed", elapsed[k]),
+                (Quantity::User, "User", user[k]),
+                (Quantity::System, "System", system[k]),
+            ];
+            for (quantity, column, printed) in columns {
+                out.push(per_op(
+                    machine,
+                    id,
+                    quantity,
+                    "001",
+                    format!("Table 2, row {test}, {column} Time {version}"),
+                    format!("{printed:.1} s"),
+                    printed,
+                    ops,
+                    op_name(ops, test),
+                ));
+            }
+        }
+    }
+    context_switch(&mut out);
+    for &(test, id, touches, real, user, system, _faults) in TABLE_7 {
+        for (k, &(machine, version)) in SYSTEMS[..2].iter().enumerate() {
+            let columns = [
+                (Quantity::Headline, "Real", real[k]),
+                (Quantity::User, "User", user[k]),
+                (Quantity::System, "System", system[k]),
+            ];
+            for (quantity, column, printed) in columns {
+                out.push(per_op(
+                    machine,
+                    id,
+                    quantity,
+                    "001",
+                    format!("Table 7, row {test}, {column} {version}"),
+                    format!("{printed} s"),
+                    printed,
+                    touches,
+                    "page touches",
+                ));
+            }
+        }
+    }
+    for &(test, id, pfst) in TABLE_8 {
+        for (k, &(machine, version)) in SYSTEMS[..2].iter().enumerate() {
+            out.push(per_op(
+                machine,
+                id,
+                Quantity::FaultService,
+                "001",
+                format!("Table 8, row {test}, PFST {version}"),
+                format!("{} µs", pfst[k]),
+                pfst[k] * 1e-6,
+                1.0,
+                "page fault",
+            ));
+        }
+    }
+    out
+}

@@ -1,0 +1,252 @@
+//! Seed 003 (RAL PERQ UNIX Implementation Note 60, 1983): a half-MB PERQ under PNX
+//! Release 1, beside a PERQ under Accent Unix (1 MB), a PERQ under early microcode UNIX
+//! (half MB) and RAL's PDP-11/70 (`pdp11-70-ral`: a different installation and year from
+//! seed 002's 11/70, so kept apart).
+//!
+//! Reading of the OCR (heavily damaged):
+//! - The C statement tables lost their row structure: each column's figures run together
+//!   in one line. In both tables the first thirteen figures of every column line up with
+//!   the first thirteen row labels (FOR, REPEAT, WHILE loops of 10 iterations; x = 0;
+//!   x = a; x = a/2*3+4-5; x = a/a*a+a-a; ar[j] = ar[j-1]; IF (x<50); IF (x<1); 5 nested
+//!   proc calls; with value par's; with ref par's) — the patterns agree across the four
+//!   columns. After them the labels are garbled (several "x = a # b") and the columns hold
+//!   different counts, so the arithmetic rows are not transcribed. Exception: the 11/70's
+//!   16-bit column holds two extra figures among the IF rows ("6 1.6 1.6 1.6 1.4" where
+//!   three are expected), so its array and IF rows are left out too.
+//! - "Single Precision (16 bits)" is `cpu.stmt.i16.*`, "Double Precision (32 bits)" is
+//!   `cpu.stmt.i32.*` (the note's precision is the integer width). IF (x<50) is taken as
+//!   the branch that is taken (`if_true`), IF (x<1) as `if_false`. The three "5 nested
+//!   proc calls" rows are transcribed from the 16-bit table: "with value par's" is
+//!   `call.nested5`, "with ref par's" `call.nested5.byref`; one operation is the whole
+//!   nest of five calls, as printed.
+//! - Zilog table: the disk test's three columns hold three figures for four machines, so
+//!   which machine is missing cannot be told: not transcribed. Accent's "sys" (712 s) and
+//!   "piper" (398 s) are two orders of magnitude above the others; they are kept as
+//!   printed (Accent ran UNIX as an emulation), but a lost decimal point cannot be ruled
+//!   out.
+//! - Kashtan table (m:ss, PDP-11/70, Microcode Unix, PNX only): real times. kt9–kt11 are
+//!   5 MBytes, taken as 5 × 2^20 bytes; kt11 moves 5 MB each way, and its rate is the
+//!   total (10 MB) over the real time.
+
+use super::{minutes_seconds, per_op, Figure, Machine, Quantity};
+use crate::model::Unit;
+
+pub fn machines() -> Vec<Machine> {
+    vec![
+        Machine {
+            name: "pdp11-70-ral",
+            hardware: "DEC PDP-11/70 (Rutherford Appleton Laboratory)",
+            system: "UNIX, one user on the machine (1983)",
+            about: "seed 003: C statements, Kashtan and Zilog programs",
+        },
+        Machine {
+            name: "perq-accent",
+            hardware: "Three Rivers PERQ, 1 MB",
+            system: "Accent UNIX",
+            about: "seed 003: C statements, Zilog programs",
+        },
+        Machine {
+            name: "perq-mcunix",
+            hardware: "Three Rivers PERQ, 0.5 MB",
+            system: "early microcode UNIX",
+            about: "seed 003: C statements, Kashtan and Zilog programs",
+        },
+        Machine {
+            name: "perq-pnx",
+            hardware: "Three Rivers PERQ, 0.5 MB",
+            system: "PNX Release 1",
+            about: "seed 003: C statements, Kashtan and Zilog programs",
+        },
+    ]
+}
+
+const COLUMNS: [(&str, &str); 4] = [
+    ("perq-accent", "AccUnix PERQ"),
+    ("perq-mcunix", "Mi-Unix PERQ"),
+    ("perq-pnx", "PNX PERQ"),
+    ("pdp11-70-ral", "PDP 11/70"),
+];
+
+/// The first thirteen rows of the C statement tables: label, catalogue statement (or
+/// the `call.*` id for the nested-call rows).
+const STATEMENT_ROWS: [(&str, &str); 13] = [
+    ("FOR loop (10 iterations)", "for10"),
+    ("REPEAT loop (10 iterations)", "repeat10"),
+    ("WHILE loop (10 iterations)", "while10"),
+    ("x = 0;", "zero"),
+    ("x = a;", "assign"),
+    ("x = a/2*3+4-5;", "expr1"),
+    ("x = a/a*a+a-a;", "expr2"),
+    ("ar[j] = ar[j-1];", "array"),
+    ("IF (x<50) ;ELSE;", "if_true"),
+    ("IF (x<1) ;ELSE;", "if_false"),
+    ("5 nested proc calls", ""),
+    ("with value par's", "call.nested5"),
+    ("with ref par's", "call.nested5.byref"),
+];
+
+/// The 16-bit table's first thirteen figures per column (µs), as printed; `None` where
+/// the column cannot be read (see the module comment).
+#[rustfmt::skip]
+const TABLE_16: [[Option<f64>; 13]; 4] = [
+    [Some(195.0), Some(157.0), Some(197.0), Some(2.3), Some(3.7), Some(41.0), Some(52.0), Some(22.0), Some(13.0), Some(13.0), Some(484.0), Some(590.0), Some(522.0)],
+    [Some(239.0), Some(220.0), Some(239.0), Some(6.0), Some(11.0), Some(35.0), Some(60.0), Some(22.0), Some(11.0), Some(9.0), Some(78.0), Some(120.0), Some(99.0)],
+    [Some(256.0), Some(237.0), Some(255.0), Some(6.0), Some(12.0), Some(36.0), Some(63.0), Some(25.0), Some(13.0), Some(10.0), Some(78.0), Some(126.0), Some(102.0)],
+    [Some(48.0), Some(48.0), Some(55.0), Some(2.4), Some(2.4), Some(14.0), Some(16.0), None, None, None, Some(110.0), Some(117.0), Some(114.0)],
+];
+
+/// The 32-bit table's first ten figures per column (µs), as printed.
+#[rustfmt::skip]
+const TABLE_32: [[f64; 10]; 4] = [
+    [232.0, 194.0, 222.0, 1.9, 4.2, 36.0, 44.0, 40.0, 14.0, 12.0],
+    [155.0, 147.0, 156.0, 1.4, 2.1, 28.0, 36.0, 22.0, 7.6, 5.0],
+    [158.0, 155.0, 157.0, 2.1, 2.8, 28.0, 37.0, 22.0, 7.4, 4.2],
+    [102.0, 122.0, 89.0, 5.3, 5.4, 97.0, 102.0, 11.0, 2.3, 2.1],
+];
+
+/// Zilog programs, seconds as printed for PDP 11/70, Acc Unix, Microcode, PNX: row, id,
+/// operations, what one operation is.
+#[rustfmt::skip]
+const ZILOG: &[(&str, &str, f64, &str, [f64; 4])] = &[
+    ("sieve", "cpu.sieve", 20.0, "sieve passes over 0..8191", [3.7, 27.0, 11.5, 14.0]),
+    ("proc", "cpu.proc_call", 1_000_000.0, "calls of dummy(a, b, c)", [36.1, 148.4, 41.9, 42.2]),
+    ("sys", "syscall.getpid", 10_000.0, "getpid calls", [3.1, 712.0, 2.3, 2.5]),
+    ("piper", "pipe.piper", 2_000.0, "pipe writes of 512 bytes", [16.2, 398.0, 7.7, 8.5]),
+];
+const ZILOG_MACHINES: [&str; 4] = ["pdp11-70-ral", "perq-accent", "perq-mcunix", "perq-pnx"];
+
+/// Kashtan programs, real time as printed (m:ss) for PDP 11/70, Microcode Unix, PNX.
+#[rustfmt::skip]
+const KASHTAN: &[(&str, &str, [&str; 3])] = &[
+    ("kt5", "io.seqwrite", ["1:42", "45", "2:40"]),
+    ("kt6", "io.randwrite", ["30", "7:53", "9:41"]),
+    ("kt7", "signal.pingpong", ["1:24", "1:10", "1:14"]),
+    ("kt8", "signal.self", ["5", "5", "5"]),
+    ("kt9", "pipe.bw.self", ["1:00", "32", "34"]),
+    ("kt10", "pipe.bw.one", ["1:06", "42", "46"]),
+    ("kt11", "pipe.bw.both", ["2:15", "1:24", "1:30"]),
+];
+const KASHTAN_MACHINES: [&str; 3] = ["pdp11-70-ral", "perq-mcunix", "perq-pnx"];
+const MB: f64 = 1_048_576.0;
+
+pub fn figures() -> Vec<Figure> {
+    let mut out = Vec::new();
+    statements(&mut out);
+    for &(row, id, ops, what, secs) in ZILOG {
+        for (k, machine) in ZILOG_MACHINES.into_iter().enumerate() {
+            out.push(per_op(
+                machine,
+                id,
+                Quantity::Headline,
+                "003",
+                format!("Zilog programs, row {row}, {machine}"),
+                format!("{} s", secs[k]),
+                secs[k],
+                ops,
+                what,
+            ));
+        }
+    }
+    for &(prog, id, reals) in KASHTAN {
+        for (k, machine) in KASHTAN_MACHINES.into_iter().enumerate() {
+            out.push(kashtan(machine, prog, id, reals[k]));
+        }
+    }
+    out
+}
+
+fn statements(out: &mut Vec<Figure>) {
+    for (c, (machine, column)) in COLUMNS.into_iter().enumerate() {
+        for (r, (label, stmt)) in STATEMENT_ROWS.into_iter().enumerate() {
+            if stmt.is_empty() {
+                continue;
+            }
+            let table16 = TABLE_16[c][r];
+            let (id16, id32) = if stmt.starts_with("call.") {
+                (stmt.to_string(), None)
+            } else {
+                (stmt_id("i16", stmt), Some(stmt_id("i32", stmt)))
+            };
+            if let Some(us) = table16 {
+                out.push(statement(machine, &id16, "16 bits", label, column, us));
+            }
+            if let (Some(id), true) = (id32, r < 10) {
+                out.push(statement(
+                    machine,
+                    &id,
+                    "32 bits",
+                    label,
+                    column,
+                    TABLE_32[c][r],
+                ));
+            }
+        }
+    }
+}
+
+/// `cpu.stmt.i16.for10`.
+fn stmt_id(width: &str, stmt: &str) -> String {
+    format!("cpu.stmt.{width}.{stmt}")
+}
+
+fn statement(
+    machine: &'static str,
+    id: &str,
+    table: &str,
+    label: &str,
+    column: &str,
+    us: f64,
+) -> Figure {
+    per_op(
+        machine,
+        id,
+        Quantity::Headline,
+        "003",
+        format!("C statements ({table}), row {label}, {column}"),
+        format!("{us} µs"),
+        us * 1e-6,
+        1.0,
+        "statement",
+    )
+}
+
+fn kashtan(machine: &'static str, prog: &str, id: &'static str, real: &str) -> Figure {
+    let secs = minutes_seconds(real);
+    let place = format!("Kashtan programs, {prog}, {machine}, Real");
+    let printed = format!("{real} (m:ss)");
+    let rate = |bytes: f64, what: &str| Figure {
+        machine,
+        id: id.to_string(),
+        quantity: Quantity::Headline,
+        seed: "003",
+        place: place.clone(),
+        printed: printed.clone(),
+        conversion: format!("{what} / {secs} s"),
+        value: bytes / secs,
+        unit: Unit::BytesPerSecond,
+    };
+    match prog {
+        "kt5" => rate(2.0 * MB, "2 MBytes written"),
+        "kt9" => rate(5.0 * MB, "5 MBytes through a pipe to itself"),
+        "kt10" => rate(5.0 * MB, "5 MBytes between two processes"),
+        "kt11" => rate(10.0 * MB, "5 MBytes each way (10 MBytes in all)"),
+        _ => {
+            let (ops, what) = match prog {
+                "kt6" => (4_000.0, "random 512-byte writes"),
+                "kt7" => (20_000.0, "signals between two processes"),
+                _ => (1_000.0, "signals to itself"),
+            };
+            per_op(
+                machine,
+                id,
+                Quantity::Headline,
+                "003",
+                place,
+                printed,
+                secs,
+                ops,
+                what,
+            )
+        }
+    }
+}

@@ -1,0 +1,58 @@
+//! A run as CSV: one line per result, raw SI values (seconds per operation, bytes per
+//! second), so a spreadsheet or a script can take it as it is.
+
+use crate::model::{Run, Status};
+
+const HEADER: [&str; 17] = [
+    "id",
+    "family",
+    "status",
+    "unit",
+    "better",
+    "median",
+    "ci_low",
+    "ci_high",
+    "mean",
+    "sd",
+    "min",
+    "max",
+    "samples",
+    "culled",
+    "user_s_per_op",
+    "system_s_per_op",
+    "note",
+];
+
+pub fn to_csv(run: &Run) -> anyhow::Result<Vec<u8>> {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    w.write_record(HEADER)?;
+    let num = |v: Option<f64>| v.map(|v| format!("{v:e}")).unwrap_or_default();
+    for r in &run.results {
+        let s = r.summary.as_ref();
+        let (status, note) = match &r.status {
+            Status::Ok => ("ok", r.notes.join("; ")),
+            Status::Skipped { reason } => ("skipped", reason.clone()),
+            Status::Failed { error } => ("failed", error.clone()),
+        };
+        w.write_record([
+            r.id.clone(),
+            r.family.clone(),
+            status.to_string(),
+            r.unit.symbol().to_string(),
+            format!("{:?}", r.better).to_lowercase(),
+            num(s.map(|s| s.median)),
+            num(s.map(|s| s.ci_low)),
+            num(s.map(|s| s.ci_high)),
+            num(s.map(|s| s.mean)),
+            num(s.map(|s| s.sd)),
+            num(s.map(|s| s.min)),
+            num(s.map(|s| s.max)),
+            r.samples.len().to_string(),
+            r.culled.to_string(),
+            num(r.times.as_ref().map(|t| t.user_s)),
+            num(r.times.as_ref().map(|t| t.system_s)),
+            note,
+        ])?;
+    }
+    Ok(w.into_inner()?)
+}

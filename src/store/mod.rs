@@ -1,0 +1,621 @@
+//! The results store: every run, its environment and each result, in an embedded SQLite
+//! database (one file, no server).
+//!
+//! Writes are small transactions made as the run goes on (the run row at its start, each
+//! result as soon as it is measured, the final status at the end), so a run stopped at any
+//! point — even by kill -9 — leaves a consistent database holding what was measured. The
+//! database is in WAL mode with a busy timeout, so several `timeshare run`s can write to
+//! one file at once: SQLite serialises the writers, and readers never block them.
+//!
+//! A run still marked `running` whose writing process is gone (same boot, pid dead or
+//! reused) is reported as `interrupted`; see [`Liveness`].
+
+mod liveness;
+mod recorder;
+mod schema;
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use chrono::{DateTime, Utc};
+use rusqlite::{params, Connection, OptionalExtension};
+
+pub use liveness::Liveness;
+pub use recorder::Recorder;
+
+use crate::harness::Overhead;
+use crate::model::{BenchResult, Environment, Mode, Run, RunStatus, Status};
+
+/// The environment variable that names the database when `--db` is not given.
+pub const DB_ENV: &str = "TIMESHARE_DB";
+
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error(
+        "database {path} has schema version {found}, newer than this timeshare knows ({known}); \
+         upgrade timeshare, or use --db to choose another database"
+    )]
+    NewerSchema {
+        path: String,
+        found: u32,
+        known: u32,
+    },
+    #[error("{path} is not a timeshare database ({why})")]
+    NotADatabase { path: String, why: String },
+    #[error("cannot open the results database {path}: {why}")]
+    CannotOpen { path: String, why: String },
+    #[error("no run {0} in the database (see `timeshare history`)")]
+    UnknownRun(String),
+    #[error("no run labelled {0:?} in the database (see `timeshare history`)")]
+    UnknownLabel(String),
+    #[error("the database is empty: no run to call `last` (run `timeshare run` first)")]
+    NoRuns,
+    #[error("database error: {0}")]
+    Sqlite(#[from] rusqlite::Error),
+    #[error("stored record is damaged: {0}")]
+    Json(#[from] serde_json::Error),
+}
+
+impl StoreError {
+    /// True when the error is the user's input (a name, a file), not the machine's.
+    pub fn is_usage(&self) -> bool {
+        matches!(
+            self,
+            StoreError::NewerSchema { .. }
+                | StoreError::NotADatabase { .. }
+                | StoreError::CannotOpen { .. }
+                | StoreError::UnknownRun(_)
+                | StoreError::UnknownLabel(_)
+                | StoreError::NoRuns
+        )
+    }
+}
+
+/// The database to use: `--db PATH`, else `$TIMESHARE_DB`, else `runs.db` in the user's
+/// data directory (`$XDG_DATA_HOME/timeshare`, by default `~/.local/share/timeshare`).
+pub fn resolve_path(arg: Option<&Path>) -> Option<PathBuf> {
+    if let Some(p) = arg {
+        return Some(p.to_path_buf());
+    }
+    if let Some(p) = std::env::var_os(DB_ENV).filter(|p| !p.is_empty()) {
+        return Some(PathBuf::from(p));
+    }
+    dirs::data_dir().map(|d| d.join("timeshare").join("runs.db"))
+}
+
+/// One line of `timeshare history`.
+#[derive(Debug, Clone)]
+pub struct RunRow {
+    pub id: i64,
+    pub started_at: DateTime<Utc>,
+    pub finished_at: Option<DateTime<Utc>>,
+    /// The status as it stands: `running` only while the writing process is alive.
+    pub status: RunStatus,
+    pub mode: String,
+    pub selection: String,
+    pub label: Option<String>,
+    pub host: String,
+    pub imported_from: Option<String>,
+    pub results: usize,
+}
+
+/// A run read back, with the overhead its table header names.
+#[derive(Debug, Clone)]
+pub struct StoredRun {
+    pub row: RunRow,
+    pub run: Run,
+    pub overhead: Overhead,
+}
+
+pub struct Store {
+    conn: Connection,
+    path: String,
+}
+
+impl Store {
+    /// Open (creating if needed) the database at `path` and bring its schema up to date.
+    pub fn open(path: &Path) -> Result<Store, StoreError> {
+        let shown = path.display().to_string();
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir).map_err(|e| StoreError::CannotOpen {
+                path: shown.clone(),
+                why: format!("cannot create {}: {e}", dir.display()),
+            })?;
+        }
+        let not_db = |e: rusqlite::Error| StoreError::NotADatabase {
+            path: shown.clone(),
+            why: e.to_string(),
+        };
+        let mut conn = Connection::open(path).map_err(|e| StoreError::CannotOpen {
+            path: shown.clone(),
+            why: e.to_string(),
+        })?;
+        conn.busy_timeout(Duration::from_secs(30))?;
+        // The first statement that reads the file tells a non-database apart.
+        conn.pragma_update(None, "journal_mode", "WAL")
+            .map_err(not_db)?;
+        conn.pragma_update(None, "foreign_keys", true)?;
+        conn.pragma_update(None, "synchronous", "NORMAL")?;
+        schema::migrate(&mut conn, &shown).map_err(|e| match e {
+            StoreError::Sqlite(e) => not_db(e),
+            other => other,
+        })?;
+        Ok(Store { conn, path: shown })
+    }
+
+    pub fn path(&self) -> &str {
+        &self.path
+    }
+
+    /// Record a run that is starting (status `running`, no results yet); returns its id.
+    pub fn begin_run(&mut self, run: &Run, overhead: &Overhead) -> Result<i64, StoreError> {
+        let me = Liveness::this_process();
+        let tx = self.conn.transaction()?;
+        let id = insert_run(&tx, run, Some(overhead), None, Some(&me))?;
+        tx.commit()?;
+        Ok(id)
+    }
+
+    /// Save one result of run `run_id` as soon as it exists.
+    pub fn save_result(
+        &mut self,
+        run_id: i64,
+        seq: usize,
+        result: &BenchResult,
+    ) -> Result<(), StoreError> {
+        insert_result(&self.conn, run_id, seq, result)
+    }
+
+    /// Mark a run finished (complete or interrupted).
+    pub fn finish_run(
+        &mut self,
+        run_id: i64,
+        status: RunStatus,
+        finished_at: DateTime<Utc>,
+    ) -> Result<(), StoreError> {
+        self.conn.execute(
+            "UPDATE runs SET status = ?1, finished_at = ?2 WHERE id = ?3",
+            params![status_name(status), finished_at.to_rfc3339(), run_id],
+        )?;
+        Ok(())
+    }
+
+    /// Store a whole run read from elsewhere (`timeshare import`), in one transaction.
+    pub fn import_run(&mut self, run: &Run, from: &str) -> Result<i64, StoreError> {
+        let tx = self.conn.transaction()?;
+        let overhead = overhead_from_calibration(run);
+        let id = insert_run(&tx, run, overhead.as_ref(), Some(from), None)?;
+        for (seq, r) in run.results.iter().enumerate() {
+            insert_result(&tx, id, seq, r)?;
+        }
+        tx.commit()?;
+        Ok(id)
+    }
+
+    /// Every run, newest first.
+    pub fn runs(&self) -> Result<Vec<RunRow>, StoreError> {
+        let mut stmt = self
+            .conn
+            .prepare(&format!("{RUN_ROW_SQL} ORDER BY r.id DESC"))?;
+        let rows = stmt.query_map([], read_run_row)?;
+        let rows: Vec<RawRow> = rows.collect::<Result<_, _>>()?;
+        Ok(rows.into_iter().map(RawRow::into_row).collect())
+    }
+
+    /// A run by the name the user gave: `last`, a numeric id, or a label (the newest run
+    /// with that label).
+    pub fn resolve(&self, name: &str) -> Result<i64, StoreError> {
+        if name == "last" {
+            return self
+                .conn
+                .query_row("SELECT max(id) FROM runs", [], |r| {
+                    r.get::<_, Option<i64>>(0)
+                })?
+                .ok_or(StoreError::NoRuns);
+        }
+        if let Ok(id) = name.parse::<i64>() {
+            let found: Option<i64> = self
+                .conn
+                .query_row("SELECT id FROM runs WHERE id = ?1", [id], |r| r.get(0))
+                .optional()?;
+            return found.ok_or_else(|| StoreError::UnknownRun(name.to_string()));
+        }
+        self.conn
+            .query_row("SELECT max(id) FROM runs WHERE label = ?1", [name], |r| {
+                r.get::<_, Option<i64>>(0)
+            })?
+            .ok_or_else(|| StoreError::UnknownLabel(name.to_string()))
+    }
+
+    /// True when `name` names a run here (without saying which error it would be).
+    pub fn has_run(&self, name: &str) -> bool {
+        self.resolve(name).is_ok()
+    }
+
+    /// The run `id` in full, results in the order they were measured.
+    pub fn load(&self, id: i64) -> Result<StoredRun, StoreError> {
+        let raw = self
+            .conn
+            .query_row(
+                &format!("{RUN_ROW_SQL} WHERE r.id = ?1"),
+                [id],
+                read_run_row,
+            )
+            .optional()?
+            .ok_or_else(|| StoreError::UnknownRun(id.to_string()))?;
+        let (run_json, clock, per_iter): (String, Option<f64>, Option<f64>) = self.conn.query_row(
+            "SELECT run_json, clock_overhead_s, loop_overhead_s FROM runs WHERE id = ?1",
+            [id],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+        )?;
+        let row = raw.into_row();
+        let mut run: Run = serde_json::from_str(&run_json)?;
+        run.status = row.status;
+        run.finished_at = row.finished_at;
+        let mut stmt = self
+            .conn
+            .prepare("SELECT json FROM results WHERE run_id = ?1 ORDER BY seq")?;
+        let results = stmt.query_map([id], |r| r.get::<_, String>(0))?;
+        for json in results {
+            run.results.push(serde_json::from_str(&json?)?);
+        }
+        let overhead = Overhead {
+            clock_s: clock.unwrap_or(f64::NAN),
+            per_iter_s: per_iter.unwrap_or(f64::NAN),
+            resolution_s: f64::NAN,
+        };
+        Ok(StoredRun { row, run, overhead })
+    }
+}
+
+const RUN_ROW_SQL: &str = "SELECT r.id, r.started_at, r.finished_at, r.status, r.mode, \
+    r.selection, r.label, r.host, r.imported_from, r.pid, r.pid_start, r.boot_id, \
+    (SELECT count(*) FROM results s WHERE s.run_id = r.id) FROM runs r";
+
+/// A row as stored, before the liveness of a `running` run's writer is looked at.
+struct RawRow {
+    row: RunRow,
+    stored_status: String,
+    writer: Option<Liveness>,
+}
+
+impl RawRow {
+    fn into_row(self) -> RunRow {
+        let mut row = self.row;
+        row.status = match self.stored_status.as_str() {
+            "complete" => RunStatus::Complete,
+            "interrupted" => RunStatus::Interrupted,
+            _ => match &self.writer {
+                Some(w) if w.is_gone() => RunStatus::Interrupted,
+                _ => RunStatus::Running,
+            },
+        };
+        row
+    }
+}
+
+fn read_run_row(r: &rusqlite::Row) -> rusqlite::Result<RawRow> {
+    let time = |s: String| {
+        DateTime::parse_from_rfc3339(&s)
+            .map(|t| t.with_timezone(&Utc))
+            .map_err(|e| {
+                rusqlite::Error::FromSqlConversionFailure(0, rusqlite::types::Type::Text, e.into())
+            })
+    };
+    let pid: Option<i64> = r.get(9)?;
+    let pid_start: Option<i64> = r.get(10)?;
+    let boot_id: Option<String> = r.get(11)?;
+    let writer = match (pid, boot_id) {
+        (Some(pid), Some(boot_id)) => Some(Liveness {
+            pid: pid as i32,
+            start_ticks: pid_start.map(|s| s as u64),
+            boot_id,
+        }),
+        _ => None,
+    };
+    Ok(RawRow {
+        row: RunRow {
+            id: r.get(0)?,
+            started_at: time(r.get(1)?)?,
+            finished_at: r.get::<_, Option<String>>(2)?.map(time).transpose()?,
+            status: RunStatus::Running,
+            mode: r.get(4)?,
+            selection: r.get(5)?,
+            label: r.get(6)?,
+            host: r.get(7)?,
+            imported_from: r.get(8)?,
+            results: r.get::<_, i64>(12)? as usize,
+        },
+        stored_status: r.get(3)?,
+        writer,
+    })
+}
+
+fn insert_run(
+    conn: &Connection,
+    run: &Run,
+    overhead: Option<&Overhead>,
+    imported_from: Option<&str>,
+    writer: Option<&Liveness>,
+) -> Result<i64, StoreError> {
+    let env_id = insert_environment(conn, &run.environment)?;
+    let header = Run {
+        results: Vec::new(),
+        ..run.clone()
+    };
+    let selection = if run.options.selection.is_empty() {
+        "all".to_string()
+    } else {
+        run.options.selection.join(" ")
+    };
+    let status = match (imported_from, run.status) {
+        // An imported run that was still going when exported cannot go on here.
+        (Some(_), RunStatus::Running) => RunStatus::Interrupted,
+        (_, s) => s,
+    };
+    conn.execute(
+        "INSERT INTO runs (started_at, finished_at, status, mode, selection, label, host, \
+         environment_id, imported_from, pid, pid_start, boot_id, clock_overhead_s, \
+         loop_overhead_s, run_json) \
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
+        params![
+            run.started_at.to_rfc3339(),
+            run.finished_at.map(|t| t.to_rfc3339()),
+            status_name(status),
+            mode_name(run.options.mode),
+            selection,
+            run.options.label,
+            run.environment.hostname,
+            env_id,
+            imported_from,
+            writer.map(|w| w.pid as i64),
+            writer.and_then(|w| w.start_ticks).map(|t| t as i64),
+            writer.map(|w| w.boot_id.clone()),
+            overhead.map(|o| o.clock_s),
+            overhead.map(|o| o.per_iter_s),
+            serde_json::to_string(&header)?,
+        ],
+    )?;
+    Ok(conn.last_insert_rowid())
+}
+
+fn insert_environment(conn: &Connection, env: &Environment) -> Result<i64, StoreError> {
+    let json = serde_json::to_string(env)?;
+    conn.execute(
+        "INSERT INTO environments (hostname, kernel, cpu_model, json) VALUES (?1, ?2, ?3, ?4)",
+        params![env.hostname, env.kernel.release, env.cpu.model, json],
+    )?;
+    Ok(conn.last_insert_rowid())
+}
+
+fn insert_result(
+    conn: &Connection,
+    run_id: i64,
+    seq: usize,
+    r: &BenchResult,
+) -> Result<(), StoreError> {
+    let status = match r.status {
+        Status::Ok => "ok",
+        Status::Skipped { .. } => "skipped",
+        Status::Failed { .. } => "failed",
+    };
+    conn.execute(
+        "INSERT OR REPLACE INTO results (run_id, seq, id, status, median, unit, json) \
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+        params![
+            run_id,
+            seq as i64,
+            r.id,
+            status,
+            r.median(),
+            r.unit.symbol(),
+            serde_json::to_string(r)?,
+        ],
+    )?;
+    Ok(())
+}
+
+/// The overhead a run was corrected by, read back from its results' calibration records
+/// (for imported runs, whose file does not carry the header figures separately).
+pub fn overhead_from_calibration(run: &Run) -> Option<Overhead> {
+    run.results
+        .iter()
+        .find_map(|r| r.calibration.as_ref())
+        .map(|c| Overhead {
+            clock_s: c.clock_overhead_s,
+            per_iter_s: c.loop_overhead_s,
+            resolution_s: f64::NAN,
+        })
+}
+
+pub fn status_name(s: RunStatus) -> &'static str {
+    match s {
+        RunStatus::Running => "running",
+        RunStatus::Complete => "complete",
+        RunStatus::Interrupted => "interrupted",
+    }
+}
+
+fn mode_name(m: Mode) -> &'static str {
+    match m {
+        Mode::Quick => "quick",
+        Mode::Full => "full",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Better, Calibration, Environment, RunOptions, Summary, Tool, Unit};
+
+    fn run(label: Option<&str>) -> Run {
+        Run {
+            schema_version: crate::model::SCHEMA_VERSION,
+            tool: Tool::this(),
+            options: RunOptions {
+                label: label.map(str::to_string),
+                ..RunOptions::default()
+            },
+            environment: Environment {
+                hostname: "testhost".into(),
+                ..Environment::default()
+            },
+            started_at: Utc::now(),
+            finished_at: None,
+            status: RunStatus::Running,
+            warnings: vec![],
+            results: vec![],
+        }
+    }
+
+    fn result(id: &str, median: f64) -> BenchResult {
+        BenchResult {
+            id: id.into(),
+            family: "syscall".into(),
+            source: "test".into(),
+            unit: Unit::SecondsPerOp,
+            better: Better::Lower,
+            status: Status::Ok,
+            derived: false,
+            calibration: Some(Calibration {
+                batch: 10,
+                calibrated: true,
+                target_s: 1e-3,
+                clock_overhead_s: 2e-8,
+                loop_overhead_s: 1e-9,
+            }),
+            summary: Some(Summary::from_values(&[median, median * 1.01, median * 0.99]).unwrap()),
+            raw_summary: None,
+            below_resolution: false,
+            samples: vec![],
+            culled: 0,
+            times: None,
+            counters: None,
+            details: None,
+            notes: vec![],
+            duration_s: 0.1,
+        }
+    }
+
+    fn overhead() -> Overhead {
+        Overhead {
+            clock_s: 2e-8,
+            per_iter_s: 1e-9,
+            resolution_s: 1e-9,
+        }
+    }
+
+    #[test]
+    fn a_run_goes_in_piece_by_piece_and_comes_back_whole() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = Store::open(&dir.path().join("db/runs.db")).unwrap();
+        let r = run(Some("base"));
+        let id = store.begin_run(&r, &overhead()).unwrap();
+        assert_eq!(store.runs().unwrap()[0].status, RunStatus::Running);
+        store
+            .save_result(id, 0, &result("syscall.getpid", 1e-7))
+            .unwrap();
+        store
+            .save_result(id, 1, &result("syscall.getuid", 2e-7))
+            .unwrap();
+        store
+            .finish_run(id, RunStatus::Complete, Utc::now())
+            .unwrap();
+
+        let back = store.load(id).unwrap();
+        assert_eq!(back.run.status, RunStatus::Complete);
+        assert_eq!(back.run.results.len(), 2);
+        assert_eq!(back.run.results[1].id, "syscall.getuid");
+        assert_eq!(back.run.results[0].median(), Some(1e-7));
+        assert_eq!(back.overhead.clock_s, 2e-8);
+        assert_eq!(back.row.host, "testhost");
+        assert_eq!(back.row.results, 2);
+    }
+
+    #[test]
+    fn runs_are_named_by_id_label_or_last() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = Store::open(&dir.path().join("runs.db")).unwrap();
+        assert!(matches!(store.resolve("last"), Err(StoreError::NoRuns)));
+        let a = store.begin_run(&run(Some("base")), &overhead()).unwrap();
+        let b = store.begin_run(&run(None), &overhead()).unwrap();
+        let c = store.begin_run(&run(Some("base")), &overhead()).unwrap();
+        assert_eq!(store.resolve("last").unwrap(), c);
+        assert_eq!(store.resolve(&a.to_string()).unwrap(), a);
+        assert_eq!(store.resolve(&b.to_string()).unwrap(), b);
+        assert_eq!(
+            store.resolve("base").unwrap(),
+            c,
+            "the newest with that label"
+        );
+        assert!(matches!(
+            store.resolve("99"),
+            Err(StoreError::UnknownRun(_))
+        ));
+        assert!(matches!(
+            store.resolve("nope"),
+            Err(StoreError::UnknownLabel(_))
+        ));
+        let ids: Vec<i64> = store.runs().unwrap().iter().map(|r| r.id).collect();
+        assert_eq!(ids, vec![c, b, a], "newest first");
+    }
+
+    #[test]
+    fn a_run_whose_writer_died_reads_back_interrupted() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = Store::open(&dir.path().join("runs.db")).unwrap();
+        let id = store.begin_run(&run(None), &overhead()).unwrap();
+        // Pretend the writer was a process that has exited.
+        let mut child = std::process::Command::new("true").spawn().unwrap();
+        let pid = child.id();
+        child.wait().unwrap();
+        store
+            .conn
+            .execute("UPDATE runs SET pid = ?1 WHERE id = ?2", params![pid, id])
+            .unwrap();
+        assert_eq!(store.runs().unwrap()[0].status, RunStatus::Interrupted);
+        assert_eq!(store.load(id).unwrap().run.status, RunStatus::Interrupted);
+    }
+
+    #[test]
+    fn an_import_is_stored_whole_and_keeps_its_overhead() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = Store::open(&dir.path().join("runs.db")).unwrap();
+        let mut r = run(None);
+        r.status = RunStatus::Complete;
+        r.results = vec![result("syscall.getpid", 1e-7)];
+        let id = store.import_run(&r, "elsewhere.json").unwrap();
+        let back = store.load(id).unwrap();
+        assert_eq!(back.row.imported_from.as_deref(), Some("elsewhere.json"));
+        assert_eq!(back.overhead.per_iter_s, 1e-9);
+        assert_eq!(back.run.results.len(), 1);
+    }
+
+    #[test]
+    fn reopening_migrates_nothing_and_a_newer_schema_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("runs.db");
+        let mut store = Store::open(&path).unwrap();
+        store.begin_run(&run(None), &overhead()).unwrap();
+        drop(store);
+        let store = Store::open(&path).unwrap();
+        assert_eq!(store.runs().unwrap().len(), 1);
+        store
+            .conn
+            .pragma_update(None, "user_version", schema::current_version() + 1)
+            .unwrap();
+        drop(store);
+        let err = Store::open(&path).err().expect("refused");
+        assert!(matches!(err, StoreError::NewerSchema { .. }), "{err}");
+        assert!(err.is_usage());
+    }
+
+    #[test]
+    fn a_file_that_is_not_a_database_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("runs.db");
+        std::fs::write(&path, vec![b'x'; 4096]).unwrap();
+        let err = Store::open(&path).err().expect("refused");
+        assert!(matches!(err, StoreError::NotADatabase { .. }), "{err}");
+    }
+}

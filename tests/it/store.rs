@@ -1,0 +1,374 @@
+//! The results store and what reads it: history, show, export, import, compare, reference,
+//! table. Every test uses its own database in a temporary directory.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use predicates::prelude::*;
+use serde_json::Value;
+
+use crate::common::{json, timeshare};
+
+struct Db {
+    _dir: tempfile::TempDir,
+    path: PathBuf,
+}
+
+fn db() -> Db {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("runs.db");
+    Db { _dir: dir, path }
+}
+
+impl Db {
+    /// `timeshare ARGS --db PATH`, asserting success; standard output.
+    fn ok(&self, args: &[&str]) -> String {
+        let out = timeshare()
+            .args(args)
+            .arg("--db")
+            .arg(&self.path)
+            .assert()
+            .success()
+            .get_output()
+            .stdout
+            .clone();
+        String::from_utf8(out).unwrap()
+    }
+
+    /// `timeshare ARGS --db PATH`, asserting exit 2 and a one-line error containing `says`.
+    fn bad(&self, args: &[&str], says: &str) {
+        timeshare()
+            .args(args)
+            .arg("--db")
+            .arg(&self.path)
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains(says))
+            .stderr(predicate::function(|s: &str| s.lines().count() == 1));
+    }
+
+    fn run(&self, label: &str) {
+        timeshare()
+            .args([
+                "run",
+                "syscall.getpid",
+                "syscall.getuid",
+                "--quick",
+                "--label",
+                label,
+            ])
+            .arg("--db")
+            .arg(&self.path)
+            .assert()
+            .success()
+            .stderr(predicate::str::contains("stored as run"));
+    }
+
+    fn import(&self, file: &Path) {
+        self.ok(&["import", file.to_str().unwrap()]);
+    }
+}
+
+/// History lines that are runs (they start with the run id).
+fn history_rows(history: &str) -> Vec<String> {
+    history
+        .lines()
+        .filter(|l| l.trim_start().starts_with(|c: char| c.is_ascii_digit()))
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn a_run_is_stored_and_read_back_in_every_form() {
+    let db = db();
+    db.run("first");
+    db.run("second");
+
+    let history = db.ok(&["history"]);
+    let rows = history_rows(&history);
+    assert_eq!(rows.len(), 2, "{history}");
+    assert!(
+        rows[0].trim_start().starts_with('2'),
+        "newest first: {history}"
+    );
+    assert!(rows[0].contains("second") && rows[0].contains("complete"));
+
+    let shown = db.ok(&["show", "first"]);
+    assert!(
+        shown.contains("run 1") && shown.contains("syscall.getpid"),
+        "{shown}"
+    );
+    assert!(
+        shown.contains("clock read"),
+        "the header is rebuilt: {shown}"
+    );
+
+    let exported = db.ok(&["export", "last", "--format", "json"]);
+    let run = json(exported.as_bytes());
+    assert_eq!(run["options"]["label"], "second");
+    let getpid = crate::common::result(&run, "syscall.getpid");
+    assert!(
+        !getpid["samples"].as_array().unwrap().is_empty(),
+        "samples kept"
+    );
+
+    let csv = db.ok(&["export", "1", "--format", "csv"]);
+    assert!(csv.starts_with("id,family,status,unit"), "{csv}");
+    assert!(csv
+        .lines()
+        .any(|l| l.starts_with("syscall.getpid,syscall,ok,s/op")));
+
+    let md = db.ok(&["export", "1", "--format", "markdown"]);
+    assert!(md.contains("| benchmark | median |") && md.contains("| `syscall.getuid` |"));
+
+    // The JSON goes into a fresh database and comes back the same.
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("run.json");
+    std::fs::write(&file, &exported).unwrap();
+    let fresh = self::db();
+    fresh.import(&file);
+    assert!(fresh.ok(&["history"]).contains("imported from"));
+    let again = json(fresh.ok(&["export", "last"]).as_bytes());
+    assert_eq!(again["results"], run["results"]);
+
+    let compared = db.ok(&["compare", "first", "second"]);
+    assert!(compared.contains("syscall.getpid") && compared.contains("run 2"));
+    assert!(
+        compared.contains("no significant change")
+            || compared.contains("faster")
+            || compared.contains("slower")
+            || compared.contains("too few"),
+        "{compared}"
+    );
+}
+
+/// The table row of `id`.
+fn row<'a>(table: &'a str, id: &str) -> &'a str {
+    table
+        .lines()
+        .find(|l| l.trim_start().starts_with(&format!("{id} ")))
+        .unwrap_or_else(|| panic!("no row {id} in\n{table}"))
+}
+
+/// A copy of `run` whose `id` result has the given clean samples (and a matching median).
+fn with_samples(run: &Value, id: &str, samples: &[f64]) -> Value {
+    let mut run = run.clone();
+    let results = run["results"].as_array_mut().unwrap();
+    let r = results.iter_mut().find(|r| r["id"] == id).unwrap();
+    r["samples"] = samples
+        .iter()
+        .map(|v| serde_json::json!({"value": v, "preemptions": 0, "cpu_start": 0, "cpu_end": 0, "culled": false}))
+        .collect();
+    r["culled"] = 0.into();
+    let mut sorted = samples.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    let median = (sorted[sorted.len() / 2] + sorted[(sorted.len() - 1) / 2]) / 2.0;
+    r["summary"]["median"] = median.into();
+    run
+}
+
+/// Twenty samples around 100 ns with ±8% of deterministic noise.
+fn noisy_samples() -> Vec<f64> {
+    (0..20)
+        .map(|i| 100e-9 * (0.92 + 0.16 * ((i * 7919) % 20) as f64 / 20.0))
+        .collect()
+}
+
+#[test]
+fn compare_calls_noise_no_change_and_a_thirty_percent_shift_slower() {
+    let source = db();
+    source.run("base");
+    let run = json(source.ok(&["export", "last"]).as_bytes());
+
+    let base = noisy_samples();
+    let same = base.clone();
+    let slower: Vec<f64> = base.iter().map(|v| v * 1.3).collect();
+    let dir = tempfile::tempdir().unwrap();
+    let fixtures = db();
+    for (name, samples) in [("a", &base), ("b", &same), ("c", &slower)] {
+        let file = dir.path().join(format!("{name}.json"));
+        let fixture = with_samples(&run, "syscall.getpid", samples);
+        std::fs::write(&file, serde_json::to_vec(&fixture).unwrap()).unwrap();
+        fixtures.import(&file);
+    }
+    let out = fixtures.ok(&["compare", "1", "2", "3"]);
+    let line = row(&out, "syscall.getpid");
+    assert!(line.contains("no significant change"), "{out}");
+    assert!(line.contains("slower (p ="), "{out}");
+    assert!(line.contains("×1.30"), "{out}");
+}
+
+#[test]
+fn compare_sets_a_run_beside_the_historical_machines() {
+    let db = db();
+    db.run("today");
+    let vax = db.ok(&["compare", "last", "vax750-4.3bsd"]);
+    let line = row(&vax, "syscall.getpid");
+    assert!(line.contains("230 µs") && line.contains("today"), "{vax}");
+    assert!(line.contains("Table 2, row syscall"), "{vax}");
+    let pdp = db.ok(&["compare", "last", "pdp11-70"]);
+    let line = row(&pdp, "syscall.getpid");
+    assert!(
+        line.contains("230 µs") && line.contains("Figure 4"),
+        "{pdp}"
+    );
+    let table = db.ok(&["table", "001-2"]);
+    assert!(table.contains("4.3bsd") && table.contains("syscall.getpid"));
+    let listed = timeshare().arg("reference").assert().success();
+    let listed = String::from_utf8(listed.get_output().stdout.clone()).unwrap();
+    for m in [
+        "pdp11-40",
+        "vax750-4.1bsd",
+        "perq-pnx",
+        "vax780-4.1bsd",
+        "pe3242",
+        "pdp11-44",
+    ] {
+        assert!(listed.contains(m), "{m} missing: {listed}");
+    }
+}
+
+#[test]
+fn bad_input_is_refused_with_one_line_and_exit_2() {
+    let db = db();
+    db.run("only");
+    let dir = tempfile::tempdir().unwrap();
+    let corrupt = dir.path().join("corrupt.json");
+    std::fs::write(&corrupt, b"\x00\x01 not json").unwrap();
+    db.bad(
+        &["import", corrupt.to_str().unwrap()],
+        "is not a timeshare result",
+    );
+    let truncated = dir.path().join("truncated.json");
+    let whole = db.ok(&["export", "last"]);
+    std::fs::write(&truncated, &whole[..whole.len() / 2]).unwrap();
+    db.bad(
+        &["import", truncated.to_str().unwrap()],
+        "is not a timeshare result",
+    );
+    assert_eq!(
+        history_rows(&db.ok(&["history"])).len(),
+        1,
+        "nothing imported"
+    );
+
+    db.bad(&["show", "42"], "no run 42");
+    db.bad(&["export", "nolabel"], "no run labelled");
+    db.bad(
+        &["compare", "last", "vax-11/999"],
+        "no run or reference machine",
+    );
+    db.bad(&["table", "009-9"], "no seed table");
+    timeshare()
+        .args(["reference", "cray-1"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("no reference machine named"));
+
+    let newer = self::db();
+    newer.run("x");
+    let conn = rusqlite::Connection::open(&newer.path).unwrap();
+    conn.pragma_update(None, "user_version", 99).unwrap();
+    drop(conn);
+    newer.bad(&["history"], "newer than this timeshare");
+    timeshare()
+        .args(["run", "syscall.getpid", "--db"])
+        .arg(&newer.path)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("schema version 99"));
+}
+
+#[test]
+fn the_default_database_is_in_the_data_directory_and_no_save_skips_it() {
+    let home = tempfile::tempdir().unwrap();
+    let data = home.path().join("data");
+    timeshare()
+        .env_remove("TIMESHARE_DB")
+        .env("XDG_DATA_HOME", &data)
+        .args(["run", "syscall.getpid", "--quick"])
+        .assert()
+        .success();
+    assert!(data.join("timeshare/runs.db").is_file());
+
+    let elsewhere = home.path().join("env.db");
+    timeshare()
+        .env("TIMESHARE_DB", &elsewhere)
+        .args(["run", "syscall.getpid", "--quick", "--no-save"])
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("stored as").not());
+    assert!(!elsewhere.exists());
+}
+
+#[test]
+fn concurrent_runs_share_one_database() {
+    let db = db();
+    let spawn = || {
+        std::process::Command::new(assert_cmd::cargo::cargo_bin("timeshare"))
+            .args(["run", "syscall.getpid", "syscall.getuid", "--quick", "--db"])
+            .arg(&db.path)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap()
+    };
+    let children: Vec<_> = (0..3).map(|_| spawn()).collect();
+    for mut c in children {
+        assert!(c.wait().unwrap().success());
+    }
+    let history = db.ok(&["history"]);
+    let rows = history_rows(&history);
+    assert_eq!(rows.len(), 3, "{history}");
+    assert!(rows.iter().all(|r| r.contains("complete")), "{history}");
+}
+
+#[test]
+fn a_run_killed_with_sigkill_shows_as_interrupted() {
+    let db = db();
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("timeshare"))
+        .args(["run", "syscall", "--full", "--db"])
+        .arg(&db.path)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // Wait until a result or two is stored, then kill it outright.
+    let start = Instant::now();
+    loop {
+        std::thread::sleep(Duration::from_millis(100));
+        let stored = db
+            .path
+            .exists()
+            .then(|| {
+                let conn = rusqlite::Connection::open(&db.path).ok()?;
+                conn.query_row("SELECT count(*) FROM results", [], |r| r.get::<_, i64>(0))
+                    .ok()
+            })
+            .flatten()
+            .unwrap_or(0);
+        if stored >= 2 {
+            break;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "no result stored"
+        );
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "the run ended too soon"
+        );
+    }
+    child.kill().unwrap(); // SIGKILL
+    child.wait().unwrap();
+
+    let history = db.ok(&["history"]);
+    let rows = history_rows(&history);
+    assert_eq!(rows.len(), 1, "{history}");
+    assert!(rows[0].contains("interrupted"), "{history}");
+    let shown = db.ok(&["show", "last"]);
+    assert!(
+        shown.contains("interrupted") && shown.contains("syscall."),
+        "{shown}"
+    );
+}
