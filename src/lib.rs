@@ -3,6 +3,7 @@
 //!
 //! Dependencies run one way: `cli → {report, bench} → harness → model`.
 
+pub mod assets;
 pub mod bench;
 pub mod cli;
 pub mod harness;
