@@ -6,6 +6,7 @@
 pub mod assets;
 pub mod bench;
 pub mod cli;
+pub mod exercise;
 pub mod harness;
 pub mod model;
 pub mod report;

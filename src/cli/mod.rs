@@ -8,6 +8,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod exercise;
 mod list;
 mod run;
 mod sysinfo;
@@ -40,6 +41,8 @@ pub enum Command {
     List(list::ListArgs),
     /// Show the environment record that every run stores
     Sysinfo(sysinfo::SysinfoArgs),
+    /// Run many copies of real jobs at once and check every output byte for byte (seed 004)
+    Exercise(exercise::ExerciseArgs),
 }
 
 /// An error that is the user's input, not the machine's: exit code 2.
@@ -53,6 +56,7 @@ pub fn main() -> ExitCode {
         Command::Run(args) => run::execute(args),
         Command::List(args) => list::execute(args),
         Command::Sysinfo(args) => sysinfo::execute(args),
+        Command::Exercise(args) => exercise::execute(args),
     };
     match outcome {
         Ok(code) => ExitCode::from(code),
