@@ -25,10 +25,12 @@ pub const EXIT_NOTHING_CHECKED: u8 = 3;
 const MAX_INSTANCES: usize = 10_000;
 
 #[derive(Debug, Args)]
-#[command(after_help = "Job types: cc, nroff, ed, float, chess (when built in). \
+#[command(
+    after_help = "Job types: cc, nroff, ed, float, chess (when built in). \
 A type whose program is missing is skipped with the reason.\n\
 Exit status: 0 all passed, 1 an instance or a setup failed, 2 bad input, \
-3 every job type was skipped (nothing checked), 130 interrupted.")]
+3 every job type was skipped (nothing checked), 130 interrupted."
+)]
 pub struct ExerciseArgs {
     /// Instances per job type, e.g. cc=4,nroff=4,ed=4,float=4 (default: 4 of every type,
     /// 2 with --quick)
@@ -141,9 +143,9 @@ fn unknown_type(name: &str) -> anyhow::Error {
 pub fn parse_counts(spec: &str) -> Result<Vec<(&'static jobs::JobType, usize)>> {
     let mut out: Vec<(&'static jobs::JobType, usize)> = Vec::new();
     for item in spec.split(',').map(str::trim).filter(|s| !s.is_empty()) {
-        let (name, count) = item.split_once('=').ok_or_else(|| {
-            UsageError(format!("--jobs: `{item}` is not TYPE=N (e.g. cc=4)"))
-        })?;
+        let (name, count) = item
+            .split_once('=')
+            .ok_or_else(|| UsageError(format!("--jobs: `{item}` is not TYPE=N (e.g. cc=4)")))?;
         let job = jobs::find(name.trim()).ok_or_else(|| unknown_type(name.trim()))?;
         let n = parse_count(count.trim(), "--jobs")?;
         if out.iter().any(|(j, _)| j.name == job.name) {
@@ -236,7 +238,10 @@ mod tests {
     #[test]
     fn counts_parse_and_bad_ones_are_usage_errors() {
         let c = parse_counts("cc=4, ed=2").unwrap();
-        assert_eq!(c.iter().map(|(j, n)| (j.name, *n)).collect::<Vec<_>>(), [("cc", 4), ("ed", 2)]);
+        assert_eq!(
+            c.iter().map(|(j, n)| (j.name, *n)).collect::<Vec<_>>(),
+            [("cc", 4), ("ed", 2)]
+        );
         for bad in ["cc", "vi=2", "cc=0", "cc=x", "cc=1,cc=2", ""] {
             let e = parse_counts(bad).unwrap_err();
             assert!(e.downcast_ref::<UsageError>().is_some(), "{bad}: {e}");

@@ -130,7 +130,9 @@ mod tests {
         names.sort();
         names.dedup();
         assert_eq!(names.len(), JOBS.len());
-        assert!(JOBS.iter().all(|j| !j.output.is_empty() && !j.script.is_empty()));
+        assert!(JOBS
+            .iter()
+            .all(|j| !j.output.is_empty() && !j.script.is_empty()));
     }
 
     #[test]

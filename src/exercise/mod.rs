@@ -156,17 +156,17 @@ fn state_of<'a>(records: &'a [TypeRecord], name: &str) -> &'a TypeState {
 }
 
 /// The instance counts of each batch, over the types that are not skipped.
-fn batch_counts(request: &Request, runnable: &[&'static JobType]) -> Vec<Vec<(&'static JobType, usize)>> {
+fn batch_counts(
+    request: &Request,
+    runnable: &[&'static JobType],
+) -> Vec<Vec<(&'static JobType, usize)>> {
     match request {
         Request::Counts(c) => vec![c
             .iter()
             .filter(|(j, _)| runnable.iter().any(|r| r.name == j.name))
             .copied()
             .collect()],
-        Request::Sweep { totals, .. } => totals
-            .iter()
-            .map(|&n| spread(n, runnable))
-            .collect(),
+        Request::Sweep { totals, .. } => totals.iter().map(|&n| spread(n, runnable)).collect(),
     }
 }
 
@@ -305,9 +305,8 @@ fn run_batch(
     }
     if !config.keep {
         for (job, _, dir) in &names {
-            std::fs::remove_dir_all(dir).with_context(|| {
-                format!("cannot remove {} ({})", dir.display(), job.name)
-            })?;
+            std::fs::remove_dir_all(dir)
+                .with_context(|| format!("cannot remove {} ({})", dir.display(), job.name))?;
         }
     }
     let per_type = counts
@@ -362,9 +361,7 @@ fn end_outcome(r: &Ran, dir: &Path) -> Option<Outcome> {
         });
     }
     if r.timed_out {
-        return Some(Outcome::TimedOut {
-            after_s: r.real_s,
-        });
+        return Some(Outcome::TimedOut { after_s: r.real_s });
     }
     match r.end {
         Some(procgroup::End::Signalled(sig)) => Some(Outcome::Signalled {

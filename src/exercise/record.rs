@@ -133,7 +133,10 @@ impl Outcome {
     pub fn describe(&self) -> String {
         match self {
             Outcome::Pass => "pass".into(),
-            Outcome::Mismatch { file, difference: d } => format!(
+            Outcome::Mismatch {
+                file,
+                difference: d,
+            } => format!(
                 "{file} differs from the trusted copy at byte {} ({} bytes, trusted {})",
                 d.offset, d.actual_len, d.expected_len
             ),

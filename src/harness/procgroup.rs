@@ -201,19 +201,19 @@ mod tests {
             "-c",
             "i=0; while [ $i -lt 20000 ]; do i=$((i+1)); done; exit 3",
         ]);
-        let child = in_own_group(&mut cmd).spawn().unwrap();
-        let r = reap_blocking(child.id() as i32).unwrap();
+        // Reaped by pid with wait4, not through `Child`.
+        let pid = in_own_group(&mut cmd).spawn().unwrap().id() as i32;
+        let r = reap_blocking(pid).unwrap();
         assert_eq!(r.end, End::Exited(3));
         assert!(r.user_s + r.system_s > 0.0, "{r:?}");
-        assert!(!group_alive(child.id() as i32));
+        assert!(!group_alive(pid));
     }
 
     #[test]
     fn killing_the_group_reaches_the_grandchildren() {
         let mut cmd = Command::new("sh");
         cmd.args(["-c", "sleep 30 & sleep 30; wait"]);
-        let child = in_own_group(&mut cmd).spawn().unwrap();
-        let pgid = child.id() as i32;
+        let pgid = in_own_group(&mut cmd).spawn().unwrap().id() as i32;
         std::thread::sleep(Duration::from_millis(50));
         kill_group(pgid);
         let r = reap_blocking(pgid).unwrap();

@@ -14,7 +14,7 @@ pub fn render(report: &Report) -> String {
         out.push_str(&format!("{}\n", sweep_table(report)));
     } else {
         for b in &report.batches {
-            out.push_str(&format!("{}\n", instance_table(b)));
+            out.push_str(&format!("{}\n\n", instance_table(b)));
             out.push_str(&format!("{}\n", type_table(b)));
         }
     }
@@ -54,7 +54,11 @@ fn instance_table(b: &Batch) -> String {
     for i in &b.instances {
         t.add_row(vec![
             i.name(),
-            if i.outcome.passed() { "pass".into() } else { "FAIL".into() },
+            if i.outcome.passed() {
+                "pass".into()
+            } else {
+                "FAIL".into()
+            },
             match (&i.exit_code, &i.outcome) {
                 (Some(c), _) => c.to_string(),
                 (None, Outcome::Signalled { name, .. }) => name.clone(),
@@ -71,7 +75,13 @@ fn instance_table(b: &Batch) -> String {
 
 fn type_table(b: &Batch) -> String {
     let mut t = new_table(&[
-        "type", "procs", "pass", "fail", "mean real", "user/proc", "sys/proc",
+        "type",
+        "procs",
+        "pass",
+        "fail",
+        "mean real",
+        "user/proc",
+        "sys/proc",
     ]);
     for x in b.per_type.iter().chain(std::iter::once(&b.total)) {
         t.add_row(times_row(x));
@@ -142,7 +152,11 @@ fn failures(report: &Report) -> String {
             } else {
                 String::new()
             };
-            s.push_str(&format!("FAIL {}{at}: {}\n", i.name(), i.outcome.describe()));
+            s.push_str(&format!(
+                "FAIL {}{at}: {}\n",
+                i.name(),
+                i.outcome.describe()
+            ));
             if let Outcome::Mismatch { difference: d, .. } = &i.outcome {
                 s.push_str(&format!(
                     "  bytes {}..: expected \"{}\"\n  bytes {}..: actual   \"{}\"\n",

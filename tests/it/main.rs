@@ -3,4 +3,6 @@
 
 mod cli;
 mod common;
+mod exercise;
+mod mixed;
 mod syscall;
