@@ -3,4 +3,5 @@
 pub mod exercise;
 pub mod extra;
 pub mod json;
+pub mod mixed;
 pub mod table;

@@ -283,3 +283,76 @@ fn an_interrupted_run_leaves_no_process_and_no_directory() {
         std::fs::read_dir(&dir).unwrap().collect::<Vec<_>>()
     );
 }
+
+/// Processes of user `uid` now.
+fn processes_of(uid: u32) -> u64 {
+    let mut n = 0;
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        if let Ok(status) = std::fs::read_to_string(entry.path().join("status")) {
+            let owner = status
+                .lines()
+                .find_map(|l| l.strip_prefix("Uid:"))
+                .and_then(|l| l.split_whitespace().next()?.parse::<u32>().ok());
+            n += u64::from(owner == Some(uid));
+        }
+    }
+    n
+}
+
+#[test]
+fn an_instance_that_cannot_start_names_the_limit_it_hit() {
+    if !have(&["ed"]) {
+        return;
+    }
+    use std::os::unix::process::CommandExt;
+    // RLIMIT_NPROC does not bind root: as root, run as nobody. The limit leaves room for
+    // timeshare and the setup run (sh + ed) but not for four instances at once.
+    let root = unsafe { libc::geteuid() } == 0;
+    let uid = if root {
+        65534
+    } else {
+        unsafe { libc::getuid() }
+    };
+    let limit = processes_of(uid) + 3;
+    let scratch = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(scratch.path(), std::fs::Permissions::from_mode(0o777)).unwrap();
+    let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("timeshare"));
+    cmd.args(["exercise", "--jobs", "ed=4", "--dir"])
+        .arg(scratch.path())
+        .env_remove("COLUMNS");
+    unsafe {
+        cmd.pre_exec(move || {
+            let lim = libc::rlimit {
+                rlim_cur: limit,
+                rlim_max: limit,
+            };
+            if root
+                && (libc::setgroups(0, std::ptr::null()) != 0
+                    || libc::setgid(65534) != 0
+                    || libc::setuid(65534) != 0)
+            {
+                return Err(std::io::Error::last_os_error());
+            }
+            if libc::setrlimit(libc::RLIMIT_NPROC, &lim) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    let out = cmd.output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{text}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        text.contains(&format!(
+            "could not start: Resource temporarily unavailable (os error 11); limit: \
+             RLIMIT_NPROC (max user processes) = {limit}"
+        )),
+        "{text}"
+    );
+    assert!(is_empty_dir(scratch.path()));
+}
