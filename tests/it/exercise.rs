@@ -356,3 +356,49 @@ fn an_instance_that_cannot_start_names_the_limit_it_hit() {
     );
     assert!(is_empty_dir(scratch.path()));
 }
+
+#[test]
+fn a_sweep_shows_user_time_flat_and_elapsed_growing() {
+    if !have(&["cc"]) {
+        return;
+    }
+    // Enough copies to share every CPU several ways.
+    let cpus = std::thread::available_parallelism().map_or(2, |n| n.get());
+    let n = (4 * cpus).clamp(8, 48);
+    let scratch = tempfile::tempdir().unwrap();
+    let out = scratch.path().join("sweep.json");
+    let assert = timeshare()
+        .args([
+            "exercise",
+            "--sweep",
+            &format!("1,{n}"),
+            "--types",
+            "float",
+            "--json",
+        ])
+        .arg(&out)
+        .arg("--dir")
+        .arg(scratch.path())
+        .assert()
+        .success();
+    let text = String::from_utf8_lossy(&assert.get_output().stdout).to_string();
+    assert!(text.contains("elapsed/proc"), "{text}");
+    let r = json(&std::fs::read(&out).unwrap());
+    assert_eq!(r["sweep"], true);
+    let batches = r["batches"].as_array().unwrap();
+    assert_eq!(batches.len(), 2);
+    let figure = |b: usize, field: &str| batches[b]["total"][field].as_f64().unwrap();
+    assert_eq!(batches[1]["processes"], n);
+    assert_eq!(batches[1]["total"]["passed"], n);
+    // Many copies of a fixed amount of work on a few CPUs: each copy's CPU time stays
+    // about the same while each one's elapsed time grows (it shares the CPUs).
+    let user_ratio = figure(1, "user_per_process_s") / figure(0, "user_per_process_s");
+    let real_ratio = figure(1, "mean_real_s") / figure(0, "mean_real_s");
+    assert!(
+        (0.5..2.0).contains(&user_ratio),
+        "user ratio {user_ratio}: {text}"
+    );
+    if n >= 3 * cpus {
+        assert!(real_ratio > 1.5, "elapsed ratio {real_ratio}: {text}");
+    }
+}

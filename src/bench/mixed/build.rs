@@ -19,7 +19,8 @@ use anyhow::{bail, ensure, Context, Result};
 
 use crate::assets;
 use crate::bench::{Benchmark, Ctx, Host, Plan, Skip, Workload};
-use crate::harness::procgroup;
+use crate::harness::sampler::Interrupted;
+use crate::harness::{interrupt, procgroup};
 use crate::model::{Metric, Mode, Source};
 
 pub struct Build;
@@ -129,6 +130,10 @@ fn build_and_run(dir: &Path) -> Result<Vec<u8>> {
     )
     .output()
     .context("cannot run make")?;
+    if interrupt::requested() {
+        // Ctrl-C reached make too: an interrupt, not a failed build.
+        return Err(Interrupted.into());
+    }
     if !make.status.success() {
         bail!("make failed ({}): {}", make.status, last_line(&make.stderr));
     }

@@ -28,7 +28,8 @@ use sha_crypt::{sha256_crypt, Params};
 
 use crate::assets;
 use crate::bench::{Benchmark, Ctx, Plan, Workload};
-use crate::harness::procgroup;
+use crate::harness::sampler::Interrupted;
+use crate::harness::{interrupt, procgroup};
 use crate::model::{Metric, Mode, Source};
 
 /// Users whose password is a word of the list, and whose password is a reversed word:
@@ -187,6 +188,10 @@ impl Search {
             Ok(())
         })();
         let reaped = procgroup::reap_blocking(pid).context("reaping the reverser")?;
+        if interrupt::requested() {
+            // Ctrl-C reached the reverser too: an interrupt, not a failed search.
+            return Err(Interrupted.into());
+        }
         outcome?;
         if reaped.end != procgroup::End::Exited(0) {
             bail!("the reverser ended with {:?}", reaped.end);
