@@ -537,4 +537,39 @@ mod tests {
         assert_eq!(spread(2, &types).len(), 2);
         assert!(spread(3, &[]).is_empty());
     }
+
+    /// The chess job is one table entry that runs this executable's `chess-game`: with a
+    /// stand-in executable that has it, the job runs and is checked like any other.
+    #[test]
+    fn the_chess_entry_runs_the_exe_subcommand_when_it_exists() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let exe = dir.path().join("fake-timeshare");
+        std::fs::write(
+            &exe,
+            "#!/bin/sh\n[ \"$1\" = chess-game ] && echo '1. e4 e5'\n",
+        )
+        .unwrap();
+        std::fs::set_permissions(&exe, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let chess = jobs::find("chess").unwrap();
+        let mut config = Config {
+            request: Request::Counts(vec![(chess, 2)]),
+            dir: dir.path().to_path_buf(),
+            keep: false,
+            timeout: Duration::from_secs(60),
+            exe,
+            subcommands: vec!["chess-game".into()],
+        };
+        let (report, _) = exercise(&config, &mut |_| {}).unwrap();
+        assert_eq!(
+            (report.passed, report.failed, report.skipped_types),
+            (2, 0, 0)
+        );
+        config.subcommands.clear();
+        let (report, _) = exercise(&config, &mut |_| {}).unwrap();
+        assert_eq!(
+            (report.passed, report.failed, report.skipped_types),
+            (0, 0, 1)
+        );
+    }
 }
