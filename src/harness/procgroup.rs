@@ -199,7 +199,7 @@ mod tests {
         let mut cmd = Command::new("sh");
         cmd.args([
             "-c",
-            "i=0; while [ $i -lt 20000 ]; do i=$((i+1)); done; exit 3",
+            "i=0; while [ $i -lt 5000 ]; do i=$((i+1)); done; exit 3",
         ]);
         // Reaped by pid with wait4, not through `Child`.
         let pid = in_own_group(&mut cmd).spawn().unwrap().id() as i32;
