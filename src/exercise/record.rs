@@ -66,9 +66,13 @@ pub struct Times {
     pub processes: usize,
     pub passed: usize,
     pub failed: usize,
+    /// Instances that started (the means below are over these; one that could not start
+    /// or whose type's setup failed has no times).
+    pub started: usize,
     /// Mean elapsed time of one instance, start to end.
     pub mean_real_s: f64,
-    /// The seed's per-process curves: total user and system time divided by processes.
+    /// The seed's per-process curves: total user and system time divided by the processes
+    /// started.
     pub user_per_process_s: f64,
     pub sys_per_process_s: f64,
     pub user_total_s: f64,
@@ -129,6 +133,14 @@ impl Outcome {
         matches!(self, Outcome::Pass)
     }
 
+    /// Whether a process was started (and so has times).
+    pub fn started(&self) -> bool {
+        !matches!(
+            self,
+            Outcome::CouldNotStart { .. } | Outcome::SetupFailed { .. }
+        )
+    }
+
     /// One line for the table and the failure list.
     pub fn describe(&self) -> String {
         match self {
@@ -158,16 +170,18 @@ impl Outcome {
 impl Times {
     pub fn of<'a>(job: &str, instances: impl Iterator<Item = &'a Instance>) -> Times {
         let all: Vec<&Instance> = instances.collect();
-        let n = all.len();
+        let ran: Vec<&&Instance> = all.iter().filter(|i| i.outcome.started()).collect();
+        let n = ran.len();
         let per = |total: f64| if n == 0 { 0.0 } else { total / n as f64 };
-        let user: f64 = all.iter().map(|i| i.user_s).sum();
-        let sys: f64 = all.iter().map(|i| i.sys_s).sum();
+        let user: f64 = ran.iter().map(|i| i.user_s).sum();
+        let sys: f64 = ran.iter().map(|i| i.sys_s).sum();
         Times {
             job: job.to_string(),
-            processes: n,
+            processes: all.len(),
+            started: n,
             passed: all.iter().filter(|i| i.outcome.passed()).count(),
             failed: all.iter().filter(|i| !i.outcome.passed()).count(),
-            mean_real_s: per(all.iter().map(|i| i.real_s).sum()),
+            mean_real_s: per(ran.iter().map(|i| i.real_s).sum()),
             user_per_process_s: per(user),
             sys_per_process_s: per(sys),
             user_total_s: user,

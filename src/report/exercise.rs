@@ -52,22 +52,19 @@ fn types_section(report: &Report) -> String {
 fn instance_table(b: &Batch) -> String {
     let mut t = new_table(&["instance", "result", "exit", "real", "user", "sys"]);
     for i in &b.instances {
-        t.add_row(vec![
-            i.name(),
-            if i.outcome.passed() {
-                "pass".into()
-            } else {
-                "FAIL".into()
-            },
-            match (&i.exit_code, &i.outcome) {
-                (Some(c), _) => c.to_string(),
-                (None, Outcome::Signalled { name, .. }) => name.clone(),
-                _ => "-".into(),
-            },
-            secs(i.real_s),
-            secs(i.user_s),
-            secs(i.sys_s),
-        ]);
+        let result = if i.outcome.passed() { "pass" } else { "FAIL" };
+        let exit = match (&i.exit_code, &i.outcome) {
+            (Some(c), _) => c.to_string(),
+            (None, Outcome::Signalled { name, .. }) => name.clone(),
+            _ => "-".into(),
+        };
+        let mut row = vec![i.name(), result.into(), exit];
+        if i.outcome.started() {
+            row.extend([secs(i.real_s), secs(i.user_s), secs(i.sys_s)]);
+        } else {
+            row.extend(["-".into(), "-".into(), "-".into()]);
+        }
+        t.add_row(row);
     }
     right(&mut t, &[2, 3, 4, 5]);
     t.to_string()

@@ -402,3 +402,33 @@ fn a_sweep_shows_user_time_flat_and_elapsed_growing() {
         assert!(real_ratio > 1.5, "elapsed ratio {real_ratio}: {text}");
     }
 }
+
+#[test]
+fn a_type_whose_trusted_run_fails_fails_its_instances_and_the_others_run() {
+    if !have(&["ed"]) {
+        return;
+    }
+    let wrappers = tempfile::tempdir().unwrap();
+    script(
+        wrappers.path(),
+        "nroff",
+        "echo 'nroff: no macros' >&2; exit 1\n",
+    );
+    let scratch = tempfile::tempdir().unwrap();
+    let assert = timeshare()
+        .env("PATH", path_with(wrappers.path()))
+        .args(["exercise", "--jobs", "nroff=2,ed=1", "--dir"])
+        .arg(scratch.path())
+        .assert()
+        .code(1);
+    let text = String::from_utf8_lossy(&assert.get_output().stdout).to_string();
+    assert!(
+        text.contains("nroff  SETUP FAILED: trusted run `nroff -man exerciser.1 > nroff.out`: exit status 1: nroff: no macros"),
+        "{text}"
+    );
+    assert!(
+        text.contains("summary: FAIL — 1 passed, 2 failed"),
+        "{text}"
+    );
+    assert!(is_empty_dir(scratch.path()));
+}
