@@ -305,14 +305,12 @@ fn an_instance_that_cannot_start_names_the_limit_it_hit() {
         return;
     }
     use std::os::unix::process::CommandExt;
-    // RLIMIT_NPROC does not bind root: as root, run as nobody. The limit leaves room for
+    // RLIMIT_NPROC does not bind root: as root, run as a uid of its own (no other test
+    // uses it, so no other process counts against the limit). The limit leaves room for
     // timeshare and the setup run (sh + ed) but not for four instances at once.
+    const UID: u32 = 61_234;
     let root = unsafe { libc::geteuid() } == 0;
-    let uid = if root {
-        65534
-    } else {
-        unsafe { libc::getuid() }
-    };
+    let uid = if root { UID } else { unsafe { libc::getuid() } };
     let limit = processes_of(uid) + 3;
     let scratch = tempfile::tempdir().unwrap();
     std::fs::set_permissions(scratch.path(), std::fs::Permissions::from_mode(0o777)).unwrap();
@@ -328,8 +326,8 @@ fn an_instance_that_cannot_start_names_the_limit_it_hit() {
             };
             if root
                 && (libc::setgroups(0, std::ptr::null()) != 0
-                    || libc::setgid(65534) != 0
-                    || libc::setuid(65534) != 0)
+                    || libc::setgid(UID) != 0
+                    || libc::setuid(UID) != 0)
             {
                 return Err(std::io::Error::last_os_error());
             }
