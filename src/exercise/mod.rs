@@ -495,7 +495,8 @@ fn run_all(specs: &[Spec], timeout: Duration) -> Result<Vec<Ran>> {
 fn start_one(s: &Spec) -> std::io::Result<i32> {
     let stdout = File::create(s.dir.join("stdout"))?;
     let stderr = File::create(s.dir.join("stderr"))?;
-    let mut cmd = Command::new("sh");
+    // /bin/sh by its path: the job's own programs are looked up on PATH, the shell is not.
+    let mut cmd = Command::new("/bin/sh");
     cmd.arg("-c")
         .arg(s.script)
         .current_dir(&s.dir)
