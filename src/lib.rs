@@ -3,8 +3,10 @@
 //!
 //! Dependencies run one way: `cli → {report, bench} → harness → model`.
 
+pub mod assets;
 pub mod bench;
 pub mod cli;
+pub mod exercise;
 pub mod harness;
 pub mod model;
 pub mod reference;

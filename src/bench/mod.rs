@@ -12,6 +12,7 @@ use crate::model::{family_of, Metric, Mode, RunOptions, Source, Unit};
 
 pub mod fs;
 pub mod io;
+pub mod mixed;
 pub mod select;
 pub mod syscall;
 
@@ -21,6 +22,7 @@ pub fn registry() -> Vec<Box<dyn Benchmark>> {
     all.extend(syscall::all());
     all.extend(io::all());
     all.extend(fs::all());
+    all.extend(mixed::all());
     all
 }
 

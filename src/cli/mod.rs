@@ -10,6 +10,7 @@ use clap::{Parser, Subcommand};
 
 mod compare;
 mod db;
+mod exercise;
 mod export;
 mod history;
 mod import;
@@ -62,6 +63,8 @@ pub enum Command {
     Reference(reference::ReferenceArgs),
     /// Print a run in the layout of a seed's table, with the historical columns beside it
     Table(table::TableArgs),
+    /// Run many copies of real jobs at once and check every output byte for byte (seed 004)
+    Exercise(exercise::ExerciseArgs),
 }
 
 /// An error that is the user's input, not the machine's: exit code 2.
@@ -82,6 +85,7 @@ pub fn main() -> ExitCode {
         Command::Compare(args) => compare::execute(args),
         Command::Reference(args) => reference::execute(args),
         Command::Table(args) => table::execute(args),
+        Command::Exercise(args) => exercise::execute(args),
     };
     match outcome {
         Ok(code) => ExitCode::from(code),

@@ -2,9 +2,11 @@
 
 pub mod compare;
 pub mod csv;
+pub mod exercise;
 pub mod extra;
 pub mod io;
 pub mod json;
 pub mod markdown;
+pub mod mixed;
 pub mod seed_table;
 pub mod table;

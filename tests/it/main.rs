@@ -3,6 +3,8 @@
 
 mod cli;
 mod common;
+mod exercise;
 mod io;
+mod mixed;
 mod store;
 mod syscall;

@@ -1,0 +1,23 @@
+//! §7 of the catalogue: CPU and I/O together (seed 000, Brandt & Thompson 1975, §3 "Mixed
+//! I/O and CPU", Tables 6–8). The seed timed whole jobs run single-thread with `time`:
+//! rebuilding the system (Table 6), building the Fortran compiler (Table 7) and a
+//! password-guessing run fed through a pipe (Table 8). Here:
+//!
+//! - `mixed.build`: the bundled multi-file C program built from scratch with make and the
+//!   system compiler, then run and its output checked (Tables 6 and 7);
+//! - `mixed.crypt`: every word of a bundled word list, then every reversed word (reversed
+//!   by a second process and passed through a pipe), hashed and matched against a bundled
+//!   password file; the number of matches is checked (Table 8).
+//!
+//! Both are whole jobs: one operation is one complete job, a few samples, and the
+//! harness's user/system times (getrusage of self + reaped children) give the seed's CPU
+//! column beside the real one.
+
+use super::Benchmark;
+
+mod build;
+mod crypt;
+
+pub fn all() -> Vec<Box<dyn Benchmark>> {
+    vec![Box::new(build::Build), Box::new(crypt::Crypt)]
+}

@@ -1,0 +1,252 @@
+//! `timeshare exercise [--jobs cc=4,…|--sweep 1,5,10,…] [--quick] [--json FILE]` — the
+//! system exerciser of seed 004 (see `crate::exercise`).
+//!
+//! Exit status: 0 every instance ran and matched its trusted output; 1 at least one
+//! instance failed (differed, crashed, was killed, could not start) or a type's setup
+//! failed; 2 bad input; 3 nothing was checked because every requested job type was
+//! skipped (stress-ng exits 0 then; a check that checked nothing must not look like a
+//! pass); 130 interrupted.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use anyhow::{Context, Result};
+use clap::{Args, CommandFactory};
+
+use super::{Cli, UsageError, EXIT_FAILED, EXIT_INTERRUPTED};
+use crate::exercise::{self, jobs, Config, Interrupted, Request};
+use crate::harness::interrupt;
+use crate::report;
+
+/// Every requested job type was skipped: nothing was checked.
+pub const EXIT_NOTHING_CHECKED: u8 = 3;
+
+const MAX_INSTANCES: usize = 10_000;
+
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Job types: cc, nroff, ed, float, chess (when built in). \
+A type whose program is missing is skipped with the reason.\n\
+Exit status: 0 all passed, 1 an instance or a setup failed, 2 bad input, \
+3 every job type was skipped (nothing checked), 130 interrupted."
+)]
+pub struct ExerciseArgs {
+    /// Instances per job type, e.g. cc=4,nroff=4,ed=4,float=4 (default: 4 of every type,
+    /// 2 with --quick)
+    #[arg(long, value_name = "TYPE=N,...", conflicts_with = "sweep")]
+    pub jobs: Option<String>,
+    /// One batch per total number of processes, spread evenly over the types, e.g.
+    /// 1,5,10,20,40: real/user/sys per process against the number of processes
+    #[arg(long, value_name = "N,...")]
+    pub sweep: Option<String>,
+    /// The job types a sweep uses (default: all)
+    #[arg(long, value_name = "TYPE,...", requires = "sweep")]
+    pub types: Option<String>,
+    /// A few instances of each type: a first look in seconds
+    #[arg(long)]
+    pub quick: bool,
+    /// Also write the whole record as JSON to FILE ('-' for standard output)
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+    /// Directory for the scratch directories (default: the temporary directory)
+    #[arg(long, value_name = "DIR")]
+    pub dir: Option<PathBuf>,
+    /// Keep the scratch directory and print its path (to look at a failure)
+    #[arg(long)]
+    pub keep: bool,
+    /// Kill an instance still running after SECONDS (it fails)
+    #[arg(long, value_name = "SECONDS", default_value_t = 600)]
+    pub timeout: u64,
+}
+
+pub fn execute(args: ExerciseArgs) -> Result<u8> {
+    let request = request(&args)?;
+    let dir = args.dir.clone().unwrap_or_else(std::env::temp_dir);
+    if !dir.is_dir() {
+        return Err(UsageError(format!("--dir {}: not a directory", dir.display())).into());
+    }
+    if args.timeout == 0 {
+        return Err(UsageError("--timeout must be at least 1 second".into()).into());
+    }
+    let json_target = args.json.as_deref().map(check_json_path).transpose()?;
+    let config = Config {
+        request,
+        dir,
+        keep: args.keep,
+        timeout: Duration::from_secs(args.timeout),
+        exe: std::env::current_exe().context("cannot find the timeshare executable")?,
+        subcommands: Cli::command()
+            .get_subcommands()
+            .map(|c| c.get_name().to_string())
+            .collect(),
+    };
+    interrupt::install()?;
+    let mut progress = |msg: &str| eprintln!("exercise: {msg}");
+    let (report, kept) = match exercise::exercise(&config, &mut progress) {
+        Ok(r) => r,
+        Err(e) if e.downcast_ref::<Interrupted>().is_some() => {
+            eprintln!("timeshare: {e}");
+            return Ok(EXIT_INTERRUPTED);
+        }
+        Err(e) => return Err(e),
+    };
+    let text = report::exercise::render(&report);
+    let to_stdout = json_target.as_deref() == Some(Path::new("-"));
+    if to_stdout {
+        eprint!("{text}");
+    } else {
+        print!("{text}");
+    }
+    if let Some(path) = kept {
+        eprintln!("kept the scratch directory: {}", path.display());
+    }
+    if let Some(target) = json_target {
+        let bytes = serde_json::to_vec_pretty(&report)?;
+        write_json(&target, &bytes)?;
+    }
+    Ok(if report.failed > 0 {
+        EXIT_FAILED
+    } else if report.passed == 0 {
+        EXIT_NOTHING_CHECKED
+    } else {
+        0
+    })
+}
+
+/// The validated request: counts, a sweep, or the default counts.
+fn request(args: &ExerciseArgs) -> Result<Request> {
+    if let Some(sweep) = &args.sweep {
+        let totals = parse_list(sweep, "--sweep")?;
+        let types = match &args.types {
+            Some(t) => parse_types(t)?,
+            None => jobs::JOBS.iter().collect(),
+        };
+        return Ok(Request::Sweep { types, totals });
+    }
+    if let Some(spec) = &args.jobs {
+        return Ok(Request::Counts(parse_counts(spec)?));
+    }
+    let n = if args.quick { 2 } else { 4 };
+    Ok(Request::Counts(jobs::JOBS.iter().map(|j| (j, n)).collect()))
+}
+
+fn unknown_type(name: &str) -> anyhow::Error {
+    UsageError(format!(
+        "unknown job type `{name}` (known: {})",
+        jobs::names().join(", ")
+    ))
+    .into()
+}
+
+/// `cc=4,nroff=2` → [(cc, 4), (nroff, 2)].
+pub fn parse_counts(spec: &str) -> Result<Vec<(&'static jobs::JobType, usize)>> {
+    let mut out: Vec<(&'static jobs::JobType, usize)> = Vec::new();
+    for item in spec.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+        let (name, count) = item
+            .split_once('=')
+            .ok_or_else(|| UsageError(format!("--jobs: `{item}` is not TYPE=N (e.g. cc=4)")))?;
+        let job = jobs::find(name.trim()).ok_or_else(|| unknown_type(name.trim()))?;
+        let n = parse_count(count.trim(), "--jobs")?;
+        if out.iter().any(|(j, _)| j.name == job.name) {
+            return Err(UsageError(format!("--jobs: `{}` given twice", job.name)).into());
+        }
+        out.push((job, n));
+    }
+    if out.is_empty() {
+        return Err(UsageError("--jobs: no job types given (e.g. cc=4,ed=2)".into()).into());
+    }
+    Ok(out)
+}
+
+fn parse_types(spec: &str) -> Result<Vec<&'static jobs::JobType>> {
+    spec.split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(|n| jobs::find(n).ok_or_else(|| unknown_type(n)))
+        .collect()
+}
+
+fn parse_list(spec: &str, flag: &str) -> Result<Vec<usize>> {
+    let list: Vec<usize> = spec
+        .split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(|s| parse_count(s, flag))
+        .collect::<Result<_>>()?;
+    if list.is_empty() {
+        return Err(UsageError(format!("{flag}: give numbers of processes, e.g. 1,5,10")).into());
+    }
+    Ok(list)
+}
+
+fn parse_count(s: &str, flag: &str) -> Result<usize> {
+    match s.parse::<usize>() {
+        Ok(n) if (1..=MAX_INSTANCES).contains(&n) => Ok(n),
+        _ => Err(UsageError(format!(
+            "{flag}: `{s}` is not a number of instances from 1 to {MAX_INSTANCES}"
+        ))
+        .into()),
+    }
+}
+
+/// A writable place for the JSON, checked before anything runs.
+fn check_json_path(path: &Path) -> Result<PathBuf> {
+    if path != Path::new("-") {
+        let parent = match path.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p,
+            _ => Path::new("."),
+        };
+        if path.is_dir() || !parent.is_dir() {
+            return Err(UsageError(format!(
+                "cannot write --json {}: not a file in an existing directory",
+                path.display()
+            ))
+            .into());
+        }
+    }
+    Ok(path.to_path_buf())
+}
+
+/// Written to a temporary sibling, then renamed: never half a file.
+fn write_json(target: &Path, bytes: &[u8]) -> Result<()> {
+    if target == Path::new("-") {
+        let mut out = std::io::stdout().lock();
+        out.write_all(bytes)?;
+        out.write_all(b"\n")?;
+        return Ok(());
+    }
+    let parent = match target.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    let mut temp = tempfile::Builder::new()
+        .prefix(".timeshare-")
+        .suffix(".json.tmp")
+        .tempfile_in(parent)
+        .with_context(|| format!("cannot write {}", target.display()))?;
+    temp.write_all(bytes)?;
+    temp.persist(target)
+        .with_context(|| format!("cannot write {}", target.display()))?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_parse_and_bad_ones_are_usage_errors() {
+        let c = parse_counts("cc=4, ed=2").unwrap();
+        assert_eq!(
+            c.iter().map(|(j, n)| (j.name, *n)).collect::<Vec<_>>(),
+            [("cc", 4), ("ed", 2)]
+        );
+        for bad in ["cc", "vi=2", "cc=0", "cc=x", "cc=1,cc=2", ""] {
+            let e = parse_counts(bad).unwrap_err();
+            assert!(e.downcast_ref::<UsageError>().is_some(), "{bad}: {e}");
+        }
+        assert_eq!(parse_list("1,5,40", "--sweep").unwrap(), [1, 5, 40]);
+        assert!(parse_list("1,-5", "--sweep").is_err());
+    }
+}

@@ -1,0 +1,576 @@
+//! §8 of the catalogue: the system exerciser of seed 004 (Tuori, DCIEM 1982). Several
+//! copies of ordinary jobs run at once; each output is compared byte for byte with a
+//! trusted copy made beforehand. It tells whether a machine can be trusted under load, and
+//! it measures it: real, user and system time per process against the number of
+//! processes (the seed's graphs).
+//!
+//! The phases are the seed's:
+//! 1. **setup** — each job type runs once, alone, to make its trusted output (after an
+//!    untimed build step if it has one); one scratch directory per instance is made;
+//! 2. **run** — every instance starts at once (each `sh -c JOB` in its own process group),
+//!    and timeshare waits for all of them;
+//! 3. **check** — each instance's output is compared with the trusted copy;
+//! 4. **cleanup** — the scratch directories are removed (also on error or interrupt).
+//!
+//! # Timing model
+//! Per instance: real = from just before its fork to its reaping (the reaping loop polls
+//! every few milliseconds, which bounds the error); user and system = wait4's rusage of
+//! its shell, which includes every descendant the shell reaped (compiler passes,
+//! programs). Per batch: elapsed from the first fork to the last reaping. The per-process
+//! curves are totals divided by the number of processes, as the seed plotted them.
+
+pub mod compare;
+pub mod jobs;
+pub mod record;
+
+use std::fs::File;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result};
+
+use crate::harness::{interrupt, procgroup};
+use jobs::JobType;
+use record::{Batch, Instance, Outcome, Report, Times, TypeRecord, TypeState};
+
+/// What to run.
+#[derive(Debug, Clone)]
+pub enum Request {
+    /// One batch with these many instances of each type.
+    Counts(Vec<(&'static JobType, usize)>),
+    /// One batch per total, each total spread as evenly as possible over the types that
+    /// can run (in table order, the first types taking the remainder).
+    Sweep {
+        types: Vec<&'static JobType>,
+        totals: Vec<usize>,
+    },
+}
+
+#[derive(Debug, Clone)]
+pub struct Config {
+    pub request: Request,
+    /// Where the run's scratch directory is made.
+    pub dir: PathBuf,
+    /// Keep the scratch directory (its path is reported) instead of removing it.
+    pub keep: bool,
+    /// An instance still running after this is killed and fails.
+    pub timeout: Duration,
+    /// This executable and its subcommands (for job types that run timeshare itself).
+    pub exe: PathBuf,
+    pub subcommands: Vec<String>,
+}
+
+/// The run stopped because the user asked (Ctrl-C, SIGTERM); everything it started was
+/// killed and reaped and its directory removed.
+#[derive(Debug, thiserror::Error)]
+#[error("interrupted: every instance was killed and reaped, the scratch directory removed")]
+pub struct Interrupted;
+
+/// Progress messages (phases), for the caller to show or not.
+pub type Progress<'a> = &'a mut dyn FnMut(&str);
+
+/// Run the exercise: setup, then one or more batches of run + check + cleanup.
+pub fn exercise(config: &Config, progress: Progress) -> Result<(Report, Option<PathBuf>)> {
+    let started_at = chrono::Utc::now();
+    let root = tempfile::Builder::new()
+        .prefix("timeshare-exercise-")
+        .tempdir_in(&config.dir)
+        .with_context(|| format!("cannot make a directory in {}", config.dir.display()))?;
+    let types = requested_types(&config.request);
+    let mut records = Vec::new();
+    let host = crate::bench::Host::detect();
+    let on_path = |p: &str| host.find_program(p).is_some();
+    for job in &types {
+        let state = match jobs::unavailable(job, &on_path, &config.subcommands) {
+            Some(reason) => TypeState::Skipped { reason },
+            None => {
+                progress(&format!("setup: {} (trusted run)", job.name));
+                set_up(job, root.path(), config)?
+            }
+        };
+        records.push(TypeRecord {
+            name: job.name,
+            about: job.about,
+            state,
+        });
+    }
+    let runnable: Vec<&JobType> = types
+        .iter()
+        .copied()
+        .filter(|j| !matches!(state_of(&records, j.name), TypeState::Skipped { .. }))
+        .collect();
+    let mut batches = Vec::new();
+    for counts in batch_counts(&config.request, &runnable) {
+        let total: usize = counts.iter().map(|c| c.1).sum();
+        if total == 0 {
+            continue;
+        }
+        progress(&format!("run: {total} instances at once"));
+        batches.push(run_batch(&counts, &records, root.path(), config)?);
+    }
+    let passed = batches
+        .iter()
+        .map(|b: &Batch| b.total.passed)
+        .sum::<usize>();
+    let failed = batches.iter().map(|b| b.total.failed).sum::<usize>();
+    let skipped_types = records
+        .iter()
+        .filter(|r| matches!(r.state, TypeState::Skipped { .. }))
+        .count();
+    let kept = if config.keep {
+        Some(root.keep())
+    } else {
+        progress("cleanup");
+        root.close()
+            .context("cannot remove the exercise's scratch directory")?;
+        None
+    };
+    let report = Report {
+        schema: "timeshare.exercise/1",
+        version: env!("CARGO_PKG_VERSION"),
+        started_at,
+        sweep: matches!(config.request, Request::Sweep { .. }),
+        types: records,
+        batches,
+        passed,
+        failed,
+        skipped_types,
+    };
+    Ok((report, kept))
+}
+
+fn requested_types(request: &Request) -> Vec<&'static JobType> {
+    match request {
+        Request::Counts(c) => c.iter().map(|(j, _)| *j).collect(),
+        Request::Sweep { types, .. } => types.clone(),
+    }
+}
+
+fn state_of<'a>(records: &'a [TypeRecord], name: &str) -> &'a TypeState {
+    &records
+        .iter()
+        .find(|r| r.name == name)
+        .expect("every type has a record")
+        .state
+}
+
+/// The instance counts of each batch, over the types that are not skipped.
+fn batch_counts(
+    request: &Request,
+    runnable: &[&'static JobType],
+) -> Vec<Vec<(&'static JobType, usize)>> {
+    match request {
+        Request::Counts(c) => vec![c
+            .iter()
+            .filter(|(j, _)| runnable.iter().any(|r| r.name == j.name))
+            .copied()
+            .collect()],
+        Request::Sweep { totals, .. } => totals.iter().map(|&n| spread(n, runnable)).collect(),
+    }
+}
+
+/// `n` processes over `types` as evenly as possible, the first types taking the remainder.
+pub fn spread(n: usize, types: &[&'static JobType]) -> Vec<(&'static JobType, usize)> {
+    if types.is_empty() {
+        return Vec::new();
+    }
+    let (each, extra) = (n / types.len(), n % types.len());
+    types
+        .iter()
+        .enumerate()
+        .map(|(i, j)| (*j, each + usize::from(i < extra)))
+        .filter(|(_, c)| *c > 0)
+        .collect()
+}
+
+/// The setup phase of one type: inputs into `TYPE/trusted`, the build step (if any) in
+/// `TYPE/bin`, one trusted run.
+fn set_up(job: &'static JobType, root: &Path, config: &Config) -> Result<TypeState> {
+    let base = root.join(job.name);
+    let bin = base.join("bin");
+    let trusted = base.join("trusted");
+    for dir in [&bin, &trusted] {
+        std::fs::create_dir_all(dir)?;
+        write_inputs(job, dir)?;
+    }
+    if let Some(build) = job.build {
+        let ran = run_all(&[spec(build, &bin, &bin, config)], config.timeout)?;
+        if let Some(why) = failure(&ran[0], &bin) {
+            return Ok(TypeState::SetupFailed {
+                reason: format!("build step `{build}`: {why}"),
+            });
+        }
+    }
+    let ran = run_all(&[spec(job.script, &trusted, &bin, config)], config.timeout)?;
+    if let Some(why) = failure(&ran[0], &trusted) {
+        return Ok(TypeState::SetupFailed {
+            reason: format!("trusted run `{}`: {why}", job.script),
+        });
+    }
+    match std::fs::read(trusted.join(job.output)) {
+        Ok(bytes) if !bytes.is_empty() => Ok(TypeState::Ready {
+            trusted_file: job.output,
+            trusted_bytes: bytes.len() as u64,
+            setup_real_s: ran[0].real_s,
+        }),
+        Ok(_) => Ok(TypeState::SetupFailed {
+            reason: format!("the trusted run left {} empty", job.output),
+        }),
+        Err(e) => Ok(TypeState::SetupFailed {
+            reason: format!("the trusted run made no {}: {e}", job.output),
+        }),
+    }
+}
+
+fn write_inputs(job: &JobType, dir: &Path) -> Result<()> {
+    for (name, bytes) in (job.inputs)() {
+        std::fs::write(dir.join(name), bytes)
+            .with_context(|| format!("cannot write {}", dir.join(name).display()))?;
+    }
+    Ok(())
+}
+
+/// One batch: make the instance directories, start every instance, wait, check, remove
+/// the directories.
+fn run_batch(
+    counts: &[(&'static JobType, usize)],
+    records: &[TypeRecord],
+    root: &Path,
+    config: &Config,
+) -> Result<Batch> {
+    let mut specs = Vec::new();
+    let mut names = Vec::new();
+    for &(job, count) in counts {
+        let base = root.join(job.name);
+        for index in 1..=count {
+            let dir = base.join(index.to_string());
+            std::fs::create_dir_all(&dir)?;
+            write_inputs(job, &dir)?;
+            specs.push(spec(job.script, &dir, &base.join("bin"), config));
+            names.push((job, index, dir));
+        }
+    }
+    // Types whose setup failed still get their directories (and show as failed) but are
+    // not started: there would be nothing to compare them with.
+    let startable: Vec<bool> = names
+        .iter()
+        .map(|(job, _, _)| matches!(state_of(records, job.name), TypeState::Ready { .. }))
+        .collect();
+    let to_start: Vec<Spec> = specs
+        .iter()
+        .zip(&startable)
+        .filter(|(_, s)| **s)
+        .map(|(sp, _)| sp.clone())
+        .collect();
+    let started = Instant::now();
+    let mut ran = run_all(&to_start, config.timeout)?.into_iter();
+    let elapsed_s = started.elapsed().as_secs_f64();
+    let mut instances = Vec::new();
+    for ((job, index, dir), can) in names.iter().zip(&startable) {
+        let rel = format!("{}/{index}", job.name);
+        let instance = if *can {
+            let r = ran.next().expect("one result per started instance");
+            let trusted = root.join(job.name).join("trusted").join(job.output);
+            Instance {
+                job: job.name,
+                index: *index,
+                outcome: check(&r, job, dir, &trusted, &rel),
+                dir: rel,
+                real_s: r.real_s,
+                user_s: r.user_s,
+                sys_s: r.sys_s,
+                exit_code: match r.end {
+                    Some(procgroup::End::Exited(c)) => Some(c),
+                    _ => None,
+                },
+            }
+        } else {
+            let reason = match state_of(records, job.name) {
+                TypeState::SetupFailed { reason } => reason.clone(),
+                _ => "not set up".into(),
+            };
+            Instance {
+                job: job.name,
+                index: *index,
+                outcome: Outcome::SetupFailed { reason },
+                dir: rel,
+                real_s: 0.0,
+                user_s: 0.0,
+                sys_s: 0.0,
+                exit_code: None,
+            }
+        };
+        instances.push(instance);
+    }
+    if !config.keep {
+        for (job, _, dir) in &names {
+            std::fs::remove_dir_all(dir)
+                .with_context(|| format!("cannot remove {} ({})", dir.display(), job.name))?;
+        }
+    }
+    let per_type = counts
+        .iter()
+        .map(|(job, _)| Times::of(job.name, instances.iter().filter(|i| i.job == job.name)))
+        .collect();
+    Ok(Batch {
+        processes: instances.len(),
+        elapsed_s,
+        per_type,
+        total: Times::of("all", instances.iter()),
+        instances,
+    })
+}
+
+/// The check phase for one instance: how it ended, then its output byte for byte.
+fn check(r: &Ran, job: &JobType, dir: &Path, trusted: &Path, rel: &str) -> Outcome {
+    if let Some(outcome) = end_outcome(r, dir) {
+        return outcome;
+    }
+    let file = format!("{rel}/{}", job.output);
+    let actual = match std::fs::read(dir.join(job.output)) {
+        Ok(b) => b,
+        Err(e) => {
+            return Outcome::MissingOutput {
+                file,
+                error: e.to_string(),
+            }
+        }
+    };
+    let expected = match std::fs::read(trusted) {
+        Ok(b) => b,
+        Err(e) => {
+            return Outcome::MissingOutput {
+                file: trusted.display().to_string(),
+                error: format!("the trusted copy went missing: {e}"),
+            }
+        }
+    };
+    match compare::compare(&expected, &actual) {
+        None => Outcome::Pass,
+        Some(difference) => Outcome::Mismatch { file, difference },
+    }
+}
+
+/// A failure in how the process ended, if any.
+fn end_outcome(r: &Ran, dir: &Path) -> Option<Outcome> {
+    if let Some((error, limit)) = &r.start_error {
+        return Some(Outcome::CouldNotStart {
+            error: error.clone(),
+            limit: limit.clone(),
+        });
+    }
+    if r.timed_out {
+        return Some(Outcome::TimedOut { after_s: r.real_s });
+    }
+    match r.end {
+        Some(procgroup::End::Signalled(sig)) => Some(Outcome::Signalled {
+            signal: sig,
+            name: procgroup::signal_name(sig),
+        }),
+        Some(procgroup::End::Exited(0)) => None,
+        Some(procgroup::End::Exited(code)) => Some(Outcome::ExitStatus {
+            code,
+            stderr: last_line(&dir.join("stderr")),
+        }),
+        None => Some(Outcome::CouldNotStart {
+            error: "never started".into(),
+            limit: None,
+        }),
+    }
+}
+
+/// For setup runs: why the run failed, if it did.
+fn failure(r: &Ran, dir: &Path) -> Option<String> {
+    end_outcome(r, dir).map(|o| o.describe())
+}
+
+fn last_line(path: &Path) -> String {
+    std::fs::read(path)
+        .map(|b| {
+            String::from_utf8_lossy(&b)
+                .lines()
+                .rfind(|l| !l.trim().is_empty())
+                .unwrap_or("(nothing on standard error)")
+                .to_string()
+        })
+        .unwrap_or_else(|_| "(no standard error file)".into())
+}
+
+/// One process to start: `sh -c script` in `dir`.
+#[derive(Debug, Clone)]
+struct Spec {
+    script: &'static str,
+    dir: PathBuf,
+    bin: PathBuf,
+    exe: PathBuf,
+}
+
+fn spec(script: &'static str, dir: &Path, bin: &Path, config: &Config) -> Spec {
+    Spec {
+        script,
+        dir: dir.to_path_buf(),
+        bin: bin.to_path_buf(),
+        exe: config.exe.clone(),
+    }
+}
+
+/// How one process went.
+#[derive(Debug, Clone, Default)]
+struct Ran {
+    /// `None` when it never started.
+    end: Option<procgroup::End>,
+    start_error: Option<(String, Option<String>)>,
+    timed_out: bool,
+    real_s: f64,
+    user_s: f64,
+    sys_s: f64,
+}
+
+/// Start every spec, each in its own process group, and wait for all of them. On an
+/// interrupt, kill every group, reap every leader, wait for the groups to empty, and
+/// return `Interrupted`.
+fn run_all(specs: &[Spec], timeout: Duration) -> Result<Vec<Ran>> {
+    let mut ran = vec![Ran::default(); specs.len()];
+    let mut running: Vec<(usize, i32, Instant)> = Vec::new();
+    let mut groups = Vec::new();
+    for (i, s) in specs.iter().enumerate() {
+        if interrupt::requested() {
+            break;
+        }
+        let start = Instant::now();
+        match start_one(s) {
+            Ok(pid) => {
+                running.push((i, pid, start));
+                groups.push(pid);
+            }
+            Err(e) => ran[i].start_error = Some((e.to_string(), procgroup::limit_hit(&e))),
+        }
+    }
+    while !running.is_empty() {
+        if interrupt::requested() {
+            stop_all(&running, &groups);
+            return Err(Interrupted.into());
+        }
+        let mut k = 0;
+        while k < running.len() {
+            let (i, pid, start) = running[k];
+            match procgroup::try_reap(pid) {
+                Ok(Some(r)) => {
+                    let out = &mut ran[i];
+                    out.real_s = start.elapsed().as_secs_f64();
+                    out.end = Some(r.end);
+                    out.user_s = r.user_s;
+                    out.sys_s = r.system_s;
+                    running.swap_remove(k);
+                    continue;
+                }
+                Ok(None) => {
+                    if start.elapsed() > timeout && !ran[i].timed_out {
+                        ran[i].timed_out = true;
+                        procgroup::kill_group(pid);
+                    }
+                }
+                Err(e) => {
+                    stop_all(&running, &groups);
+                    return Err(e).context("waiting for an instance");
+                }
+            }
+            k += 1;
+        }
+        // Poll less often when many are running, so the reaping loop stays cheap.
+        std::thread::sleep(Duration::from_micros(1000 + 10 * running.len() as u64));
+    }
+    // Descendants that outlived their shell (a job that left something in the
+    // background) must not outlive the run.
+    for g in &groups {
+        if procgroup::group_alive(*g) {
+            procgroup::kill_group(*g);
+        }
+    }
+    procgroup::wait_groups_gone(&groups, Duration::from_secs(5));
+    Ok(ran)
+}
+
+fn start_one(s: &Spec) -> std::io::Result<i32> {
+    let stdout = File::create(s.dir.join("stdout"))?;
+    let stderr = File::create(s.dir.join("stderr"))?;
+    // /bin/sh by its path: the job's own programs are looked up on PATH, the shell is not.
+    let mut cmd = Command::new("/bin/sh");
+    cmd.arg("-c")
+        .arg(s.script)
+        .current_dir(&s.dir)
+        .env("LC_ALL", "C")
+        .env("TZ", "UTC0")
+        .env("EXERCISE_BIN", &s.bin)
+        .env("TIMESHARE_EXE", &s.exe)
+        .stdin(Stdio::null())
+        .stdout(stdout)
+        .stderr(stderr);
+    let child = procgroup::in_own_group(&mut cmd).spawn()?;
+    Ok(child.id() as i32)
+}
+
+/// Kill every group still running, reap the leaders, wait for the groups to empty.
+fn stop_all(running: &[(usize, i32, Instant)], groups: &[i32]) {
+    for &(_, pid, _) in running {
+        procgroup::kill_group(pid);
+    }
+    for &(_, pid, _) in running {
+        let _ = procgroup::reap_blocking(pid);
+    }
+    for g in groups {
+        procgroup::kill_group(*g);
+    }
+    procgroup::wait_groups_gone(groups, Duration::from_secs(5));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_sweep_spreads_processes_evenly_in_table_order() {
+        let types: Vec<&JobType> = jobs::JOBS.iter().take(4).collect();
+        let c = spread(5, &types);
+        let counts: Vec<(&str, usize)> = c.iter().map(|(j, n)| (j.name, *n)).collect();
+        assert_eq!(counts, [("cc", 2), ("nroff", 1), ("ed", 1), ("float", 1)]);
+        assert_eq!(spread(2, &types).len(), 2);
+        assert!(spread(3, &[]).is_empty());
+    }
+
+    /// The chess job is one table entry that runs this executable's `chess-game`: with a
+    /// stand-in executable that has it, the job runs and is checked like any other.
+    #[test]
+    fn the_chess_entry_runs_the_exe_subcommand_when_it_exists() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let exe = dir.path().join("fake-timeshare");
+        std::fs::write(
+            &exe,
+            "#!/bin/sh\n[ \"$1\" = chess-game ] && echo '1. e4 e5'\n",
+        )
+        .unwrap();
+        std::fs::set_permissions(&exe, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let chess = jobs::find("chess").unwrap();
+        let mut config = Config {
+            request: Request::Counts(vec![(chess, 2)]),
+            dir: dir.path().to_path_buf(),
+            keep: false,
+            timeout: Duration::from_secs(60),
+            exe,
+            subcommands: vec!["chess-game".into()],
+        };
+        let (report, _) = exercise(&config, &mut |_| {}).unwrap();
+        assert_eq!(
+            (report.passed, report.failed, report.skipped_types),
+            (2, 0, 0)
+        );
+        config.subcommands.clear();
+        let (report, _) = exercise(&config, &mut |_| {}).unwrap();
+        assert_eq!(
+            (report.passed, report.failed, report.skipped_types),
+            (0, 0, 1)
+        );
+    }
+}

@@ -1,0 +1,206 @@
+//! The exerciser's tables (seed 004): per instance, per job type and total for one batch;
+//! for a sweep, the per-process real/user/system figures against the number of processes
+//! — the seed's graphs as a table. Rendering only.
+
+use crate::exercise::record::{Batch, Outcome, Report, Times, TypeState};
+use crate::model::unit;
+use crate::report::table::{new_table, right};
+
+/// The whole text report: types, the batch or sweep tables, failures, summary line.
+pub fn render(report: &Report) -> String {
+    let mut out = String::new();
+    out.push_str(&types_section(report));
+    if report.sweep {
+        out.push_str(&format!("{}\n", sweep_table(report)));
+    } else {
+        for b in &report.batches {
+            out.push_str(&format!("{}\n\n", instance_table(b)));
+            out.push_str(&format!("{}\n", type_table(b)));
+        }
+    }
+    out.push_str(&failures(report));
+    out.push_str(&summary_line(report));
+    out.push('\n');
+    out
+}
+
+fn types_section(report: &Report) -> String {
+    let mut s = String::new();
+    for t in &report.types {
+        match &t.state {
+            TypeState::Ready {
+                trusted_file,
+                trusted_bytes,
+                setup_real_s,
+            } => s.push_str(&format!(
+                "{:<6} ready: trusted {trusted_file} ({trusted_bytes} bytes) in {}\n",
+                t.name,
+                secs(*setup_real_s)
+            )),
+            TypeState::Skipped { reason } => {
+                s.push_str(&format!("{:<6} skipped: {reason}\n", t.name))
+            }
+            TypeState::SetupFailed { reason } => {
+                s.push_str(&format!("{:<6} SETUP FAILED: {reason}\n", t.name))
+            }
+        }
+    }
+    s.push('\n');
+    s
+}
+
+fn instance_table(b: &Batch) -> String {
+    let mut t = new_table(&["instance", "result", "exit", "real", "user", "sys"]);
+    for i in &b.instances {
+        let result = if i.outcome.passed() { "pass" } else { "FAIL" };
+        let exit = match (&i.exit_code, &i.outcome) {
+            (Some(c), _) => c.to_string(),
+            (None, Outcome::Signalled { name, .. }) => name.clone(),
+            _ => "-".into(),
+        };
+        let mut row = vec![i.name(), result.into(), exit];
+        if i.outcome.started() {
+            row.extend([secs(i.real_s), secs(i.user_s), secs(i.sys_s)]);
+        } else {
+            row.extend(["-".into(), "-".into(), "-".into()]);
+        }
+        t.add_row(row);
+    }
+    right(&mut t, &[2, 3, 4, 5]);
+    t.to_string()
+}
+
+fn type_table(b: &Batch) -> String {
+    let mut t = new_table(&[
+        "type",
+        "procs",
+        "pass",
+        "fail",
+        "mean real",
+        "user/proc",
+        "sys/proc",
+    ]);
+    for x in b.per_type.iter().chain(std::iter::once(&b.total)) {
+        t.add_row(times_row(x));
+    }
+    right(&mut t, &[1, 2, 3, 4, 5, 6]);
+    format!(
+        "{t}\nbatch of {} processes: {} elapsed ({} per process)",
+        b.processes,
+        secs(b.elapsed_s),
+        secs(b.elapsed_s / b.processes.max(1) as f64)
+    )
+}
+
+fn times_row(x: &Times) -> Vec<String> {
+    vec![
+        x.job.clone(),
+        x.processes.to_string(),
+        x.passed.to_string(),
+        x.failed.to_string(),
+        secs(x.mean_real_s),
+        secs(x.user_per_process_s),
+        secs(x.sys_per_process_s),
+    ]
+}
+
+/// One row per number of processes and type: the seed's user, system and elapsed time per
+/// process against the number of processes.
+fn sweep_table(report: &Report) -> String {
+    let mut t = new_table(&[
+        "procs",
+        "type",
+        "n",
+        "pass",
+        "fail",
+        "mean real",
+        "user/proc",
+        "sys/proc",
+        "elapsed",
+        "elapsed/proc",
+    ]);
+    for b in &report.batches {
+        for x in &b.per_type {
+            let mut row = vec![b.processes.to_string()];
+            row.extend(times_row(x).into_iter().take(1));
+            row.extend(times_row(x).into_iter().skip(1));
+            row.extend(["".into(), "".into()]);
+            t.add_row(row);
+        }
+        let mut row = vec![b.processes.to_string()];
+        row.extend(times_row(&b.total));
+        row.push(secs(b.elapsed_s));
+        row.push(secs(b.elapsed_s / b.processes.max(1) as f64));
+        t.add_row(row);
+    }
+    right(&mut t, &[0, 2, 3, 4, 5, 6, 7, 8, 9]);
+    format!(
+        "{t}\nmean real: elapsed time of one process, start to end; user/proc, sys/proc: \
+         CPU time per process; elapsed/proc: the batch's elapsed time over its processes"
+    )
+}
+
+fn failures(report: &Report) -> String {
+    let mut s = String::new();
+    for (bi, b) in report.batches.iter().enumerate() {
+        for i in b.instances.iter().filter(|i| !i.outcome.passed()) {
+            let at = if report.sweep {
+                format!(" (batch {} of {} processes)", bi + 1, b.processes)
+            } else {
+                String::new()
+            };
+            s.push_str(&format!(
+                "FAIL {}{at}: {}\n",
+                i.name(),
+                i.outcome.describe()
+            ));
+            if let Outcome::Mismatch { difference: d, .. } = &i.outcome {
+                s.push_str(&format!(
+                    "  bytes {}..: expected \"{}\"\n  bytes {}..: actual   \"{}\"\n",
+                    d.context_start, d.expected, d.context_start, d.actual
+                ));
+            }
+        }
+    }
+    s
+}
+
+/// "summary: PASS — 8 passed, 0 failed; 1 job type skipped (chess)".
+pub fn summary_line(report: &Report) -> String {
+    let verdict = if report.failed > 0 {
+        "FAIL"
+    } else if report.passed == 0 {
+        "NOTHING CHECKED"
+    } else {
+        "PASS"
+    };
+    let skipped: Vec<&str> = report
+        .types
+        .iter()
+        .filter(|t| matches!(t.state, TypeState::Skipped { .. }))
+        .map(|t| t.name)
+        .collect();
+    let skipped = if skipped.is_empty() {
+        "0 job types skipped".to_string()
+    } else {
+        format!(
+            "{} job type{} skipped ({})",
+            skipped.len(),
+            if skipped.len() == 1 { "" } else { "s" },
+            skipped.join(", ")
+        )
+    };
+    format!(
+        "summary: {verdict} — {} passed, {} failed; {skipped}",
+        report.passed, report.failed
+    )
+}
+
+/// Seconds for display; an exact zero (a share of CPU time below the clock tick) as "0".
+fn secs(s: f64) -> String {
+    if s == 0.0 {
+        "0".into()
+    } else {
+        unit::format_seconds(s)
+    }
+}

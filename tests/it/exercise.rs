@@ -1,0 +1,436 @@
+//! The exerciser end to end (seed 004): every available type passes; a corruption held
+//! back for one instance is caught with its instance, file and offset; a crash is reported
+//! with its signal; skipped types and "nothing checked" have their exit codes; an
+//! interrupted run leaves no process and no directory behind.
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+use crate::common::{json, timeshare};
+
+fn which(program: &str) -> Option<PathBuf> {
+    std::env::split_paths(&std::env::var_os("PATH")?)
+        .map(|d| d.join(program))
+        .find(|p| p.is_file())
+}
+
+fn have(programs: &[&str]) -> bool {
+    let missing: Vec<_> = programs.iter().filter(|p| which(p).is_none()).collect();
+    if !missing.is_empty() {
+        eprintln!("skipping: {missing:?} not installed (.ci/run installs them)");
+    }
+    missing.is_empty()
+}
+
+/// An executable shell script `name` in `dir`.
+fn script(dir: &Path, name: &str, body: &str) {
+    let path = dir.join(name);
+    std::fs::write(&path, format!("#!/bin/sh\n{body}")).unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+fn path_with(dir: &Path) -> String {
+    format!("{}:{}", dir.display(), std::env::var("PATH").unwrap())
+}
+
+fn is_empty_dir(dir: &Path) -> bool {
+    std::fs::read_dir(dir).unwrap().next().is_none()
+}
+
+#[test]
+fn quick_runs_every_available_type_and_passes() {
+    if !have(&["cc", "ed", "nroff"]) {
+        return;
+    }
+    let scratch = tempfile::tempdir().unwrap();
+    let out = scratch.path().join("r.json");
+    let assert = timeshare()
+        .args(["exercise", "--quick", "--json"])
+        .arg(&out)
+        .arg("--dir")
+        .arg(scratch.path())
+        .assert()
+        .success();
+    let text = String::from_utf8_lossy(&assert.get_output().stdout).to_string();
+    assert!(text.contains("summary: PASS — "), "{text}");
+    let r = json(&std::fs::read(&out).unwrap());
+    // Two instances of every type that is set up (chess too, once this build has it).
+    let ready = r["types"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|t| t["state"] == "ready")
+        .count();
+    assert!(ready >= 4, "{}", r["types"]);
+    assert_eq!(r["passed"], 2 * ready as u64);
+    assert_eq!(r["failed"], 0);
+    let batch = &r["batches"][0];
+    for i in batch["instances"].as_array().unwrap() {
+        assert_eq!(i["outcome"]["result"], "pass", "{i}");
+        assert_eq!(i["exit_code"], 0);
+        assert!(i["real_s"].as_f64().unwrap() > 0.0);
+    }
+    // The compile is real work: its CPU time is measured through wait4.
+    let cc = batch["per_type"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["job"] == "cc")
+        .unwrap();
+    assert!(cc["user_per_process_s"].as_f64().unwrap() > 0.005, "{cc}");
+    // Only the JSON file remains: every scratch directory is gone.
+    assert_eq!(std::fs::read_dir(scratch.path()).unwrap().count(), 1);
+}
+
+#[test]
+fn a_corruption_held_back_for_one_instance_is_caught_exactly() {
+    if !have(&["ed", "nroff", "dd"]) {
+        return;
+    }
+    let real_ed = which("ed").unwrap();
+    let wrappers = tempfile::tempdir().unwrap();
+    // ed as usual, then, in instance 2 only, byte 100 of the edited file replaced by \x01.
+    script(
+        wrappers.path(),
+        "ed",
+        &format!(
+            "{} \"$@\"; rc=$?\ncase \"$PWD\" in */ed/2) printf '\\001' | dd of=text.txt bs=1 \
+             seek=100 conv=notrunc 2>/dev/null;; esac\nexit $rc\n",
+            real_ed.display()
+        ),
+    );
+    let scratch = tempfile::tempdir().unwrap();
+    let out = scratch.path().join("r.json");
+    let assert = timeshare()
+        .env("PATH", path_with(wrappers.path()))
+        .args(["exercise", "--jobs", "ed=3,nroff=1", "--json"])
+        .arg(&out)
+        .arg("--dir")
+        .arg(scratch.path())
+        .assert()
+        .code(1);
+    let text = String::from_utf8_lossy(&assert.get_output().stdout).to_string();
+    assert!(
+        text.contains("FAIL ed#2: ed/2/text.txt differs from the trusted copy at byte 100"),
+        "{text}"
+    );
+    assert!(text.contains("\\x01"), "the actual bytes are shown: {text}");
+    assert!(
+        text.contains("summary: FAIL — 3 passed, 1 failed"),
+        "{text}"
+    );
+    let r = json(&std::fs::read(&out).unwrap());
+    let failed: Vec<_> = r["batches"][0]["instances"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|i| i["outcome"]["result"] != "pass")
+        .collect();
+    assert_eq!(failed.len(), 1);
+    assert_eq!(failed[0]["job"], "ed");
+    assert_eq!(failed[0]["index"], 2);
+    assert_eq!(failed[0]["outcome"]["result"], "mismatch");
+    assert_eq!(failed[0]["outcome"]["file"], "ed/2/text.txt");
+    assert_eq!(failed[0]["outcome"]["offset"], 100);
+    assert_eq!(std::fs::read_dir(scratch.path()).unwrap().count(), 1);
+}
+
+#[test]
+fn a_killed_instance_is_reported_with_its_signal() {
+    if !have(&["ed"]) {
+        return;
+    }
+    let real_ed = which("ed").unwrap();
+    let wrappers = tempfile::tempdir().unwrap();
+    // In instance 1, the wrapper kills the instance's shell (its parent) with SIGSEGV.
+    script(
+        wrappers.path(),
+        "ed",
+        &format!(
+            "case \"$PWD\" in */ed/1) kill -SEGV $PPID; sleep 1;; esac\nexec {} \"$@\"\n",
+            real_ed.display()
+        ),
+    );
+    let scratch = tempfile::tempdir().unwrap();
+    let assert = timeshare()
+        .env("PATH", path_with(wrappers.path()))
+        .args(["exercise", "--jobs", "ed=2", "--dir"])
+        .arg(scratch.path())
+        .assert()
+        .code(1);
+    let text = String::from_utf8_lossy(&assert.get_output().stdout).to_string();
+    assert!(
+        text.contains("FAIL ed#1: killed by SIGSEGV (signal 11)"),
+        "{text}"
+    );
+    assert!(is_empty_dir(scratch.path()));
+}
+
+#[test]
+fn missing_programs_skip_their_types_and_nothing_checked_is_exit_3() {
+    if !have(&["ed"]) {
+        return;
+    }
+    // A PATH with only sh and ed: cc, nroff and float are skipped, ed runs.
+    let bin = tempfile::tempdir().unwrap();
+    for p in ["sh", "ed"] {
+        std::os::unix::fs::symlink(which(p).unwrap(), bin.path().join(p)).unwrap();
+    }
+    let scratch = tempfile::tempdir().unwrap();
+    let assert = timeshare()
+        .env("PATH", bin.path())
+        .args(["exercise", "--jobs", "cc=1,nroff=1,ed=2,float=1", "--dir"])
+        .arg(scratch.path())
+        .assert()
+        .success();
+    let text = String::from_utf8_lossy(&assert.get_output().stdout).to_string();
+    assert!(
+        text.contains("nroff  skipped: no `nroff` on PATH"),
+        "{text}"
+    );
+    assert!(text.contains("cc     skipped: no `cc` on PATH"), "{text}");
+    assert!(
+        text.contains("summary: PASS — 2 passed, 0 failed; 3 job types skipped (cc, nroff, float)"),
+        "{text}"
+    );
+    // Nothing at all on PATH: every type skipped, nothing checked.
+    let empty = tempfile::tempdir().unwrap();
+    let assert = timeshare()
+        .env("PATH", empty.path())
+        .args(["exercise", "--jobs", "cc=1,nroff=1,ed=2,float=1", "--dir"])
+        .arg(scratch.path())
+        .assert()
+        .code(3);
+    let text = String::from_utf8_lossy(&assert.get_output().stdout).to_string();
+    assert!(
+        text.contains("summary: NOTHING CHECKED — 0 passed, 0 failed; 4 job types skipped"),
+        "{text}"
+    );
+    assert!(is_empty_dir(scratch.path()));
+}
+
+#[test]
+fn bad_input_is_exit_2_with_one_line() {
+    for args in [
+        vec!["exercise", "--jobs", "vi=2"],
+        vec!["exercise", "--jobs", "cc=0"],
+        vec!["exercise", "--sweep", "1,x"],
+    ] {
+        let assert = timeshare().args(&args).assert().code(2);
+        let err = String::from_utf8_lossy(&assert.get_output().stderr).to_string();
+        assert!(err.starts_with("timeshare: error: "), "{args:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+    }
+}
+
+/// Processes whose working directory is under `dir`.
+fn processes_in(dir: &Path) -> Vec<String> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        if let Ok(cwd) = std::fs::read_link(entry.path().join("cwd")) {
+            if cwd.starts_with(dir) {
+                found.push(format!(
+                    "{} {}",
+                    entry.file_name().to_string_lossy(),
+                    cwd.display()
+                ));
+            }
+        }
+    }
+    found
+}
+
+#[test]
+fn an_interrupted_run_leaves_no_process_and_no_directory() {
+    if !have(&["cc"]) {
+        return;
+    }
+    let scratch = tempfile::tempdir().unwrap();
+    let dir = scratch.path().canonicalize().unwrap();
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("timeshare"))
+        .args(["exercise", "--jobs", "cc=6,float=6", "--dir"])
+        .arg(&dir)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    // Wait until the run phase has started instances (their directories exist).
+    let start = Instant::now();
+    let started = loop {
+        let running = std::fs::read_dir(&dir)
+            .unwrap()
+            .flatten()
+            .any(|root| root.path().join("cc/6").exists());
+        if running && !processes_in(&dir).is_empty() {
+            break true;
+        }
+        if start.elapsed() > Duration::from_secs(60) || child.try_wait().unwrap().is_some() {
+            break false;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    };
+    assert!(started, "the run phase never started");
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(130));
+    // The killed groups may take a moment to leave the process table.
+    let start = Instant::now();
+    while !processes_in(&dir).is_empty() && start.elapsed() < Duration::from_secs(5) {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    assert!(processes_in(&dir).is_empty(), "{:?}", processes_in(&dir));
+    assert!(
+        is_empty_dir(&dir),
+        "left behind: {:?}",
+        std::fs::read_dir(&dir).unwrap().collect::<Vec<_>>()
+    );
+}
+
+/// Processes of user `uid` now.
+fn processes_of(uid: u32) -> u64 {
+    let mut n = 0;
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        if let Ok(status) = std::fs::read_to_string(entry.path().join("status")) {
+            let owner = status
+                .lines()
+                .find_map(|l| l.strip_prefix("Uid:"))
+                .and_then(|l| l.split_whitespace().next()?.parse::<u32>().ok());
+            n += u64::from(owner == Some(uid));
+        }
+    }
+    n
+}
+
+#[test]
+fn an_instance_that_cannot_start_names_the_limit_it_hit() {
+    if !have(&["ed"]) {
+        return;
+    }
+    use std::os::unix::process::CommandExt;
+    // RLIMIT_NPROC does not bind root: as root, run as a uid of its own (no other test
+    // uses it, so no other process counts against the limit). The limit leaves room for
+    // timeshare and the setup run (sh + ed) but not for four instances at once.
+    const UID: u32 = 61_234;
+    let root = unsafe { libc::geteuid() } == 0;
+    let uid = if root { UID } else { unsafe { libc::getuid() } };
+    let limit = processes_of(uid) + 3;
+    let scratch = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(scratch.path(), std::fs::Permissions::from_mode(0o777)).unwrap();
+    let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("timeshare"));
+    cmd.args(["exercise", "--jobs", "ed=4", "--dir"])
+        .arg(scratch.path())
+        .env_remove("COLUMNS");
+    unsafe {
+        cmd.pre_exec(move || {
+            let lim = libc::rlimit {
+                rlim_cur: limit,
+                rlim_max: limit,
+            };
+            if root
+                && (libc::setgroups(0, std::ptr::null()) != 0
+                    || libc::setgid(UID) != 0
+                    || libc::setuid(UID) != 0)
+            {
+                return Err(std::io::Error::last_os_error());
+            }
+            if libc::setrlimit(libc::RLIMIT_NPROC, &lim) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    let out = cmd.output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{text}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        text.contains(&format!(
+            "could not start: Resource temporarily unavailable (os error 11); limit: \
+             RLIMIT_NPROC (max user processes) = {limit}"
+        )),
+        "{text}"
+    );
+    assert!(is_empty_dir(scratch.path()));
+}
+
+#[test]
+fn a_sweep_shows_user_time_flat_and_elapsed_growing() {
+    if !have(&["cc"]) {
+        return;
+    }
+    // Enough copies to share every CPU several ways.
+    let cpus = std::thread::available_parallelism().map_or(2, |n| n.get());
+    let n = (4 * cpus).clamp(8, 48);
+    let scratch = tempfile::tempdir().unwrap();
+    let out = scratch.path().join("sweep.json");
+    let assert = timeshare()
+        .args([
+            "exercise",
+            "--sweep",
+            &format!("1,{n}"),
+            "--types",
+            "float",
+            "--json",
+        ])
+        .arg(&out)
+        .arg("--dir")
+        .arg(scratch.path())
+        .assert()
+        .success();
+    let text = String::from_utf8_lossy(&assert.get_output().stdout).to_string();
+    assert!(text.contains("elapsed/proc"), "{text}");
+    let r = json(&std::fs::read(&out).unwrap());
+    assert_eq!(r["sweep"], true);
+    let batches = r["batches"].as_array().unwrap();
+    assert_eq!(batches.len(), 2);
+    let figure = |b: usize, field: &str| batches[b]["total"][field].as_f64().unwrap();
+    assert_eq!(batches[1]["processes"], n);
+    assert_eq!(batches[1]["total"]["passed"], n);
+    // Many copies of a fixed amount of work on a few CPUs: each copy's CPU time stays
+    // about the same while each one's elapsed time grows (it shares the CPUs).
+    let user_ratio = figure(1, "user_per_process_s") / figure(0, "user_per_process_s");
+    let real_ratio = figure(1, "mean_real_s") / figure(0, "mean_real_s");
+    assert!(
+        (0.5..2.0).contains(&user_ratio),
+        "user ratio {user_ratio}: {text}"
+    );
+    if n >= 3 * cpus {
+        assert!(real_ratio > 1.5, "elapsed ratio {real_ratio}: {text}");
+    }
+}
+
+#[test]
+fn a_type_whose_trusted_run_fails_fails_its_instances_and_the_others_run() {
+    if !have(&["ed"]) {
+        return;
+    }
+    let wrappers = tempfile::tempdir().unwrap();
+    script(
+        wrappers.path(),
+        "nroff",
+        "echo 'nroff: no macros' >&2; exit 1\n",
+    );
+    let scratch = tempfile::tempdir().unwrap();
+    let assert = timeshare()
+        .env("PATH", path_with(wrappers.path()))
+        .args(["exercise", "--jobs", "nroff=2,ed=1", "--dir"])
+        .arg(scratch.path())
+        .assert()
+        .code(1);
+    let text = String::from_utf8_lossy(&assert.get_output().stdout).to_string();
+    assert!(
+        text.contains("nroff  SETUP FAILED: trusted run `nroff -man exerciser.1 > nroff.out`: exit status 1: nroff: no macros"),
+        "{text}"
+    );
+    assert!(
+        text.contains("summary: FAIL — 1 passed, 2 failed"),
+        "{text}"
+    );
+    assert!(is_empty_dir(scratch.path()));
+}
