@@ -10,19 +10,32 @@ use std::time::Duration;
 
 use crate::model::{family_of, Metric, Mode, RunOptions, Source, Unit};
 
+pub mod message;
+pub mod micro;
+pub mod pipe;
+pub mod proc;
 pub mod select;
+pub mod signal;
 pub mod syscall;
+pub mod udg;
 
 /// Every registered benchmark, in the order `run` executes them and `list` shows them.
 pub fn registry() -> Vec<Box<dyn Benchmark>> {
     let mut all = Vec::new();
     all.extend(syscall::all());
+    all.extend(signal::all());
+    all.extend(pipe::all());
+    all.extend(udg::all());
+    all.extend(proc::all());
     all
 }
 
 /// Every derived row: computed from measured rows of the same run, never measured itself.
 pub fn derived_rows() -> Vec<Derived> {
-    Vec::new()
+    let mut all = Vec::new();
+    all.extend(signal::derived());
+    all.extend(proc::derived());
+    all
 }
 
 pub trait Benchmark: Send + Sync {
@@ -58,6 +71,11 @@ pub trait Benchmark: Send + Sync {
 pub trait Workload {
     /// Do exactly `n` operations. The harness times this call; an error fails the row.
     fn run(&mut self, n: u64) -> anyhow::Result<()>;
+    /// Called once after sampling, before `details`: checks that need the whole run (a
+    /// child's byte count, its exit status). An error fails the row.
+    fn finish(&mut self) -> anyhow::Result<()> {
+        Ok(())
+    }
     /// Anything to record beyond the timing (parameters, checks made, tables), read once
     /// after sampling.
     fn details(&mut self) -> Option<serde_json::Value> {

@@ -148,6 +148,7 @@ impl Runner {
             &b.metric(),
             &self.overhead,
         )?;
+        workload.finish()?;
         result.details = workload.details();
         drop(workload);
         scratch
@@ -163,8 +164,19 @@ impl Runner {
         result.times = Some(m.times);
         result.counters = Some(m.counters);
         result.notes = m.notes;
+        result.notes.extend(notes_in(&result.details));
         Ok(())
     }
+}
+
+/// The `notes` a workload put in its details (e.g. the placement used), for the row.
+fn notes_in(details: &Option<serde_json::Value>) -> Vec<String> {
+    details
+        .as_ref()
+        .and_then(|d| d.get("notes"))
+        .and_then(|n| n.as_array())
+        .map(|a| a.iter().filter_map(|v| v.as_str().map(String::from)).collect())
+        .unwrap_or_default()
 }
 
 fn empty_result(b: &dyn Benchmark) -> BenchResult {
