@@ -359,3 +359,55 @@ impl Workload for Back {
         Some(d)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bench::micro::testing::{assert_scales, doubling_ratio, forking, with_ctx};
+    use crate::model::Placement;
+
+    #[test]
+    fn message_operations_scale_with_the_work() {
+        let _one_at_a_time = forking();
+        with_ctx(Placement::Free, |ctx| {
+            for (t, p, n) in [
+                (Transport::Pipe, Pattern::ToSelf, 20_000),
+                (Transport::Pipe, Pattern::Back, 2_000),
+                (Transport::UnixDatagram, Pattern::ToSelf, 10_000),
+                (Transport::UnixDatagram, Pattern::Back, 2_000),
+            ] {
+                let mut w = prepare(ctx, t, p, 4, false).unwrap();
+                assert_scales(&format!("{t:?} {p:?}"), doubling_ratio(w.as_mut(), n));
+            }
+        });
+    }
+
+    #[test]
+    fn the_discarding_child_counts_every_byte() {
+        let _one_at_a_time = forking();
+        with_ctx(Placement::Free, |ctx| {
+            for t in [Transport::Pipe, Transport::UnixDatagram] {
+                let mut w = prepare(ctx, t, Pattern::Discard, 512, false).unwrap();
+                w.run(1000).unwrap();
+                w.finish().unwrap();
+                let d = w.details().unwrap();
+                assert_eq!(d["child_read_bytes"], 512_000, "{t:?}");
+            }
+        });
+    }
+
+    #[test]
+    fn a_dead_partner_fails_the_operation_with_its_status() {
+        let _one_at_a_time = forking();
+        with_ctx(Placement::Free, |ctx| {
+            let mut w = Back::start(ctx, Transport::Pipe, 4, false).unwrap();
+            w.run(10).unwrap();
+            let pid = w.partner.child_mut().pid();
+            // SAFETY: killing our own child.
+            unsafe { libc::kill(pid, libc::SIGKILL) };
+            let err = format!("{:#}", w.run(10).unwrap_err());
+            assert!(err.contains("killed by signal 9"), "{err}");
+            assert!(err.contains("echoing child"), "{err}");
+        });
+    }
+}

@@ -88,12 +88,72 @@ pub fn whole_transfers(mode: Mode) -> Plan {
 pub fn processes(mode: Mode) -> Plan {
     let mut plan = Plan::calibrated(mode);
     plan.samples = match mode {
-        Mode::Quick => 11,
+        Mode::Quick => 15,
         Mode::Full => 31,
     };
     plan.target = std::time::Duration::from_millis(match mode {
-        Mode::Quick => 3,
+        Mode::Quick => 8,
         Mode::Full => 20,
     });
     plan
+}
+
+/// Helpers for the families' unit tests.
+#[cfg(test)]
+pub mod testing {
+    use std::sync::{Mutex, MutexGuard};
+    use std::time::Instant;
+
+    use crate::bench::{Ctx, Host, Workload};
+    use crate::model::{Placement, RunOptions};
+
+    static FORKING: Mutex<()> = Mutex::new(());
+
+    /// Tests that fork children holding pipe ends run one at a time: a child forked by
+    /// another test thread would inherit our write ends and hide end-of-file.
+    pub fn forking() -> MutexGuard<'static, ()> {
+        FORKING.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Run `f` with a context for `placement`.
+    pub fn with_ctx<T>(placement: Placement, f: impl FnOnce(&Ctx) -> T) -> T {
+        let dir = tempfile::tempdir().unwrap();
+        let options = RunOptions {
+            placement,
+            ..RunOptions::default()
+        };
+        let host = Host::detect();
+        let ctx = Ctx {
+            mode: options.mode,
+            options: &options,
+            scratch: dir.path(),
+            host: &host,
+        };
+        f(&ctx)
+    }
+
+    /// Fastest time of run(2n) over fastest time of run(n), interleaved, 9 repeats each:
+    /// about 2 when every operation really does the work. The minimum, because on a
+    /// loaded machine interference only ever adds time.
+    pub fn doubling_ratio(w: &mut dyn Workload, n: u64) -> f64 {
+        w.run(n).unwrap();
+        let mut one = Vec::new();
+        let mut two = Vec::new();
+        for _ in 0..9 {
+            for (k, v) in [(n, &mut one), (2 * n, &mut two)] {
+                let t = Instant::now();
+                w.run(k).unwrap();
+                v.push(t.elapsed().as_secs_f64());
+            }
+        }
+        let min = |v: &[f64]| v.iter().copied().fold(f64::INFINITY, f64::min);
+        min(&two) / min(&one)
+    }
+
+    pub fn assert_scales(what: &str, ratio: f64) {
+        assert!(
+            (1.3..3.5).contains(&ratio),
+            "{what}: twice the operations took {ratio:.2}× the time"
+        );
+    }
 }

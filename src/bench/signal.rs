@@ -283,3 +283,23 @@ mod tests {
         assert!((context_switch(&[45.0, 16.5]) - 12.0).abs() < 1e-9);
     }
 }
+
+#[cfg(test)]
+mod scaling {
+    use super::*;
+    use crate::bench::micro::testing::{assert_scales, doubling_ratio, forking, with_ctx};
+    use crate::model::Placement;
+
+    #[test]
+    fn signal_operations_scale_with_the_work() {
+        let _one_at_a_time = forking();
+        with_ctx(Placement::Free, |ctx| {
+            let mut w = prepare_self(ctx).unwrap();
+            assert_scales("signal.self", doubling_ratio(w.as_mut(), 20_000));
+            let mut w = prepare_pingpong(ctx).unwrap();
+            assert_scales("signal.pingpong", doubling_ratio(w.as_mut(), 2_000));
+            let d = w.details().unwrap();
+            assert!(d["child_cpu"]["ops"].as_u64().unwrap() >= 2_000 * 22);
+        });
+    }
+}

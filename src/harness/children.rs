@@ -504,7 +504,11 @@ impl Partner {
                 "system_s_per_op": system / self.ops as f64,
             });
         }
-        d["notes"] = json!([self.pair.note()]);
+        // Pinned placements are worth a note in the main table; free is the default and
+        // stays in the details only.
+        if self.pair.placement != Placement::Free {
+            d["notes"] = json!([self.pair.note()]);
+        }
         d
     }
 }

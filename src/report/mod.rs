@@ -2,4 +2,5 @@
 
 pub mod extra;
 pub mod json;
+pub mod micro;
 pub mod table;

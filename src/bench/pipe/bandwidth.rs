@@ -265,3 +265,23 @@ impl Workload for Both {
         Some(d)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bench::micro::testing::{assert_scales, doubling_ratio, forking, with_ctx};
+    use crate::model::Placement;
+
+    #[test]
+    fn transfers_scale_with_the_work() {
+        let _one_at_a_time = forking();
+        with_ctx(Placement::Free, |ctx| {
+            let mut w = prepare_self(ctx).unwrap();
+            assert_scales("kt9", doubling_ratio(w.as_mut(), 1));
+            let mut w = prepare_both(ctx).unwrap();
+            assert_scales("kt11", doubling_ratio(w.as_mut(), 1));
+            let mut w = prepare_piper(ctx).unwrap();
+            assert_scales("piper", doubling_ratio(w.as_mut(), 4));
+        });
+    }
+}
