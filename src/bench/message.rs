@@ -77,7 +77,8 @@ impl Transport {
                 if r != 0 {
                     bail!("socketpair: {}", std::io::Error::last_os_error());
                 }
-                let (tx, rx) = unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
+                let (tx, rx) =
+                    unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
                 Ok(Channel { tx, rx })
             }
         }

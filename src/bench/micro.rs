@@ -7,6 +7,9 @@ use anyhow::Result;
 use super::{Benchmark, Ctx, Host, Plan, Skip, Workload};
 use crate::model::{Metric, Mode, Source};
 
+/// Whether a row can run here; `Err` carries the skip reason.
+pub type SupportCheck = fn(&Host) -> Result<(), Skip>;
+
 #[derive(Clone, Copy)]
 pub struct Row {
     pub id: &'static str,
@@ -15,7 +18,7 @@ pub struct Row {
     pub metric: Metric,
     /// `None`: the default calibrated plan.
     pub plan: Option<fn(Mode) -> Plan>,
-    pub supported: Option<fn(&Host) -> Result<(), Skip>>,
+    pub supported: Option<SupportCheck>,
     pub prepare: fn(&Ctx) -> Result<Box<dyn Workload>>,
 }
 

@@ -45,7 +45,7 @@ impl Child {
         match pid {
             -1 => bail!("fork: {}", std::io::Error::last_os_error()),
             0 => {
-                if prepare_child(cpu).is_err() {
+                if !prepare_child(cpu) {
                     unsafe { libc::_exit(CHILD_SETUP_FAILED) };
                 }
                 let code = body();
@@ -135,15 +135,12 @@ impl Drop for Child {
 pub const CHILD_SETUP_FAILED: i32 = 121;
 
 /// What every forked child does first: default Ctrl-C/SIGTERM behaviour, die with the
-/// parent, optionally pin. Async-signal-safe.
-pub fn prepare_child(cpu: Option<usize>) -> std::result::Result<(), ()> {
+/// parent, optionally pin. Async-signal-safe; false if pinning failed.
+pub fn prepare_child(cpu: Option<usize>) -> bool {
     reset_signals_in_child();
     // SAFETY: prctl with integer arguments.
     unsafe { libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) };
-    if let Some(c) = cpu {
-        pin_raw(c)?;
-    }
-    Ok(())
+    cpu.is_none_or(pin_raw)
 }
 
 /// SIGINT and SIGTERM back to their default action (async-signal-safe).
@@ -155,17 +152,14 @@ pub fn reset_signals_in_child() {
     }
 }
 
-/// sched_setaffinity without allocation (for children).
-fn pin_raw(cpu: usize) -> std::result::Result<(), ()> {
+/// sched_setaffinity without allocation (for children); false on failure.
+fn pin_raw(cpu: usize) -> bool {
     // SAFETY: cpu_set_t is plain data.
     unsafe {
         let mut set: libc::cpu_set_t = std::mem::zeroed();
         libc::CPU_SET(cpu, &mut set);
-        if libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) != 0 {
-            return Err(());
-        }
+        libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) == 0
     }
-    Ok(())
 }
 
 fn wait4_retrying(pid: libc::pid_t) -> Result<(i32, libc::rusage)> {
@@ -400,48 +394,6 @@ pub fn io_error(what: &str, errno: i32) -> anyhow::Error {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_failing_child_is_an_error_with_its_status() {
-        let child = Child::fork(None, || 3).unwrap();
-        let err = child.finish("test child").unwrap_err().to_string();
-        assert!(err.contains("exited with status 3"), "{err}");
-        let ok = Child::fork(None, || 0).unwrap();
-        ok.finish("test child").unwrap();
-    }
-
-    #[test]
-    fn dropping_a_child_kills_and_reaps_it() {
-        let child = Child::fork(None, || {
-            // SAFETY: pause is async-signal-safe; SIGKILL ends it.
-            unsafe { libc::pause() };
-            0
-        })
-        .unwrap();
-        let pid = child.pid();
-        drop(child);
-        // Reaped: the pid is no longer our child.
-        let r = unsafe { libc::waitpid(pid, std::ptr::null_mut(), libc::WNOHANG) };
-        assert_eq!(r, -1);
-        assert_eq!(errno(), libc::ECHILD);
-    }
-
-    #[test]
-    fn placements_resolve_and_differ() {
-        let same = Pair::resolve(Placement::Same, &[2, 3]).unwrap();
-        assert_eq!((same.parent_cpu, same.child_cpu), (Some(2), Some(2)));
-        let spread = Pair::resolve(Placement::Spread, &[2, 3]).unwrap();
-        assert_eq!((spread.parent_cpu, spread.child_cpu), (Some(2), Some(3)));
-        assert_ne!(same.note(), spread.note());
-        let err = Pair::resolve(Placement::Spread, &[0]).unwrap_err();
-        assert!(err.to_string().contains("two usable CPUs"), "{err}");
-        assert_eq!(Pair::resolve(Placement::Free, &[0]).unwrap().child_cpu, None);
-    }
-}
-
 /// The child of a two-process benchmark with everything around it: where both sides run,
 /// the parent's pinning (undone on drop), and the count of operations done, so that the
 /// child's CPU time can be reported per operation once it is reaped.
@@ -498,7 +450,7 @@ impl Partner {
         let mut d = self.pair.details();
         if let (Some(u), true) = (self.usage, self.ops > 0) {
             let (user, system) = cpu_seconds(&u);
-            d["child_cpu"] = json!({
+            d["child_cpu_time"] = json!({
                 "ops": self.ops,
                 "user_s_per_op": user / self.ops as f64,
                 "system_s_per_op": system / self.ops as f64,
@@ -510,5 +462,50 @@ impl Partner {
             d["notes"] = json!([self.pair.note()]);
         }
         d
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_failing_child_is_an_error_with_its_status() {
+        let child = Child::fork(None, || 3).unwrap();
+        let err = child.finish("test child").unwrap_err().to_string();
+        assert!(err.contains("exited with status 3"), "{err}");
+        let ok = Child::fork(None, || 0).unwrap();
+        ok.finish("test child").unwrap();
+    }
+
+    #[test]
+    fn dropping_a_child_kills_and_reaps_it() {
+        let child = Child::fork(None, || {
+            // SAFETY: pause is async-signal-safe; SIGKILL ends it.
+            unsafe { libc::pause() };
+            0
+        })
+        .unwrap();
+        let pid = child.pid();
+        drop(child);
+        // Reaped: the pid is no longer our child.
+        let r = unsafe { libc::waitpid(pid, std::ptr::null_mut(), libc::WNOHANG) };
+        assert_eq!(r, -1);
+        assert_eq!(errno(), libc::ECHILD);
+    }
+
+    #[test]
+    fn placements_resolve_and_differ() {
+        let same = Pair::resolve(Placement::Same, &[2, 3]).unwrap();
+        assert_eq!((same.parent_cpu, same.child_cpu), (Some(2), Some(2)));
+        let spread = Pair::resolve(Placement::Spread, &[2, 3]).unwrap();
+        assert_eq!((spread.parent_cpu, spread.child_cpu), (Some(2), Some(3)));
+        assert_ne!(same.note(), spread.note());
+        let err = Pair::resolve(Placement::Spread, &[0]).unwrap_err();
+        assert!(err.to_string().contains("two usable CPUs"), "{err}");
+        assert_eq!(
+            Pair::resolve(Placement::Free, &[0]).unwrap().child_cpu,
+            None
+        );
     }
 }

@@ -175,7 +175,11 @@ fn notes_in(details: &Option<serde_json::Value>) -> Vec<String> {
         .as_ref()
         .and_then(|d| d.get("notes"))
         .and_then(|n| n.as_array())
-        .map(|a| a.iter().filter_map(|v| v.as_str().map(String::from)).collect())
+        .map(|a| {
+            a.iter()
+                .filter_map(|v| v.as_str().map(String::from))
+                .collect()
+        })
         .unwrap_or_default()
 }
 

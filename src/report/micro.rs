@@ -41,12 +41,17 @@ fn row(r: &BenchResult) -> Vec<String> {
     // Throughput rows too: their operation is one whole transfer.
     let per_op = format_seconds;
     let (elapsed, user, system, ops) = match &r.times {
-        Some(t) => (per_op(t.elapsed_s), per_op(t.user_s), per_op(t.system_s), t.ops),
+        Some(t) => (
+            per_op(t.elapsed_s),
+            per_op(t.user_s),
+            per_op(t.system_s),
+            t.ops,
+        ),
         None => (String::new(), String::new(), String::new(), 0),
     };
     let details = r.details.as_ref();
     let partner = details
-        .and_then(|d| d.get("child_cpu"))
+        .and_then(|d| d.get("child_cpu_time"))
         .and_then(|c| {
             let u = c.get("user_s_per_op")?.as_f64()?;
             let s = c.get("system_s_per_op")?.as_f64()?;

@@ -14,6 +14,16 @@ fn median(run: &serde_json::Value, id: &str) -> f64 {
     r["summary"]["median"].as_f64().unwrap()
 }
 
+/// The fastest sample of a row, in its unit.
+fn fastest(run: &serde_json::Value, id: &str) -> f64 {
+    result(run, id)["samples"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["value"].as_f64().unwrap())
+        .fold(f64::INFINITY, f64::min)
+}
+
 fn listed_ids(families: &[&str]) -> Vec<String> {
     let out = timeshare().arg("list").args(families).assert().success();
     String::from_utf8_lossy(&out.get_output().stdout)
@@ -44,6 +54,9 @@ fn micro_quick_reports_every_id_with_sane_relations() {
     assert!(ids.len() >= 45, "{ids:?}");
     for id in &ids {
         let r = result(&run, id);
+        if r["derived"] == true {
+            continue; // checked below
+        }
         match r["status"]["state"].as_str().unwrap() {
             "ok" => {
                 assert!(r["summary"]["median"].as_f64().unwrap() > 0.0, "{id}");
@@ -62,15 +75,29 @@ fn micro_quick_reports_every_id_with_sane_relations() {
     assert!(median(&run, "pipe.back.4") > median(&run, "pipe.self.4"));
     assert!(median(&run, "udg.back.4") > median(&run, "udg.self.4"));
     // Bigger jobs and bigger parents cost no less. On Linux the differences are small
-    // (data is mapped, not copied; 100 KB is little beside our own resident memory), so
-    // the bound allows for a noisy machine; `fork_cost_grows_with_the_heap` checks the
-    // mechanism with a heap large enough to show.
-    for heap in ["0", "1k", "100k"] {
-        let null = median(&run, &format!("proc.exec.null.{heap}"));
-        let big = median(&run, &format!("proc.exec.big.{heap}"));
-        assert!(big >= 0.7 * null, "exec big {big} vs null {null} at heap {heap}");
-    }
-    assert!(median(&run, "proc.fork.100k") >= 0.7 * median(&run, "proc.fork.0"));
+    // (the data is mapped, not copied; 100 KB is little beside our own resident memory),
+    // so these compare the fastest samples (interference only adds time), summed over
+    // the heap sizes, with room for a noisy machine; `fork_cost_grows_with_the_heap`
+    // checks the mechanism with a heap large enough to show.
+    let exec_sum = |job: &str| -> f64 {
+        ["0", "1k", "100k"]
+            .iter()
+            .map(|h| fastest(&run, &format!("proc.exec.{job}.{h}")))
+            .sum()
+    };
+    let (big, null) = (exec_sum("big"), exec_sum("null"));
+    assert!(
+        big >= 0.8 * null,
+        "exec big {big} s vs null {null} s (fastest samples)"
+    );
+    let (f100k, f0) = (
+        fastest(&run, "proc.fork.100k"),
+        fastest(&run, "proc.fork.0"),
+    );
+    assert!(
+        f100k >= 0.7 * f0,
+        "fork.100k {f100k} s vs fork.0 {f0} s (fastest samples)"
+    );
     // Throughput rows are in bytes per second.
     assert!(median(&run, "pipe.bw.self") > 10e6);
 
@@ -79,7 +106,10 @@ fn micro_quick_reports_every_id_with_sane_relations() {
     assert_eq!(ctx["derived"], true);
     let expected = median(&run, "signal.pingpong") - 2.0 * median(&run, "signal.self");
     let got = ctx["summary"]["median"].as_f64().unwrap();
-    assert!((got - expected).abs() <= 1e-12 + 1e-9 * expected.abs(), "{got} vs {expected}");
+    assert!(
+        (got - expected).abs() <= 1e-12 + 1e-9 * expected.abs(),
+        "{got} vs {expected}"
+    );
     let env = result(&run, "proc.exec.env_byte");
     assert_eq!(env["derived"], true);
     let expected = ((median(&run, "proc.exec.null.0.env1k") - median(&run, "proc.exec.null.0"))
@@ -87,12 +117,20 @@ fn micro_quick_reports_every_id_with_sane_relations() {
         / 2.0
         / 1080.0;
     let got = env["summary"]["median"].as_f64().unwrap();
-    assert!((got - expected).abs() <= 1e-15 + 1e-9 * expected.abs(), "{got} vs {expected}");
+    assert!(
+        (got - expected).abs() <= 1e-15 + 1e-9 * expected.abs(),
+        "{got} vs {expected}"
+    );
 
     // The free placement is recorded in the details of two-process rows.
     assert_eq!(result(&run, "pipe.back.4")["details"]["placement"], "free");
     // The partner's CPU time is reported apart.
-    assert!(result(&run, "pipe.back.4")["details"]["child_cpu"]["ops"].as_u64().unwrap() > 0);
+    assert!(
+        result(&run, "pipe.back.4")["details"]["child_cpu_time"]["ops"]
+            .as_u64()
+            .unwrap()
+            > 0
+    );
     assert_nothing_left(dir.path(), "");
 }
 
@@ -102,7 +140,14 @@ fn placement_same_and_spread_differ_and_say_so() {
     let cpus = unsafe { libc::sysconf(libc::_SC_NPROCESSORS_ONLN) };
     let run_with = |placement: &str| {
         let out = timeshare()
-            .args(["run", "pipe.back.4", "signal.pingpong", "--quick", "--json", "-"])
+            .args([
+                "run",
+                "pipe.back.4",
+                "signal.pingpong",
+                "--quick",
+                "--json",
+                "-",
+            ])
             .args(["--placement", placement])
             .output()
             .unwrap();
@@ -113,7 +158,11 @@ fn placement_same_and_spread_differ_and_say_so() {
     let r = result(&same, "pipe.back.4");
     assert_eq!(r["details"]["placement"], "same");
     assert_eq!(r["details"]["parent_cpu"], r["details"]["child_cpu"]);
-    assert!(r["notes"].to_string().contains("placement same"), "{}", r["notes"]);
+    assert!(
+        r["notes"].to_string().contains("placement same"),
+        "{}",
+        r["notes"]
+    );
     if cpus < 2 {
         return;
     }
@@ -122,7 +171,11 @@ fn placement_same_and_spread_differ_and_say_so() {
     let r = result(&spread, "pipe.back.4");
     assert_eq!(r["details"]["placement"], "spread");
     assert_ne!(r["details"]["parent_cpu"], r["details"]["child_cpu"]);
-    assert!(r["notes"].to_string().contains("placement spread"), "{}", r["notes"]);
+    assert!(
+        r["notes"].to_string().contains("placement spread"),
+        "{}",
+        r["notes"]
+    );
 }
 
 /// A job that exits with an error turns its rows into `failed` with the status; a job
@@ -151,7 +204,10 @@ fn a_failing_or_missing_job_is_reported_not_timed() {
     }
     let big = result(&run, "proc.exec.big.0");
     assert_eq!(big["status"]["state"], "skipped");
-    assert!(big["status"]["reason"].as_str().unwrap().contains("timeshare-big"));
+    assert!(big["status"]["reason"]
+        .as_str()
+        .unwrap()
+        .contains("timeshare-big"));
 }
 
 /// Processes whose command line carries `label` (forked children keep the parent's).
@@ -179,7 +235,11 @@ fn assert_nothing_left(tmp: &Path, label: &str) {
         while !processes_labelled(label).is_empty() && Instant::now() < deadline {
             std::thread::sleep(Duration::from_millis(50));
         }
-        assert_eq!(processes_labelled(label), Vec::<String>::new(), "processes left");
+        assert_eq!(
+            processes_labelled(label),
+            Vec::<String>::new(),
+            "processes left"
+        );
     }
     let left: Vec<_> = std::fs::read_dir(tmp)
         .unwrap()
@@ -199,7 +259,9 @@ fn interrupted_run_leaves_nothing(after: Duration, whole_group: bool) {
     let label = format!("itest-{}-{}", std::process::id(), whole_group);
     let bin = assert_cmd::cargo::cargo_bin("timeshare");
     let mut child = Command::new(bin)
-        .args(["run", "proc", "pipe", "udg", "signal", "--quick", "--label", &label])
+        .args([
+            "run", "proc", "pipe", "udg", "signal", "--quick", "--label", &label,
+        ])
         .env("TMPDIR", dir.path())
         .stdout(Stdio::null())
         .stderr(Stdio::null())

@@ -249,7 +249,11 @@ impl Workload for Both {
                     return Err(self.partner.explain(io_error("read from the child", e)));
                 }
                 if stamp_of(&self.inp) != self.seq {
-                    bail!("chunk {} from the child arrived as {}", self.seq, stamp_of(&self.inp));
+                    bail!(
+                        "chunk {} from the child arrived as {}",
+                        self.seq,
+                        stamp_of(&self.inp)
+                    );
                 }
                 self.seq += 1;
             }

@@ -65,7 +65,10 @@ const ROWS: &[Row] = &[
     Row::new(
         "pipe.back.4.fpu",
         "pipe.back.4 with vector registers live in both processes (002's FP context cost)",
-        Source::seed("002", "floating-point save per call, moved into the context switch"),
+        Source::seed(
+            "002",
+            "floating-point save per call, moved into the context switch",
+        ),
         |c| message::prepare(c, Transport::Pipe, Pattern::Back, 4, true),
     ),
     Row {

@@ -59,7 +59,13 @@ fn small_pages(mem: &mut [u8]) {
     let end = (mem.as_ptr() as usize + mem.len()) / PAGE * PAGE;
     if end > start {
         // SAFETY: advice on whole pages inside our own allocation; failure is harmless.
-        unsafe { libc::madvise(start as *mut libc::c_void, end - start, libc::MADV_NOHUGEPAGE) };
+        unsafe {
+            libc::madvise(
+                start as *mut libc::c_void,
+                end - start,
+                libc::MADV_NOHUGEPAGE,
+            )
+        };
     }
 }
 
@@ -152,7 +158,10 @@ impl Creation {
             )
         };
         if pid < 0 {
-            bail!("clone(CLONE_VM|CLONE_VFORK): {}", std::io::Error::last_os_error());
+            bail!(
+                "clone(CLONE_VM|CLONE_VFORK): {}",
+                std::io::Error::last_os_error()
+            );
         }
         Ok(pid)
     }
@@ -281,8 +290,14 @@ mod tests {
     #[test]
     fn plain_forks_and_true_succeed() {
         for how in [Create::Fork, Create::Vfork] {
-            Creation::new(how, None, 100 * 1024).unwrap().run(3).unwrap();
-            Creation::new(how, Some(exec("/bin/true")), 0).unwrap().run(2).unwrap();
+            Creation::new(how, None, 100 * 1024)
+                .unwrap()
+                .run(3)
+                .unwrap();
+            Creation::new(how, Some(exec("/bin/true")), 0)
+                .unwrap()
+                .run(2)
+                .unwrap();
         }
     }
 }

@@ -84,7 +84,10 @@ pub fn extra_environment() -> Vec<CString> {
 
 /// Bytes the extra environment adds to an exec (strings with their NULs).
 pub fn extra_environment_bytes() -> usize {
-    extra_environment().iter().map(|s| s.as_bytes_with_nul().len()).sum()
+    extra_environment()
+        .iter()
+        .map(|s| s.as_bytes_with_nul().len())
+        .sum()
 }
 
 /// What execve gets: the program, its argv and envp as C arrays, all owned here so that
@@ -182,7 +185,10 @@ mod tests {
             .unwrap_or_else(|| panic!("cannot read size's output: {text}"));
         assert!(data >= 250 * 1024, "data segment {data} bytes:\n{text}");
         let null = locate(Job::Null).unwrap();
-        let out = std::process::Command::new("size").arg(&null).output().unwrap();
+        let out = std::process::Command::new("size")
+            .arg(&null)
+            .output()
+            .unwrap();
         let text = String::from_utf8_lossy(&out.stdout);
         let null_data: u64 = text
             .lines()
@@ -190,6 +196,9 @@ mod tests {
             .and_then(|l| l.split_whitespace().nth(1))
             .and_then(|d| d.parse().ok())
             .unwrap();
-        assert!(null_data + 250 * 1024 <= data, "null {null_data}, big {data}");
+        assert!(
+            null_data + 250 * 1024 <= data,
+            "null {null_data}, big {data}"
+        );
     }
 }

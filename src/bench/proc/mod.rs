@@ -8,7 +8,7 @@
 
 use anyhow::Result;
 
-use super::micro::{berkeley, processes, Row};
+use super::micro::{berkeley, processes, Row, SupportCheck};
 use super::{Benchmark, Ctx, Derived, Host, Skip, Workload};
 use crate::model::{Source, Unit};
 
@@ -94,7 +94,7 @@ const fn row(
     id: &'static str,
     about: &'static str,
     source: Source,
-    supported: Option<fn(&Host) -> Result<(), Skip>>,
+    supported: Option<SupportCheck>,
     prepare: fn(&Ctx) -> Result<Box<dyn Workload>>,
 ) -> Row {
     Row {
@@ -104,8 +104,8 @@ const fn row(
     }
 }
 
-const NULL: Option<fn(&Host) -> Result<(), Skip>> = Some(need_null);
-const BIG: Option<fn(&Host) -> Result<(), Skip>> = Some(need_big);
+const NULL: Option<SupportCheck> = Some(need_null);
+const BIG: Option<SupportCheck> = Some(need_big);
 use Create::{Fork, Spawn, Vfork};
 use Job::{Big, Null};
 
