@@ -141,9 +141,18 @@ impl Creation {
     }
 
     fn vfork(&mut self) -> Result<libc::pid_t> {
-        let arg: *mut libc::c_void = match &self.exec {
-            Some(e) => e as *const ExecArgs as *mut libc::c_void,
-            None => std::ptr::null_mut(),
+        // The child shares our memory until it execs: a signal handled there would run
+        // our handlers on our memory (a Ctrl-C would set our interrupt flag from the
+        // child, and our own Ctrl-C would then look like a second one and exit at once).
+        // So, as glibc's posix_spawn does, every signal is blocked across the clone; the
+        // child resets SIGINT/SIGTERM to their defaults and then restores the mask.
+        let all = SignalMask::block_all()?;
+        let mut arg = VforkArg {
+            exec: self
+                .exec
+                .as_ref()
+                .map_or(std::ptr::null(), |e| e as *const ExecArgs),
+            mask: all.old,
         };
         // The stack grows down: pass its 16-byte-aligned top.
         let top = (self.stack.as_mut_ptr() as usize + self.stack.len()) & !15;
@@ -154,9 +163,10 @@ impl Creation {
                 vfork_child,
                 top as *mut libc::c_void,
                 libc::CLONE_VM | libc::CLONE_VFORK | libc::SIGCHLD,
-                arg,
+                &mut arg as *mut VforkArg as *mut libc::c_void,
             )
         };
+        drop(all);
         if pid < 0 {
             bail!(
                 "clone(CLONE_VM|CLONE_VFORK): {}",
@@ -192,16 +202,55 @@ impl Creation {
     }
 }
 
+/// What the vfork child reads from its (suspended) parent's memory.
+struct VforkArg {
+    /// The program to exec, or null to exit at once.
+    exec: *const ExecArgs,
+    /// The signal mask to restore once the handlers are reset.
+    mask: libc::sigset_t,
+}
+
 extern "C" fn vfork_child(arg: *mut libc::c_void) -> libc::c_int {
-    // SAFETY: `arg` is null or a live ExecArgs owned by the suspended parent.
+    // SAFETY: `arg` is a live VforkArg owned by the suspended parent; only
+    // async-signal-safe calls follow.
     unsafe {
-        if !arg.is_null() {
-            let e = &*(arg as *const ExecArgs);
-            reset_signals_in_child();
+        let arg = &*(arg as *const VforkArg);
+        reset_signals_in_child();
+        libc::pthread_sigmask(libc::SIG_SETMASK, &arg.mask, std::ptr::null_mut());
+        if !arg.exec.is_null() {
+            let e = &*arg.exec;
             libc::execve(e.path.as_ptr(), e.argv.as_ptr(), e.envp.as_ptr());
             libc::_exit(127);
         }
         libc::_exit(0)
+    }
+}
+
+/// Every signal blocked on this thread; the former mask is restored on drop.
+struct SignalMask {
+    old: libc::sigset_t,
+}
+
+impl SignalMask {
+    fn block_all() -> Result<SignalMask> {
+        // SAFETY: sigset_t is plain data.
+        unsafe {
+            let mut all: libc::sigset_t = std::mem::zeroed();
+            libc::sigfillset(&mut all);
+            let mut old: libc::sigset_t = std::mem::zeroed();
+            let r = libc::pthread_sigmask(libc::SIG_SETMASK, &all, &mut old);
+            if r != 0 {
+                bail!("pthread_sigmask: {}", std::io::Error::from_raw_os_error(r));
+            }
+            Ok(SignalMask { old })
+        }
+    }
+}
+
+impl Drop for SignalMask {
+    fn drop(&mut self) {
+        // SAFETY: restoring the mask we found.
+        unsafe { libc::pthread_sigmask(libc::SIG_SETMASK, &self.old, std::ptr::null_mut()) };
     }
 }
 
