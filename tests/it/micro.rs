@@ -149,10 +149,17 @@ fn placement_same_and_spread_differ_and_say_so() {
             .args(["--placement", placement])
             .output()
             .unwrap();
-        (out.status.code(), json(&out.stdout))
+        let table = String::from_utf8_lossy(&out.stderr).into_owned();
+        (out.status.code(), (json(&out.stdout), table))
     };
     let (code, same) = run_with("same");
     assert_eq!(code, Some(0));
+    assert!(
+        same.1.contains("001 Table 2 per op"),
+        "no Table 2:\n{}",
+        same.1
+    );
+    let same = same.0;
     let r = result(&same, "pipe.back.4");
     assert_eq!(r["details"]["placement"], "same");
     assert_eq!(r["details"]["parent_cpu"], r["details"]["child_cpu"]);
@@ -164,7 +171,7 @@ fn placement_same_and_spread_differ_and_say_so() {
     if cpus < 2 {
         return;
     }
-    let (code, spread) = run_with("spread");
+    let (code, (spread, _)) = run_with("spread");
     assert_eq!(code, Some(0));
     let r = result(&spread, "pipe.back.4");
     assert_eq!(r["details"]["placement"], "spread");
