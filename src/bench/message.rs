@@ -372,10 +372,10 @@ mod tests {
         let _one_at_a_time = forking();
         with_ctx(Placement::Free, |ctx| {
             for (t, p, n) in [
-                (Transport::Pipe, Pattern::ToSelf, 20_000),
-                (Transport::Pipe, Pattern::Back, 2_000),
-                (Transport::UnixDatagram, Pattern::ToSelf, 10_000),
-                (Transport::UnixDatagram, Pattern::Back, 2_000),
+                (Transport::Pipe, Pattern::ToSelf, 5_000),
+                (Transport::Pipe, Pattern::Back, 500),
+                (Transport::UnixDatagram, Pattern::ToSelf, 3_000),
+                (Transport::UnixDatagram, Pattern::Back, 500),
             ] {
                 let mut w = prepare(ctx, t, p, 4, false).unwrap();
                 assert_scales(&format!("{t:?} {p:?}"), doubling_ratio(w.as_mut(), n));

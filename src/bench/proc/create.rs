@@ -372,9 +372,9 @@ mod scaling {
     fn process_creation_scales_with_the_work() {
         let _one_at_a_time = forking();
         let mut w = Creation::new(Create::Fork, None, 0).unwrap();
-        assert_scales("fork", doubling_ratio(&mut w, 20));
+        assert_scales("fork", doubling_ratio(&mut w, 10));
         let mut w = Creation::new(Create::Vfork, None, 0).unwrap();
-        assert_scales("vfork", doubling_ratio(&mut w, 50));
+        assert_scales("vfork", doubling_ratio(&mut w, 20));
     }
 
     /// What `proc.fork.100k` ≥ `proc.fork.0` stands for, with a heap big enough to see
