@@ -20,6 +20,16 @@ fn cpu_per_op(run: &serde_json::Value, id: &str) -> f64 {
     t["user_s"].as_f64().unwrap() + t["system_s"].as_f64().unwrap()
 }
 
+/// The fastest sample of a row, in its unit.
+fn fastest(run: &serde_json::Value, id: &str) -> f64 {
+    result(run, id)["samples"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["value"].as_f64().unwrap())
+        .fold(f64::INFINITY, f64::min)
+}
+
 fn listed_ids(families: &[&str]) -> Vec<String> {
     let out = timeshare().arg("list").args(families).assert().success();
     String::from_utf8_lossy(&out.get_output().stdout)
@@ -67,9 +77,11 @@ fn micro_quick_reports_every_id_with_sane_relations() {
         }
     }
 
-    // A round trip through a child costs more than a message to yourself (~10× here).
-    assert!(median(&run, "pipe.back.4") > median(&run, "pipe.self.4"));
-    assert!(median(&run, "udg.back.4") > median(&run, "udg.self.4"));
+    // A round trip through a child costs more than a message to yourself (~4× here):
+    // fastest samples, since on a loaded machine a median can be inflated by a burst of
+    // other work while interference only ever adds time.
+    assert!(fastest(&run, "pipe.back.4") > fastest(&run, "pipe.self.4"));
+    assert!(fastest(&run, "udg.back.4") > fastest(&run, "udg.self.4"));
     // Bigger jobs and bigger parents cost no less. On Linux the differences are small
     // (the data is mapped, not copied; 100 KB is little beside our own resident memory),
     // and rows measured seconds apart on a loaded 2-CPU machine differ by far more in
