@@ -214,7 +214,7 @@ impl Workload for Discard {
 
     /// The child's byte count must equal what was written, and it must exit cleanly.
     fn finish(&mut self) -> Result<()> {
-        let bytes = self.check_count()?;
+        let bytes = self.check_count().map_err(|e| self.partner.explain(e))?;
         self.child_read_bytes = Some(bytes);
         self.partner.wait_for_end("discarding child")
     }
