@@ -12,14 +12,24 @@ use crate::model::{family_of, Metric, Mode, RunOptions, Source, Unit};
 
 pub mod fs;
 pub mod io;
+pub mod message;
+pub mod micro;
 pub mod mixed;
+pub mod pipe;
+pub mod proc;
 pub mod select;
+pub mod signal;
 pub mod syscall;
+pub mod udg;
 
 /// Every registered benchmark, in the order `run` executes them and `list` shows them.
 pub fn registry() -> Vec<Box<dyn Benchmark>> {
     let mut all = Vec::new();
     all.extend(syscall::all());
+    all.extend(signal::all());
+    all.extend(pipe::all());
+    all.extend(udg::all());
+    all.extend(proc::all());
     all.extend(io::all());
     all.extend(fs::all());
     all.extend(mixed::all());
@@ -28,7 +38,10 @@ pub fn registry() -> Vec<Box<dyn Benchmark>> {
 
 /// Every derived row: computed from measured rows of the same run, never measured itself.
 pub fn derived_rows() -> Vec<Derived> {
-    Vec::new()
+    let mut all = Vec::new();
+    all.extend(signal::derived());
+    all.extend(proc::derived());
+    all
 }
 
 pub trait Benchmark: Send + Sync {
@@ -81,7 +94,7 @@ pub trait Workload {
     fn notes(&self) -> Vec<String> {
         Vec::new()
     }
-    /// After sampling, check that the work was really done: the copy matches, the child
+    /// After sampling and before `details`, check that the work was really done: the copy matches, the child
     /// read every byte and exited 0, every command of the script succeeded. An error fails
     /// the row — the details stay, the figure goes: work not done is never a figure.
     fn finish(&mut self) -> anyhow::Result<()> {

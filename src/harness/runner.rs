@@ -148,10 +148,11 @@ impl Runner {
             &b.metric(),
             &self.overhead,
         )?;
-        // Details and notes are kept even when the check below fails the row.
+        // The check first, while children are still there to report; the details and
+        // notes are kept even when it fails the row.
+        let checked = workload.finish();
         result.details = workload.details();
         result.notes = workload.notes();
-        let checked = workload.finish();
         drop(workload);
         scratch
             .close()

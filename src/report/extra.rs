@@ -7,7 +7,11 @@ use crate::model::Run;
 
 /// Every family's extra tables for `run`, in registry order, separated by blank lines.
 pub fn extra_tables(run: &Run) -> String {
-    let renderers: &[fn(&Run) -> String] = &[super::io::io_table, super::mixed::mixed_table];
+    let renderers: &[fn(&Run) -> String] = &[
+        super::micro::table,
+        super::io::io_table,
+        super::mixed::mixed_table,
+    ];
     renderers
         .iter()
         .map(|r| r(run))

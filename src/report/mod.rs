@@ -7,6 +7,7 @@ pub mod extra;
 pub mod io;
 pub mod json;
 pub mod markdown;
+pub mod micro;
 pub mod mixed;
 pub mod seed_table;
 pub mod table;

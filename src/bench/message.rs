@@ -1,0 +1,422 @@
+//! Message passing by the three patterns of seed 001's Table 1, over pipes (`pipeself`,
+//! `pipediscard`, `pipeback`) and UNIX-domain datagram sockets (`udgself`, `udgdiscard`,
+//! `udgback`, from the seed's `run` script).
+//!
+//! # Timing model
+//! - self: one operation = write one message, then read it back, in one process.
+//! - discard: one operation = write one message to a child that reads and discards it.
+//!   The kernel buffers up to a pipe's capacity, so the parent runs ahead of the child by
+//!   at most that much; over a batch of thousands the child's reading is inside the time
+//!   (the parent blocks when the buffer is full), as in the seed.
+//! - back: one operation = a request/response round trip with a child: write a message,
+//!   the child reads it and writes it back, read the answer.
+//!
+//! Checks: every read returns the whole message; in `back`, each message carries a
+//! sequence number that must come back unchanged; in `discard`, the child counts the
+//! bytes it read and the count is compared with what the parent wrote when the row ends
+//! (a mismatch fails the row). A child that dies fails the row with its exit status.
+
+use std::hint::black_box;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+
+use anyhow::{bail, Context, Result};
+use serde_json::json;
+
+use super::{Ctx, Workload};
+use crate::harness::children::{self, io_error, read_exact_raw, write_all_raw, Pair, Partner};
+
+/// The largest message of the seeds (`char buf[512]`).
+pub const MAX_MESSAGE: usize = 512;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Transport {
+    Pipe,
+    /// AF_UNIX, SOCK_DGRAM: every write is one datagram, every read one datagram.
+    UnixDatagram,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pattern {
+    ToSelf,
+    Discard,
+    Back,
+}
+
+/// One direction of a channel: the end to write and the end to read.
+pub struct Channel {
+    pub tx: OwnedFd,
+    pub rx: OwnedFd,
+}
+
+impl Transport {
+    pub fn name(self) -> &'static str {
+        match self {
+            Transport::Pipe => "pipe",
+            Transport::UnixDatagram => "unix datagram socket",
+        }
+    }
+
+    /// A new one-way channel (close-on-exec, closed on drop).
+    pub fn channel(self) -> Result<Channel> {
+        match self {
+            Transport::Pipe => {
+                let (rx, tx) = children::pipe()?;
+                Ok(Channel { tx, rx })
+            }
+            Transport::UnixDatagram => {
+                let mut fds = [0; 2];
+                // SAFETY: socketpair fills two descriptors we then own.
+                let r = unsafe {
+                    libc::socketpair(
+                        libc::AF_UNIX,
+                        libc::SOCK_DGRAM | libc::SOCK_CLOEXEC,
+                        0,
+                        fds.as_mut_ptr(),
+                    )
+                };
+                if r != 0 {
+                    bail!("socketpair: {}", std::io::Error::last_os_error());
+                }
+                let (tx, rx) =
+                    unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
+                Ok(Channel { tx, rx })
+            }
+        }
+    }
+}
+
+/// Prepare `pattern` over `transport` with `size`-byte messages.
+pub fn prepare(
+    ctx: &Ctx,
+    transport: Transport,
+    pattern: Pattern,
+    size: usize,
+    fpu: bool,
+) -> Result<Box<dyn Workload>> {
+    assert!((4..=MAX_MESSAGE).contains(&size));
+    Ok(match pattern {
+        Pattern::ToSelf => Box::new(ToSelf {
+            chan: transport.channel()?,
+            buf: [0x5a; MAX_MESSAGE],
+            size,
+        }),
+        Pattern::Discard => Box::new(Discard::start(ctx, transport, size)?),
+        Pattern::Back => Box::new(Back::start(ctx, transport, size, fpu)?),
+    })
+}
+
+struct ToSelf {
+    chan: Channel,
+    buf: [u8; MAX_MESSAGE],
+    size: usize,
+}
+
+impl Workload for ToSelf {
+    fn run(&mut self, n: u64) -> Result<()> {
+        for _ in 0..n {
+            write_all_raw(&self.chan.tx, &self.buf[..self.size])
+                .map_err(|e| io_error("write to self", e))?;
+            read_message(&self.chan.rx, &mut self.buf[..self.size])
+                .map_err(|e| io_error("read from self", e))?;
+        }
+        Ok(())
+    }
+}
+
+/// Read one whole message. A datagram read must return the whole datagram at once; a
+/// pipe read may be split, and is completed.
+fn read_message(fd: &impl AsRawFd, buf: &mut [u8]) -> std::result::Result<(), i32> {
+    read_exact_raw(fd, buf)
+}
+
+/// Parent writes; the child reads and discards, counting bytes, and on end of input
+/// writes its count back and exits.
+struct Discard {
+    partner: Partner,
+    tx: Option<OwnedFd>,
+    counts: OwnedFd,
+    buf: [u8; MAX_MESSAGE],
+    size: usize,
+    transport: Transport,
+    child_read_bytes: Option<u64>,
+}
+
+impl Discard {
+    fn start(ctx: &Ctx, transport: Transport, size: usize) -> Result<Discard> {
+        let pair = Pair::resolve(ctx.options.placement, &ctx.host.usable_cpus)?;
+        let data = transport.channel()?;
+        let counts = children::pipe()?;
+        let child_rx = data.rx.as_raw_fd();
+        let count_tx = counts.1.as_raw_fd();
+        let parent_tx = data.tx.as_raw_fd();
+        let partner = Partner::start(pair, move || {
+            // SAFETY: closing the parent's ends in the child so end of input is seen.
+            unsafe { libc::close(parent_tx) };
+            discard_child(child_rx, count_tx, size)
+        })?;
+        drop(counts.1);
+        drop(data.rx);
+        Ok(Discard {
+            partner,
+            tx: Some(data.tx),
+            counts: counts.0,
+            buf: [0x5a; MAX_MESSAGE],
+            size,
+            transport,
+            child_read_bytes: None,
+        })
+    }
+}
+
+/// The discarding child: read messages until end of input (or, for datagrams, a
+/// zero-length datagram), then report the byte count.
+fn discard_child(rx: i32, count_tx: i32, size: usize) -> i32 {
+    let mut buf = [0u8; MAX_MESSAGE];
+    let mut total: u64 = 0;
+    loop {
+        // SAFETY: reading into a stack buffer.
+        let r = unsafe { libc::read(rx, buf.as_mut_ptr().cast(), size) };
+        if r < 0 {
+            if children::errno() == libc::EINTR {
+                continue;
+            }
+            return 4;
+        }
+        if r == 0 {
+            break;
+        }
+        total += r as u64;
+    }
+    let bytes = total.to_ne_bytes();
+    // SAFETY: writing from a stack buffer.
+    let w = unsafe { libc::write(count_tx, bytes.as_ptr().cast(), bytes.len()) };
+    if w == bytes.len() as isize {
+        0
+    } else {
+        5
+    }
+}
+
+impl Workload for Discard {
+    fn run(&mut self, n: u64) -> Result<()> {
+        self.partner.child_mut().check_alive("discarding child")?;
+        let tx = self.tx.as_ref().expect("open until details");
+        for _ in 0..n {
+            if let Err(e) = write_all_raw(tx, &self.buf[..self.size]) {
+                let err = io_error("write to the discarding child", e);
+                return Err(self.partner.explain(err));
+            }
+            self.partner.ops += 1;
+        }
+        black_box(&self.buf);
+        Ok(())
+    }
+
+    /// The child's byte count must equal what was written, and it must exit cleanly.
+    fn finish(&mut self) -> Result<()> {
+        let bytes = self.check_count().map_err(|e| self.partner.explain(e))?;
+        self.child_read_bytes = Some(bytes);
+        self.partner.wait_for_end("discarding child")
+    }
+
+    fn notes(&self) -> Vec<String> {
+        self.partner.notes()
+    }
+
+    fn details(&mut self) -> Option<serde_json::Value> {
+        let mut d = self.partner.finish_details();
+        d["message_bytes"] = json!(self.size);
+        d["transport"] = json!(self.transport.name());
+        d["child_read_bytes"] = json!(self.child_read_bytes);
+        Some(d)
+    }
+}
+
+impl Discard {
+    /// End the input and compare the child's byte count with what was written.
+    fn check_count(&mut self) -> Result<u64> {
+        match self.transport {
+            Transport::Pipe => drop(self.tx.take()),
+            // A datagram socket has no end of file for its peer: an empty datagram says it.
+            Transport::UnixDatagram => {
+                let tx = self.tx.take().expect("open");
+                // SAFETY: a zero-length write.
+                unsafe { libc::write(tx.as_raw_fd(), std::ptr::null(), 0) };
+            }
+        }
+        let mut bytes = [0u8; 8];
+        read_exact_raw(&self.counts, &mut bytes)
+            .map_err(|e| io_error("reading the child's byte count", e))
+            .context("the discarding child did not report")?;
+        let got = u64::from_ne_bytes(bytes);
+        let sent = self.partner.ops * self.size as u64;
+        if got != sent {
+            bail!("the child read {got} bytes of the {sent} written");
+        }
+        Ok(got)
+    }
+}
+
+/// Request/response with a child over two channels (or one socket pair both ways).
+struct Back {
+    partner: Partner,
+    to_child: OwnedFd,
+    from_child: OwnedFd,
+    buf: [u8; MAX_MESSAGE],
+    size: usize,
+    fpu: bool,
+    registers: [f64; 8],
+    transport: Transport,
+}
+
+impl Back {
+    fn start(ctx: &Ctx, transport: Transport, size: usize, fpu: bool) -> Result<Back> {
+        let pair = Pair::resolve(ctx.options.placement, &ctx.host.usable_cpus)?;
+        let down = transport.channel()?;
+        let up = transport.channel()?;
+        let (child_rx, child_tx) = (down.rx.as_raw_fd(), up.tx.as_raw_fd());
+        let partner = Partner::start(pair, move || echo_child(child_rx, child_tx, size, fpu))?;
+        drop(down.rx);
+        drop(up.tx);
+        Ok(Back {
+            partner,
+            to_child: down.tx,
+            from_child: up.rx,
+            buf: [0x5a; MAX_MESSAGE],
+            size,
+            fpu,
+            registers: [1.0; 8],
+            transport,
+        })
+    }
+}
+
+/// The echoing child: read a message, send it back, until end of input.
+fn echo_child(rx: i32, tx: i32, size: usize, fpu: bool) -> i32 {
+    let mut buf = [0u8; MAX_MESSAGE];
+    let mut regs = [1.0f64; 8];
+    let (rx, tx) = (RawFd(rx), RawFd(tx));
+    loop {
+        match read_exact_raw(&rx, &mut buf[..size]) {
+            Ok(()) => {}
+            Err(0) => return 0,
+            Err(_) => return 4,
+        }
+        if fpu {
+            touch_vector_registers(&mut regs);
+        }
+        if write_all_raw(&tx, &buf[..size]).is_err() {
+            return 5;
+        }
+    }
+}
+
+/// A borrowed raw descriptor for the async-signal-safe helpers.
+struct RawFd(i32);
+impl AsRawFd for RawFd {
+    fn as_raw_fd(&self) -> i32 {
+        self.0
+    }
+}
+
+/// Keep floating-point/vector registers live across the switch: eight lanes of doubles
+/// updated between every message, so the kernel must save and restore real state (002's
+/// floating-point context cost, moved today into every context switch).
+#[inline(always)]
+fn touch_vector_registers(regs: &mut [f64; 8]) {
+    for r in regs.iter_mut() {
+        *r = black_box(*r) * 1.000_000_1 + 0.5;
+    }
+    black_box(regs);
+}
+
+impl Workload for Back {
+    fn run(&mut self, n: u64) -> Result<()> {
+        let size = self.size;
+        for _ in 0..n {
+            let seq = self.partner.ops as u32;
+            self.buf[..4].copy_from_slice(&seq.to_ne_bytes());
+            if self.fpu {
+                touch_vector_registers(&mut self.registers);
+            }
+            if let Err(e) = write_all_raw(&self.to_child, &self.buf[..size]) {
+                let err = io_error("write to the echoing child", e);
+                return Err(self.partner.explain(err));
+            }
+            if let Err(e) = read_message(&self.from_child, &mut self.buf[..size]) {
+                let err = io_error("read from the echoing child", e);
+                return Err(self.partner.explain(err));
+            }
+            let echoed = u32::from_ne_bytes(self.buf[..4].try_into().expect("4 bytes"));
+            if echoed != seq {
+                bail!("message {seq} came back as {echoed}");
+            }
+            self.partner.ops += 1;
+        }
+        Ok(())
+    }
+
+    fn notes(&self) -> Vec<String> {
+        self.partner.notes()
+    }
+
+    fn details(&mut self) -> Option<serde_json::Value> {
+        let mut d = self.partner.finish_details();
+        d["message_bytes"] = json!(self.size);
+        d["transport"] = json!(self.transport.name());
+        d["vector_registers_live"] = json!(self.fpu);
+        Some(d)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bench::micro::testing::{assert_scales, doubling_ratio, forking, with_ctx};
+    use crate::model::Placement;
+
+    #[test]
+    fn message_operations_scale_with_the_work() {
+        let _one_at_a_time = forking();
+        with_ctx(Placement::Free, |ctx| {
+            for (t, p, n) in [
+                (Transport::Pipe, Pattern::ToSelf, 5_000),
+                (Transport::Pipe, Pattern::Back, 500),
+                (Transport::UnixDatagram, Pattern::ToSelf, 3_000),
+                (Transport::UnixDatagram, Pattern::Back, 500),
+            ] {
+                let mut w = prepare(ctx, t, p, 4, false).unwrap();
+                assert_scales(&format!("{t:?} {p:?}"), doubling_ratio(w.as_mut(), n));
+            }
+        });
+    }
+
+    #[test]
+    fn the_discarding_child_counts_every_byte() {
+        let _one_at_a_time = forking();
+        with_ctx(Placement::Free, |ctx| {
+            for t in [Transport::Pipe, Transport::UnixDatagram] {
+                let mut w = prepare(ctx, t, Pattern::Discard, 512, false).unwrap();
+                w.run(1000).unwrap();
+                w.finish().unwrap();
+                let d = w.details().unwrap();
+                assert_eq!(d["child_read_bytes"], 512_000, "{t:?}");
+            }
+        });
+    }
+
+    #[test]
+    fn a_dead_partner_fails_the_operation_with_its_status() {
+        let _one_at_a_time = forking();
+        with_ctx(Placement::Free, |ctx| {
+            let mut w = Back::start(ctx, Transport::Pipe, 4, false).unwrap();
+            w.run(10).unwrap();
+            let pid = w.partner.child_mut().pid();
+            // SAFETY: killing our own child.
+            unsafe { libc::kill(pid, libc::SIGKILL) };
+            let err = format!("{:#}", w.run(10).unwrap_err());
+            assert!(err.contains("killed by signal 9"), "{err}");
+            assert!(err.contains("echoing child"), "{err}");
+        });
+    }
+}

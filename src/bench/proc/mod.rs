@@ -1,0 +1,183 @@
+//! §2 `proc`: process creation, seed 001's `forks`, `vforks`, `execs` and `vexecs`
+//! (Table 1/2, Appendix A, and Table 3's rerun with ~1 KB more environment), plus the
+//! modern posix_spawn and `sh -c`. Timing model in [`create`].
+//!
+//! Ids: `proc.<fork|vfork>.<0|1k|100k>`, `proc.<exec|vexec>.<null|big>.<0|1k|100k>`,
+//! `proc.exec.<null|big>.<0|1k|100k>.env1k`, `proc.spawn`, `proc.shell`; the last
+//! component of the seed's rows is the heap growth before the loop.
+
+use anyhow::Result;
+
+use super::micro::{berkeley, processes, Row, SupportCheck};
+use super::{Benchmark, Ctx, Derived, Host, Skip, Workload};
+use crate::model::{Source, Unit};
+
+pub mod create;
+pub mod jobs;
+
+use create::{Create, Creation};
+use jobs::{ExecArgs, Job};
+
+pub fn all() -> Vec<Box<dyn Benchmark>> {
+    ROWS.iter()
+        .map(|r| Box::new(*r) as Box<dyn Benchmark>)
+        .collect()
+}
+
+pub fn derived() -> Vec<Derived> {
+    vec![Derived {
+        id: "proc.exec.env_byte",
+        about: "exec cost per byte of environment: (exec with 1,080 more bytes − without) / \
+                1,080, mean of the 0 and 1k heap rows (001 Table 3)",
+        source: berkeley("Table 3 and its text: ms per byte of exec arguments"),
+        unit: Unit::SecondsPerOp,
+        inputs: &[
+            "proc.exec.null.0.env1k",
+            "proc.exec.null.0",
+            "proc.exec.null.1k.env1k",
+            "proc.exec.null.1k",
+        ],
+        compute: per_environment_byte,
+    }]
+}
+
+/// ((env0 − base0) + (env1k − base1k)) / 2 / extra bytes.
+pub fn per_environment_byte(v: &[f64]) -> f64 {
+    let extra = jobs::extra_environment_bytes() as f64;
+    ((v[0] - v[1]) + (v[2] - v[3])) / 2.0 / extra
+}
+
+const KB: usize = 1024;
+
+fn fork_only(how: Create, heap: usize) -> Result<Box<dyn Workload>> {
+    Ok(Box::new(Creation::new(how, None, heap)?))
+}
+
+fn exec_job(how: Create, job: Job, heap: usize, more_env: bool) -> Result<Box<dyn Workload>> {
+    let path = jobs::locate(job).map_err(|s| anyhow::anyhow!(s.0))?;
+    let extra = if more_env {
+        jobs::extra_environment()
+    } else {
+        Vec::new()
+    };
+    let args = ExecArgs::new(&path, &[], extra)?;
+    Ok(Box::new(Creation::new(how, Some(args), heap)?))
+}
+
+fn shell(ctx: &Ctx) -> Result<Box<dyn Workload>> {
+    let sh = ctx
+        .host
+        .find_program("sh")
+        .ok_or_else(|| anyhow::anyhow!("no sh on PATH"))?;
+    let null = jobs::locate(Job::Null).map_err(|s| anyhow::anyhow!(s.0))?;
+    let command = null.to_string_lossy().into_owned();
+    let args = ExecArgs::new(&sh, &["-c", &command], Vec::new())?;
+    Ok(Box::new(Creation::new(Create::Spawn, Some(args), 0)?))
+}
+
+fn need_null(_: &Host) -> Result<(), Skip> {
+    jobs::locate(Job::Null).map(drop)
+}
+
+fn need_big(_: &Host) -> Result<(), Skip> {
+    jobs::locate(Job::Big).map(drop)
+}
+
+fn need_sh(host: &Host) -> Result<(), Skip> {
+    host.find_program("sh")
+        .ok_or_else(|| Skip::new("no `sh` on PATH"))?;
+    need_null(host)
+}
+
+/// A process-creation row: the processes plan, and a check that its job exists.
+const fn row(
+    id: &'static str,
+    about: &'static str,
+    source: Source,
+    supported: Option<SupportCheck>,
+    prepare: fn(&Ctx) -> Result<Box<dyn Workload>>,
+) -> Row {
+    Row {
+        plan: Some(processes),
+        supported,
+        ..Row::new(id, about, source, prepare)
+    }
+}
+
+const NULL: Option<SupportCheck> = Some(need_null);
+const BIG: Option<SupportCheck> = Some(need_big);
+use Create::{Fork, Spawn, Vfork};
+use Job::{Big, Null};
+
+#[rustfmt::skip]
+const ROWS: &[Row] = &[
+    row("proc.fork.0", "fork-exit-wait (001 forks0)", berkeley("Table 1/2: forks0"), None,
+        |_| fork_only(Fork, 0)),
+    row("proc.fork.1k", "grow the heap 1 KB, touch it, then fork-exit-wait (001 forks1k)",
+        berkeley("Table 1/2: forks1k"), None, |_| fork_only(Fork, KB)),
+    row("proc.fork.100k", "grow the heap 100 KB, touch it, then fork-exit-wait (001 forks100k)",
+        berkeley("Table 1/2: forks100k"), None, |_| fork_only(Fork, 100 * KB)),
+    row("proc.vfork.0", "vfork-exit-wait (001 vforks0)", berkeley("Table 1/2: vforks0"), None,
+        |_| fork_only(Vfork, 0)),
+    row("proc.vfork.1k", "grow the heap 1 KB, then vfork-exit-wait (001 vforks1k)",
+        berkeley("Table 1/2: vforks1k"), None, |_| fork_only(Vfork, KB)),
+    row("proc.vfork.100k", "grow the heap 100 KB, then vfork-exit-wait (001 vforks100k)",
+        berkeley("Table 1/2: vforks100k"), None, |_| fork_only(Vfork, 100 * KB)),
+    row("proc.exec.null.0", "fork-exec the null job-exit-wait (001 execs0null)",
+        berkeley("Table 1/2: execs0null"), NULL, |_| exec_job(Fork, Null, 0, false)),
+    row("proc.exec.null.1k", "heap +1 KB, then fork-exec the null job-exit-wait (001 execs1knull)",
+        berkeley("Table 1/2: execs1knull"), NULL, |_| exec_job(Fork, Null, KB, false)),
+    row("proc.exec.null.100k", "heap +100 KB, then fork-exec the null job (001 execs100knull)",
+        berkeley("Table 1/2: execs100knull"), NULL, |_| exec_job(Fork, Null, 100 * KB, false)),
+    row("proc.exec.big.0", "fork-exec the big job (250 KB data)-exit-wait (001 execs0big)",
+        berkeley("Table 1/2: execs0big"), BIG, |_| exec_job(Fork, Big, 0, false)),
+    row("proc.exec.big.1k", "heap +1 KB, then fork-exec the big job (001 execs1kbig)",
+        berkeley("Table 1/2: execs1kbig"), BIG, |_| exec_job(Fork, Big, KB, false)),
+    row("proc.exec.big.100k", "heap +100 KB, then fork-exec the big job (001 execs100kbig)",
+        berkeley("Table 1/2: execs100kbig"), BIG, |_| exec_job(Fork, Big, 100 * KB, false)),
+    row("proc.vexec.null.0", "vfork-exec the null job-exit-wait (001 vexecs0null)",
+        berkeley("Table 1/2: vexecs0null"), NULL, |_| exec_job(Vfork, Null, 0, false)),
+    row("proc.vexec.null.1k", "heap +1 KB, then vfork-exec the null job (001 vexecs1knull)",
+        berkeley("Table 1/2: vexecs1knull"), NULL, |_| exec_job(Vfork, Null, KB, false)),
+    row("proc.vexec.null.100k", "heap +100 KB, then vfork-exec the null job (001 vexecs100knull)",
+        berkeley("Table 1/2: vexecs100knull"), NULL, |_| exec_job(Vfork, Null, 100 * KB, false)),
+    row("proc.vexec.big.0", "vfork-exec the big job-exit-wait (001 vexecs0big)",
+        berkeley("Table 1/2: vexecs0big"), BIG, |_| exec_job(Vfork, Big, 0, false)),
+    row("proc.vexec.big.1k", "heap +1 KB, then vfork-exec the big job (001 vexecs1kbig)",
+        berkeley("Table 1/2: vexecs1kbig"), BIG, |_| exec_job(Vfork, Big, KB, false)),
+    row("proc.vexec.big.100k", "heap +100 KB, then vfork-exec the big job (001 vexecs100kbig)",
+        berkeley("Table 1/2: vexecs100kbig"), BIG, |_| exec_job(Vfork, Big, 100 * KB, false)),
+    row("proc.exec.null.0.env1k", "proc.exec.null.0 with 1,080 more bytes of environment",
+        berkeley("Table 3: execs0null (1K env)"), NULL, |_| exec_job(Fork, Null, 0, true)),
+    row("proc.exec.null.1k.env1k", "proc.exec.null.1k with 1,080 more bytes of environment",
+        berkeley("Table 3: execs1knull (1K env)"), NULL, |_| exec_job(Fork, Null, KB, true)),
+    row("proc.exec.null.100k.env1k", "proc.exec.null.100k with 1,080 more bytes of environment",
+        berkeley("run script: execs 1000 102400 nulljob, large environment"), NULL,
+        |_| exec_job(Fork, Null, 100 * KB, true)),
+    row("proc.exec.big.0.env1k", "proc.exec.big.0 with 1,080 more bytes of environment",
+        berkeley("run script: execs 1000 0 bigjob, large environment"), BIG,
+        |_| exec_job(Fork, Big, 0, true)),
+    row("proc.exec.big.1k.env1k", "proc.exec.big.1k with 1,080 more bytes of environment",
+        berkeley("run script: execs 1000 1024 bigjob, large environment"), BIG,
+        |_| exec_job(Fork, Big, KB, true)),
+    row("proc.exec.big.100k.env1k", "proc.exec.big.100k with 1,080 more bytes of environment",
+        berkeley("run script: execs 1000 102400 bigjob, large environment"), BIG,
+        |_| exec_job(Fork, Big, 100 * KB, true)),
+    row("proc.spawn", "posix_spawn the null job, wait", Source::Modern(
+        "posix_spawn, how modern programs start processes (vfork-like in glibc)"), NULL,
+        |_| exec_job(Spawn, Null, 0, false)),
+    row("proc.shell", "posix_spawn `sh -c` of the null job, wait", Source::Modern(
+        "a shell command, as system() and scripts start programs"), Some(need_sh), shell),
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn environment_cost_is_per_extra_byte() {
+        // 1,080 µs more with the extra environment, in both heap rows → 1 µs per byte.
+        let v = per_environment_byte(&[2.080e-3, 1.0e-3, 2.280e-3, 1.2e-3]);
+        assert!((v - 1e-6).abs() < 1e-12, "{v}");
+    }
+}

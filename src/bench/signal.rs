@@ -1,0 +1,310 @@
+//! §2 `signal`: seed 001's `signocsw` and `csw` (Table 1/2, Appendix A), the PERQ note's
+//! Kashtan kt8 and kt7, and the derived context-switch cost.
+//!
+//! # Timing model
+//! `signal.self`: one operation = one SIGUSR1 sent to the calling thread (tgkill) and its
+//! handler run on the way back from the system call. `signal.pingpong`: one operation = a
+//! round trip: the parent signals the child and sleeps in sigsuspend until the child's
+//! handler has run and signalled back — two signals with handlers and two context
+//! switches. Hence 001's `overhead = t1 − 2 × t2`: `ctx.switch` = pingpong − 2 × self is
+//! what switching costs per round trip (two switches).
+//!
+//! Signals are sent to a thread (tgkill), not to the process, so that in a process with
+//! other threads the handler runs on the measuring thread. Each side checks that its
+//! handler really ran once per signal.
+
+use std::cell::Cell;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use anyhow::{bail, Result};
+
+use super::micro::{berkeley, Row};
+use super::{Ctx, Derived, Workload};
+use crate::harness::children::{Pair, Partner};
+use crate::harness::interrupt;
+use crate::harness::sampler::Interrupted;
+use crate::model::Unit;
+
+pub fn all() -> Vec<Box<dyn super::Benchmark>> {
+    ROWS.iter()
+        .map(|r| Box::new(*r) as Box<dyn super::Benchmark>)
+        .collect()
+}
+
+const ROWS: &[Row] = &[
+    Row::new(
+        "signal.self",
+        "send SIGUSR1 to yourself and run its handler (001 signocsw; PERQ kt8)",
+        berkeley("Table 1/2: signocsw; also 003 Kashtan kt8"),
+        prepare_self,
+    ),
+    Row::new(
+        "signal.pingpong",
+        "round trip of signals between two processes: 2 signals + 2 switches (001 csw; kt7)",
+        berkeley("Table 1/2: csw; also 003 Kashtan kt7"),
+        prepare_pingpong,
+    ),
+];
+
+pub fn derived() -> Vec<Derived> {
+    vec![Derived {
+        id: "ctx.switch",
+        about: "context-switch cost per signal round trip (two switches): \
+                signal.pingpong − 2 × signal.self, 001's csw − 2 × signocsw",
+        source: berkeley("Table 2 text: overhead = t1 − 2 × t2 (csw, signocsw)"),
+        unit: Unit::SecondsPerOp,
+        inputs: &["signal.pingpong", "signal.self"],
+        compute: context_switch,
+    }]
+}
+
+/// 001's formula: csw − 2 × signocsw.
+pub fn context_switch(v: &[f64]) -> f64 {
+    v[0] - 2.0 * v[1]
+}
+
+const SIG: libc::c_int = libc::SIGUSR1;
+
+thread_local! {
+    /// Signals handled on this thread (a copy of it lives on in a forked child).
+    static HANDLED: Cell<u64> = const { Cell::new(0) };
+}
+
+/// Set by the SIGCHLD handler: the partner of a ping-pong died.
+static CHILD_ENDED: AtomicBool = AtomicBool::new(false);
+
+extern "C" fn count_signal(_: libc::c_int) {
+    HANDLED.with(|c| c.set(c.get() + 1));
+}
+
+extern "C" fn note_child_end(_: libc::c_int) {
+    CHILD_ENDED.store(true, Ordering::Relaxed);
+}
+
+fn handled() -> u64 {
+    HANDLED.with(Cell::get)
+}
+
+fn tid() -> libc::pid_t {
+    // SAFETY: no arguments.
+    unsafe { libc::syscall(libc::SYS_gettid) as libc::pid_t }
+}
+
+/// Send SIG to one thread. Async-signal-safe.
+fn tgkill(pid: libc::pid_t, tid: libc::pid_t) -> i64 {
+    // SAFETY: integer arguments.
+    unsafe { libc::syscall(libc::SYS_tgkill, pid, tid, SIG) }
+}
+
+/// A handler installed for the workload's lifetime; the old one is put back on drop.
+struct Handler {
+    sig: libc::c_int,
+    old: libc::sigaction,
+}
+
+impl Handler {
+    fn install(sig: libc::c_int, f: extern "C" fn(libc::c_int)) -> Result<Handler> {
+        // SAFETY: sigaction is plain data; the handlers touch only a thread-local counter
+        // or an atomic flag.
+        unsafe {
+            let mut act: libc::sigaction = std::mem::zeroed();
+            act.sa_sigaction = f as *const () as usize;
+            act.sa_flags = libc::SA_RESTART;
+            libc::sigemptyset(&mut act.sa_mask);
+            let mut old: libc::sigaction = std::mem::zeroed();
+            if libc::sigaction(sig, &act, &mut old) != 0 {
+                bail!("sigaction({sig}): {}", std::io::Error::last_os_error());
+            }
+            Ok(Handler { sig, old })
+        }
+    }
+}
+
+impl Drop for Handler {
+    fn drop(&mut self) {
+        // SAFETY: restoring what sigaction reported.
+        unsafe { libc::sigaction(self.sig, &self.old, std::ptr::null_mut()) };
+    }
+}
+
+struct SelfSignal {
+    pid: libc::pid_t,
+    tid: libc::pid_t,
+    _handler: Handler,
+}
+
+fn prepare_self(_: &Ctx) -> Result<Box<dyn Workload>> {
+    Ok(Box::new(SelfSignal {
+        pid: std::process::id() as libc::pid_t,
+        tid: tid(),
+        _handler: Handler::install(SIG, count_signal)?,
+    }))
+}
+
+impl Workload for SelfSignal {
+    fn run(&mut self, n: u64) -> Result<()> {
+        let before = handled();
+        for _ in 0..n {
+            if tgkill(self.pid, self.tid) != 0 {
+                bail!("tgkill(self, SIGUSR1): {}", std::io::Error::last_os_error());
+            }
+        }
+        let got = handled() - before;
+        if got != n {
+            bail!("sent {n} signals to myself but the handler ran {got} times");
+        }
+        Ok(())
+    }
+}
+
+/// The thread's signal mask with `sigs` blocked; the old mask is put back on drop.
+struct Blocked {
+    old: libc::sigset_t,
+}
+
+impl Blocked {
+    fn block(sigs: &[libc::c_int]) -> Result<Blocked> {
+        // SAFETY: sigset_t is plain data.
+        unsafe {
+            let mut set: libc::sigset_t = std::mem::zeroed();
+            libc::sigemptyset(&mut set);
+            for &s in sigs {
+                libc::sigaddset(&mut set, s);
+            }
+            let mut old: libc::sigset_t = std::mem::zeroed();
+            let r = libc::pthread_sigmask(libc::SIG_BLOCK, &set, &mut old);
+            if r != 0 {
+                bail!("pthread_sigmask: {}", std::io::Error::from_raw_os_error(r));
+            }
+            Ok(Blocked { old })
+        }
+    }
+
+    /// The mask to sleep with: the old one, with `sigs` open.
+    fn open_mask(&self, sigs: &[libc::c_int]) -> libc::sigset_t {
+        let mut m = self.old;
+        for &s in sigs {
+            // SAFETY: editing a copy.
+            unsafe { libc::sigdelset(&mut m, s) };
+        }
+        m
+    }
+}
+
+impl Drop for Blocked {
+    fn drop(&mut self) {
+        // SAFETY: restoring the mask we found.
+        unsafe { libc::pthread_sigmask(libc::SIG_SETMASK, &self.old, std::ptr::null_mut()) };
+    }
+}
+
+/// Field order is drop order: the child dies before the mask and handlers are restored.
+struct PingPong {
+    partner: Partner,
+    child_pid: libc::pid_t,
+    sleep_mask: libc::sigset_t,
+    _blocked: Blocked,
+    _usr1: Handler,
+    _chld: Handler,
+}
+
+fn prepare_pingpong(ctx: &Ctx) -> Result<Box<dyn Workload>> {
+    let pair = Pair::resolve(ctx.options.placement, &ctx.host.usable_cpus)?;
+    let usr1 = Handler::install(SIG, count_signal)?;
+    let chld = Handler::install(libc::SIGCHLD, note_child_end)?;
+    // Blocked before the fork, so that no signal can arrive between two sigsuspends; the
+    // child inherits the mask.
+    let blocked = Blocked::block(&[SIG, libc::SIGCHLD])?;
+    let sleep_mask = blocked.open_mask(&[SIG, libc::SIGCHLD]);
+    let (parent_pid, parent_tid) = (std::process::id() as libc::pid_t, tid());
+    CHILD_ENDED.store(false, Ordering::Relaxed);
+    let partner = Partner::start(pair, move || {
+        // The child: wait for a signal, answer it, forever (killed by the parent's drop,
+        // or by PDEATHSIG if the parent dies).
+        loop {
+            let seen = handled();
+            while handled() == seen {
+                // SAFETY: sigsuspend with a mask prepared before the fork.
+                unsafe { libc::sigsuspend(&sleep_mask) };
+            }
+            if tgkill(parent_pid, parent_tid) != 0 {
+                return 3;
+            }
+        }
+    })?;
+    let child_pid = partner.child.as_ref().map_or(0, |c| c.pid());
+    Ok(Box::new(PingPong {
+        partner,
+        child_pid,
+        sleep_mask,
+        _blocked: blocked,
+        _usr1: usr1,
+        _chld: chld,
+    }))
+}
+
+impl Workload for PingPong {
+    fn run(&mut self, n: u64) -> Result<()> {
+        for _ in 0..n {
+            let seen = handled();
+            // A child thread group's leader has tid = pid.
+            if tgkill(self.child_pid, self.child_pid) != 0 {
+                let e =
+                    anyhow::anyhow!("signalling the child: {}", std::io::Error::last_os_error());
+                return Err(self.partner.explain(e));
+            }
+            while handled() == seen {
+                if CHILD_ENDED.load(Ordering::Relaxed) {
+                    self.partner.child_mut().check_alive("signal ping-pong")?;
+                    CHILD_ENDED.store(false, Ordering::Relaxed);
+                }
+                if interrupt::requested() {
+                    return Err(Interrupted.into());
+                }
+                // SAFETY: sleeps until a signal open in sleep_mask is handled.
+                unsafe { libc::sigsuspend(&self.sleep_mask) };
+            }
+            self.partner.ops += 1;
+        }
+        Ok(())
+    }
+
+    fn notes(&self) -> Vec<String> {
+        self.partner.notes()
+    }
+
+    fn details(&mut self) -> Option<serde_json::Value> {
+        Some(self.partner.finish_details())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn context_switch_is_the_seeds_formula() {
+        // 001 Table 2, 4.1BSD: csw 45.0 s, signocsw 16.5 s → 12 s of switching.
+        assert!((context_switch(&[45.0, 16.5]) - 12.0).abs() < 1e-9);
+    }
+}
+
+#[cfg(test)]
+mod scaling {
+    use super::*;
+    use crate::bench::micro::testing::{assert_scales, doubling_ratio, forking, with_ctx};
+    use crate::model::Placement;
+
+    #[test]
+    fn signal_operations_scale_with_the_work() {
+        let _one_at_a_time = forking();
+        with_ctx(Placement::Free, |ctx| {
+            let mut w = prepare_self(ctx).unwrap();
+            assert_scales("signal.self", doubling_ratio(w.as_mut(), 5_000));
+            let mut w = prepare_pingpong(ctx).unwrap();
+            assert_scales("signal.pingpong", doubling_ratio(w.as_mut(), 500));
+            let d = w.details().unwrap();
+            assert!(d["child_cpu_time"]["ops"].as_u64().unwrap() >= 500 * 28);
+        });
+    }
+}
