@@ -10,13 +10,17 @@ use std::time::Duration;
 
 use crate::model::{family_of, Metric, Mode, RunOptions, Source, Unit};
 
+pub mod cache;
 pub mod select;
 pub mod syscall;
+pub mod vm;
 
 /// Every registered benchmark, in the order `run` executes them and `list` shows them.
 pub fn registry() -> Vec<Box<dyn Benchmark>> {
     let mut all = Vec::new();
     all.extend(syscall::all());
+    all.extend(vm::all());
+    all.extend(cache::all());
     all
 }
 

@@ -41,6 +41,12 @@ pub struct RunArgs {
     /// A label to remember the run by
     #[arg(long)]
     pub label: Option<String>,
+    /// Pages the vm family allocates (default 7500, as in seed 001's run script)
+    #[arg(long, value_name = "N")]
+    pub pages: Option<u64>,
+    /// Run the vm family inside a memory cgroup limited to SIZE (e.g. 12M), so it pages
+    #[arg(long, value_name = "SIZE", value_parser = crate::bench::vm::parse_size)]
+    pub memory_limit: Option<u64>,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -77,7 +83,10 @@ pub fn execute(args: RunArgs) -> Result<u8> {
         cpu: args.cpu,
         placement: args.placement.into(),
         label: args.label.clone(),
+        pages: args.pages,
+        memory_limit: args.memory_limit,
     };
+    crate::bench::vm::check_options(&options).map_err(UsageError)?;
     interrupt::install()?;
 
     let runner = Runner::new(options, &dir)?;
