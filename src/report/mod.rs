@@ -1,5 +1,7 @@
 //! Rendering only: model types in, bytes out. No measuring, no file I/O.
 
+pub mod cache;
 pub mod extra;
 pub mod json;
 pub mod table;
+pub mod vm;

@@ -20,8 +20,8 @@ pub struct Plateau {
     pub last_bytes: u64,
     /// Median latency of the plateau's points.
     pub ns: f64,
-    /// The cache level this plateau is served from: the step below it names the level it
-    /// left; the first plateau is the first level, the last beyond every cache is memory.
+    /// Where sysfs says arrays of these sizes should live: the smallest cache holding the
+    /// plateau's largest size, or "memory" past every cache.
     pub level: String,
 }
 
@@ -32,7 +32,8 @@ pub struct Step {
     pub to_bytes: u64,
     pub from_ns: f64,
     pub to_ns: f64,
-    /// The caches whose capacity this step marks ("L1d 48K"), or empty when none fits.
+    /// The caches whose capacity this step marks ("L1d 48K"), or empty when no cache ends
+    /// there (the TLB's reach is the usual cause: 4 KiB pages × its entries).
     pub caches: Vec<String>,
 }
 
@@ -95,16 +96,11 @@ pub fn find(points: &[(u64, f64)], caches: &[(String, u64)]) -> (Vec<Plateau>, V
             }
         })
         .collect();
-    let largest = caches.iter().max_by_key(|c| c.1);
-    let past_largest = |s: &Step| largest.is_some_and(|l| s.caches.contains(&l.0));
-    for (i, p) in plateaus.iter_mut().enumerate() {
-        let below = i.checked_sub(1).and_then(|j| steps.get(j));
-        p.level = match steps.get(i) {
-            Some(s) if !s.caches.is_empty() => s.caches[0].clone(),
-            _ if below.is_some_and(past_largest) => "memory".into(),
-            _ if largest.is_some_and(|l| p.first_bytes > l.1) => "memory".into(),
-            _ => "?".into(),
-        };
+    for p in plateaus.iter_mut() {
+        p.level = caches
+            .iter()
+            .find(|c| c.1 >= p.last_bytes)
+            .map_or_else(|| "memory".to_string(), |c| c.0.clone());
     }
     (plateaus, steps)
 }
@@ -125,11 +121,11 @@ fn median(mut v: Vec<f64>) -> f64 {
 
 /// 49152 → "48K", 2097152 → "2M".
 pub fn human(bytes: u64) -> String {
-    if bytes >= 1 << 30 && bytes % (1 << 30) == 0 {
+    if bytes >= 1 << 30 && bytes.is_multiple_of(1 << 30) {
         format!("{}G", bytes >> 30)
-    } else if bytes >= 1 << 20 && bytes % (1 << 20) == 0 {
+    } else if bytes >= 1 << 20 && bytes.is_multiple_of(1 << 20) {
         format!("{}M", bytes >> 20)
-    } else if bytes >= 1 << 10 && bytes % (1 << 10) == 0 {
+    } else if bytes >= 1 << 10 && bytes.is_multiple_of(1 << 10) {
         format!("{}K", bytes >> 10)
     } else {
         format!("{bytes}")
@@ -153,8 +149,8 @@ mod tests {
     #[test]
     fn finds_three_levels_and_names_them() {
         let ns = [
-            1.2, 1.2, 1.3, 1.2, 4.0, 4.1, 4.2, 4.3, 4.5, 5.0, 12.0, 30.0, 31.0, 33.0, 35.0,
-            60.0, 110.0, 120.0, 125.0,
+            1.2, 1.2, 1.3, 1.2, 4.0, 4.1, 4.2, 4.3, 4.5, 5.0, 12.0, 30.0, 31.0, 33.0, 35.0, 60.0,
+            110.0, 120.0, 125.0,
         ];
         let points: Vec<(u64, f64)> = ns
             .iter()
@@ -168,6 +164,8 @@ mod tests {
         assert_eq!(steps[1].caches, vec!["L2 2M"]);
         assert_eq!(steps[2].caches, vec!["L3 260M"]);
         assert_eq!(plateaus[0].level, "L1d 48K");
+        assert_eq!(plateaus[1].level, "L2 2M");
+        assert_eq!(plateaus[2].level, "L3 260M");
         assert_eq!(plateaus[3].level, "memory");
     }
 

@@ -110,7 +110,9 @@ pub fn run_in_child(spec: &JobSpec, file: &File, group: &MemoryCgroup) -> Result
     group
         .add(pid)
         .with_context(|| format!("cannot move the child into {}", group.dir().display()))?;
-    File::from(go_write).write_all(&[1]).context("starting the child")?;
+    File::from(go_write)
+        .write_all(&[1])
+        .context("starting the child")?;
     let mut bytes = [0u8; std::mem::size_of::<JobStats>()];
     let got = File::from(result_read).read_exact(&mut bytes);
     let status = child.reap()?;
@@ -143,13 +145,8 @@ fn child(spec: &JobSpec, file: &File, go: OwnedFd, out: OwnedFd) -> ! {
         Some(Ok(stats)) => {
             let size = std::mem::size_of::<JobStats>();
             // SAFETY: writing the bytes of a plain repr(C) value to our own pipe.
-            let wrote = unsafe {
-                libc::write(
-                    out.as_raw_fd(),
-                    (&stats as *const JobStats).cast(),
-                    size,
-                )
-            };
+            let wrote =
+                unsafe { libc::write(out.as_raw_fd(), (&stats as *const JobStats).cast(), size) };
             if wrote == size as isize {
                 0
             } else {
@@ -248,10 +245,7 @@ mod tests {
         };
         let s = run_here(&spec, None).unwrap();
         assert_eq!(s.touches, 6_000);
-        assert!(
-            (1_950..2_100).contains(&s.first_pass_minor_faults),
-            "{s:?}"
-        );
+        assert!((1_950..2_100).contains(&s.first_pass_minor_faults), "{s:?}");
         // The later passes find every page mapped.
         assert!(s.minor_faults - s.first_pass_minor_faults < 50, "{s:?}");
     }

@@ -268,6 +268,7 @@ impl Paging {
                 "applied": true,
                 "bytes": group.limit_bytes,
                 "how": group.describe(),
+                "dir": group.dir(),
                 "memory": "shared mapping of a scratch file, page cache dropped before each job",
             }),
         }

@@ -4,12 +4,14 @@
 //!
 //! # Timing model
 //! One operation is one read of a page of a shared file mapping that is not mapped yet:
-//! one minor fault, which maps the page from the page cache. The kernel's fault-around
-//! maps the neighbours of a faulting page within an aligned 64 KiB window, so the reads
-//! are 16 pages apart and each lands in a window of its own; the mapping of those
+//! one minor fault, which maps the page from the page cache. The kernel maps more than the
+//! faulting page — fault-around maps the cached neighbours in an aligned window (64 KiB by
+//! default), and recent kernels map a whole large folio — so `prepare` probes how many
+//! pages one fault maps here (reading page after page until the kernel counts the next
+//! fault), and the reads are that stride apart, each in a window of its own; mapping the
 //! neighbours is part of the figure. When every window of the 32 MiB file has been read,
 //! the file is unmapped and mapped afresh inside the timed region (one mmap and munmap per
-//! 512 faults). The kernel's own fault count is checked after every batch.
+//! window count). The kernel's own fault count is checked after every batch.
 
 use std::fs::File;
 use std::io::{Read, Write};
@@ -22,10 +24,10 @@ use crate::bench::{Benchmark, Ctx, Plan, Workload};
 use crate::harness::rusage::this_thread;
 use crate::model::{Mode, Source};
 
-/// Pages between two reads: the default fault-around window (64 KiB of 4 KiB pages).
-const STRIDE: u64 = 16;
-/// Faults per mapping of the file.
-const WINDOWS: u64 = 512;
+/// The file's size in pages (32 MiB of 4 KiB pages).
+const FILE_PAGES: u64 = 8192;
+/// The widest stride probed: a PMD-sized folio of 4 KiB pages.
+const MAX_STRIDE: u64 = 512;
 
 pub struct PageFault;
 
@@ -52,16 +54,23 @@ impl Benchmark for PageFault {
             .create_new(true)
             .open(&path)
             .with_context(|| format!("cannot create {}", path.display()))?;
-        let bytes = (WINDOWS * STRIDE * page_size()) as usize;
-        file.write_all(&vec![7u8; bytes])
-            .with_context(|| format!("cannot write {}", path.display()))?;
+        // Page-sized writes, so the page cache holds small folios where the kernel lets it.
+        let page = vec![7u8; page_size() as usize];
+        for _ in 0..FILE_PAGES {
+            file.write_all(&page)
+                .with_context(|| format!("cannot write {}", path.display()))?;
+        }
         // Read it back so every page is in the page cache: the faults are minor.
-        let mut back = Vec::with_capacity(bytes);
+        let mut back = Vec::new();
         File::open(&path)?.read_to_end(&mut back)?;
+        let stride = probe_stride(&file)?;
+        let windows = FILE_PAGES / stride;
         Ok(Box::new(Faulting {
             file,
             region: None,
-            next: WINDOWS,
+            stride,
+            windows,
+            next: windows,
             touches: 0,
             faults: 0,
             sum: 0,
@@ -69,10 +78,33 @@ impl Benchmark for PageFault {
     }
 }
 
+/// How many pages one read fault maps here: read page after page of a fresh mapping until
+/// the kernel counts a second fault.
+fn probe_stride(file: &File) -> Result<u64> {
+    let region = Region::map(FILE_PAGES, Some(file), Advice::Normal)?;
+    let faults = || {
+        let u = this_thread();
+        u.minor_faults + u.major_faults
+    };
+    region.read(0);
+    let after_first = faults();
+    for p in 1..MAX_STRIDE {
+        region.read(p);
+        if faults() > after_first {
+            return Ok(p.next_power_of_two());
+        }
+    }
+    Ok(MAX_STRIDE)
+}
+
 struct Faulting {
     file: File,
     region: Option<Region>,
-    /// The next window to read; `WINDOWS` means map afresh first.
+    /// Pages between two reads: what one fault maps here.
+    stride: u64,
+    /// Reads per mapping of the file.
+    windows: u64,
+    /// The next window to read; `windows` means map afresh first.
     next: u64,
     touches: u64,
     faults: u64,
@@ -85,17 +117,13 @@ impl Workload for Faulting {
         let before = this_thread();
         let mut sum = 0u64;
         for _ in 0..n {
-            if self.next == WINDOWS {
+            if self.next == self.windows {
                 self.region = None;
-                self.region = Some(Region::map(
-                    WINDOWS * STRIDE,
-                    Some(&self.file),
-                    Advice::Normal,
-                )?);
+                self.region = Some(Region::map(FILE_PAGES, Some(&self.file), Advice::Normal)?);
                 self.next = 0;
             }
             let region = self.region.as_ref().expect("mapped above");
-            sum += region.read(self.next * STRIDE) as u64;
+            sum += region.read(self.next * self.stride) as u64;
             self.next += 1;
         }
         let faults = this_thread().since(&before);
@@ -117,8 +145,8 @@ impl Workload for Faulting {
             "touches": self.touches,
             "faults": self.faults,
             "faults_per_touch": self.faults as f64 / self.touches.max(1) as f64,
-            "stride_pages": STRIDE,
-            "file_bytes": WINDOWS * STRIDE * page_size(),
+            "stride_pages": self.stride,
+            "file_bytes": FILE_PAGES * page_size(),
         }))
     }
 }
