@@ -9,6 +9,7 @@
 
 use std::fs;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Duration;
 
 /// Which cgroup interface the limit was set through.
@@ -89,7 +90,9 @@ fn make(parent: &Path, version: Version, limit_bytes: u64) -> Result<MemoryCgrou
     if version == Version::V2 {
         enable_memory_controller(parent)?;
     }
-    let dir = parent.join(format!("timeshare-vm-{}", std::process::id()));
+    static NEXT: AtomicU32 = AtomicU32::new(0);
+    let n = NEXT.fetch_add(1, Ordering::Relaxed);
+    let dir = parent.join(format!("timeshare-vm-{}-{n}", std::process::id()));
     fs::create_dir(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     // From here on `Drop` removes the directory, also when setting the limit fails.
     let group = MemoryCgroup {
@@ -191,6 +194,26 @@ mod tests {
             mount_point(MOUNTINFO, |t, _| t == "cgroup2"),
             Some(PathBuf::from("/sys/fs/cgroup/unified"))
         );
+    }
+
+    #[test]
+    fn a_group_is_removed_when_dropped_or_says_why_it_cannot_be_made() {
+        match MemoryCgroup::create(8 << 20) {
+            Ok(group) => {
+                let dir = group.dir().to_path_buf();
+                assert!(dir.is_dir());
+                // A process placed there and gone: the directory must still go.
+                let mut child = std::process::Command::new("true").spawn().unwrap();
+                let _ = group.add(child.id() as libc::pid_t);
+                child.wait().unwrap();
+                drop(group);
+                assert!(!dir.exists(), "{} left behind", dir.display());
+            }
+            Err(why) => assert!(
+                why.contains("cgroup v2") && why.contains("cgroup v1"),
+                "{why}"
+            ),
+        }
     }
 
     #[test]
