@@ -172,6 +172,11 @@ impl Benchmark for Row {
         };
         let limit = match ctx.options.memory_limit {
             None => Limit::NotAsked,
+            Some(_) if in_memory_fs(ctx.scratch) => Limit::Unavailable(format!(
+                "the scratch directory {} is on tmpfs, whose pages cannot leave memory \
+                 without swap; use --dir on a disk file system",
+                ctx.scratch.display()
+            )),
             Some(bytes) => match MemoryCgroup::create(bytes) {
                 Err(why) => Limit::Unavailable(why),
                 Ok(group) => {
@@ -187,6 +192,22 @@ impl Benchmark for Row {
             jobs: Vec::new(),
         }))
     }
+}
+
+/// Whether `dir` is on tmpfs/ramfs, where a file's pages are memory that cannot be
+/// written back: under a memory limit without swap the job would be killed, not paged.
+fn in_memory_fs(dir: &std::path::Path) -> bool {
+    const TMPFS_MAGIC: i64 = 0x0102_1994;
+    const RAMFS_MAGIC: i64 = 0x8584_58f6;
+    let Ok(path) = std::ffi::CString::new(dir.as_os_str().as_encoded_bytes()) else {
+        return false;
+    };
+    // SAFETY: statfs fills a plain struct for a NUL-terminated path.
+    let mut st: libc::statfs = unsafe { std::mem::zeroed() };
+    if unsafe { libc::statfs(path.as_ptr(), &mut st) } != 0 {
+        return false;
+    }
+    matches!(st.f_type as i64, TMPFS_MAGIC | RAMFS_MAGIC)
 }
 
 /// `--pages`, or the seed's 7,500.
@@ -397,6 +418,14 @@ fn memory_and_swap() -> (u64, u64) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn tmpfs_is_recognised_as_memory() {
+        if std::path::Path::new("/dev/shm").is_dir() {
+            assert!(in_memory_fs(std::path::Path::new("/dev/shm")));
+        }
+        assert!(!in_memory_fs(std::path::Path::new("/proc/self")));
+    }
 
     #[test]
     fn sizes_parse_in_binary_units() {
