@@ -10,6 +10,7 @@ use std::time::Duration;
 
 use crate::model::{family_of, Metric, Mode, RunOptions, Source, Unit};
 
+pub mod cache;
 pub mod fs;
 pub mod io;
 pub mod message;
@@ -21,6 +22,7 @@ pub mod select;
 pub mod signal;
 pub mod syscall;
 pub mod udg;
+pub mod vm;
 
 /// Every registered benchmark, in the order `run` executes them and `list` shows them.
 pub fn registry() -> Vec<Box<dyn Benchmark>> {
@@ -30,6 +32,8 @@ pub fn registry() -> Vec<Box<dyn Benchmark>> {
     all.extend(pipe::all());
     all.extend(udg::all());
     all.extend(proc::all());
+    all.extend(vm::all());
+    all.extend(cache::all());
     all.extend(io::all());
     all.extend(fs::all());
     all.extend(mixed::all());

@@ -51,6 +51,12 @@ pub struct RunArgs {
     pub no_save: bool,
     #[command(flatten)]
     pub db: super::db::DbArgs,
+    /// Pages the vm family allocates (default 7500, as in seed 001's run script)
+    #[arg(long, value_name = "N")]
+    pub pages: Option<u64>,
+    /// Run the vm family inside a memory cgroup limited to SIZE (e.g. 12M), so it pages
+    #[arg(long, value_name = "SIZE", value_parser = crate::bench::vm::parse_size)]
+    pub memory_limit: Option<u64>,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -87,7 +93,10 @@ pub fn execute(args: RunArgs) -> Result<u8> {
         cpu: args.cpu,
         placement: args.placement.into(),
         label: args.label.clone(),
+        pages: args.pages,
+        memory_limit: args.memory_limit,
     };
+    crate::bench::vm::check_options(&options).map_err(UsageError)?;
     // The database is opened (and its schema checked) before anything is measured.
     let store = if args.no_save {
         None

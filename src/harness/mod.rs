@@ -7,6 +7,7 @@ pub mod clock;
 pub mod counters;
 pub mod cpu;
 pub mod interrupt;
+pub mod memlimit;
 pub mod procgroup;
 pub mod quiet;
 pub mod runner;

@@ -34,6 +34,11 @@ pub fn process_and_children() -> Usage {
     get(libc::RUSAGE_SELF).plus(&get(libc::RUSAGE_CHILDREN))
 }
 
+/// The calling thread alone (faults and CPU time of one job run in it).
+pub fn this_thread() -> Usage {
+    get(libc::RUSAGE_THREAD)
+}
+
 /// The calling thread's involuntary context switches so far.
 #[inline]
 pub fn thread_preemptions() -> u64 {

@@ -67,6 +67,12 @@ pub struct RunOptions {
     pub placement: Placement,
     /// A user label for the run (`--label`).
     pub label: Option<String>,
+    /// Pages the `vm` family allocates (`--pages`; default 7,500 as in seed 001's run).
+    #[serde(default)]
+    pub pages: Option<u64>,
+    /// Run the `vm` family in a child under this memory limit, in bytes (`--memory-limit`).
+    #[serde(default)]
+    pub memory_limit: Option<u64>,
 }
 
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, Default)]

@@ -9,6 +9,8 @@ use crate::model::Run;
 pub fn extra_tables(run: &Run) -> String {
     let renderers: &[fn(&Run) -> String] = &[
         super::micro::table,
+        super::vm::tables,
+        super::cache::table,
         super::io::io_table,
         super::mixed::mixed_table,
     ];

@@ -1,5 +1,6 @@
 //! Rendering only: model types in, bytes out. No measuring, no file I/O.
 
+pub mod cache;
 pub mod compare;
 pub mod csv;
 pub mod exercise;
@@ -11,3 +12,4 @@ pub mod micro;
 pub mod mixed;
 pub mod seed_table;
 pub mod table;
+pub mod vm;

@@ -9,3 +9,4 @@ mod micro;
 mod mixed;
 mod store;
 mod syscall;
+mod vm;

@@ -1,0 +1,283 @@
+//! `cpu.cache` (catalogue §4): the memory hierarchy seen through random dependent reads,
+//! after seed 000 Table 4 (Bell Labs timed random reads from an array on the 11/70 to see
+//! its cache). Its id makes `run cpu` select it; it lives apart from `bench/cpu/`.
+//!
+//! The array is a chain: each 64-byte line holds the index of the next line to read, in
+//! a random cyclic permutation (Sattolo's shuffle) of the array's lines, so every read
+//! depends on the one before and no prefetcher can guess it: the time per read is the
+//! load latency of wherever the line lives (lmbench's lat_mem_rd idea, our code). The
+//! seed's program read at independent random indices, whose loads a modern out-of-order
+//! core would overlap; the dependent chain keeps one read in flight, as on the 11/70.
+//!
+//! # Timing model
+//! `prepare` sweeps sizes from 4 KiB doubling to well past the last cache level (4 × its
+//! size, rounded up to a power of two; at most 512 MiB in quick mode, 4 GiB in full, and a
+//! quarter of the available memory), timing a fixed number of reads per size several
+//! times; the per-size figures (median and minimum of the repeats, in ns per read) and the
+//! plateaus and steps found in them are the row's `details`. The headline is then sampled
+//! by the harness as usual: one operation is one dependent read at the largest size, i.e.
+//! main-memory latency. No loop overhead is subtracted: a dependent load's latency hides
+//! the loop's own instructions.
+
+use std::hint::black_box;
+use std::time::Instant;
+
+use anyhow::{bail, Result};
+use rand::rngs::SmallRng;
+use rand::{Rng, SeedableRng};
+use serde::Serialize;
+use serde_json::{json, Value};
+
+use super::{Benchmark, Ctx, Plan, Workload};
+use crate::harness::{interrupt, sampler::Interrupted, sysinfo};
+use crate::model::{Mode, Source};
+
+pub mod steps;
+
+/// Bytes per chain element: one cache line, so no two reads share a line.
+const LINE: usize = 64;
+const SLOTS: usize = LINE / std::mem::size_of::<usize>();
+const SMALLEST: u64 = 4 << 10;
+
+pub fn all() -> Vec<Box<dyn Benchmark>> {
+    vec![Box::new(CacheSweep)]
+}
+
+pub struct CacheSweep;
+
+impl Benchmark for CacheSweep {
+    fn id(&self) -> &'static str {
+        "cpu.cache"
+    }
+    fn about(&self) -> &'static str {
+        "random dependent reads swept from 4 KiB past the last cache; ns per read per size"
+    }
+    fn source(&self) -> Source {
+        Source::seed("000", "Table 4, cache random reads")
+    }
+    fn plan(&self, mode: Mode) -> Plan {
+        let mut plan = Plan::calibrated(mode);
+        plan.subtract_loop = false;
+        plan
+    }
+    fn prepare(&self, ctx: &Ctx) -> Result<Box<dyn Workload>> {
+        let caches = steps::data_caches(&sysinfo::caches());
+        let largest_cache = caches.iter().map(|c| c.1).max();
+        let max = largest_size(ctx.mode, largest_cache, available_memory());
+        let (reads, repeats) = match ctx.mode {
+            // Many short timings rather than a few long ones: on a shared machine the
+            // minimum of short ones finds the quiet moments (the steps are found on it).
+            Mode::Quick => (20_000, 15),
+            Mode::Full => (50_000, 41),
+        };
+        let mut chain = Chain::new(max as usize);
+        let mut sweep = Vec::new();
+        let mut size = SMALLEST;
+        while size <= max {
+            if interrupt::requested() {
+                return Err(Interrupted.into());
+            }
+            chain.link(size as usize);
+            sweep.push(chain.time_size(reads, repeats)?);
+            size *= 2;
+        }
+        let points: Vec<(u64, f64)> = sweep.iter().map(|p| (p.bytes, p.min_ns)).collect();
+        let (plateaus, steps) = steps::find(&points, &caches);
+        let details = json!({
+            "line_bytes": LINE,
+            "reads_per_size": reads,
+            "repeats": repeats,
+            "sizes": sweep,
+            "plateaus": plateaus,
+            "steps": steps,
+            "caches": caches.iter().map(|(name, bytes)| json!({"name": name, "bytes": bytes}))
+                .collect::<Vec<_>>(),
+            "headline_bytes": max,
+            "detected_on": "the minimum of the repeats per size (least disturbed by other load)",
+        });
+        Ok(Box::new(Headline {
+            chain,
+            at: 0,
+            details: Some(details),
+        }))
+    }
+}
+
+/// The largest array: 4 × the last cache level rounded up to a power of two (at least
+/// 64 MiB), capped by the mode and by a quarter of the available memory.
+pub fn largest_size(mode: Mode, largest_cache: Option<u64>, available: u64) -> u64 {
+    let want = (4 * largest_cache.unwrap_or(32 << 20)).next_power_of_two();
+    let cap = match mode {
+        Mode::Quick => 512 << 20,
+        Mode::Full => 4 << 30,
+    };
+    let mut max = want.clamp(64 << 20, cap);
+    while max > SMALLEST && max > available / 4 {
+        max /= 2;
+    }
+    max
+}
+
+fn available_memory() -> u64 {
+    std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|m| {
+            m.lines()
+                .find_map(|l| l.strip_prefix("MemAvailable:"))
+                .and_then(|v| v.split_whitespace().next()?.parse::<u64>().ok())
+        })
+        .map_or(u64::MAX, |kib| kib * 1024)
+}
+
+/// One size's figures.
+#[derive(Debug, Clone, Serialize)]
+pub struct SizePoint {
+    pub bytes: u64,
+    pub median_ns: f64,
+    pub min_ns: f64,
+}
+
+/// An array of lines linked into one random cycle over its first `lines` lines.
+struct Chain {
+    slots: Vec<usize>,
+    lines: usize,
+}
+
+impl Chain {
+    fn new(bytes: usize) -> Chain {
+        Chain {
+            slots: vec![0; bytes / std::mem::size_of::<usize>()],
+            lines: 0,
+        }
+    }
+
+    /// Link the first `bytes` of the array into one random cycle (Sattolo: a uniformly
+    /// random cyclic permutation, so the chase visits every line before repeating).
+    fn link(&mut self, bytes: usize) {
+        let lines = bytes / LINE;
+        let mut order: Vec<u32> = (0..lines as u32).collect();
+        let mut rng = SmallRng::seed_from_u64(lines as u64);
+        for i in (1..lines).rev() {
+            let j = rng.gen_range(0..i);
+            order.swap(i, j);
+        }
+        for k in 0..lines {
+            let next = order[(k + 1) % lines] as usize;
+            self.slots[order[k] as usize * SLOTS] = next * SLOTS;
+        }
+        self.lines = lines;
+    }
+
+    /// Follow the chain `n` steps from slot `from`; where it ended.
+    #[inline(never)]
+    fn chase(&self, mut at: usize, n: u64) -> usize {
+        let slots = &self.slots[..self.lines * SLOTS];
+        for _ in 0..n {
+            at = slots[at];
+        }
+        black_box(at)
+    }
+
+    /// Walk the whole chain once, checking it returns to the start after exactly `lines`
+    /// steps and not before (the warm-up for sizes up to 64 MiB).
+    fn walk_checked(&self) -> Result<()> {
+        let mut at = 0;
+        for step in 1..=self.lines {
+            at = self.slots[at];
+            if at == 0 && step != self.lines {
+                bail!(
+                    "the pointer chain over {} lines closes after {step}",
+                    self.lines
+                );
+            }
+        }
+        if at != 0 {
+            bail!("the pointer chain over {} lines is not a cycle", self.lines);
+        }
+        Ok(())
+    }
+
+    /// ns per read at the current size: warm (checking the chain where that is cheap),
+    /// then `repeats` timings of `reads` reads. Larger chains are built by the same code
+    /// and not walked in full (a 512 MiB chain is 8 M dependent misses).
+    fn time_size(&self, reads: u64, repeats: usize) -> Result<SizePoint> {
+        let mut at = 0;
+        if self.lines <= 1 << 20 {
+            self.walk_checked()?;
+        } else {
+            at = self.chase(0, reads);
+        }
+        let mut ns: Vec<f64> = (0..repeats)
+            .map(|_| {
+                let t0 = Instant::now();
+                at = self.chase(at, reads);
+                t0.elapsed().as_nanos() as f64 / reads as f64
+            })
+            .collect();
+        ns.sort_by(f64::total_cmp);
+        Ok(SizePoint {
+            bytes: (self.lines * LINE) as u64,
+            median_ns: ns[ns.len() / 2],
+            min_ns: ns[0],
+        })
+    }
+}
+
+/// The sampled part: dependent reads at the largest size.
+struct Headline {
+    chain: Chain,
+    at: usize,
+    details: Option<Value>,
+}
+
+impl Workload for Headline {
+    fn run(&mut self, n: u64) -> Result<()> {
+        self.at = self.chain.chase(self.at, n);
+        Ok(())
+    }
+
+    fn details(&mut self) -> Option<Value> {
+        self.details.take()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_chain_is_one_cycle_over_every_line() {
+        let mut c = Chain::new(1 << 20);
+        c.link(64 << 10);
+        c.walk_checked().unwrap();
+        let mut seen = vec![false; c.lines];
+        let mut at = 0;
+        for _ in 0..c.lines {
+            assert!(!seen[at / SLOTS], "line {} visited twice", at / SLOTS);
+            seen[at / SLOTS] = true;
+            at = c.slots[at];
+        }
+        assert!(seen.iter().all(|&s| s));
+    }
+
+    #[test]
+    fn a_broken_chain_is_caught() {
+        let mut c = Chain::new(1 << 16);
+        c.link(1 << 16);
+        let second = c.slots[0];
+        c.slots[second] = 0; // a two-line loop
+        assert!(c.walk_checked().is_err());
+    }
+
+    #[test]
+    fn the_sweep_goes_well_past_the_last_cache() {
+        let l3 = 260 << 20;
+        assert_eq!(largest_size(Mode::Quick, Some(l3), u64::MAX), 512 << 20);
+        assert_eq!(largest_size(Mode::Full, Some(l3), u64::MAX), 2 << 30);
+        assert_eq!(
+            largest_size(Mode::Quick, Some(8 << 20), u64::MAX),
+            32 << 20 << 1
+        );
+        assert_eq!(largest_size(Mode::Quick, Some(l3), 1 << 30), 256 << 20);
+    }
+}

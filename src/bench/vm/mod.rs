@@ -1,0 +1,462 @@
+//! §3 of the catalogue: paging, after seed 001 (Berkeley, 4.1 vs 4.2BSD) Tables 6, 7 and 8
+//! and its Appendix A programs `seqpage`, `randpage` and `gausspage`, run as its `run`
+//! script ran them: 7,500 pages (`--pages` changes it), `seqpage` 10 passes, `randpage`
+//! 30,000 touches, `gausspage -s S` 30,000 steps. Plus `vm.pagefault`, the cost of one
+//! fault on a mapped file.
+//!
+//! Each row is a whole job (see `job.rs` for its timing model) on freshly mapped memory,
+//! so that the first-touch faults are counted, and reports what Table 7 reported — real,
+//! user and system time and the faults — and Table 8's fault service time.
+//!
+//! A 7,500-page working set fits in any modern machine, so by default only first-touch
+//! (minor) faults happen. With `--memory-limit SIZE` the jobs run in a child inside a
+//! memory cgroup smaller than the working set, on a file mapping (there may be no swap),
+//! so pages are written back and read again: major faults, as on the seed's 4.5 MB VAX.
+
+use std::fs::File;
+use std::io::Write;
+
+use anyhow::{Context, Result};
+use serde_json::{json, Value};
+
+use super::{Benchmark, Ctx, Plan, Workload};
+use crate::harness::memlimit::MemoryCgroup;
+use crate::model::{Metric, Mode, RunOptions, Source};
+
+pub mod job;
+pub mod pagefault;
+pub mod pattern;
+pub mod region;
+
+use job::{JobSpec, JobStats};
+use pattern::Pattern;
+use region::Advice;
+
+/// Seed 001's run script: `seqpage -p 7500`.
+pub const DEFAULT_PAGES: u64 = 7_500;
+
+pub fn all() -> Vec<Box<dyn Benchmark>> {
+    let mut all: Vec<Box<dyn Benchmark>> = ROWS
+        .iter()
+        .map(|r| Box::new(*r) as Box<dyn Benchmark>)
+        .collect();
+    all.push(Box::new(pagefault::PageFault));
+    all
+}
+
+/// One paging row of Table 6.
+#[derive(Clone, Copy)]
+pub struct Row {
+    pub id: &'static str,
+    pub about: &'static str,
+    pub place: &'static str,
+    pub pattern: Pattern,
+    pub advice: Advice,
+}
+
+const SEQ: Pattern = Pattern::Seq { passes: 10 };
+const RAND: Pattern = Pattern::Rand { touches: 30_000 };
+const fn gauss(sd: f64) -> Pattern {
+    Pattern::Gauss { sd, steps: 30_000 }
+}
+
+pub const ROWS: &[Row] = &[
+    Row {
+        id: "vm.seqpage",
+        about: "touch every page in order, 10 passes (seqpage -p 7500 10)",
+        place: "Table 7, seqpage",
+        pattern: SEQ,
+        advice: Advice::Normal,
+    },
+    Row {
+        id: "vm.seqpage.advise",
+        about: "seqpage after madvise(MADV_SEQUENTIAL) (seqpage -v)",
+        place: "Table 7, seqpage-v",
+        pattern: SEQ,
+        advice: Advice::Sequential,
+    },
+    Row {
+        id: "vm.randpage",
+        about: "touch a random page 30,000 times (randpage -p 7500 30000)",
+        place: "Table 7/8, randpage",
+        pattern: RAND,
+        advice: Advice::Normal,
+    },
+    Row {
+        id: "vm.randpage.advise",
+        about: "randpage after madvise(MADV_RANDOM) (randpage -v)",
+        place: "Table 7/8, randpage-v",
+        pattern: RAND,
+        advice: Advice::Random,
+    },
+    Row {
+        id: "vm.gausspage.1",
+        about: "30,000 Gaussian steps, SD 1 page (gausspage -s 1)",
+        place: "Table 7, gausspage.1",
+        pattern: gauss(1.0),
+        advice: Advice::Normal,
+    },
+    Row {
+        id: "vm.gausspage.10",
+        about: "30,000 Gaussian steps, SD 10 pages",
+        place: "Table 7, gausspage.10",
+        pattern: gauss(10.0),
+        advice: Advice::Normal,
+    },
+    Row {
+        id: "vm.gausspage.30",
+        about: "30,000 Gaussian steps, SD 30 pages",
+        place: "Table 7, gausspage.30",
+        pattern: gauss(30.0),
+        advice: Advice::Normal,
+    },
+    Row {
+        id: "vm.gausspage.40",
+        about: "30,000 Gaussian steps, SD 40 pages",
+        place: "Table 7, gausspage.40",
+        pattern: gauss(40.0),
+        advice: Advice::Normal,
+    },
+    Row {
+        id: "vm.gausspage.50",
+        about: "30,000 Gaussian steps, SD 50 pages",
+        place: "Table 7, gausspage.50",
+        pattern: gauss(50.0),
+        advice: Advice::Normal,
+    },
+    Row {
+        id: "vm.gausspage.60",
+        about: "30,000 Gaussian steps, SD 60 pages",
+        place: "Table 7, gausspage.60",
+        pattern: gauss(60.0),
+        advice: Advice::Normal,
+    },
+    Row {
+        id: "vm.gausspage.80",
+        about: "30,000 Gaussian steps, SD 80 pages",
+        place: "Table 7, gausspage.80",
+        pattern: gauss(80.0),
+        advice: Advice::Normal,
+    },
+    Row {
+        id: "vm.gausspage.10000",
+        about: "30,000 Gaussian steps, SD 10,000 pages (the seed's gausspage.inf)",
+        place: "Table 7/8, gausspage.inf",
+        pattern: gauss(10_000.0),
+        advice: Advice::Normal,
+    },
+];
+
+impl Benchmark for Row {
+    fn id(&self) -> &'static str {
+        self.id
+    }
+    fn about(&self) -> &'static str {
+        self.about
+    }
+    fn source(&self) -> Source {
+        Source::seed("001", self.place)
+    }
+    fn metric(&self) -> Metric {
+        Metric::job()
+    }
+    fn plan(&self, mode: Mode) -> Plan {
+        Plan::job(mode)
+    }
+    fn prepare(&self, ctx: &Ctx) -> Result<Box<dyn Workload>> {
+        let pages = pages(ctx.options);
+        let spec = JobSpec {
+            pattern: self.pattern,
+            advice: self.advice,
+            pages,
+        };
+        let limit = match ctx.options.memory_limit {
+            None => Limit::NotAsked,
+            Some(_) if in_memory_fs(ctx.scratch) => Limit::Unavailable(format!(
+                "the scratch directory {} is on tmpfs, whose pages cannot leave memory \
+                 without swap; use --dir on a disk file system",
+                ctx.scratch.display()
+            )),
+            Some(bytes) => match MemoryCgroup::create(bytes) {
+                Err(why) => Limit::Unavailable(why),
+                Ok(group) => {
+                    let file = paging_file(ctx, pages)?;
+                    Limit::Applied { group, file }
+                }
+            },
+        };
+        Ok(Box::new(Paging {
+            spec,
+            distinct: pattern::distinct_pages(self.pattern, pages),
+            limit,
+            jobs: Vec::new(),
+        }))
+    }
+}
+
+/// Whether `dir` is on tmpfs/ramfs, where a file's pages are memory that cannot be
+/// written back: under a memory limit without swap the job would be killed, not paged.
+fn in_memory_fs(dir: &std::path::Path) -> bool {
+    const TMPFS_MAGIC: i64 = 0x0102_1994;
+    const RAMFS_MAGIC: i64 = 0x8584_58f6;
+    let Ok(path) = std::ffi::CString::new(dir.as_os_str().as_encoded_bytes()) else {
+        return false;
+    };
+    // SAFETY: statfs fills a plain struct for a NUL-terminated path.
+    let mut st: libc::statfs = unsafe { std::mem::zeroed() };
+    if unsafe { libc::statfs(path.as_ptr(), &mut st) } != 0 {
+        return false;
+    }
+    matches!(st.f_type as i64, TMPFS_MAGIC | RAMFS_MAGIC)
+}
+
+/// `--pages`, or the seed's 7,500.
+pub fn pages(options: &RunOptions) -> u64 {
+    options.pages.unwrap_or(DEFAULT_PAGES)
+}
+
+/// Whether the family runs under a memory limit, and if not, why.
+enum Limit {
+    NotAsked,
+    Unavailable(String),
+    Applied { group: MemoryCgroup, file: File },
+}
+
+/// A paging row, prepared: the jobs it ran so far, for `details`.
+struct Paging {
+    spec: JobSpec,
+    /// Pages the pattern touches at least once: the first-touch faults to expect.
+    distinct: u64,
+    limit: Limit,
+    jobs: Vec<JobStats>,
+}
+
+impl Workload for Paging {
+    fn run(&mut self, n: u64) -> Result<()> {
+        for _ in 0..n {
+            let stats = match &self.limit {
+                Limit::Applied { group, file } => job::run_in_child(&self.spec, file, group)?,
+                _ => {
+                    let s = job::run_here(&self.spec, None)?;
+                    check_first_touches(&s, self.distinct)?;
+                    s
+                }
+            };
+            self.jobs.push(stats);
+        }
+        Ok(())
+    }
+
+    fn details(&mut self) -> Option<Value> {
+        let med = |f: fn(&JobStats) -> f64| median(self.jobs.iter().map(f).collect());
+        let faults = med(|j| j.faults() as f64);
+        let system = med(|j| j.system_s);
+        Some(json!({
+            "pages": self.spec.pages,
+            "page_size": region::page_size(),
+            "pattern": format!("{:?}", self.spec.pattern),
+            "advice": self.spec.advice.name(),
+            "touches": self.jobs.first().map(|j| j.touches),
+            "distinct_pages": self.distinct,
+            "real_s": med(|j| j.real_s),
+            "user_s": med(|j| j.user_s),
+            "system_s": system,
+            "minor_faults": med(|j| j.minor_faults as f64),
+            "major_faults": med(|j| j.major_faults as f64),
+            "first_pass_minor_faults": matches!(self.spec.pattern, Pattern::Seq { .. })
+                .then(|| med(|j| j.first_pass_minor_faults as f64)),
+            "fault_service_s": (faults > 0.0).then(|| system / faults),
+            "memory_limit": self.limit_json(),
+            "jobs": self.jobs,
+        }))
+    }
+}
+
+impl Paging {
+    fn limit_json(&self) -> Value {
+        match &self.limit {
+            Limit::NotAsked => json!({
+                "applied": false,
+                "why": format!(
+                    "not asked (--memory-limit): {} pages fit in memory, so only first-touch \
+                     faults happen", self.spec.pages),
+            }),
+            Limit::Unavailable(why) => json!({
+                "applied": false,
+                "why": format!("cannot set a memory limit here, ran without: {why}"),
+            }),
+            Limit::Applied { group, .. } => json!({
+                "applied": true,
+                "bytes": group.limit_bytes,
+                "how": group.describe(),
+                "dir": group.dir(),
+                "memory": "shared mapping of a scratch file, page cache dropped before each job",
+            }),
+        }
+    }
+}
+
+/// Fresh anonymous memory must fault once per page first touched; fewer means huge pages
+/// or prefaulting hid them, and the row would be a wrong number.
+fn check_first_touches(s: &JobStats, distinct: u64) -> Result<()> {
+    if (s.faults() as f64) < 0.9 * distinct as f64 {
+        anyhow::bail!(
+            "the kernel counted {} faults for {distinct} first touches of fresh memory \
+             (huge pages or prefaulting?): the fault figures would be wrong",
+            s.faults()
+        );
+    }
+    Ok(())
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    if v.is_empty() {
+        return f64::NAN;
+    }
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    }
+}
+
+/// The file that memory-limit mode maps: `pages` pages of real blocks (not a sparse
+/// hole), so that every page evicted is read back from the disk.
+fn paging_file(ctx: &Ctx, pages: u64) -> Result<File> {
+    let path = ctx.scratch.join("paging");
+    let mut f = File::options()
+        .read(true)
+        .write(true)
+        .create_new(true)
+        .open(&path)
+        .with_context(|| format!("cannot create {}", path.display()))?;
+    let chunk = vec![0x5au8; 1 << 20];
+    let mut left = pages * region::page_size();
+    while left > 0 {
+        let n = left.min(chunk.len() as u64) as usize;
+        f.write_all(&chunk[..n])
+            .with_context(|| format!("cannot write {}", path.display()))?;
+        left -= n as u64;
+    }
+    job::drop_cache(&f)?;
+    Ok(f)
+}
+
+/// "12M", "512K", "1G", "4096" → bytes (binary multiples).
+pub fn parse_size(s: &str) -> Result<u64, String> {
+    let t = s.trim();
+    let (digits, mult) = match t.chars().last() {
+        Some('K' | 'k') => (&t[..t.len() - 1], 1u64 << 10),
+        Some('M' | 'm') => (&t[..t.len() - 1], 1 << 20),
+        Some('G' | 'g') => (&t[..t.len() - 1], 1 << 30),
+        _ => (t, 1),
+    };
+    digits
+        .parse::<u64>()
+        .ok()
+        .and_then(|n| n.checked_mul(mult))
+        .filter(|&n| n > 0)
+        .ok_or_else(|| format!("{s:?} is not a size (e.g. 12M, 512K, 1G)"))
+}
+
+/// Check `--pages` and `--memory-limit` before anything runs: the working set must fit in
+/// this machine's memory and swap, and a limit must be below the working set (else nothing
+/// would page) and large enough to run a process in.
+pub fn check_options(options: &RunOptions) -> Result<(), String> {
+    let pages = pages(options);
+    if pages == 0 {
+        return Err("--pages 0: the vm family needs at least one page".into());
+    }
+    let bytes = pages.saturating_mul(region::page_size());
+    let (mem, swap) = memory_and_swap();
+    if mem > 0 && bytes > mem + swap {
+        return Err(format!(
+            "--pages {pages}: {} is more than this machine's {} of memory and swap; \
+             choose fewer pages",
+            mib(bytes),
+            mib(mem + swap)
+        ));
+    }
+    if let Some(limit) = options.memory_limit {
+        if limit >= bytes {
+            return Err(format!(
+                "--memory-limit {}: not below the working set of {pages} pages ({}), so \
+                 nothing would page; choose a smaller limit or more --pages",
+                mib(limit),
+                mib(bytes)
+            ));
+        }
+        if limit < 2 << 20 {
+            return Err(format!(
+                "--memory-limit {}: too small to run a process in; use at least 2M",
+                mib(limit)
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn mib(bytes: u64) -> String {
+    format!("{:.1} MiB", bytes as f64 / (1 << 20) as f64)
+}
+
+/// MemTotal and SwapTotal in bytes (0 when unreadable).
+fn memory_and_swap() -> (u64, u64) {
+    let meminfo = std::fs::read_to_string("/proc/meminfo").unwrap_or_default();
+    let field = |name: &str| {
+        meminfo
+            .lines()
+            .find_map(|l| l.strip_prefix(name)?.strip_prefix(':'))
+            .and_then(|v| v.split_whitespace().next()?.parse::<u64>().ok())
+            .map_or(0, |kib| kib * 1024)
+    };
+    (field("MemTotal"), field("SwapTotal"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tmpfs_is_recognised_as_memory() {
+        if std::path::Path::new("/dev/shm").is_dir() {
+            assert!(in_memory_fs(std::path::Path::new("/dev/shm")));
+        }
+        assert!(!in_memory_fs(std::path::Path::new("/proc/self")));
+    }
+
+    #[test]
+    fn sizes_parse_in_binary_units() {
+        assert_eq!(parse_size("12M"), Ok(12 << 20));
+        assert_eq!(parse_size("512k"), Ok(512 << 10));
+        assert_eq!(parse_size("4096"), Ok(4096));
+        assert!(parse_size("twelve").is_err());
+        assert!(parse_size("0").is_err());
+    }
+
+    #[test]
+    fn an_allocation_larger_than_the_machine_is_refused() {
+        let opts = |pages, limit| RunOptions {
+            pages: Some(pages),
+            memory_limit: limit,
+            ..RunOptions::default()
+        };
+        assert_eq!(check_options(&opts(7_500, None)), Ok(()));
+        let e = check_options(&opts(1 << 40, None)).unwrap_err();
+        assert!(e.contains("more than this machine"), "{e}");
+        let e = check_options(&opts(7_500, Some(1 << 30))).unwrap_err();
+        assert!(e.contains("not below the working set"), "{e}");
+        assert_eq!(check_options(&opts(7_500, Some(12 << 20))), Ok(()));
+    }
+
+    #[test]
+    fn every_table_6_program_is_a_row() {
+        let ids: Vec<_> = all().iter().map(|b| b.id()).collect();
+        assert_eq!(ids.len(), 13);
+        for s in [1, 10, 30, 40, 50, 60, 80, 10000] {
+            assert!(ids.contains(&format!("vm.gausspage.{s}").as_str()));
+        }
+    }
+}
