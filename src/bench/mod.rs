@@ -10,6 +10,7 @@ use std::time::Duration;
 
 use crate::model::{family_of, Metric, Mode, RunOptions, Source, Unit};
 
+pub mod load;
 pub mod select;
 pub mod syscall;
 
@@ -17,6 +18,7 @@ pub mod syscall;
 pub fn registry() -> Vec<Box<dyn Benchmark>> {
     let mut all = Vec::new();
     all.extend(syscall::all());
+    all.extend(load::all());
     all
 }
 
@@ -61,6 +63,12 @@ pub trait Workload {
     /// Anything to record beyond the timing (parameters, checks made, tables), read once
     /// after sampling.
     fn details(&mut self) -> Option<serde_json::Value> {
+        None
+    }
+    /// Read after `details`: `Some(why)` makes the row `failed` with `why`, its details
+    /// kept and no headline figure (a command script whose commands failed did less work,
+    /// so its time must never pass for a clean figure).
+    fn failure(&mut self) -> Option<String> {
         None
     }
 }

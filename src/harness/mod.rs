@@ -3,6 +3,7 @@
 //! Nothing here prints; progress goes through [`Observer`].
 
 pub mod clock;
+pub mod copies;
 pub mod counters;
 pub mod cpu;
 pub mod interrupt;

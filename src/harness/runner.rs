@@ -149,10 +149,14 @@ impl Runner {
             &self.overhead,
         )?;
         result.details = workload.details();
+        let failure = workload.failure();
         drop(workload);
         scratch
             .close()
             .context("cannot remove the scratch directory")?;
+        if let Some(why) = failure {
+            anyhow::bail!(why);
+        }
         result.status = Status::Ok;
         result.calibration = Some(m.calibration);
         result.summary = Some(m.summary);

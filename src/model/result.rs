@@ -67,6 +67,9 @@ pub struct RunOptions {
     pub placement: Placement,
     /// A user label for the run (`--label`).
     pub label: Option<String>,
+    /// Options of the `load` family (§6).
+    #[serde(default)]
+    pub load: super::load::LoadOptions,
 }
 
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, Default)]
