@@ -2,4 +2,5 @@
 
 pub mod extra;
 pub mod json;
+pub mod load;
 pub mod table;

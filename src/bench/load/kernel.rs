@@ -56,15 +56,17 @@ pub struct Work {
 }
 
 impl Work {
-    /// The rounds that take about `target_s` here, found by doubling, with the checksum.
+    /// The rounds that take about `target_s` of CPU time here, found by doubling, with
+    /// the checksum. CPU time, not wall time: on a busy machine the wall clock would
+    /// count other processes' turns and make the work too small.
     pub fn calibrate(footprint: u64, target_s: f64) -> Result<Work> {
         let mut rounds = 1u64;
         loop {
-            let t = std::time::Instant::now();
+            let t = thread_cpu_s();
             if compute(footprint, rounds).is_none() {
                 bail!("cannot map {} MiB for the compute program", footprint >> 20);
             }
-            let took = t.elapsed().as_secs_f64();
+            let took = thread_cpu_s() - t;
             if took >= target_s / 4.0 || rounds >= 1 << 40 {
                 let rounds = ((rounds as f64 * target_s / took.max(1e-9)).ceil() as u64).max(1);
                 let checksum = compute(footprint, rounds).expect("mapped just before");
@@ -87,6 +89,17 @@ impl Work {
             None => 4,
         }
     }
+}
+
+/// CPU time of the calling thread, in seconds.
+fn thread_cpu_s() -> f64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: clock_gettime fills the struct.
+    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9
 }
 
 #[cfg(test)]
