@@ -247,14 +247,53 @@ impl Cmd {
                 c
             }
             How::Shell => {
-                let mut c = Command::new("sh");
-                c.args(["-c", &self.line]).stdin(Stdio::null()).stdout(Stdio::null());
+                let (shell, opts) = pipefail_shell();
+                let mut c = Command::new(shell);
+                c.args(*opts)
+                    .args(["-c", &self.line])
+                    .stdin(Stdio::null())
+                    .stdout(Stdio::null());
                 c
             }
         };
         // The user's directory is their home too: nothing touches the real one.
         c.current_dir(dir).env("HOME", dir).stderr(stderr);
         Ok(c)
+    }
+}
+
+/// The shell for `sh -c` lines, with `pipefail` where one offers it, so that a failing
+/// stage anywhere in a pipeline (a broken `sort` feeding `uniq`) fails the command, not
+/// only the last one. Debian's dash before 0.5.13 has no pipefail; bash then does the job.
+/// Without either, only a pipeline's last stage is checked (said in the details).
+pub fn pipefail_shell() -> &'static (&'static str, &'static [&'static str]) {
+    static SHELL: std::sync::OnceLock<(&'static str, &'static [&'static str])> =
+        std::sync::OnceLock::new();
+    SHELL.get_or_init(|| {
+        let works = |sh: &str| {
+            Command::new(sh)
+                .args(["-o", "pipefail", "-c", "true"])
+                .stdin(Stdio::null())
+                .stderr(Stdio::null())
+                .status()
+                .is_ok_and(|s| s.success())
+        };
+        if works("sh") {
+            ("sh", &["-o", "pipefail"])
+        } else if works("bash") {
+            ("bash", &["-o", "pipefail"])
+        } else {
+            ("sh", &[])
+        }
+    })
+}
+
+fn shell_description() -> String {
+    let (sh, opts) = pipefail_shell();
+    if opts.is_empty() {
+        format!("{sh} -c (no pipefail here: only a pipeline's last stage is checked)")
+    } else {
+        format!("{sh} {} -c", opts.join(" "))
     }
 }
 
@@ -555,6 +594,7 @@ impl Workload for ScriptWorkload {
             "script": self.script.name,
             "commands_per_script": self.script.commands.len(),
             "stagger_s": self.stagger.as_secs_f64(),
+            "shell": shell_description(),
             "runs": self.runs.len(),
             "failures": failures,
             "clean": failures == 0 && self.limit_hit.is_none(),
@@ -775,7 +815,7 @@ mod tests {
         let s = parse(
             "t",
             "@file f\nb\na\n@end\nsort f\nfalse\ntimeshare-no-such-program x\n\
-             ?timeshare-no-such-optional\ncat f | timeshare-no-such-program\necho done\n",
+             ?timeshare-no-such-optional\ncat f | timeshare-no-such-program\nfalse | cat\necho done\n",
         )
         .unwrap();
         let out = run_users(&s, 2, Duration::from_millis(20), dir.path(), "t").unwrap();
@@ -787,6 +827,7 @@ mod tests {
         assert_eq!(line("timeshare-no-such-program").missing, 2);
         assert_eq!(line("cat | timeshare-no-such-program").missing, 2);
         assert_eq!(line("timeshare-no-such-optional").absent, 2);
+        assert_eq!(line("false | cat").failed, 2, "a failing first stage is seen");
         assert_eq!(line("echo").count, 2, "the rest of the script ran");
     }
 }
