@@ -13,9 +13,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use super::{UsageError, EXIT_FAILED, EXIT_INTERRUPTED};
 use crate::bench::{derived_rows, registry, select};
 use crate::harness::{cpu, interrupt, Observer, Runner};
-use crate::model::{
-    BenchResult, LoadOptions, Mode, Placement, Run, RunOptions, RunStatus, Status,
-};
+use crate::model::{BenchResult, LoadOptions, Mode, Placement, Run, RunOptions, RunStatus, Status};
 use crate::report;
 
 #[derive(Debug, Args)]
@@ -43,6 +41,14 @@ pub struct RunArgs {
     /// A label to remember the run by
     #[arg(long)]
     pub label: Option<String>,
+    /// Options of the `load` family (boxed: they are rarely given)
+    #[command(flatten)]
+    pub load: Box<LoadArgs>,
+}
+
+/// The `load` family's options (§6).
+#[derive(Debug, Args)]
+pub struct LoadArgs {
     /// load.cpu: numbers of simultaneous copies, e.g. 1,2,4,8 (default 1,2,5,10,15)
     #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = clap::value_parser!(u16).range(1..=4096))]
     pub copies: Vec<u16>,
@@ -84,7 +90,7 @@ impl From<PlacementArg> for Placement {
 }
 
 pub fn execute(args: RunArgs) -> Result<u8> {
-    let load = load_options(&args)?;
+    let load = load_options(&args.load)?;
     crate::bench::load::configure(load.clone());
     let reg = registry();
     let chosen = select::select(&reg, &args.select)?;
@@ -126,7 +132,7 @@ pub fn execute(args: RunArgs) -> Result<u8> {
 }
 
 /// The `load` family's options, checked now (a bad script is a usage error, exit 2).
-fn load_options(args: &RunArgs) -> Result<LoadOptions> {
+fn load_options(args: &LoadArgs) -> Result<LoadOptions> {
     let list = |v: &[u16]| v.iter().map(|&n| n as usize).collect::<Vec<_>>();
     if let Some(s) = args.stagger {
         if !(s.is_finite() && (0.0..=3600.0).contains(&s)) {

@@ -61,7 +61,14 @@ fn table9(run: &Run) -> String {
         return String::new();
     }
     let mut t = new_table(&[
-        "copies", "avg real", "min–max real", "user", "sys", "CPU", "Inc", "status",
+        "copies",
+        "avg real",
+        "min–max real",
+        "user",
+        "sys",
+        "CPU",
+        "Inc",
+        "status",
     ]);
     let mut points = Vec::new();
     for r in &rs {
@@ -81,14 +88,22 @@ fn table9(run: &Run) -> String {
             secs(f(&d, "total_user_s")),
             secs(f(&d, "total_system_s")),
             secs(f(&d, "total_cpu_s")),
-            if n == 1 { String::new() } else { ratio(f(&d, "inc")) },
+            if n == 1 {
+                String::new()
+            } else {
+                ratio(f(&d, "inc"))
+            },
             status(r),
         ]);
     }
     right(&mut t, &[0, 1, 2, 3, 4, 5, 6]);
     let footprint = rs
         .iter()
-        .find_map(|r| r.details.as_ref().and_then(|d| d["footprint_bytes"].as_u64()))
+        .find_map(|r| {
+            r.details
+                .as_ref()
+                .and_then(|d| d["footprint_bytes"].as_u64())
+        })
         .map(|b| format!("{} MiB", b >> 20))
         .unwrap_or_else(|| "?".into());
     let knee = knee::knee(&points)
@@ -106,7 +121,9 @@ fn table10(run: &Run) -> String {
     if rs.is_empty() {
         return String::new();
     }
-    let mut t = new_table(&["scripts", "real", "CPU", "Inc", "stagger", "failures", "status"]);
+    let mut t = new_table(&[
+        "scripts", "real", "CPU", "Inc", "stagger", "failures", "status",
+    ]);
     let mut script = String::new();
     for r in &rs {
         let d = r.details.clone().unwrap_or(Value::Null);
@@ -162,7 +179,11 @@ fn attachment_c(run: &Run) -> String {
             failed += fl;
             missing += ms;
             let pct = |k: &str| format!("{:.1}%", f(c, k).unwrap_or(0.0));
-            let mut failed_cell = if fl > 0 { format!("{fl} FAILED") } else { String::new() };
+            let mut failed_cell = if fl > 0 {
+                format!("{fl} FAILED")
+            } else {
+                String::new()
+            };
             if let (true, Some(e)) = (fl > 0, c["first_error"].as_str()) {
                 failed_cell.push_str(&format!(" ({e})"));
             }
@@ -183,7 +204,11 @@ fn attachment_c(run: &Run) -> String {
                     .map(|x| format!("{x:.1}"))
                     .unwrap_or_else(|| "—".into()),
                 failed_cell,
-                if ms > 0 { format!("{ms} MISSING") } else { String::new() },
+                if ms > 0 {
+                    format!("{ms} MISSING")
+                } else {
+                    String::new()
+                },
             ]);
         }
         right(&mut t, &[1, 2, 3, 4, 5, 6, 7]);
@@ -204,7 +229,14 @@ fn table11(run: &Run) -> String {
     if rs.is_empty() {
         return String::new();
     }
-    let mut t = new_table(&["readers", "usr CPU", "ratio alone", "bytes/µs", "real", "status"]);
+    let mut t = new_table(&[
+        "readers",
+        "usr CPU",
+        "ratio alone",
+        "bytes/µs",
+        "real",
+        "status",
+    ]);
     let mut cache = String::new();
     for r in &rs {
         let d = r.details.clone().unwrap_or(Value::Null);
@@ -215,7 +247,11 @@ fn table11(run: &Run) -> String {
         t.add_row(vec![
             if k == "0" { "alone".into() } else { k.clone() },
             secs(f(&d, "user_s")),
-            if k == "0" { String::new() } else { ratio(f(&d, "ratio_alone")) },
+            if k == "0" {
+                String::new()
+            } else {
+                ratio(f(&d, "ratio_alone"))
+            },
             f(&d, "bytes_per_us")
                 .map(|x| format!("{x:.0}"))
                 .unwrap_or_else(|| "—".into()),

@@ -3,4 +3,5 @@
 
 mod cli;
 mod common;
+mod load;
 mod syscall;

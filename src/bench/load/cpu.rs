@@ -134,7 +134,10 @@ fn batch(label: &str, n: usize, work: &Work) -> Result<(Vec<Reaped>, Option<Stri
         match kids.fork_with(i, move || w.run_in_child()) {
             Ok(_) => {}
             Err(e @ SpawnError::Limit { .. }) => {
-                return Ok((Vec::new(), Some(format!("ran out after {i} of {n} copies: {e}"))))
+                return Ok((
+                    Vec::new(),
+                    Some(format!("ran out after {i} of {n} copies: {e}")),
+                ))
             }
             Err(e) => return Err(e.into()),
         }
@@ -191,7 +194,13 @@ impl Workload for CpuWorkload {
         if self.samples.is_empty() {
             return Some(d);
         }
-        let avg_real = median(&self.samples.iter().map(|s| Self::avg_real(s)).collect::<Vec<_>>());
+        let avg_real = median(
+            &self
+                .samples
+                .iter()
+                .map(|s| Self::avg_real(s))
+                .collect::<Vec<_>>(),
+        );
         let cpu: Vec<f64> = self
             .samples
             .iter()
@@ -248,7 +257,10 @@ mod tests {
         let work = Work::calibrate(1 << 20, 0.02).unwrap();
         let (done, limit) = batch("test", 3, &work).unwrap();
         assert!(limit.is_none());
-        assert_eq!(done.iter().map(|r| r.tag).collect::<Vec<_>>(), vec![0, 1, 2]);
+        assert_eq!(
+            done.iter().map(|r| r.tag).collect::<Vec<_>>(),
+            vec![0, 1, 2]
+        );
         assert!(done.iter().all(|r| r.user_s > 0.0 && r.real_s > 0.0));
     }
 

@@ -124,8 +124,7 @@ impl Benchmark for IoInterference {
                     samples: Vec::new(),
                     base_key: String::new(),
                 };
-                let users: Result<Vec<f64>> =
-                    (0..3).map(|_| Ok(alone.once()?.0.user_s)).collect();
+                let users: Result<Vec<f64>> = (0..3).map(|_| Ok(alone.once()?.0.user_s)).collect();
                 Ok(median(&users?))
             })?;
         }
@@ -137,7 +136,8 @@ impl Benchmark for IoInterference {
 /// it from the page cache.
 fn write_file(dir: &Path, i: usize, size: usize) -> Result<PathBuf> {
     let path = dir.join(format!("reader{i}.dat"));
-    let mut f = std::fs::File::create(&path).with_context(|| format!("cannot create {}", path.display()))?;
+    let mut f = std::fs::File::create(&path)
+        .with_context(|| format!("cannot create {}", path.display()))?;
     let block: Vec<u8> = (0..REQUEST).map(|b| (b * 31 + i * 7) as u8).collect();
     for _ in 0..size / REQUEST {
         f.write_all(&block)?;
@@ -178,7 +178,10 @@ impl SharedCounters {
             )
         };
         if p == libc::MAP_FAILED {
-            bail!("cannot map the readers' counters: {}", std::io::Error::last_os_error());
+            bail!(
+                "cannot map the readers' counters: {}",
+                std::io::Error::last_os_error()
+            );
         }
         Ok(SharedCounters {
             ptr: p as *mut AtomicU64,
@@ -193,7 +196,9 @@ impl SharedCounters {
     }
 
     fn total(&self) -> u64 {
-        (0..self.len).map(|i| self.get(i).load(Ordering::Relaxed)).sum()
+        (0..self.len)
+            .map(|i| self.get(i).load(Ordering::Relaxed))
+            .sum()
     }
 }
 
@@ -278,11 +283,18 @@ impl IoWorkload {
         };
         let bytes = self.counters.total() - before;
         if let Some(dead) = readers.wait_next(Instant::now())? {
-            bail!("reader {} stopped by itself ({}; 5: open, 7: read failed)", dead.tag + 1, dead.exit);
+            bail!(
+                "reader {} stopped by itself ({}; 5: open, 7: read failed)",
+                dead.tag + 1,
+                dead.exit
+            );
         }
         drop(readers);
         if !r.exit.success() {
-            bail!("the compute program ended with {} (3: wrong checksum)", r.exit);
+            bail!(
+                "the compute program ended with {} (3: wrong checksum)",
+                r.exit
+            );
         }
         Ok((r, bytes))
     }
@@ -302,7 +314,13 @@ impl Workload for IoWorkload {
             return None;
         }
         let user = median(&self.samples.iter().map(|s| s.0.user_s).collect::<Vec<_>>());
-        let sys = median(&self.samples.iter().map(|s| s.0.system_s).collect::<Vec<_>>());
+        let sys = median(
+            &self
+                .samples
+                .iter()
+                .map(|s| s.0.system_s)
+                .collect::<Vec<_>>(),
+        );
         let real = median(&self.samples.iter().map(|s| s.0.real_s).collect::<Vec<_>>());
         let per_us = median(
             &self

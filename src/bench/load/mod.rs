@@ -132,7 +132,10 @@ impl Ticker {
 
     pub fn tick(&mut self, done: usize, total: usize, what: &str) {
         let now = std::time::Instant::now();
-        if !self.enabled || self.last.is_some_and(|l| now - l < std::time::Duration::from_secs(1))
+        if !self.enabled
+            || self
+                .last
+                .is_some_and(|l| now - l < std::time::Duration::from_secs(1))
         {
             return;
         }

@@ -119,9 +119,11 @@ pub fn parse(name: &str, text: &str) -> Result<Script> {
         }
         if let Some(fname) = line.strip_prefix("@file") {
             let fname = fname.trim();
-            if fname.is_empty() || fname.starts_with('/') || fname.split('/').any(|c| c == "..")
-            {
-                bail!("line {}: @file needs a relative name inside the user's directory", i + 1);
+            if fname.is_empty() || fname.starts_with('/') || fname.split('/').any(|c| c == "..") {
+                bail!(
+                    "line {}: @file needs a relative name inside the user's directory",
+                    i + 1
+                );
             }
             let mut body = String::new();
             loop {
@@ -175,7 +177,10 @@ fn parse_command(line: &str) -> Result<Cmd> {
     while let Some(w) = words.next() {
         let mut target = |rest: &str| -> Result<String> {
             if rest.is_empty() {
-                words.next().map(str::to_string).context("redirection without a file")
+                words
+                    .next()
+                    .map(str::to_string)
+                    .context("redirection without a file")
             } else {
                 Ok(rest.to_string())
             }
@@ -337,7 +342,13 @@ struct User {
 }
 
 /// Run `n` users of `script` under `root`, user i starting at i × `stagger`.
-fn run_users(script: &Script, n: usize, stagger: Duration, root: &Path, label: &str) -> Result<RunOut> {
+fn run_users(
+    script: &Script,
+    n: usize,
+    stagger: Duration,
+    root: &Path,
+    label: &str,
+) -> Result<RunOut> {
     let host = Host::detect();
     let mut users = Vec::with_capacity(n);
     for i in 0..n {
@@ -459,7 +470,10 @@ fn start_next(
             }
             Err(SpawnError::Missing(_)) => out.commands.push(record(Outcome::Missing)),
             Err(e @ SpawnError::Limit { .. }) => {
-                out.limit_hit = Some(format!("ran out while starting user {}'s commands: {e}", i + 1));
+                out.limit_hit = Some(format!(
+                    "ran out while starting user {}'s commands: {e}",
+                    i + 1
+                ));
                 return Ok(());
             }
             Err(e) => out.commands.push(record(Outcome::Failed(e.to_string()))),
@@ -608,8 +622,18 @@ impl Workload for ScriptWorkload {
         let mean = |v: &[(f64, f64)], f: fn(&(f64, f64)) -> f64| {
             v.iter().map(f).sum::<f64>() / v.len() as f64
         };
-        let real = median(&complete.iter().map(|r| mean(&r.scripts, |s| s.0)).collect::<Vec<_>>());
-        let cpu = median(&complete.iter().map(|r| mean(&r.scripts, |s| s.1)).collect::<Vec<_>>());
+        let real = median(
+            &complete
+                .iter()
+                .map(|r| mean(&r.scripts, |s| s.0))
+                .collect::<Vec<_>>(),
+        );
+        let cpu = median(
+            &complete
+                .iter()
+                .map(|r| mean(&r.scripts, |s| s.1))
+                .collect::<Vec<_>>(),
+        );
         if self.users == 1 && failures == 0 {
             shared().set(&self.base_key, real);
         }
@@ -827,7 +851,11 @@ mod tests {
         assert_eq!(line("timeshare-no-such-program").missing, 2);
         assert_eq!(line("cat | timeshare-no-such-program").missing, 2);
         assert_eq!(line("timeshare-no-such-optional").absent, 2);
-        assert_eq!(line("false | cat").failed, 2, "a failing first stage is seen");
+        assert_eq!(
+            line("false | cat").failed,
+            2,
+            "a failing first stage is seen"
+        );
         assert_eq!(line("echo").count, 2, "the rest of the script ran");
     }
 }
