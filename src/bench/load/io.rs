@@ -5,8 +5,8 @@
 //! # Timing model
 //! One operation: K reader children start, each reading its own file in the scratch
 //! directory from start to end in 1 MiB requests, over and over; after 20 ms the compute
-//! child starts (the kernel of `load.cpu` over a 256 KiB footprint, quick ≈ 0.5 s, full
-//! ≈ 3 s alone) and the readers' byte counters (shared memory) are read; when the compute
+//! child starts (the kernel of `load.cpu` over a 256 KiB footprint, quick ≈ 0.3 s, full
+//! ≈ 3 s of CPU alone) and the readers' byte counters (shared memory) are read; when the compute
 //! child ends they are read again and the readers killed. Recorded per operation: the
 //! compute child's user and system time (wait4), its real time, and the bytes the readers
 //! read meanwhile. The headline is the operation's wall time; Table 11's columns are in the
@@ -51,14 +51,14 @@ struct IoInterference {
 
 fn target_s(mode: Mode) -> f64 {
     match mode {
-        Mode::Quick => 0.5,
+        Mode::Quick => 0.3,
         Mode::Full => 3.0,
     }
 }
 
 fn file_size(mode: Mode) -> usize {
     match mode {
-        Mode::Quick => 64 << 20,
+        Mode::Quick => 32 << 20,
         Mode::Full => 256 << 20,
     }
 }
