@@ -324,3 +324,60 @@ fn nothing_remains_after_a_run_or_an_interrupt() {
         );
     }
 }
+
+/// The seed's "Ran Out Of Swap Space" row, provoked: as `nobody` with RLIMIT_NPROC 40 and
+/// 34 of nobody's processes already sleeping, the pre-check (8 copies + a margin of 32 ≤
+/// 40) passes but the kernel refuses a copy mid-run. The row must fail naming the limit,
+/// with every started copy reaped. Needs root to switch user.
+#[test]
+fn a_copy_refused_mid_run_stops_the_row_cleanly() {
+    if unsafe { libc::geteuid() } != 0 {
+        eprintln!("not root: cannot switch to nobody; this test checks nothing here");
+        return;
+    }
+    let scratch = tempfile::tempdir().unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(scratch.path(), std::fs::Permissions::from_mode(0o777)).unwrap();
+    let bin = assert_cmd::cargo::cargo_bin("timeshare");
+    let script = format!(
+        "for i in $(seq 34); do sleep 29.2718 >/dev/null 2>&1 & done; prlimit --nproc=40 {} run load.cpu.8 \
+         --copies 8 --footprint-mib 1 --dir {} --json -; echo \"rc=$?\" >&2",
+        bin.display(),
+        scratch.path().display()
+    );
+    use std::os::unix::process::CommandExt;
+    let out = std::process::Command::new("setpriv")
+        .args([
+            "--reuid",
+            "nobody",
+            "--regid",
+            "nogroup",
+            "--clear-groups",
+            "--",
+        ])
+        .args(["sh", "-c", &script])
+        .process_group(0)
+        .output()
+        .expect("setpriv runs");
+    // The sleeps are in this test's own process group: end them.
+    let leftovers = processes_with("29.2718");
+    for p in &leftovers {
+        let pid: i32 = p.split(':').next().unwrap().parse().unwrap();
+        unsafe { libc::kill(pid, libc::SIGKILL) };
+    }
+    let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+    assert!(stderr.contains("rc=1"), "{stderr}");
+    let run = json(&out.stdout);
+    let r = result(&run, "load.cpu.8");
+    let error = r["status"]["error"]
+        .as_str()
+        .expect("failed status")
+        .to_string();
+    assert!(
+        error.contains("ran out") && error.contains("EAGAIN"),
+        "{error}"
+    );
+    assert!(r["details"]["limit_hit"].is_string());
+    assert!(empty(scratch.path()), "scratch left behind");
+    assert!(processes_with(scratch.path().to_str().unwrap()).is_empty());
+}
