@@ -120,6 +120,7 @@ impl Children {
     /// not allocate with the parent's allocator if the parent has other threads: use mmap.
     pub fn fork_with(&mut self, tag: usize, body: impl FnOnce() -> i32) -> Result<i32, SpawnError> {
         let started = Instant::now();
+        let parent = unsafe { libc::getpid() };
         // SAFETY: the child only resets signals, runs `body` and `_exit`s; it never returns
         // into the parent's code.
         let pid = unsafe { libc::fork() };
@@ -132,6 +133,7 @@ impl Children {
                 libc::signal(libc::SIGTERM, libc::SIG_DFL);
                 libc::setpgid(0, 0);
             }
+            die_with_parent(parent);
             let code = body();
             unsafe { libc::_exit(code) };
         }
@@ -145,6 +147,14 @@ impl Children {
     pub fn spawn(&mut self, tag: usize, cmd: &mut Command) -> Result<i32, SpawnError> {
         let what = cmd.get_program().to_string_lossy().into_owned();
         let started = Instant::now();
+        let parent = unsafe { libc::getpid() };
+        // SAFETY: prctl and getppid are async-signal-safe, as pre_exec requires.
+        unsafe {
+            cmd.pre_exec(move || {
+                die_with_parent(parent);
+                Ok(())
+            });
+        }
         let child = cmd.process_group(0).spawn().map_err(|e| {
             if e.kind() == std::io::ErrorKind::NotFound {
                 SpawnError::Missing(what.clone())
@@ -280,6 +290,18 @@ impl Children {
 impl Drop for Children {
     fn drop(&mut self) {
         self.kill_all();
+    }
+}
+
+/// In a new child: be killed if the parent dies without reaping us (a second Ctrl-C exits
+/// at once, with no time for `Drop`), and exit now if it already has.
+fn die_with_parent(parent: libc::pid_t) {
+    // SAFETY: plain system calls in the child.
+    unsafe {
+        libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+        if libc::getppid() != parent {
+            libc::_exit(1);
+        }
     }
 }
 
