@@ -157,10 +157,15 @@ fn parse_command(line: &str) -> Result<Cmd> {
         None => (false, line),
     };
     let label_of = |word: &str| word.rsplit('/').next().unwrap_or(word).to_string();
-    if line.contains(SHELL_CHARS) {
+    // `VAR=value cmd` is shell syntax too.
+    let assigns = line
+        .split_whitespace()
+        .next()
+        .is_some_and(|w| w.contains('='));
+    if line.contains(SHELL_CHARS) || assigns {
         let label = line
             .split('|')
-            .filter_map(|stage| stage.split_whitespace().next())
+            .filter_map(|stage| stage.split_whitespace().find(|w| !w.contains('=')))
             .map(label_of)
             .collect::<Vec<_>>()
             .join(" | ");
@@ -821,6 +826,8 @@ mod tests {
         let c = parse_command("?python3 x.py").unwrap();
         assert!(c.optional);
         assert_eq!(parse_command("ls 2>/dev/null").unwrap().how, How::Shell);
+        let c = parse_command("LC_ALL=C sort f").unwrap();
+        assert_eq!((c.how, c.label.as_str()), (How::Shell, "sort"));
     }
 
     #[test]
