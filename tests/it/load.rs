@@ -4,13 +4,22 @@
 //! The machine may be shared: response-time ratios (Inc) are only held to the 2-CPU shape
 //! when the machine is quiet (load average below 0.5 before and after); otherwise the
 //! figures are printed and only properties that background load cannot change are
-//! checked (the CPU work grows with the copies, every field is there).
+//! checked (the CPU work grows with the copies, every field is there). The tests of this
+//! module run one at a time so as not to load the machine for each other; to check the
+//! 2-CPU shape, run `cargo test --release --test it load::cpu_copies` alone on an idle
+//! machine.
 
 use std::path::Path;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use crate::common::{json, result, timeshare};
+
+/// One load test at a time.
+fn serial() -> std::sync::MutexGuard<'static, ()> {
+    static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    LOCK.lock().unwrap_or_else(|p| p.into_inner())
+}
 
 fn loadavg() -> f64 {
     std::fs::read_to_string("/proc/loadavg")
@@ -25,6 +34,7 @@ fn num(v: &serde_json::Value, key: &str) -> f64 {
 
 #[test]
 fn cpu_copies_give_table9_and_the_knee() {
+    let _serial = serial();
     let before = loadavg();
     let out = timeshare()
         .args([
@@ -80,6 +90,7 @@ fn cpu_copies_give_table9_and_the_knee() {
 /// bundled developer script's row fails and the per-command table names sort.
 #[test]
 fn a_broken_sort_fails_the_script_row() {
+    let _serial = serial();
     let bin = tempfile::tempdir().unwrap();
     let sort = bin.path().join("sort");
     std::fs::write(&sort, "#!/bin/sh\nexit 1\n").unwrap();
@@ -127,6 +138,7 @@ fn a_broken_sort_fails_the_script_row() {
 
 #[test]
 fn a_missing_command_is_reported_and_the_rest_runs() {
+    let _serial = serial();
     let dir = tempfile::tempdir().unwrap();
     let script = dir.path().join("s.sh");
     std::fs::write(
@@ -170,6 +182,7 @@ fn a_missing_command_is_reported_and_the_rest_runs() {
 
 #[test]
 fn bad_scripts_and_impossible_loads_are_refused_clearly() {
+    let _serial = serial();
     let dir = tempfile::tempdir().unwrap();
     let script = dir.path().join("bad.sh");
     std::fs::write(&script, "@file x\nno end\n").unwrap();
@@ -245,6 +258,7 @@ fn eventually(secs: u64, f: impl Fn() -> bool) -> bool {
 
 #[test]
 fn nothing_remains_after_a_run_or_an_interrupt() {
+    let _serial = serial();
     let work = tempfile::tempdir().unwrap();
     let scratch = work.path().join("scratch");
     std::fs::create_dir(&scratch).unwrap();
@@ -331,6 +345,7 @@ fn nothing_remains_after_a_run_or_an_interrupt() {
 /// with every started copy reaped. Needs root to switch user.
 #[test]
 fn a_copy_refused_mid_run_stops_the_row_cleanly() {
+    let _serial = serial();
     if unsafe { libc::geteuid() } != 0 {
         eprintln!("not root: cannot switch to nobody; this test checks nothing here");
         return;
