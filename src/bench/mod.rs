@@ -13,6 +13,7 @@ use crate::model::{family_of, Metric, Mode, RunOptions, Source, Unit};
 pub mod cache;
 pub mod fs;
 pub mod io;
+pub mod load;
 pub mod message;
 pub mod micro;
 pub mod mixed;
@@ -36,6 +37,7 @@ pub fn registry() -> Vec<Box<dyn Benchmark>> {
     all.extend(cache::all());
     all.extend(io::all());
     all.extend(fs::all());
+    all.extend(load::all());
     all.extend(mixed::all());
     all
 }
@@ -132,6 +134,9 @@ pub struct Plan {
     /// Replace perturbed samples by taking more, up to three times `samples`, so that the
     /// statistics rest on `samples` clean ones; off for whole jobs, too long to repeat.
     pub resample: bool,
+    /// Leave preempted or migrated samples out of the statistics. Right when the measuring
+    /// thread does the work; meaningless for jobs run by other processes while it waits.
+    pub cull: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -156,6 +161,7 @@ impl Plan {
             warmup: true,
             subtract_loop: true,
             resample: true,
+            cull: true,
         }
     }
 
@@ -168,6 +174,7 @@ impl Plan {
             warmup: true,
             subtract_loop: batch > 1,
             resample: true,
+            cull: true,
         }
     }
 
@@ -184,6 +191,7 @@ impl Plan {
             warmup: false,
             subtract_loop: false,
             resample: false,
+            cull: false,
         }
     }
 }

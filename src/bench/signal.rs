@@ -298,7 +298,8 @@ mod scaling {
     #[test]
     fn signal_operations_scale_with_the_work() {
         let _one_at_a_time = forking();
-        with_ctx(Placement::Free, |ctx| {
+        // One CPU for both sides, as in the message scaling test.
+        with_ctx(Placement::Same, |ctx| {
             let mut w = prepare_self(ctx).unwrap();
             assert_scales("signal.self", doubling_ratio(w.as_mut(), 5_000));
             let mut w = prepare_pingpong(ctx).unwrap();

@@ -14,7 +14,7 @@ use super::{UsageError, EXIT_FAILED, EXIT_INTERRUPTED};
 use crate::bench::{derived_rows, registry, select};
 use crate::harness::tee::Tee;
 use crate::harness::{cpu, interrupt, Observer, Runner};
-use crate::model::{BenchResult, Mode, Placement, Run, RunOptions, RunStatus, Status};
+use crate::model::{BenchResult, LoadOptions, Mode, Placement, Run, RunOptions, RunStatus, Status};
 use crate::report;
 use crate::store::Recorder;
 
@@ -57,6 +57,32 @@ pub struct RunArgs {
     /// Run the vm family inside a memory cgroup limited to SIZE (e.g. 12M), so it pages
     #[arg(long, value_name = "SIZE", value_parser = crate::bench::vm::parse_size)]
     pub memory_limit: Option<u64>,
+    /// Options of the `load` family (boxed: they are rarely given)
+    #[command(flatten)]
+    pub load: Box<LoadArgs>,
+}
+
+/// The `load` family's options (§6).
+#[derive(Debug, Args)]
+pub struct LoadArgs {
+    /// load.cpu: numbers of simultaneous copies, e.g. 1,2,4,8 (default 1,2,5,10,15)
+    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = clap::value_parser!(u16).range(1..=4096))]
+    pub copies: Vec<u16>,
+    /// load.script: numbers of simultaneous users (default 1,5,9)
+    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = clap::value_parser!(u16).range(1..=4096))]
+    pub users: Vec<u16>,
+    /// load.iointerference: numbers of concurrent readers, 0 = alone (default 0,1,2,3,4)
+    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = clap::value_parser!(u16).range(0..=64))]
+    pub readers: Vec<u16>,
+    /// load.cpu: memory each copy touches, in MiB (default 16)
+    #[arg(long, value_name = "MIB", value_parser = clap::value_parser!(u64).range(1..=1 << 20))]
+    pub footprint_mib: Option<u64>,
+    /// load.script: the command script: `user1975` (default), `dev`, or a script file
+    #[arg(long, value_name = "NAME|FILE")]
+    pub script: Option<String>,
+    /// load.script: seconds between two users' starts (default: one user's script time / 16)
+    #[arg(long, value_name = "SECONDS")]
+    pub stagger: Option<f64>,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -80,6 +106,8 @@ impl From<PlacementArg> for Placement {
 }
 
 pub fn execute(args: RunArgs) -> Result<u8> {
+    let load = load_options(&args.load)?;
+    crate::bench::load::configure(load.clone());
     let reg = registry();
     let chosen = select::select(&reg, &args.select)?;
     if let Some(c) = args.cpu {
@@ -95,6 +123,7 @@ pub fn execute(args: RunArgs) -> Result<u8> {
         label: args.label.clone(),
         pages: args.pages,
         memory_limit: args.memory_limit,
+        load,
     };
     crate::bench::vm::check_options(&options).map_err(UsageError)?;
     // The database is opened (and its schema checked) before anything is measured.
@@ -137,6 +166,28 @@ pub fn execute(args: RunArgs) -> Result<u8> {
         }
     }
     Ok(exit_code(&run))
+}
+
+/// The `load` family's options, checked now (a bad script is a usage error, exit 2).
+fn load_options(args: &LoadArgs) -> Result<LoadOptions> {
+    let list = |v: &[u16]| v.iter().map(|&n| n as usize).collect::<Vec<_>>();
+    if let Some(s) = args.stagger {
+        if !(s.is_finite() && (0.0..=3600.0).contains(&s)) {
+            return Err(UsageError(format!("--stagger {s}: give seconds from 0 to 3600")).into());
+        }
+    }
+    if let Some(script) = &args.script {
+        crate::bench::load::script::load(Some(script))
+            .map_err(|e| UsageError(format!("--script {script}: {e:#}")))?;
+    }
+    Ok(LoadOptions {
+        copies: list(&args.copies),
+        users: list(&args.users),
+        readers: list(&args.readers),
+        footprint_mib: args.footprint_mib,
+        script: args.script.clone(),
+        stagger_s: args.stagger,
+    })
 }
 
 fn exit_code(run: &Run) -> u8 {

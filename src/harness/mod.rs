@@ -4,6 +4,7 @@
 
 pub mod children;
 pub mod clock;
+pub mod copies;
 pub mod counters;
 pub mod cpu;
 pub mod interrupt;

@@ -213,7 +213,11 @@ pub fn measure(
         .collect();
 
     let mut notes = Vec::new();
-    let keep = cull(&raw, (wanted / 2).max(3), &mut notes);
+    let keep = if plan.cull {
+        cull(&raw, (wanted / 2).max(3), &mut notes)
+    } else {
+        vec![true; raw.len()]
+    };
     let culled = raw.len() - keep.iter().filter(|&&x| x).count();
     let kept = |v: &[f64]| -> Vec<f64> {
         v.iter()

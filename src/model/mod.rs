@@ -5,11 +5,13 @@
 
 pub mod change;
 pub mod environment;
+pub mod load;
 pub mod result;
 pub mod stats;
 pub mod unit;
 
 pub use environment::*;
+pub use load::LoadOptions;
 pub use result::*;
 pub use stats::{Summary, SummaryError};
 pub use unit::{Better, Combine, Metric, Unit};

@@ -73,6 +73,9 @@ pub struct RunOptions {
     /// Run the `vm` family in a child under this memory limit, in bytes (`--memory-limit`).
     #[serde(default)]
     pub memory_limit: Option<u64>,
+    /// Options of the `load` family (§6).
+    #[serde(default)]
+    pub load: super::load::LoadOptions,
 }
 
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, Default)]

@@ -12,6 +12,7 @@ pub fn extra_tables(run: &Run) -> String {
         super::vm::tables,
         super::cache::table,
         super::io::io_table,
+        super::load::tables,
         super::mixed::mixed_table,
     ];
     renderers

@@ -7,6 +7,7 @@ pub mod exercise;
 pub mod extra;
 pub mod io;
 pub mod json;
+pub mod load;
 pub mod markdown;
 pub mod micro;
 pub mod mixed;

@@ -5,6 +5,7 @@ mod cli;
 mod common;
 mod exercise;
 mod io;
+mod load;
 mod micro;
 mod mixed;
 mod store;

@@ -1,0 +1,285 @@
+//! `load.cpu.N`: N simultaneous copies of a compute-bound program (seed 000, Table 9).
+//!
+//! # Timing model
+//! One operation starts N forked copies at once (serially, ~0.1 ms apart) and waits until
+//! the last has ended; the headline is that batch's wall time (the slowest copy's response
+//! time). Each copy runs the same calibrated work ([`kernel::Work`]: quick ≈ 0.2 s, full
+//! ≈ 2 s alone) over its own footprint (`--footprint-mib`, 16 MiB by default) and checks
+//! its checksum (a wrong one fails the row). Per copy, the kernel's wait4 accounting gives
+//! real, user and system time; Table 9's columns follow: average real over the copies,
+//! total CPU (user + system of all copies), and Inc = average real / real of one copy
+//! alone, each the median over the samples. The knee of the Inc column is stated in the
+//! details of the largest N.
+//!
+//! Before starting, RLIMIT_NPROC and MemAvailable are checked against N copies × the
+//! footprint, and the row refuses with the reason rather than exhaust the machine. If the
+//! system still refuses a copy mid-run (EAGAIN, ENOMEM), the started copies are killed
+//! and reaped, sampling stops, and the row fails naming the limit: the seed's "Ran Out Of
+//! Swap Space" row.
+
+use anyhow::{bail, Result};
+use serde_json::json;
+
+use super::kernel::Work;
+use super::{knee, leak_id, median, remembered, remembered_work, shared, Ticker};
+use crate::bench::{Batch, Benchmark, Ctx, Plan, Workload};
+use crate::harness::copies::{self, Children, Reaped, SpawnError};
+use crate::model::{Metric, Mode, Source};
+
+pub fn row(n: usize) -> Box<dyn Benchmark> {
+    Box::new(CpuLoad {
+        id: leak_id(format!("load.cpu.{n}")),
+        copies: n,
+    })
+}
+
+struct CpuLoad {
+    id: &'static str,
+    copies: usize,
+}
+
+/// How long one copy's work lasts alone.
+fn target_s(mode: Mode) -> f64 {
+    match mode {
+        Mode::Quick => 0.2,
+        Mode::Full => 2.0,
+    }
+}
+
+impl Benchmark for CpuLoad {
+    fn id(&self) -> &'static str {
+        self.id
+    }
+    fn about(&self) -> &'static str {
+        "N copies of a compute-bound program at once: real, CPU, Inc per copy"
+    }
+    fn source(&self) -> Source {
+        Source::seed("000", "Table 9")
+    }
+    fn metric(&self) -> Metric {
+        Metric::job()
+    }
+    fn plan(&self, mode: Mode) -> Plan {
+        Plan {
+            batch: Batch::Fixed(1),
+            samples: match mode {
+                Mode::Quick => 3,
+                Mode::Full => 7,
+            },
+            target: std::time::Duration::ZERO,
+            warmup: false,
+            subtract_loop: false,
+            resample: false,
+            cull: false,
+        }
+    }
+    fn prepare(&self, ctx: &Ctx) -> Result<Box<dyn Workload>> {
+        let footprint = ctx.options.load.footprint_bytes();
+        copies::check_room(
+            self.copies,
+            footprint,
+            copies::process_limit(),
+            copies::available_memory(),
+            ctx.host.is_root,
+        )
+        .map_err(|why| anyhow::anyhow!("refused: {why}"))?;
+        let target = target_s(ctx.mode);
+        let key = format!("cpu.{footprint}.{target}");
+        let work = remembered_work(&key, || Work::calibrate(footprint, target))?;
+        let base_key = format!("{key}.base");
+        if self.copies != 1 {
+            // Inc needs one copy's real time with the same work: measure it now if the
+            // load.cpu.1 row has not.
+            remembered(&base_key, || {
+                let reals: Result<Vec<f64>> = (0..3)
+                    .map(|_| match batch(self.id, 1, &work)? {
+                        (done, None) => Ok(done[0].real_s),
+                        (_, Some(limit)) => bail!(limit),
+                    })
+                    .collect();
+                Ok(median(&reals?))
+            })?;
+        }
+        Ok(Box::new(CpuWorkload {
+            id: self.id,
+            copies: self.copies,
+            work,
+            base_key,
+            samples: Vec::new(),
+            limit_hit: None,
+        }))
+    }
+}
+
+struct CpuWorkload {
+    id: &'static str,
+    copies: usize,
+    work: Work,
+    base_key: String,
+    /// Per sample, every copy as the kernel accounted it.
+    samples: Vec<Vec<Reaped>>,
+    limit_hit: Option<String>,
+}
+
+impl CpuWorkload {
+    fn avg_real(sample: &[Reaped]) -> f64 {
+        sample.iter().map(|r| r.real_s).sum::<f64>() / sample.len() as f64
+    }
+}
+
+/// Start `n` copies of `work` and wait for all; `Err(limit)` in the second slot when the
+/// system refused one (the others are killed and reaped by then).
+fn batch(label: &str, n: usize, work: &Work) -> Result<(Vec<Reaped>, Option<String>)> {
+    let mut kids = Children::new();
+    for i in 0..n {
+        let w = *work;
+        match kids.fork_with(i, move || w.run_in_child()) {
+            Ok(_) => {}
+            Err(e @ SpawnError::Limit { .. }) => {
+                return Ok((
+                    Vec::new(),
+                    Some(format!("ran out after {i} of {n} copies: {e}")),
+                ))
+            }
+            Err(e) => return Err(e.into()),
+        }
+    }
+    let mut ticker = Ticker::new(label);
+    let mut done = Vec::with_capacity(n);
+    while done.len() < n {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(1);
+        if let Some(r) = kids.wait_next(deadline)? {
+            if !r.exit.success() {
+                bail!(
+                    "copy {} of {n} ended with {} (3: wrong checksum, 4: no memory)",
+                    r.tag + 1,
+                    r.exit
+                );
+            }
+            done.push(r);
+        }
+        ticker.tick(done.len(), n, "copies");
+    }
+    done.sort_by_key(|r| r.tag);
+    Ok((done, None))
+}
+
+impl Workload for CpuWorkload {
+    fn run(&mut self, n: u64) -> Result<()> {
+        for _ in 0..n {
+            if self.limit_hit.is_some() {
+                return Ok(());
+            }
+            let (sample, limit) = batch(self.id, self.copies, &self.work)?;
+            if limit.is_some() {
+                self.limit_hit = limit;
+                return Ok(());
+            }
+            self.samples.push(sample);
+        }
+        Ok(())
+    }
+
+    fn details(&mut self) -> Option<serde_json::Value> {
+        let per_copy: Vec<Vec<[f64; 3]>> = self
+            .samples
+            .iter()
+            .map(|s| s.iter().map(|r| [r.real_s, r.user_s, r.system_s]).collect())
+            .collect();
+        let mut d = json!({
+            "copies": self.copies,
+            "footprint_bytes": self.work.footprint,
+            "rounds": self.work.rounds,
+            "per_copy_real_user_sys_s": per_copy,
+            "limit_hit": self.limit_hit,
+        });
+        if self.samples.is_empty() {
+            return Some(d);
+        }
+        let avg_real = median(
+            &self
+                .samples
+                .iter()
+                .map(|s| Self::avg_real(s))
+                .collect::<Vec<_>>(),
+        );
+        let cpu: Vec<f64> = self
+            .samples
+            .iter()
+            .map(|s| s.iter().map(Reaped::cpu_s).sum())
+            .collect();
+        let user: Vec<f64> = self
+            .samples
+            .iter()
+            .map(|s| s.iter().map(|r| r.user_s).sum())
+            .collect();
+        let sys: Vec<f64> = self
+            .samples
+            .iter()
+            .map(|s| s.iter().map(|r| r.system_s).sum())
+            .collect();
+        let reals: Vec<f64> = self.samples.iter().flatten().map(|r| r.real_s).collect();
+        if self.copies == 1 {
+            shared().set(&self.base_key, avg_real);
+        }
+        let base = shared().get(&self.base_key);
+        let inc = base.map(|b| avg_real / b);
+        d["avg_real_s"] = json!(avg_real);
+        d["min_real_s"] = json!(reals.iter().copied().fold(f64::INFINITY, f64::min));
+        d["max_real_s"] = json!(reals.iter().copied().fold(0.0, f64::max));
+        d["total_cpu_s"] = json!(median(&cpu));
+        d["total_user_s"] = json!(median(&user));
+        d["total_system_s"] = json!(median(&sys));
+        d["baseline_real_s"] = json!(base);
+        d["inc"] = json!(inc);
+        if let Some(inc) = inc {
+            let mut s = shared();
+            s.cpu_incs.retain(|p| p.0 != self.copies);
+            s.cpu_incs.push((self.copies, inc));
+            // The largest N asked for states the knee of everything measured so far.
+            let largest = super::config().copies().last() == Some(&self.copies);
+            if largest {
+                d["knee"] = json!(knee::knee(&s.cpu_incs));
+            }
+        }
+        Some(d)
+    }
+
+    /// A copy the kernel refused to start (the seed's "Ran Out Of Swap Space" row) fails
+    /// the row, naming the limit; the copies that did run stay in the details.
+    fn finish(&mut self) -> anyhow::Result<()> {
+        match &self.limit_hit {
+            Some(why) => Err(anyhow::anyhow!(why.clone())),
+            None => Ok(()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_batch_accounts_for_every_copy() {
+        let work = Work::calibrate(1 << 20, 0.02).unwrap();
+        let (done, limit) = batch("test", 3, &work).unwrap();
+        assert!(limit.is_none());
+        assert_eq!(
+            done.iter().map(|r| r.tag).collect::<Vec<_>>(),
+            vec![0, 1, 2]
+        );
+        // The kernel splits a short child's CPU time between user and system by tick
+        // sampling, so only their sum is sure to be positive.
+        assert!(done
+            .iter()
+            .all(|r| r.user_s + r.system_s > 0.0 && r.real_s > 0.0));
+    }
+
+    #[test]
+    fn a_wrong_checksum_fails_the_batch() {
+        let mut work = Work::calibrate(1 << 16, 0.01).unwrap();
+        work.checksum ^= 1;
+        let err = batch("test", 2, &work).unwrap_err().to_string();
+        assert!(err.contains("wrong checksum"), "{err}");
+    }
+}

@@ -1,0 +1,358 @@
+//! `load.iointerference.K`: a compute-bound program alone (K = 0) and beside K concurrent
+//! sequential readers (seed 000, Table 11: the chess program against 1–4 `dd` readers of
+//! different disks).
+//!
+//! # Timing model
+//! One operation: K reader children start, each reading its own file in the scratch
+//! directory from start to end in 1 MiB requests, over and over; after 20 ms the compute
+//! child starts (the kernel of `load.cpu` over a 256 KiB footprint, quick ≈ 0.3 s, full
+//! ≈ 3 s of CPU alone) and the readers' byte counters (shared memory) are read; when the compute
+//! child ends they are read again and the readers killed. Recorded per operation: the
+//! compute child's user and system time (wait4), its real time, and the bytes the readers
+//! read meanwhile. The headline is the operation's wall time; Table 11's columns are in the
+//! details: user CPU, ratio alone = user CPU alone / user CPU with K readers (the seed's
+//! .89 … .63), and bytes read per µs.
+//!
+//! Caches: the readers open their files with O_DIRECT, so every read goes to the device
+//! and none is served from the page cache. Where the file system refuses O_DIRECT (tmpfs),
+//! they fall back to buffered reads with posix_fadvise(DONTNEED) at every pass; the details
+//! say which was used ("cache").
+
+use std::ffi::CString;
+use std::io::Write;
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Context, Result};
+use serde_json::json;
+
+use super::kernel::Work;
+use super::{leak_id, median, remembered, remembered_work, shared, Ticker};
+use crate::bench::{Batch, Benchmark, Ctx, Plan, Workload};
+use crate::harness::copies::{Children, Reaped};
+use crate::model::{Metric, Mode, Source};
+
+const REQUEST: usize = 1 << 20;
+const FOOTPRINT: u64 = 256 << 10;
+
+pub fn row(k: usize) -> Box<dyn Benchmark> {
+    Box::new(IoInterference {
+        id: leak_id(format!("load.iointerference.{k}")),
+        readers: k,
+    })
+}
+
+struct IoInterference {
+    id: &'static str,
+    readers: usize,
+}
+
+fn target_s(mode: Mode) -> f64 {
+    match mode {
+        Mode::Quick => 0.3,
+        Mode::Full => 3.0,
+    }
+}
+
+fn file_size(mode: Mode) -> usize {
+    match mode {
+        Mode::Quick => 32 << 20,
+        Mode::Full => 256 << 20,
+    }
+}
+
+impl Benchmark for IoInterference {
+    fn id(&self) -> &'static str {
+        self.id
+    }
+    fn about(&self) -> &'static str {
+        "user CPU of a compute-bound program beside K sequential readers; ratio alone"
+    }
+    fn source(&self) -> Source {
+        Source::seed("000", "Table 11")
+    }
+    fn metric(&self) -> Metric {
+        Metric::job()
+    }
+    fn plan(&self, mode: Mode) -> Plan {
+        Plan {
+            batch: Batch::Fixed(1),
+            samples: match mode {
+                Mode::Quick => 3,
+                Mode::Full => 7,
+            },
+            target: Duration::ZERO,
+            warmup: false,
+            subtract_loop: false,
+            resample: false,
+            cull: false,
+        }
+    }
+    fn prepare(&self, ctx: &Ctx) -> Result<Box<dyn Workload>> {
+        let target = target_s(ctx.mode);
+        let key = format!("io.{target}");
+        let work = remembered_work(&key, || Work::calibrate(FOOTPRINT, target))?;
+        let files: Vec<PathBuf> = (0..self.readers)
+            .map(|i| write_file(ctx.scratch, i, file_size(ctx.mode)))
+            .collect::<Result<_>>()?;
+        let direct = files.first().is_none_or(|f| direct_works(f));
+        let counters = |n: usize| SharedCounters::new(n.max(1));
+        let w = IoWorkload {
+            id: self.id,
+            readers: self.readers,
+            work,
+            files: files
+                .iter()
+                .map(|f| CString::new(f.as_os_str().as_bytes()).expect("no NUL in a path"))
+                .collect(),
+            direct,
+            counters: counters(self.readers)?,
+            samples: Vec::new(),
+            base_key: format!("{key}.alone"),
+        };
+        if self.readers != 0 {
+            // Ratio alone needs the program's user time without readers: measure it now if
+            // the load.iointerference.0 row has not.
+            remembered(&w.base_key, || {
+                let alone = IoWorkload {
+                    id: self.id,
+                    readers: 0,
+                    work,
+                    files: Vec::new(),
+                    direct,
+                    counters: counters(1)?,
+                    samples: Vec::new(),
+                    base_key: String::new(),
+                };
+                let users: Result<Vec<f64>> = (0..3).map(|_| Ok(alone.once()?.0.user_s)).collect();
+                Ok(median(&users?))
+            })?;
+        }
+        Ok(Box::new(w))
+    }
+}
+
+/// Write `size` bytes of varied data to reader file `i`, flush it to the device and drop
+/// it from the page cache.
+fn write_file(dir: &Path, i: usize, size: usize) -> Result<PathBuf> {
+    let path = dir.join(format!("reader{i}.dat"));
+    let mut f = std::fs::File::create(&path)
+        .with_context(|| format!("cannot create {}", path.display()))?;
+    let block: Vec<u8> = (0..REQUEST).map(|b| (b * 31 + i * 7) as u8).collect();
+    for _ in 0..size / REQUEST {
+        f.write_all(&block)?;
+    }
+    f.sync_all()?;
+    use std::os::fd::AsRawFd;
+    // SAFETY: advice on a descriptor we hold.
+    unsafe { libc::posix_fadvise(f.as_raw_fd(), 0, 0, libc::POSIX_FADV_DONTNEED) };
+    Ok(path)
+}
+
+fn direct_works(path: &Path) -> bool {
+    use std::os::unix::fs::OpenOptionsExt;
+    std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_DIRECT)
+        .open(path)
+        .is_ok()
+}
+
+/// Byte counters in memory shared with the forked readers.
+struct SharedCounters {
+    ptr: *mut AtomicU64,
+    len: usize,
+}
+
+impl SharedCounters {
+    fn new(len: usize) -> Result<SharedCounters> {
+        // SAFETY: a shared anonymous mapping, zero-filled (a valid AtomicU64 array).
+        let p = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                len * 8,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_SHARED | libc::MAP_ANONYMOUS,
+                -1,
+                0,
+            )
+        };
+        if p == libc::MAP_FAILED {
+            bail!(
+                "cannot map the readers' counters: {}",
+                std::io::Error::last_os_error()
+            );
+        }
+        Ok(SharedCounters {
+            ptr: p as *mut AtomicU64,
+            len,
+        })
+    }
+
+    fn get(&self, i: usize) -> &AtomicU64 {
+        assert!(i < self.len);
+        // SAFETY: in bounds of the mapping, which lives as long as self.
+        unsafe { &*self.ptr.add(i) }
+    }
+
+    fn total(&self) -> u64 {
+        (0..self.len)
+            .map(|i| self.get(i).load(Ordering::Relaxed))
+            .sum()
+    }
+}
+
+impl Drop for SharedCounters {
+    fn drop(&mut self) {
+        unsafe { libc::munmap(self.ptr as *mut libc::c_void, self.len * 8) };
+    }
+}
+
+/// A reader child: read `path` sequentially forever, counting bytes. No allocation (the
+/// parent may have threads): the buffer is an mmap, page-aligned as O_DIRECT wants.
+fn reader(path: &CString, direct: bool, counter: &AtomicU64) -> i32 {
+    let flags = libc::O_RDONLY | if direct { libc::O_DIRECT } else { 0 };
+    // SAFETY: plain system calls on memory and descriptors this child owns.
+    unsafe {
+        let fd = libc::open(path.as_ptr(), flags);
+        if fd < 0 {
+            return 5;
+        }
+        let buf = libc::mmap(
+            std::ptr::null_mut(),
+            REQUEST,
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+            -1,
+            0,
+        );
+        if buf == libc::MAP_FAILED {
+            return 6;
+        }
+        loop {
+            let n = libc::read(fd, buf, REQUEST);
+            if n < 0 {
+                return 7;
+            }
+            if n == 0 {
+                if !direct {
+                    libc::posix_fadvise(fd, 0, 0, libc::POSIX_FADV_DONTNEED);
+                }
+                libc::lseek(fd, 0, libc::SEEK_SET);
+                continue;
+            }
+            counter.fetch_add(n as u64, Ordering::Relaxed);
+        }
+    }
+}
+
+struct IoWorkload {
+    id: &'static str,
+    readers: usize,
+    work: Work,
+    files: Vec<CString>,
+    direct: bool,
+    counters: SharedCounters,
+    /// Per operation: the compute child, and the bytes the readers read meanwhile.
+    samples: Vec<(Reaped, u64)>,
+    base_key: String,
+}
+
+impl IoWorkload {
+    /// One operation: readers, then the compute child; its accounting and the bytes read.
+    fn once(&self) -> Result<(Reaped, u64)> {
+        let mut readers = Children::new();
+        for (i, path) in self.files.iter().enumerate() {
+            let counter = self.counters.get(i);
+            let direct = self.direct;
+            readers.fork_with(i, move || reader(path, direct, counter))?;
+        }
+        if self.readers > 0 {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let before = self.counters.total();
+        let mut compute = Children::new();
+        let work = self.work;
+        compute.fork_with(0, move || work.run_in_child())?;
+        let mut ticker = Ticker::new(self.id);
+        let r = loop {
+            if let Some(r) = compute.wait_next(Instant::now() + Duration::from_secs(1))? {
+                break r;
+            }
+            ticker.tick(0, 1, "runs");
+        };
+        let bytes = self.counters.total() - before;
+        if let Some(dead) = readers.wait_next(Instant::now())? {
+            bail!(
+                "reader {} stopped by itself ({}; 5: open, 7: read failed)",
+                dead.tag + 1,
+                dead.exit
+            );
+        }
+        drop(readers);
+        if !r.exit.success() {
+            bail!(
+                "the compute program ended with {} (3: wrong checksum)",
+                r.exit
+            );
+        }
+        Ok((r, bytes))
+    }
+}
+
+impl Workload for IoWorkload {
+    fn run(&mut self, n: u64) -> Result<()> {
+        for _ in 0..n {
+            let s = self.once()?;
+            self.samples.push(s);
+        }
+        Ok(())
+    }
+
+    fn details(&mut self) -> Option<serde_json::Value> {
+        if self.samples.is_empty() {
+            return None;
+        }
+        let user = median(&self.samples.iter().map(|s| s.0.user_s).collect::<Vec<_>>());
+        let sys = median(
+            &self
+                .samples
+                .iter()
+                .map(|s| s.0.system_s)
+                .collect::<Vec<_>>(),
+        );
+        let real = median(&self.samples.iter().map(|s| s.0.real_s).collect::<Vec<_>>());
+        let per_us = median(
+            &self
+                .samples
+                .iter()
+                .map(|(r, b)| *b as f64 / (r.real_s * 1e6))
+                .collect::<Vec<_>>(),
+        );
+        if self.readers == 0 {
+            shared().set(&self.base_key, user);
+        }
+        let alone = shared().get(&self.base_key);
+        Some(json!({
+            "readers": self.readers,
+            "user_s": user,
+            "system_s": sys,
+            "real_s": real,
+            "alone_user_s": alone,
+            "ratio_alone": alone.map(|a| a / user),
+            "bytes_per_us": per_us,
+            "cache": if self.readers == 0 {
+                "no readers"
+            } else if self.direct {
+                "O_DIRECT: page cache bypassed"
+            } else {
+                "O_DIRECT refused by the file system: buffered reads, fadvise(DONTNEED) each pass"
+            },
+            "per_run_user_sys_real_bytes": self.samples.iter()
+                .map(|(r, b)| json!([r.user_s, r.system_s, r.real_s, b]))
+                .collect::<Vec<_>>(),
+        }))
+    }
+}

@@ -1,0 +1,138 @@
+//! The compute-bound program of Table 9 and Table 11: "trivial integer calculations on a
+//! large external array" (seed 000). Each round walks the whole footprint one cache line
+//! at a time, updating and folding every line, so the memory really is touched (a copy
+//! cannot share or skip it) and the result depends on every step.
+//!
+//! The footprint is mapped with mmap, not the allocator: the kernel runs in forked
+//! children of a process that may have other threads, where malloc is not safe.
+
+use anyhow::{bail, Result};
+
+/// 64-bit words per 64-byte cache line.
+const LINE_WORDS: usize = 8;
+
+/// Run `rounds` rounds over `footprint` bytes; the checksum proves the work was done.
+pub fn compute(footprint: u64, rounds: u64) -> Option<u64> {
+    let words = (footprint as usize / 8).max(LINE_WORDS);
+    let bytes = words * 8;
+    // SAFETY: a private anonymous mapping, zero-filled, unmapped below.
+    let p = unsafe {
+        libc::mmap(
+            std::ptr::null_mut(),
+            bytes,
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+            -1,
+            0,
+        )
+    };
+    if p == libc::MAP_FAILED {
+        return None;
+    }
+    // SAFETY: the mapping is `bytes` long, aligned, and ours alone.
+    let buf = unsafe { std::slice::from_raw_parts_mut(p as *mut u64, words) };
+    let mut acc: u64 = 0x9e37_79b9_7f4a_7c15;
+    for r in 0..rounds {
+        for i in (0..words).step_by(LINE_WORDS) {
+            let v = buf[i]
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(r ^ i as u64);
+            buf[i] = v;
+            acc = acc.rotate_left(5) ^ v;
+        }
+    }
+    let acc = std::hint::black_box(acc);
+    unsafe { libc::munmap(p, bytes) };
+    Some(acc)
+}
+
+/// A calibrated amount of work: this many rounds last about the target on this machine,
+/// and must give this checksum.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Work {
+    pub footprint: u64,
+    pub rounds: u64,
+    pub checksum: u64,
+}
+
+impl Work {
+    /// The rounds that take about `target_s` of CPU time here, found by doubling, with
+    /// the checksum. CPU time, not wall time: on a busy machine the wall clock would
+    /// count other processes' turns and make the work too small.
+    pub fn calibrate(footprint: u64, target_s: f64) -> Result<Work> {
+        let mut rounds = 1u64;
+        loop {
+            let t = thread_cpu_s();
+            if compute(footprint, rounds).is_none() {
+                bail!("cannot map {} MiB for the compute program", footprint >> 20);
+            }
+            let took = thread_cpu_s() - t;
+            if took >= target_s / 4.0 || rounds >= 1 << 40 {
+                let rounds = ((rounds as f64 * target_s / took.max(1e-9)).ceil() as u64).max(1);
+                let checksum = compute(footprint, rounds).expect("mapped just before");
+                return Ok(Work {
+                    footprint,
+                    rounds,
+                    checksum,
+                });
+            }
+            rounds *= 2;
+        }
+    }
+
+    /// The body of a child: 0 when the checksum is right, 3 when it is not, 4 when the
+    /// memory could not be had.
+    pub fn run_in_child(&self) -> i32 {
+        match compute(self.footprint, self.rounds) {
+            Some(c) if c == self.checksum => 0,
+            Some(_) => 3,
+            None => 4,
+        }
+    }
+}
+
+/// CPU time of the calling thread, in seconds.
+fn thread_cpu_s() -> f64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: clock_gettime fills the struct.
+    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_checksum_depends_on_the_work() {
+        let a = compute(1 << 16, 3).unwrap();
+        assert_eq!(a, compute(1 << 16, 3).unwrap());
+        assert_ne!(a, compute(1 << 16, 4).unwrap());
+        assert_ne!(a, compute(1 << 17, 3).unwrap());
+    }
+
+    #[test]
+    fn twice_the_rounds_take_about_twice_the_time() {
+        let time = |rounds| {
+            let mut v: Vec<f64> = (0..5)
+                .map(|_| {
+                    let t = thread_cpu_s();
+                    compute(1 << 20, rounds).unwrap();
+                    thread_cpu_s() - t
+                })
+                .collect();
+            // The fastest: other tests sharing the caches only ever add stalls.
+            v.sort_by(f64::total_cmp);
+            v[0]
+        };
+        // Each call also maps and first-touches the footprint, a fixed cost: with
+        // t(r) = a + b·r, (t(3r) − t(r)) / (t(2r) − t(r)) = 2 whatever a is. 2,000 rounds
+        // (~6 ms here) so that one stolen tick does not swamp the work.
+        let base = time(2_000);
+        let ratio = (time(6_000) - base) / (time(4_000) - base);
+        assert!((1.5..2.7).contains(&ratio), "ratio {ratio}");
+    }
+}

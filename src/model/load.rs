@@ -1,0 +1,68 @@
+//! Options of the `load` family (§6): how many copies, users and readers, the memory
+//! footprint of a copy, the command script and the interval between users' starts.
+//! Recorded with the run, since every figure of the family depends on them.
+
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+#[serde(default)]
+pub struct LoadOptions {
+    /// `load.cpu.N`: the numbers of simultaneous copies (empty: 1, 2, 5, 10, 15).
+    pub copies: Vec<usize>,
+    /// `load.script.N`: the numbers of simultaneous users (empty: 1, 5, 9).
+    pub users: Vec<usize>,
+    /// `load.iointerference.K`: the numbers of concurrent readers (empty: 0 to 4).
+    pub readers: Vec<usize>,
+    /// Memory each `load.cpu` copy touches, in MiB (None: 16).
+    pub footprint_mib: Option<u64>,
+    /// The command script: a bundled name (`user1975`, `dev`) or a file (None: user1975).
+    pub script: Option<String>,
+    /// Seconds between two users' starts (None: the single user's script time / 16, the
+    /// seed's 15 s against a 4 min script).
+    pub stagger_s: Option<f64>,
+}
+
+impl LoadOptions {
+    pub fn copies(&self) -> Vec<usize> {
+        or_default(&self.copies, &[1, 2, 5, 10, 15])
+    }
+    pub fn users(&self) -> Vec<usize> {
+        or_default(&self.users, &[1, 5, 9])
+    }
+    pub fn readers(&self) -> Vec<usize> {
+        or_default(&self.readers, &[0, 1, 2, 3, 4])
+    }
+    pub fn footprint_bytes(&self) -> u64 {
+        self.footprint_mib.unwrap_or(16) << 20
+    }
+}
+
+/// The list given, sorted and without repeats, or the default.
+fn or_default(given: &[usize], default: &[usize]) -> Vec<usize> {
+    let mut v = if given.is_empty() {
+        default.to_vec()
+    } else {
+        given.to_vec()
+    };
+    v.sort_unstable();
+    v.dedup();
+    v
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn empty_lists_mean_the_seed_defaults() {
+        let o = LoadOptions::default();
+        assert_eq!(o.copies(), vec![1, 2, 5, 10, 15]);
+        assert_eq!(o.users(), vec![1, 5, 9]);
+        assert_eq!(o.footprint_bytes(), 16 << 20);
+        let o = LoadOptions {
+            copies: vec![3, 1, 3],
+            ..Default::default()
+        };
+        assert_eq!(o.copies(), vec![1, 3]);
+    }
+}
