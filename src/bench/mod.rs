@@ -10,6 +10,7 @@ use std::time::Duration;
 
 use crate::model::{family_of, Metric, Mode, RunOptions, Source, Unit};
 
+pub mod cpu;
 pub mod select;
 pub mod syscall;
 
@@ -17,6 +18,7 @@ pub mod syscall;
 pub fn registry() -> Vec<Box<dyn Benchmark>> {
     let mut all = Vec::new();
     all.extend(syscall::all());
+    all.extend(cpu::all());
     all
 }
 

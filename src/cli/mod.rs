@@ -8,6 +8,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod chess_game;
 mod list;
 mod run;
 mod sysinfo;
@@ -40,6 +41,9 @@ pub enum Command {
     List(list::ListArgs),
     /// Show the environment record that every run stores
     Sysinfo(sysinfo::SysinfoArgs),
+    /// Print the move list of the cpu.chess game, one move per line (an exerciser job)
+    #[command(hide = true)]
+    ChessGame(chess_game::ChessGameArgs),
 }
 
 /// An error that is the user's input, not the machine's: exit code 2.
@@ -53,6 +57,7 @@ pub fn main() -> ExitCode {
         Command::Run(args) => run::execute(args),
         Command::List(args) => list::execute(args),
         Command::Sysinfo(args) => sysinfo::execute(args),
+        Command::ChessGame(args) => chess_game::execute(args),
     };
     match outcome {
         Ok(code) => ExitCode::from(code),
