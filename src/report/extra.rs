@@ -7,7 +7,7 @@ use crate::model::Run;
 
 /// Every family's extra tables for `run`, in registry order, separated by blank lines.
 pub fn extra_tables(run: &Run) -> String {
-    let renderers: &[fn(&Run) -> String] = &[];
+    let renderers: &[fn(&Run) -> String] = &[super::cpu::render];
     renderers
         .iter()
         .map(|r| r(run))

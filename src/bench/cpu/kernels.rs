@@ -139,7 +139,10 @@ mod tests {
     use super::*;
 
     fn is_prime(n: usize) -> bool {
-        n >= 2 && (2..).take_while(|d| d * d <= n).all(|d| n % d != 0)
+        n >= 2
+            && (2..)
+                .take_while(|d| d * d <= n)
+                .all(|d| !n.is_multiple_of(d))
     }
 
     #[test]
