@@ -473,13 +473,16 @@ impl<T: Num> Stmt<T> for Array {
     }
 }
 
-/// `x = m`: a load of a global; its address depends on the previous value (`m[x & 0]`,
-/// the 0 hidden from the compiler), so loads cannot overlap: the figure is the load-to-
-/// use latency plus one `and` (and for floats a move of the bits to an integer register).
+/// `x = m`: a load of a global; its address depends on the previous value (`&m + (x &
+/// 0)`, the 0 hidden from the compiler, the sum passed through the barrier so that the
+/// compiler cannot reason the offset away), so loads cannot overlap: the figure is the
+/// load-to-use latency plus an `and` and an `add` (and for floats a move of the bits to an
+/// integer register).
 pub struct Global;
 impl<T: Num> Stmt<T> for Global {
     const TEXT: &'static str = "x = m";
-    const CHAIN: &'static str = "x = *(&m + (bits(x) & 0)), a volatile load of a static";
+    const CHAIN: &'static str =
+        "x = *(&m + (bits(x) & 0)), a volatile load of a static whose address depends on x";
     type State = (Chain<T>, usize);
     fn init() -> Self::State {
         (chain(0), barrier_int!(0usize))
@@ -487,10 +490,12 @@ impl<T: Num> Stmt<T> for Global {
     fn run(s: &mut Self::State, n: u64) {
         let mut x = s.0.x;
         let zero = s.1;
-        let m: *const T = T::global();
+        let m = (T::global() as *const T).expose_provenance();
         repeat(n, || {
-            // SAFETY: the offset is always 0: `m` itself.
-            x = unsafe { m.add(x.index_bits() & zero).read_volatile() }.opaque();
+            let address = barrier_int!(m + (x.index_bits() & zero));
+            // SAFETY: the address is always that of `m`: the offset is 0.
+            x = unsafe { (std::ptr::with_exposed_provenance::<T>(address)).read_volatile() }
+                .opaque();
         });
         s.0.x = x;
         s.0.done += n;
