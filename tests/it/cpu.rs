@@ -73,3 +73,135 @@ fn cpu_quick_reports_every_id_with_its_checks() {
     let div = result(&run, "cpu.stmt.i64.div");
     assert!(div["details"]["statement"].is_string());
 }
+
+// The CPU-heavy checks live here rather than among the unit tests, so that they do not
+// compete for the two cores with the harness's own timing tests in the same process.
+
+mod heavy {
+    use timeshare::bench::cpu::chess::board::{perft, Position, START_FEN};
+    use timeshare::bench::cpu::chess::{play_game, DEPTH, EXPECTED_HASH, EXPECTED_NODES, PLIES};
+    use timeshare::bench::{Ctx, Host, Workload};
+    use timeshare::harness::clock::now_ns;
+    use timeshare::harness::rusage::thread_preemptions;
+    use timeshare::model::{Mode, RunOptions};
+
+    fn perft_fen(fen: &str, depth: u32) -> u64 {
+        perft(&mut Position::from_fen(fen).unwrap(), depth)
+    }
+
+    /// The published counts (chessprogramming.org, "Perft Results").
+    #[test]
+    fn perft_from_the_initial_position_matches_to_depth_5() {
+        let counts = [1, 20, 400, 8_902, 197_281, 4_865_609];
+        for (depth, &want) in counts.iter().enumerate() {
+            assert_eq!(perft_fen(START_FEN, depth as u32), want, "depth {depth}");
+        }
+    }
+
+    /// "Kiwipete": castling, en passant, promotion, pins and checks.
+    #[test]
+    fn perft_kiwipete_matches_to_depth_3() {
+        let kiwipete = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1";
+        assert_eq!(perft_fen(kiwipete, 1), 48);
+        assert_eq!(perft_fen(kiwipete, 2), 2_039);
+        assert_eq!(perft_fen(kiwipete, 3), 97_862);
+    }
+
+    /// Position 3 (en passant discovering check along the rank) and position 4
+    /// (promotions, castling through attacks).
+    #[test]
+    fn perft_positions_3_and_4_match() {
+        let position_3 = "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1";
+        assert_eq!(perft_fen(position_3, 4), 43_238);
+        assert_eq!(perft_fen(position_3, 5), 674_624);
+        let position_4 = "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1";
+        assert_eq!(perft_fen(position_4, 3), 9_467);
+    }
+
+    #[test]
+    fn the_library_game_is_the_stored_one() {
+        let game = play_game(PLIES, DEPTH);
+        assert_eq!(game.moves.len(), 130);
+        assert_eq!((game.hash(), game.nodes), (EXPECTED_HASH, EXPECTED_NODES));
+    }
+
+    /// The fastest of up to `tries` timings of `run(n)` in ns, preferring timings during
+    /// which the thread was not preempted (the harness's culling rule): on a loaded
+    /// 2-core machine most timings of a few ms are disturbed, and only clean ones show
+    /// the work itself.
+    fn clean_ns(w: &mut dyn Workload, n: u64, tries: usize) -> u64 {
+        let mut best_clean = u64::MAX;
+        let mut best_any = u64::MAX;
+        let mut clean = 0;
+        for _ in 0..tries {
+            let p0 = thread_preemptions();
+            let t0 = now_ns();
+            w.run(n).expect("the kernel checks its own result");
+            let t = now_ns() - t0;
+            best_any = best_any.min(t);
+            if thread_preemptions() == p0 {
+                best_clean = best_clean.min(t);
+                clean += 1;
+                if clean >= 3 {
+                    break;
+                }
+            }
+        }
+        if best_clean == u64::MAX {
+            best_any
+        } else {
+            best_clean
+        }
+    }
+
+    /// Twice the operations take about twice the time for every kernel of the family:
+    /// nothing was optimised away, and each operation is really done. (Meaningful in the
+    /// release profile, which `cargo test --release` uses.)
+    #[test]
+    fn twice_the_operations_take_twice_the_time() {
+        let options = RunOptions::default();
+        let host = Host::detect();
+        let scratch = tempfile::tempdir().unwrap();
+        let ctx = Ctx {
+            mode: Mode::Quick,
+            options: &options,
+            scratch: scratch.path(),
+            host: &host,
+        };
+        let mut bad = Vec::new();
+        for b in timeshare::bench::cpu::all() {
+            let mut w = b.prepare(&ctx).unwrap();
+            // A batch of at least 0.2 ms (a whole game for the chess row): short enough to
+            // fit in one scheduler time slice on a loaded machine.
+            let mut n = 1;
+            while n < 1 << 40 && clean_ns(w.as_mut(), n, 3) < 200_000 {
+                n *= 4;
+            }
+            // Interleaved, so that both sizes see the same phases of the machine's load
+            // (a VM's stolen time does not show as a preemption).
+            // Rounds stop early once the ratio is plainly about 2.
+            let rounds = if b.id() == "cpu.chess" { 1 } else { 12 };
+            let (mut one, mut two) = (u64::MAX, u64::MAX);
+            for round in 0..rounds {
+                one = one.min(clean_ns(w.as_mut(), n, 3));
+                two = two.min(clean_ns(w.as_mut(), 2 * n, 3));
+                let ratio = two as f64 / one as f64;
+                if round >= 2 && (1.8..=2.2).contains(&ratio) {
+                    break;
+                }
+            }
+            let ratio = two as f64 / one as f64;
+            if !(1.6..=2.5).contains(&ratio) {
+                bad.push(format!(
+                    "{}: n = {n}: {one} ns, 2n: {two} ns, ratio {ratio:.2}",
+                    b.id()
+                ));
+            }
+        }
+        assert!(
+            bad.is_empty(),
+            "not proportional to the work:\n{}",
+            bad.join("\n")
+        );
+    }
+}

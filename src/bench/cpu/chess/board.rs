@@ -547,35 +547,9 @@ pub fn perft(pos: &mut Position, depth: u32) -> u64 {
 mod tests {
     use super::*;
 
+    // Perft counts against the published ones are checked in tests/it/cpu.rs, apart
+    // from these quick unit tests.
     const KIWIPETE: &str = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1";
-    const POSITION_3: &str = "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1";
-    const POSITION_4: &str = "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1";
-
-    fn perft_fen(fen: &str, depth: u32) -> u64 {
-        perft(&mut Position::from_fen(fen).unwrap(), depth)
-    }
-
-    #[test]
-    fn perft_start_position_matches_published_counts_to_depth_5() {
-        let counts = [1, 20, 400, 8_902, 197_281, 4_865_609];
-        for (depth, &want) in counts.iter().enumerate() {
-            assert_eq!(perft_fen(START_FEN, depth as u32), want, "depth {depth}");
-        }
-    }
-
-    #[test]
-    fn perft_kiwipete_castling_en_passant_promotion() {
-        assert_eq!(perft_fen(KIWIPETE, 1), 48);
-        assert_eq!(perft_fen(KIWIPETE, 2), 2_039);
-        assert_eq!(perft_fen(KIWIPETE, 3), 97_862);
-    }
-
-    #[test]
-    fn perft_endgame_and_promotion_positions() {
-        assert_eq!(perft_fen(POSITION_3, 4), 43_238);
-        assert_eq!(perft_fen(POSITION_3, 5), 674_624);
-        assert_eq!(perft_fen(POSITION_4, 3), 9_467);
-    }
 
     #[test]
     fn make_unmake_restores_the_position() {
