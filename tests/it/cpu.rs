@@ -44,6 +44,7 @@ fn the_chess_game_is_hidden_from_help() {
 
 #[test]
 fn cpu_quick_reports_every_id_with_its_checks() {
+    let _alone = heavy::one_at_a_time();
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("r.json");
     let t0 = std::time::Instant::now();
@@ -78,6 +79,17 @@ fn cpu_quick_reports_every_id_with_its_checks() {
 // compete for the two cores with the harness's own timing tests in the same process.
 
 mod heavy {
+    use std::sync::{Mutex, MutexGuard};
+
+    /// One heavy test at a time: on two cores, two of them at once (or one beside
+    /// `run cpu`) would disturb each other's timings.
+    static HEAVY: Mutex<()> = Mutex::new(());
+
+    pub fn one_at_a_time() -> MutexGuard<'static, ()> {
+        HEAVY
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
     use timeshare::bench::cpu::chess::board::{perft, Position, START_FEN};
     use timeshare::bench::cpu::chess::{play_game, DEPTH, EXPECTED_HASH, EXPECTED_NODES, PLIES};
     use timeshare::bench::{Ctx, Host, Workload};
@@ -92,6 +104,7 @@ mod heavy {
     /// The published counts (chessprogramming.org, "Perft Results").
     #[test]
     fn perft_from_the_initial_position_matches_to_depth_5() {
+        let _alone = one_at_a_time();
         let counts = [1, 20, 400, 8_902, 197_281, 4_865_609];
         for (depth, &want) in counts.iter().enumerate() {
             assert_eq!(perft_fen(START_FEN, depth as u32), want, "depth {depth}");
@@ -120,6 +133,7 @@ mod heavy {
 
     #[test]
     fn the_library_game_is_the_stored_one() {
+        let _alone = one_at_a_time();
         let game = play_game(PLIES, DEPTH);
         assert_eq!(game.moves.len(), 130);
         assert_eq!((game.hash(), game.nodes), (EXPECTED_HASH, EXPECTED_NODES));
@@ -159,6 +173,7 @@ mod heavy {
     /// release profile, which `cargo test --release` uses.)
     #[test]
     fn twice_the_operations_take_twice_the_time() {
+        let _alone = one_at_a_time();
         let options = RunOptions::default();
         let host = Host::detect();
         let scratch = tempfile::tempdir().unwrap();
@@ -180,7 +195,7 @@ mod heavy {
             // Interleaved, so that both sizes see the same phases of the machine's load
             // (a VM's stolen time does not show as a preemption).
             // Rounds stop early once the ratio is plainly about 2.
-            let rounds = if b.id() == "cpu.chess" { 1 } else { 12 };
+            let rounds = if b.id() == "cpu.chess" { 1 } else { 30 };
             let (mut one, mut two) = (u64::MAX, u64::MAX);
             for round in 0..rounds {
                 one = one.min(clean_ns(w.as_mut(), n, 3));
