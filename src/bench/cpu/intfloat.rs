@@ -227,6 +227,12 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_wrong_result_fails_the_row() {
+        let mut wrong = Program::boxed(2, || 1.0, products_expected());
+        assert!(wrong.run(1).is_err());
+    }
+
+    #[test]
     fn integer_and_float_programs_agree_with_the_references() {
         assert_eq!(sum_products_int(N) as f64, products_expected());
         assert_eq!(sum_products_float(N as f64), products_expected());

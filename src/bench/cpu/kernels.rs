@@ -160,6 +160,15 @@ mod tests {
     }
 
     #[test]
+    fn a_wrong_prime_count_fails_the_row() {
+        let mut short = Sieve {
+            flags: vec![0u8; 100],
+        };
+        let e = short.run(1).unwrap_err().to_string();
+        assert!(e.contains("instead of 1899"), "{e}");
+    }
+
+    #[test]
     fn the_call_chain_adds_up() {
         assert_eq!(million_calls(5, 1, 2), 3_000_005);
     }

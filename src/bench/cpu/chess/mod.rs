@@ -4,7 +4,8 @@
 //!
 //! Our engine is small and self-contained: a 0x88 board with full legal move generation
 //! (castling, en passant, promotion; checked by perft against published counts), and a
-//! fixed-depth alpha-beta search with an integer evaluation. It plays both sides from the
+//! fixed-depth alpha-beta search (depth 3 plus a capture search) with an integer
+//! evaluation. It plays both sides from the
 //! initial position for 130 plies or until the game ends by mate or stalemate (it does
 //! not claim draws by repetition or the fifty-move rule: a fixed number of plies is the
 //! workload). Everything is deterministic, so the move list is the same on every machine;

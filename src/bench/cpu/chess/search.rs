@@ -1,5 +1,8 @@
-//! Fixed-depth alpha-beta (negamax, fail-hard) over the board, with an integer evaluation
-//! (material plus small placement bonuses) and a deterministic move order: captures and
+//! Fixed-depth alpha-beta (negamax, fail-hard) over the board, followed at the horizon by
+//! a capture-only search (so that a fixed depth does not stop in the middle of an
+//! exchange, which made the engine blunder into an early mate), with an integer
+//! evaluation kept incrementally by the board (material plus small placement bonuses)
+//! and a deterministic move order: captures and
 //! promotions first by most valuable victim / least valuable attacker, then generation
 //! order, sorted stably. Ties keep the first move found, so the chosen move never depends
 //! on the machine. No floating point anywhere (seed 000 chose its chess program because it
