@@ -11,6 +11,7 @@ use std::time::Duration;
 use crate::model::{family_of, Metric, Mode, RunOptions, Source, Unit};
 
 pub mod cache;
+pub mod cpu;
 pub mod fs;
 pub mod io;
 pub mod load;
@@ -35,6 +36,7 @@ pub fn registry() -> Vec<Box<dyn Benchmark>> {
     all.extend(proc::all());
     all.extend(vm::all());
     all.extend(cache::all());
+    all.extend(cpu::all());
     all.extend(io::all());
     all.extend(fs::all());
     all.extend(load::all());

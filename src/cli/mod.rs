@@ -8,6 +8,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod chess_game;
 mod compare;
 mod db;
 mod exercise;
@@ -65,6 +66,9 @@ pub enum Command {
     Table(table::TableArgs),
     /// Run many copies of real jobs at once and check every output byte for byte (seed 004)
     Exercise(exercise::ExerciseArgs),
+    /// Print the move list of the cpu.chess game, one move per line (an exerciser job)
+    #[command(hide = true)]
+    ChessGame(chess_game::ChessGameArgs),
 }
 
 /// An error that is the user's input, not the machine's: exit code 2.
@@ -86,6 +90,7 @@ pub fn main() -> ExitCode {
         Command::Reference(args) => reference::execute(args),
         Command::Table(args) => table::execute(args),
         Command::Exercise(args) => exercise::execute(args),
+        Command::ChessGame(args) => chess_game::execute(args),
     };
     match outcome {
         Ok(code) => ExitCode::from(code),

@@ -11,6 +11,7 @@ pub fn extra_tables(run: &Run) -> String {
         super::micro::table,
         super::vm::tables,
         super::cache::table,
+        super::cpu::render,
         super::io::io_table,
         super::load::tables,
         super::mixed::mixed_table,

@@ -3,6 +3,7 @@
 
 mod cli;
 mod common;
+mod cpu;
 mod exercise;
 mod io;
 mod load;

@@ -1,0 +1,103 @@
+//! §4 of the catalogue: compute. Seed 003 (the PERQ note): the C statement table in 16-
+//! and 32-bit, the Zilog sieve and procedure-call programs; seed 000 (Bell Labs 1975): the
+//! chess game of Table 1, the Gibson-mix program of Table 2 and the integer-versus-float
+//! programs of Table 3. (`cpu.cache`, Table 4, lives in `bench/cache`.)
+//!
+//! Each row is a [`Row`]: metadata, a sampling plan and a function that prepares the
+//! workload. Every kernel checks its own answer (prime count, checksum, move list) and a
+//! wrong one fails the row.
+
+use anyhow::Result;
+
+use super::{Benchmark, Ctx, Plan, Workload};
+use crate::model::{Metric, Mode, Source};
+
+pub mod chess;
+pub mod clock;
+mod gibson;
+mod intfloat;
+mod kernels;
+pub mod stmt;
+
+pub fn all() -> Vec<Box<dyn Benchmark>> {
+    let mut rows: Vec<Row> = stmt::rows();
+    rows.extend_from_slice(kernels::ROWS);
+    rows.extend_from_slice(gibson::ROWS);
+    rows.extend_from_slice(intfloat::ROWS);
+    rows.extend_from_slice(chess::ROWS);
+    rows.into_iter()
+        .map(|row| Box::new(row) as Box<dyn Benchmark>)
+        .collect()
+}
+
+/// One row of §4.
+#[derive(Clone, Copy)]
+pub struct Row {
+    pub id: &'static str,
+    pub about: &'static str,
+    pub source: Source,
+    pub metric: Metric,
+    pub plan: fn(Mode) -> Plan,
+    pub prepare: fn(&Ctx) -> Result<Box<dyn Workload>>,
+}
+
+impl Benchmark for Row {
+    fn id(&self) -> &'static str {
+        self.id
+    }
+    fn about(&self) -> &'static str {
+        self.about
+    }
+    fn source(&self) -> Source {
+        self.source
+    }
+    fn metric(&self) -> Metric {
+        self.metric
+    }
+    fn plan(&self, mode: Mode) -> Plan {
+        (self.plan)(mode)
+    }
+    fn prepare(&self, ctx: &Ctx) -> Result<Box<dyn Workload>> {
+        (self.prepare)(ctx)
+    }
+}
+
+/// Calibrated batches without the harness's per-iteration loop correction: for kernels
+/// whose operation is a whole program (a sieve, a million calls) or whose own loop is
+/// unrolled so that its cost is a small fraction of an operation, run in parallel with it.
+pub fn calibrated_whole(mode: Mode) -> Plan {
+    Plan {
+        subtract_loop: false,
+        ..Plan::calibrated(mode)
+    }
+}
+
+/// The seed-003 place of a row of its C statement tables.
+pub const fn perq(place: &'static str) -> Source {
+    Source::seed("003", place)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_family_has_every_catalogue_id() {
+        let ids: Vec<&str> = all().iter().map(|b| b.id()).collect();
+        for id in [
+            "cpu.stmt.i16.for10",
+            "cpu.stmt.f64.ptr",
+            "cpu.stmt.i64.div",
+            "cpu.sieve",
+            "cpu.proc_call",
+            "cpu.gibson",
+            "cpu.intfloat.1",
+            "cpu.intfloat.4",
+            "cpu.chess",
+        ] {
+            assert!(ids.contains(&id), "{id} missing");
+        }
+        assert_eq!(ids.len(), 85 + 2 + 1 + 4 + 1);
+        assert!(all().iter().all(|b| b.family() == "cpu"));
+    }
+}

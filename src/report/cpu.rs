@@ -1,0 +1,115 @@
+//! The `cpu` family's seed-shaped tables: seed 003's C statement table (one row per
+//! statement, one column per type, ns and cycles per statement) and the chess game's
+//! nodes per second (seed 000 Table 1).
+
+use std::fmt::Write;
+
+use crate::model::{BenchResult, Run};
+
+use super::table::{new_table, right};
+
+/// The table's rows and columns: the statements and types of `bench::cpu::stmt` (kept
+/// here so that rendering does not depend on the benchmarks; a test checks they agree).
+const STATEMENTS: [&str; 17] = [
+    "for10", "while10", "repeat10", "zero", "assign", "expr1", "expr2", "array", "if_true",
+    "if_false", "add", "sub", "mul", "div", "mod", "global", "ptr",
+];
+const TYPES: [&str; 5] = ["i16", "i32", "i64", "f32", "f64"];
+
+pub fn render(run: &Run) -> String {
+    let mut out = String::new();
+    if let Some(t) = statement_table(run) {
+        out.push_str(&t);
+    }
+    if let Some(line) = chess_line(run) {
+        out.push_str(&line);
+    }
+    out
+}
+
+fn find<'a>(run: &'a Run, id: &str) -> Option<&'a BenchResult> {
+    run.results.iter().find(|r| r.id == id && r.status.is_ok())
+}
+
+/// "1.23 ns (4.0 c)" for a row, "—" when it did not run.
+fn cell(r: Option<&BenchResult>) -> String {
+    let Some(r) = r else {
+        return "—".into();
+    };
+    let Some(s) = r.median() else {
+        return "—".into();
+    };
+    let ns = s * 1e9;
+    let cycle_ns = r
+        .details
+        .as_ref()
+        .and_then(|d| d["cycle_ns"].as_f64())
+        .filter(|c| *c > 0.0);
+    let mark = if r.below_resolution { "<" } else { "" };
+    match cycle_ns {
+        Some(c) => format!("{mark}{ns:.2} ns ({:.1} c)", ns / c),
+        None => format!("{mark}{ns:.2} ns"),
+    }
+}
+
+fn statement_table(run: &Run) -> Option<String> {
+    let any = run.results.iter().any(|r| r.id.starts_with("cpu.stmt."));
+    if !any {
+        return None;
+    }
+    let mut header = vec!["statement (seed 003 §3)"];
+    header.extend(TYPES);
+    let mut t = new_table(&header);
+    for s in STATEMENTS {
+        let mut row = vec![s.to_string()];
+        for ty in TYPES {
+            row.push(cell(find(run, &format!("cpu.stmt.{ty}.{s}"))));
+        }
+        t.add_row(row);
+    }
+    right(&mut t, &[1, 2, 3, 4, 5]);
+    let mhz = TYPES
+        .iter()
+        .flat_map(|ty| STATEMENTS.iter().map(move |s| format!("cpu.stmt.{ty}.{s}")))
+        .filter_map(|id| find(run, &id))
+        .filter_map(|r| r.details.as_ref()?["measured_mhz"].as_f64())
+        .collect::<Vec<_>>();
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "C statements, per statement in a dependent chain (for10/while10/repeat10: a whole \
+         10-iteration loop); c = cycles of the clock measured beside each row"
+    );
+    if let (Some(lo), Some(hi)) = (
+        mhz.iter().cloned().reduce(f64::min),
+        mhz.iter().cloned().reduce(f64::max),
+    ) {
+        let _ = writeln!(out, "measured clock {lo:.0}–{hi:.0} MHz");
+    }
+    let _ = writeln!(out, "{t}");
+    Some(out)
+}
+
+fn chess_line(run: &Run) -> Option<String> {
+    let r = find(run, "cpu.chess")?;
+    let d = r.details.as_ref()?;
+    Some(format!(
+        "cpu.chess: {} plies at depth {}, {} nodes per game, {:.0} nodes/s (seed 000 Table 1: \
+         the 11/70 took 13:06 of user CPU for its 130 moves)\n",
+        d["plies"],
+        d["depth"],
+        d["nodes_per_game"],
+        d["nodes_per_second"].as_f64()?
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_table_has_the_benchmarks_rows_and_columns() {
+        assert_eq!(STATEMENTS, crate::bench::cpu::stmt::STATEMENTS);
+        assert_eq!(TYPES, crate::bench::cpu::stmt::TYPES);
+    }
+}
