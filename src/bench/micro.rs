@@ -42,6 +42,15 @@ impl Row {
     }
 }
 
+impl Row {
+    /// True for the rows where one process does all the work: the seed's `*self` programs
+    /// (pipeself, udgself, signocsw) and kt9, named `.self` in their ids. Every other row
+    /// of these families involves a partner or child process.
+    fn alone(&self) -> bool {
+        self.id.split('.').any(|part| part == "self")
+    }
+}
+
 impl Benchmark for Row {
     fn id(&self) -> &'static str {
         self.id
@@ -56,8 +65,17 @@ impl Benchmark for Row {
         self.metric
     }
     fn plan(&self, mode: Mode) -> Plan {
-        self.plan
-            .map_or_else(|| Plan::calibrated(mode), |p| p(mode))
+        let mut plan = self
+            .plan
+            .map_or_else(|| Plan::calibrated(mode), |p| p(mode));
+        if !self.alone() {
+            // The partner or child preempting the measuring process is part of the
+            // operation here (on one CPU every round trip does it): culling such samples
+            // would keep only those where the other process happened to run elsewhere.
+            plan.cull = false;
+            plan.resample = false;
+        }
+        plan
     }
     fn supported(&self, host: &Host) -> Result<(), Skip> {
         self.supported.map_or(Ok(()), |s| s(host))

@@ -146,7 +146,7 @@ impl Runner {
             workload.as_mut(),
             &b.plan(self.options.mode),
             &b.metric(),
-            &self.overhead,
+            &self.overhead.refreshed()?,
         )?;
         // The check first, while children are still there to report; the details and
         // notes are kept even when it fails the row.

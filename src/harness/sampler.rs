@@ -71,6 +71,19 @@ impl Overhead {
         })
     }
 
+    /// The same overhead with the empty sample timed again now. On a virtual machine the
+    /// cost of a clock read drifts within a run (22 to 31 ns here, from one benchmark to
+    /// the next), so the runner takes it afresh just before each benchmark (~0.2 ms).
+    pub fn refreshed(&self) -> Result<Overhead> {
+        let mut empty = LoopWorkload::new(|| {
+            black_box(());
+        });
+        Ok(Overhead {
+            clock_s: empty_sample_s(&mut empty, 5_001)?,
+            ..*self
+        })
+    }
+
     /// No correction at all (for tests of the raw machinery).
     pub fn none() -> Overhead {
         Overhead {

@@ -71,6 +71,7 @@ impl Column {
                     better: f.unit.default_better(),
                     samples: None,
                     source: Some(format!("seed {}, {}", f.seed, f.place)),
+                    below_resolution: false,
                 },
             },
         }
@@ -88,6 +89,8 @@ enum Cell {
         /// The clean samples, for a run's measured (not derived) row.
         samples: Option<Vec<f64>>,
         source: Option<String>,
+        /// The run's figure is the raw one: the operation was cheaper than the clock.
+        below_resolution: bool,
     },
 }
 
@@ -109,6 +112,7 @@ fn run_cell(r: &BenchResult) -> Cell {
                 better: r.better,
                 samples: (!r.derived && !clean.is_empty()).then_some(clean),
                 source: None,
+                below_resolution: r.below_resolution,
             }
         }
     }
@@ -244,12 +248,14 @@ fn judge(
             unit: ua,
             better,
             samples: sa,
+            below_resolution: ra,
             ..
         },
         Cell::Value {
             value: b,
             unit: ub,
             samples: sb,
+            below_resolution: rb,
             ..
         },
     ) = (first, other)
@@ -262,6 +268,9 @@ fn judge(
     let ratio = b / a;
     let ratio_text = format!("×{}", figures3(ratio));
     let verdict = match (first_is_machine, other_is_machine) {
+        // A raw figure below the clock's resolution measures the clock, not the operation:
+        // its changes are the clock's.
+        (false, false) if *ra || *rb => "below resolution: no verdict".into(),
         (false, false) => match (sa, sb) {
             (Some(sa), Some(sb)) => {
                 let c = change::compare(sa, sb, *better, min_effect);

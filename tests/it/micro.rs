@@ -278,8 +278,8 @@ fn ctrl_c_to_the_process_group_mid_run_leaves_no_child_and_no_file() {
 /// own resident memory — and this VM's fork cost drifts by ±15% over seconds, so one run
 /// cannot tell them apart (three back-to-back runs here gave fork.0/fork.100k medians of
 /// 135/164, 167/136 and 157/151 µs). Three rounds of the four rows side by side, the
-/// median of the rounds' medians, and only a gross inversion (over 25%) fails: the
-/// relation at 100 KB is below this machine's resolution. `fork_cost_grows_with_the_heap`
+/// median of the rounds' medians, and only an inversion of over 15% fails: the relation
+/// at 100 KB is at the edge of this machine's resolution. `fork_cost_grows_with_the_heap`
 /// checks the mechanism itself with a heap large enough to show.
 #[test]
 fn bigger_jobs_and_parents_cost_no_less() {
@@ -292,7 +292,9 @@ fn bigger_jobs_and_parents_cost_no_less() {
     let rounds: Vec<serde_json::Value> = (0..3)
         .map(|_| {
             let out = timeshare()
-                .args(["run", "--quick", "--no-save", "--json", "-"])
+                // Pinned: free, the child starts on this CPU or wakes the other one, two
+                // modes a factor of two apart on this VM.
+                .args(["run", "--quick", "--no-save", "--cpu", "0", "--json", "-"])
                 .args(ids)
                 .assert()
                 .success();
@@ -305,7 +307,7 @@ fn bigger_jobs_and_parents_cost_no_less() {
         m[1]
     };
     let (f0, f100k) = (typical("proc.fork.0"), typical("proc.fork.100k"));
-    assert!(f100k >= 0.75 * f0, "fork.100k {f100k} s vs fork.0 {f0} s");
+    assert!(f100k >= 0.85 * f0, "fork.100k {f100k} s vs fork.0 {f0} s");
     let (null, big) = (typical("proc.exec.null.0"), typical("proc.exec.big.0"));
-    assert!(big >= 0.75 * null, "exec big {big} s vs null {null} s");
+    assert!(big >= 0.85 * null, "exec big {big} s vs null {null} s");
 }
