@@ -22,7 +22,7 @@ use serde_json::json;
 
 use super::kernel::Work;
 use super::{knee, leak_id, median, remembered, remembered_work, shared, Ticker};
-use crate::bench::{Batch, Benchmark, Ctx, Plan, Workload};
+use crate::bench::{Benchmark, Ctx, Plan, Workload};
 use crate::harness::copies::{self, Children, Reaped, SpawnError};
 use crate::model::{Metric, Mode, Source};
 
@@ -60,18 +60,8 @@ impl Benchmark for CpuLoad {
         Metric::job()
     }
     fn plan(&self, mode: Mode) -> Plan {
-        Plan {
-            batch: Batch::Fixed(1),
-            samples: match mode {
-                Mode::Quick => 3,
-                Mode::Full => 7,
-            },
-            target: std::time::Duration::ZERO,
-            warmup: false,
-            subtract_loop: false,
-            resample: false,
-            cull: false,
-        }
+        // One batch of copies per sample; not culled: the copies are other processes.
+        Plan::job(mode)
     }
     fn prepare(&self, ctx: &Ctx) -> Result<Box<dyn Workload>> {
         let footprint = ctx.options.load.footprint_bytes();

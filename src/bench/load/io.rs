@@ -30,7 +30,7 @@ use serde_json::json;
 
 use super::kernel::Work;
 use super::{leak_id, median, remembered, remembered_work, shared, Ticker};
-use crate::bench::{Batch, Benchmark, Ctx, Plan, Workload};
+use crate::bench::{Benchmark, Ctx, Plan, Workload};
 use crate::harness::copies::{Children, Reaped};
 use crate::model::{Metric, Mode, Source};
 
@@ -77,18 +77,8 @@ impl Benchmark for IoInterference {
         Metric::job()
     }
     fn plan(&self, mode: Mode) -> Plan {
-        Plan {
-            batch: Batch::Fixed(1),
-            samples: match mode {
-                Mode::Quick => 3,
-                Mode::Full => 7,
-            },
-            target: Duration::ZERO,
-            warmup: false,
-            subtract_loop: false,
-            resample: false,
-            cull: false,
-        }
+        // One batch of copies per sample; not culled: the copies are other processes.
+        Plan::job(mode)
     }
     fn prepare(&self, ctx: &Ctx) -> Result<Box<dyn Workload>> {
         let target = target_s(ctx.mode);

@@ -34,7 +34,7 @@ use serde::Serialize;
 use serde_json::json;
 
 use super::{leak_id, median, remembered, shared, Ticker};
-use crate::bench::{Batch, Benchmark, Ctx, Host, Plan, Workload};
+use crate::bench::{Benchmark, Ctx, Host, Plan, Workload};
 use crate::harness::copies::{self, Children, Exit, SpawnError};
 use crate::harness::interrupt;
 use crate::harness::sampler::Interrupted;
@@ -530,17 +530,13 @@ impl Benchmark for ScriptLoad {
         Metric::job()
     }
     fn plan(&self, mode: Mode) -> Plan {
+        // Fewer samples than other jobs: each is a whole staggered set of users.
         Plan {
-            batch: Batch::Fixed(1),
             samples: match mode {
                 Mode::Quick => 2,
                 Mode::Full => 5,
             },
-            target: Duration::ZERO,
-            warmup: false,
-            subtract_loop: false,
-            resample: false,
-            cull: false,
+            ..Plan::job(mode)
         }
     }
     fn prepare(&self, ctx: &Ctx) -> Result<Box<dyn Workload>> {
