@@ -326,9 +326,12 @@ fn concurrent_runs_share_one_database() {
 #[test]
 fn a_run_killed_with_sigkill_shows_as_interrupted() {
     let db = db();
+    // Its scratch directory goes in the test's own: nothing can remove it after SIGKILL.
     let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("timeshare"))
         .args(["run", "syscall", "--full", "--db"])
         .arg(&db.path)
+        .arg("--dir")
+        .arg(db.path.parent().unwrap())
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
         .spawn()
