@@ -20,6 +20,7 @@ pub mod micro;
 pub mod mixed;
 pub mod pipe;
 pub mod proc;
+pub mod row;
 pub mod select;
 pub mod signal;
 pub mod syscall;

@@ -7,10 +7,8 @@
 //! workload. Every kernel checks its own answer (prime count, checksum, move list) and a
 //! wrong one fails the row.
 
-use anyhow::Result;
-
-use super::{Benchmark, Ctx, Plan, Workload};
-use crate::model::{Metric, Mode, Source};
+use super::{Benchmark, Plan};
+use crate::model::{Mode, Source};
 
 pub mod chess;
 pub mod clock;
@@ -31,36 +29,7 @@ pub fn all() -> Vec<Box<dyn Benchmark>> {
 }
 
 /// One row of §4.
-#[derive(Clone, Copy)]
-pub struct Row {
-    pub id: &'static str,
-    pub about: &'static str,
-    pub source: Source,
-    pub metric: Metric,
-    pub plan: fn(Mode) -> Plan,
-    pub prepare: fn(&Ctx) -> Result<Box<dyn Workload>>,
-}
-
-impl Benchmark for Row {
-    fn id(&self) -> &'static str {
-        self.id
-    }
-    fn about(&self) -> &'static str {
-        self.about
-    }
-    fn source(&self) -> Source {
-        self.source
-    }
-    fn metric(&self) -> Metric {
-        self.metric
-    }
-    fn plan(&self, mode: Mode) -> Plan {
-        (self.plan)(mode)
-    }
-    fn prepare(&self, ctx: &Ctx) -> Result<Box<dyn Workload>> {
-        (self.prepare)(ctx)
-    }
-}
+pub use super::row::Row;
 
 /// Calibrated batches without the harness's per-iteration loop correction: for kernels
 /// whose operation is a whole program (a sieve, a million calls) or whose own loop is

@@ -17,10 +17,7 @@
 //! before anything is written ([`space::ensure_room`]) and every file is removed by the
 //! workload's `Drop` (and the scratch directory by the harness), on failure and on Ctrl-C.
 
-use anyhow::Result;
-
-use super::{Benchmark, Ctx, Plan, Workload};
-use crate::model::{Metric, Mode, Source};
+use super::Benchmark;
 
 pub mod cache;
 pub mod ops;
@@ -34,37 +31,8 @@ pub fn all() -> Vec<Box<dyn Benchmark>> {
         .collect()
 }
 
-/// One row of §5 (used by `io` and `fs`): metadata, how it is sampled, how it is prepared.
-#[derive(Clone, Copy)]
-pub struct Row {
-    pub id: &'static str,
-    pub about: &'static str,
-    pub source: Source,
-    pub metric: Metric,
-    pub plan: fn(Mode) -> Plan,
-    pub prepare: fn(&Ctx) -> Result<Box<dyn Workload>>,
-}
-
-impl Benchmark for Row {
-    fn id(&self) -> &'static str {
-        self.id
-    }
-    fn about(&self) -> &'static str {
-        self.about
-    }
-    fn source(&self) -> Source {
-        self.source
-    }
-    fn metric(&self) -> Metric {
-        self.metric
-    }
-    fn plan(&self, mode: Mode) -> Plan {
-        (self.plan)(mode)
-    }
-    fn prepare(&self, ctx: &Ctx) -> Result<Box<dyn Workload>> {
-        (self.prepare)(ctx)
-    }
-}
+/// One row of §5 (used by `io` and `fs`).
+pub use super::row::Row;
 
 /// A small deterministic generator for random offsets (xorshift64*): the same sequence
 /// every run, so two runs seek alike.
