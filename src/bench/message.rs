@@ -174,18 +174,11 @@ fn discard_child(rx: i32, count_tx: i32, size: usize) -> i32 {
     let mut buf = [0u8; MAX_MESSAGE];
     let mut total: u64 = 0;
     loop {
-        // SAFETY: reading into a stack buffer.
-        let r = unsafe { libc::read(rx, buf.as_mut_ptr().cast(), size) };
-        if r < 0 {
-            if children::errno() == libc::EINTR {
-                continue;
-            }
-            return 4;
+        match children::read_some_raw(&rx, &mut buf[..size]) {
+            Err(_) => return 4,
+            Ok(0) => break,
+            Ok(n) => total += n as u64,
         }
-        if r == 0 {
-            break;
-        }
-        total += r as u64;
     }
     let bytes = total.to_ne_bytes();
     // SAFETY: writing from a stack buffer.

@@ -354,29 +354,30 @@ pub fn write_all_raw(fd: &impl AsRawFd, buf: &[u8]) -> std::result::Result<(), i
     Ok(())
 }
 
+/// One read into `buf`, retried on EINTR (async-signal-safe): the bytes read, 0 at end of
+/// file, or Err(errno).
+pub fn read_some_raw(fd: &impl AsRawFd, buf: &mut [u8]) -> std::result::Result<usize, i32> {
+    loop {
+        // SAFETY: reading into a live slice.
+        let r = unsafe { libc::read(fd.as_raw_fd(), buf.as_mut_ptr().cast(), buf.len()) };
+        if r >= 0 {
+            return Ok(r as usize);
+        }
+        let e = errno();
+        if e != libc::EINTR {
+            return Err(e);
+        }
+    }
+}
+
 /// Read exactly `buf.len()` bytes (async-signal-safe). Err(0) at end of file.
 pub fn read_exact_raw(fd: &impl AsRawFd, buf: &mut [u8]) -> std::result::Result<(), i32> {
     let mut done = 0;
     while done < buf.len() {
-        // SAFETY: reading into a live slice.
-        let r = unsafe {
-            libc::read(
-                fd.as_raw_fd(),
-                buf[done..].as_mut_ptr().cast(),
-                buf.len() - done,
-            )
-        };
-        if r < 0 {
-            let e = errno();
-            if e == libc::EINTR {
-                continue;
-            }
-            return Err(e);
+        match read_some_raw(fd, &mut buf[done..])? {
+            0 => return Err(0),
+            n => done += n,
         }
-        if r == 0 {
-            return Err(0);
-        }
-        done += r as usize;
     }
     Ok(())
 }

@@ -95,18 +95,11 @@ fn sink_child(rx: i32, ack_tx: i32, per_op: usize) -> i32 {
     let mut buf = [0u8; CHUNK];
     let mut got: usize = 0;
     loop {
-        // SAFETY: reading into a stack buffer.
-        let r = unsafe { libc::read(rx, buf.as_mut_ptr().cast(), CHUNK) };
-        if r < 0 {
-            if children::errno() == libc::EINTR {
-                continue;
-            }
-            return 4;
-        }
-        if r == 0 {
-            return if got == 0 { 0 } else { 6 };
-        }
-        got += r as usize;
+        got += match children::read_some_raw(&rx, &mut buf) {
+            Err(_) => return 4,
+            Ok(0) => return if got == 0 { 0 } else { 6 },
+            Ok(n) => n,
+        };
         if got >= per_op {
             let count = (got as u64).to_ne_bytes();
             got = 0;
