@@ -23,9 +23,3 @@ pub fn install() -> anyhow::Result<()> {
 pub fn requested() -> bool {
     FLAG.get().is_some_and(|f| f.load(Ordering::Relaxed))
 }
-
-/// Ask the run to stop, as a signal would (for tests).
-pub fn request() {
-    FLAG.get_or_init(|| Arc::new(AtomicBool::new(false)))
-        .store(true, Ordering::Relaxed);
-}

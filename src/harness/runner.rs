@@ -27,10 +27,6 @@ pub trait Observer {
     }
 }
 
-/// An observer that does nothing.
-pub struct Quiet;
-impl Observer for Quiet {}
-
 pub struct Runner {
     pub options: RunOptions,
     pub host: Host,
