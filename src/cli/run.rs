@@ -144,12 +144,7 @@ pub fn execute(args: RunArgs) -> Result<u8> {
     let run = runner.execute(&chosen, &derived_rows(), &mut observers)?;
     progress.finish();
 
-    let mut table = report::table::run_table(&run, &runner.overhead, args.wide);
-    let extra = report::extra::extra_tables(&run);
-    if !extra.is_empty() {
-        table.push('\n');
-        table.push_str(&extra);
-    }
+    let table = report::extra::full_report(&run, &runner.overhead, args.wide);
     if matches!(json, Some(JsonOut::Stdout)) {
         eprint!("{table}");
     } else {

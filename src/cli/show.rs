@@ -40,13 +40,10 @@ pub fn execute(args: ShowArgs) -> Result<u8> {
             .map(|l| format!(" · label {l}"))
             .unwrap_or_default()
     );
-    let mut out = report::table::run_table(&stored.run, &overhead, args.wide);
-    let extra = report::extra::extra_tables(&stored.run);
-    if !extra.is_empty() {
-        out.push('\n');
-        out.push_str(&extra);
-    }
-    print!("{out}");
+    print!(
+        "{}",
+        report::extra::full_report(&stored.run, &overhead, args.wide)
+    );
     Ok(0)
 }
 

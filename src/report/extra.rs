@@ -3,7 +3,19 @@
 //! adds a renderer here; each renderer reads the results' `details` and returns the empty
 //! string when its family is not in the run.
 
+use crate::harness::Overhead;
 use crate::model::Run;
+
+/// Everything `run` and `show` print for a run: the main table, then the families' own.
+pub fn full_report(run: &Run, overhead: &Overhead, wide: bool) -> String {
+    let mut out = super::table::run_table(run, overhead, wide);
+    let extra = extra_tables(run);
+    if !extra.is_empty() {
+        out.push('\n');
+        out.push_str(&extra);
+    }
+    out
+}
 
 /// Every family's extra tables for `run`, in registry order, separated by blank lines.
 pub fn extra_tables(run: &Run) -> String {
