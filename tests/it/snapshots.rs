@@ -1,0 +1,105 @@
+//! What timeshare prints, pinned: `list`, and the tables, exports and comparisons made from
+//! one fixed run (`tests/fixtures/run-quick.json`, a real `run --quick --json` of every
+//! id). A change to any of them shows here as a reviewable diff (`cargo insta review`),
+//! never as a silent drift of a column.
+
+use std::path::Path;
+
+use crate::common::timeshare;
+
+const FIXTURE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/run-quick.json");
+
+/// A database in its own temporary directory holding the fixture as run 1.
+fn store_with_fixture() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("runs.db");
+    timeshare()
+        .args(["import", FIXTURE, "--db"])
+        .arg(&db)
+        .assert()
+        .success();
+    dir
+}
+
+/// Standard output of `timeshare ARGS --db DB`, which must succeed.
+fn output(db_dir: &Path, args: &[&str]) -> String {
+    let out = timeshare()
+        .args(args)
+        .arg("--db")
+        .arg(db_dir.join("runs.db"))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// Standard output of `timeshare ARGS` (a command that needs no database).
+fn plain(args: &[&str]) -> String {
+    let out = timeshare().args(args).output().unwrap();
+    assert!(out.status.success(), "{args:?}");
+    String::from_utf8(out.stdout).unwrap()
+}
+
+#[test]
+fn list_is_pinned() {
+    insta::assert_snapshot!("list", plain(&["list"]));
+}
+
+#[test]
+fn show_of_a_fixed_run_is_pinned() {
+    let db = store_with_fixture();
+    insta::assert_snapshot!("show", output(db.path(), &["show", "1"]));
+    insta::assert_snapshot!("show_wide", output(db.path(), &["show", "1", "--wide"]));
+}
+
+#[test]
+fn every_seed_table_of_a_fixed_run_is_pinned() {
+    let db = store_with_fixture();
+    let keys = output(db.path(), &["table"]);
+    insta::assert_snapshot!("table_list", keys.clone());
+    let keys: Vec<&str> = keys
+        .lines()
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|k| k.chars().next().is_some_and(|c| c.is_ascii_digit()))
+        .collect();
+    assert!(keys.len() >= 10, "{keys:?}");
+    for key in keys {
+        let name = format!("table_{key}");
+        insta::assert_snapshot!(name, output(db.path(), &["table", key, "--run", "1"]));
+    }
+}
+
+#[test]
+fn exports_of_a_fixed_run_are_pinned() {
+    let db = store_with_fixture();
+    for format in ["csv", "markdown"] {
+        let name = format!("export_{format}");
+        insta::assert_snapshot!(
+            name,
+            output(db.path(), &["export", "1", "--format", format])
+        );
+    }
+    // The JSON export is the fixture itself, field for field.
+    let exported: serde_json::Value =
+        serde_json::from_str(&output(db.path(), &["export", "1", "--format", "json"])).unwrap();
+    let fixture: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(FIXTURE).unwrap()).unwrap();
+    assert_eq!(exported, fixture);
+}
+
+#[test]
+fn comparisons_of_a_fixed_run_are_pinned() {
+    let db = store_with_fixture();
+    insta::assert_snapshot!("compare_self", output(db.path(), &["compare", "1", "1"]));
+    insta::assert_snapshot!("reference", plain(&["reference"]));
+    for machine in ["pdp11-70", "pdp11-70-ral", "vax750-4.2bsd", "vax750-4.3bsd"] {
+        let name = format!("compare_{machine}");
+        insta::assert_snapshot!(name, output(db.path(), &["compare", "1", machine]));
+        let name = format!("reference_{machine}");
+        insta::assert_snapshot!(name, plain(&["reference", machine]));
+    }
+}
