@@ -22,8 +22,8 @@ use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use anyhow::{bail, Context, Result};
 use serde_json::json;
 
-use super::{Ctx, Workload};
 use crate::harness::children::{self, io_error, read_exact_raw, write_all_raw, Pair, Partner};
+use crate::harness::contract::{Ctx, Workload};
 
 /// The largest message of the seeds (`char buf[512]`).
 pub const MAX_MESSAGE: usize = 512;
@@ -216,12 +216,15 @@ impl Workload for Discard {
         self.partner.notes()
     }
 
-    fn details(&mut self) -> Option<serde_json::Value> {
-        let mut d = self.partner.finish_details();
-        d["message_bytes"] = json!(self.size);
-        d["transport"] = json!(self.transport.name());
-        d["child_read_bytes"] = json!(self.child_read_bytes);
-        Some(d)
+    fn details(&mut self) -> Option<crate::model::Details> {
+        let mut json = || -> Option<serde_json::Value> {
+            let mut d = self.partner.finish_details();
+            d["message_bytes"] = json!(self.size);
+            d["transport"] = json!(self.transport.name());
+            d["child_read_bytes"] = json!(self.child_read_bytes);
+            Some(d)
+        };
+        json().map(crate::model::Details::untyped)
     }
 }
 
@@ -353,12 +356,15 @@ impl Workload for Back {
         self.partner.notes()
     }
 
-    fn details(&mut self) -> Option<serde_json::Value> {
-        let mut d = self.partner.finish_details();
-        d["message_bytes"] = json!(self.size);
-        d["transport"] = json!(self.transport.name());
-        d["vector_registers_live"] = json!(self.fpu);
-        Some(d)
+    fn details(&mut self) -> Option<crate::model::Details> {
+        let mut json = || -> Option<serde_json::Value> {
+            let mut d = self.partner.finish_details();
+            d["message_bytes"] = json!(self.size);
+            d["transport"] = json!(self.transport.name());
+            d["vector_registers_live"] = json!(self.fpu);
+            Some(d)
+        };
+        json().map(crate::model::Details::untyped)
     }
 }
 

@@ -1,89 +1,11 @@
-//! The row type shared by the micro-operation families of CATALOGUE §2 (`signal`, `pipe`,
-//! `udg`, `proc`): metadata beside a function that prepares the workload, as
-//! `syscall::Row` does, plus a metric, a plan and a support check per row.
+//! What the micro-operation families of catalogue §2 (`signal`, `pipe`, `udg`, `proc`)
+//! share: their sources and sampling plans, and helpers for their tests. Every row whose
+//! operation involves a partner or child process is marked
+//! [`partnered`](crate::harness::contract::Benchmark::partnered): the seed's `*self`
+//! programs (pipeself, udgself, signocsw) and kt9 are the only ones a single process does.
 
-use anyhow::Result;
-
-use super::{Benchmark, Ctx, Host, Plan, Skip, Workload};
-use crate::model::{Metric, Mode, Source};
-
-/// Whether a row can run here; `Err` carries the skip reason.
-pub type SupportCheck = fn(&Host) -> Result<(), Skip>;
-
-#[derive(Clone, Copy)]
-pub struct Row {
-    pub id: &'static str,
-    pub about: &'static str,
-    pub source: Source,
-    pub metric: Metric,
-    /// `None`: the default calibrated plan.
-    pub plan: Option<fn(Mode) -> Plan>,
-    pub supported: Option<SupportCheck>,
-    pub prepare: fn(&Ctx) -> Result<Box<dyn Workload>>,
-}
-
-impl Row {
-    /// A calibrated latency row that runs everywhere: the common case.
-    pub const fn new(
-        id: &'static str,
-        about: &'static str,
-        source: Source,
-        prepare: fn(&Ctx) -> Result<Box<dyn Workload>>,
-    ) -> Row {
-        Row {
-            id,
-            about,
-            source,
-            metric: Metric::latency(),
-            plan: None,
-            supported: None,
-            prepare,
-        }
-    }
-}
-
-impl Row {
-    /// True for the rows where one process does all the work: the seed's `*self` programs
-    /// (pipeself, udgself, signocsw) and kt9, named `.self` in their ids. Every other row
-    /// of these families involves a partner or child process.
-    fn alone(&self) -> bool {
-        self.id.split('.').any(|part| part == "self")
-    }
-}
-
-impl Benchmark for Row {
-    fn id(&self) -> &'static str {
-        self.id
-    }
-    fn about(&self) -> &'static str {
-        self.about
-    }
-    fn source(&self) -> Source {
-        self.source
-    }
-    fn metric(&self) -> Metric {
-        self.metric
-    }
-    fn plan(&self, mode: Mode) -> Plan {
-        let mut plan = self
-            .plan
-            .map_or_else(|| Plan::calibrated(mode), |p| p(mode));
-        if !self.alone() {
-            // The partner or child preempting the measuring process is part of the
-            // operation here (on one CPU every round trip does it): culling such samples
-            // would keep only those where the other process happened to run elsewhere.
-            plan.cull = false;
-            plan.resample = false;
-        }
-        plan
-    }
-    fn supported(&self, host: &Host) -> Result<(), Skip> {
-        self.supported.map_or(Ok(()), |s| s(host))
-    }
-    fn prepare(&self, ctx: &Ctx) -> Result<Box<dyn Workload>> {
-        (self.prepare)(ctx)
-    }
-}
+use crate::harness::contract::Plan;
+use crate::model::{Mode, Source};
 
 /// Seed 001 (Berkeley), at `place`.
 pub const fn berkeley(place: &'static str) -> Source {
@@ -124,7 +46,7 @@ pub fn processes(mode: Mode) -> Plan {
 pub mod testing {
     use std::sync::{Mutex, MutexGuard};
 
-    use crate::bench::{Ctx, Host, Workload};
+    use crate::harness::contract::{Ctx, StandaloneCtx, Workload};
     use crate::model::{Placement, RunOptions};
 
     static FORKING: Mutex<()> = Mutex::new(());
@@ -137,19 +59,12 @@ pub mod testing {
 
     /// Run `f` with a context for `placement`.
     pub fn with_ctx<T>(placement: Placement, f: impl FnOnce(&Ctx) -> T) -> T {
-        let dir = tempfile::tempdir().unwrap();
-        let options = RunOptions {
+        let standalone = StandaloneCtx::new(RunOptions {
             placement,
             ..RunOptions::default()
-        };
-        let host = Host::detect();
-        let ctx = Ctx {
-            mode: options.mode,
-            options: &options,
-            scratch: dir.path(),
-            host: &host,
-        };
-        f(&ctx)
+        })
+        .unwrap();
+        f(&standalone.ctx())
     }
 
     /// The calling thread's CPU time, in seconds: immune to waiting for a CPU, which on a

@@ -3,7 +3,7 @@
 
 use thiserror::Error;
 
-use super::Benchmark;
+use crate::harness::contract::Benchmark;
 
 #[derive(Debug, Error, PartialEq)]
 pub enum SelectError {
@@ -12,7 +12,7 @@ pub enum SelectError {
 }
 
 /// Does `word` select `b`?
-pub fn matches(word: &str, b: &dyn Benchmark) -> bool {
+pub fn matches(word: &str, b: &Benchmark) -> bool {
     let id = b.id();
     word == b.family()
         || word == id
@@ -23,45 +23,44 @@ pub fn matches(word: &str, b: &dyn Benchmark) -> bool {
 
 /// The benchmarks `words` select, in registry order, each once. No words: all of them.
 pub fn select<'a>(
-    registry: &'a [Box<dyn Benchmark>],
+    registry: &'a [Benchmark],
     words: &[String],
-) -> Result<Vec<&'a dyn Benchmark>, SelectError> {
+) -> Result<Vec<&'a Benchmark>, SelectError> {
     if words.is_empty() {
-        return Ok(registry.iter().map(|b| b.as_ref()).collect());
+        return Ok(registry.iter().collect());
     }
     for w in words {
-        if !registry.iter().any(|b| matches(w, b.as_ref())) {
+        if !registry.iter().any(|b| matches(w, b)) {
             return Err(SelectError::Unknown(w.clone()));
         }
     }
     Ok(registry
         .iter()
-        .map(|b| b.as_ref())
-        .filter(|b| words.iter().any(|w| matches(w, *b)))
+        .filter(|b| words.iter().any(|w| matches(w, b)))
         .collect())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bench::registry;
+    use crate::bench::Registry;
 
-    fn ids(words: &[&str]) -> Vec<&'static str> {
-        let reg = registry();
+    fn ids(words: &[&str]) -> Vec<String> {
+        let reg = Registry::with_defaults();
         let words: Vec<String> = words.iter().map(|s| s.to_string()).collect();
-        select(&reg, &words)
+        reg.select(&words)
             .unwrap()
             .iter()
-            .map(|b| b.id())
+            .map(|b| b.id().to_string())
             .collect()
     }
 
     #[test]
     fn a_family_selects_its_catalogue_section() {
         let s = ids(&["syscall"]);
-        assert!(s.contains(&"syscall.getpid"));
-        assert!(s.contains(&"timer.clock"), "timer.clock is in §1");
-        assert!(s.contains(&"call.nested5.byref"));
+        assert!(s.iter().any(|i| i == "syscall.getpid"));
+        assert!(s.iter().any(|i| i == "timer.clock"), "timer.clock is in §1");
+        assert!(s.iter().any(|i| i == "call.nested5.byref"));
     }
 
     #[test]
@@ -74,14 +73,14 @@ mod tests {
     #[test]
     fn words_mix_and_do_not_repeat() {
         let s = ids(&["syscall.dup", "syscall", "syscall.dup"]);
-        assert_eq!(s.iter().filter(|&&i| i == "syscall.dup").count(), 1);
+        assert_eq!(s.iter().filter(|i| *i == "syscall.dup").count(), 1);
     }
 
     #[test]
     fn unknown_words_are_an_error() {
-        let reg = registry();
-        let err = select(&reg, &["syscal".to_string()]).err().unwrap();
+        let reg = Registry::with_defaults();
+        let err = reg.select(&["syscal".to_string()]).err().unwrap();
         assert_eq!(err, SelectError::Unknown("syscal".into()));
-        assert!(select(&reg, &["syscall.get".to_string()]).is_err());
+        assert!(reg.select(&["syscall.get".to_string()]).is_err());
     }
 }

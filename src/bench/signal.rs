@@ -18,33 +18,34 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use anyhow::{bail, Result};
 
-use super::micro::{berkeley, Row};
-use super::{Ctx, Derived, Workload};
+use super::micro::berkeley;
 use crate::harness::children::{Pair, Partner};
+use crate::harness::contract::{Benchmark, Ctx, Derived, Workload};
 use crate::harness::interrupt;
-use crate::harness::sampler::Interrupted;
+use crate::harness::interrupt::Interrupted;
 use crate::model::Unit;
 
-pub fn all() -> Vec<Box<dyn super::Benchmark>> {
-    ROWS.iter()
-        .map(|r| Box::new(*r) as Box<dyn super::Benchmark>)
-        .collect()
+pub fn all() -> Vec<Benchmark> {
+    rows()
 }
 
-const ROWS: &[Row] = &[
-    Row::new(
-        "signal.self",
-        "send SIGUSR1 to yourself and run its handler (001 signocsw; PERQ kt8)",
-        berkeley("Table 1/2: signocsw; also 003 Kashtan kt8"),
-        prepare_self,
-    ),
-    Row::new(
-        "signal.pingpong",
-        "round trip of signals between two processes: 2 signals + 2 switches (001 csw; kt7)",
-        berkeley("Table 1/2: csw; also 003 Kashtan kt7"),
-        prepare_pingpong,
-    ),
-];
+fn rows() -> Vec<Benchmark> {
+    vec![
+        Benchmark::new(
+            "signal.self",
+            "send SIGUSR1 to yourself and run its handler (001 signocsw; PERQ kt8)",
+            berkeley("Table 1/2: signocsw; also 003 Kashtan kt8"),
+            prepare_self,
+        ),
+        Benchmark::new(
+            "signal.pingpong",
+            "round trip of signals between two processes: 2 signals + 2 switches (001 csw; kt7)",
+            berkeley("Table 1/2: csw; also 003 Kashtan kt7"),
+            prepare_pingpong,
+        )
+        .partnered(),
+    ]
+}
 
 pub fn derived() -> Vec<Derived> {
     vec![Derived {
@@ -273,8 +274,9 @@ impl Workload for PingPong {
         self.partner.notes()
     }
 
-    fn details(&mut self) -> Option<serde_json::Value> {
-        Some(self.partner.finish_details())
+    fn details(&mut self) -> Option<crate::model::Details> {
+        let mut json = || -> Option<serde_json::Value> { Some(self.partner.finish_details()) };
+        json().map(crate::model::Details::untyped)
     }
 }
 

@@ -5,54 +5,58 @@
 //! both directions.
 
 use super::message::{self, Pattern, Transport};
-use super::micro::{berkeley, Row};
-use super::{Benchmark, Ctx, Workload};
+use super::micro::berkeley;
+use crate::harness::contract::{Benchmark, Ctx, Workload};
 
-pub fn all() -> Vec<Box<dyn Benchmark>> {
-    ROWS.iter()
-        .map(|r| Box::new(*r) as Box<dyn Benchmark>)
-        .collect()
+pub fn all() -> Vec<Benchmark> {
+    rows()
 }
 
 fn dg(ctx: &Ctx, pattern: Pattern, size: usize) -> anyhow::Result<Box<dyn Workload>> {
     message::prepare(ctx, Transport::UnixDatagram, pattern, size, false)
 }
 
-const ROWS: &[Row] = &[
-    Row::new(
-        "udg.self.4",
-        "send then receive a 4-byte datagram on a UNIX socket pair (001 udgself 4)",
-        berkeley("run script: udgself 10000 4"),
-        |c| dg(c, Pattern::ToSelf, 4),
-    ),
-    Row::new(
-        "udg.self.512",
-        "send then receive a 512-byte datagram on a UNIX socket pair (001 udgself 512)",
-        berkeley("run script: udgself 10000 512"),
-        |c| dg(c, Pattern::ToSelf, 512),
-    ),
-    Row::new(
-        "udg.discard.4",
-        "send a 4-byte datagram to a child that discards it (001 udgdiscard 4)",
-        berkeley("run script: udgdiscard 10000 4"),
-        |c| dg(c, Pattern::Discard, 4),
-    ),
-    Row::new(
-        "udg.discard.512",
-        "send a 512-byte datagram to a child that discards it (001 udgdiscard 512)",
-        berkeley("run script: udgdiscard 10000 512"),
-        |c| dg(c, Pattern::Discard, 512),
-    ),
-    Row::new(
-        "udg.back.4",
-        "round trip of a 4-byte datagram with a child (001 udgback 4)",
-        berkeley("run script: udgback 10000 4"),
-        |c| dg(c, Pattern::Back, 4),
-    ),
-    Row::new(
-        "udg.back.512",
-        "round trip of a 512-byte datagram with a child (001 udgback 512)",
-        berkeley("run script: udgback 10000 512"),
-        |c| dg(c, Pattern::Back, 512),
-    ),
-];
+fn rows() -> Vec<Benchmark> {
+    vec![
+        Benchmark::new(
+            "udg.self.4",
+            "send then receive a 4-byte datagram on a UNIX socket pair (001 udgself 4)",
+            berkeley("run script: udgself 10000 4"),
+            |c| dg(c, Pattern::ToSelf, 4),
+        ),
+        Benchmark::new(
+            "udg.self.512",
+            "send then receive a 512-byte datagram on a UNIX socket pair (001 udgself 512)",
+            berkeley("run script: udgself 10000 512"),
+            |c| dg(c, Pattern::ToSelf, 512),
+        ),
+        Benchmark::new(
+            "udg.discard.4",
+            "send a 4-byte datagram to a child that discards it (001 udgdiscard 4)",
+            berkeley("run script: udgdiscard 10000 4"),
+            |c| dg(c, Pattern::Discard, 4),
+        )
+        .partnered(),
+        Benchmark::new(
+            "udg.discard.512",
+            "send a 512-byte datagram to a child that discards it (001 udgdiscard 512)",
+            berkeley("run script: udgdiscard 10000 512"),
+            |c| dg(c, Pattern::Discard, 512),
+        )
+        .partnered(),
+        Benchmark::new(
+            "udg.back.4",
+            "round trip of a 4-byte datagram with a child (001 udgback 4)",
+            berkeley("run script: udgback 10000 4"),
+            |c| dg(c, Pattern::Back, 4),
+        )
+        .partnered(),
+        Benchmark::new(
+            "udg.back.512",
+            "round trip of a 512-byte datagram with a child (001 udgback 512)",
+            berkeley("run script: udgback 10000 512"),
+            |c| dg(c, Pattern::Back, 512),
+        )
+        .partnered(),
+    ]
+}

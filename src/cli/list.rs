@@ -3,7 +3,7 @@
 use anyhow::Result;
 use clap::Args;
 
-use crate::bench::{derived_rows, registry, select};
+use crate::bench::Registry;
 use crate::report;
 
 #[derive(Debug, Args)]
@@ -13,10 +13,11 @@ pub struct ListArgs {
 }
 
 pub fn execute(args: ListArgs) -> Result<u8> {
-    let reg = registry();
-    let chosen = select::select(&reg, &args.select)?;
-    let derived: Vec<_> = derived_rows()
-        .into_iter()
+    let reg = Registry::with_defaults();
+    let chosen = reg.select(&args.select)?;
+    let derived: Vec<_> = reg
+        .derived()
+        .iter()
         .filter(|d| {
             args.select.is_empty()
                 || args.select.iter().any(|w| {

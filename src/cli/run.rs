@@ -11,7 +11,7 @@ use clap::{Args, ValueEnum};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use super::{UsageError, EXIT_FAILED, EXIT_INTERRUPTED};
-use crate::bench::{derived_rows, registry, select};
+use crate::bench::Registry;
 use crate::harness::tee::Tee;
 use crate::harness::{cpu, interrupt, Observer, Runner};
 use crate::model::{BenchResult, LoadOptions, Mode, Placement, Run, RunOptions, RunStatus, Status};
@@ -107,9 +107,6 @@ impl From<PlacementArg> for Placement {
 
 pub fn execute(args: RunArgs) -> Result<u8> {
     let load = load_options(&args.load)?;
-    crate::bench::load::configure(load.clone());
-    let reg = registry();
-    let chosen = select::select(&reg, &args.select)?;
     if let Some(c) = args.cpu {
         cpu::check_usable(c).map_err(|e| UsageError(e.to_string()))?;
     }
@@ -126,6 +123,8 @@ pub fn execute(args: RunArgs) -> Result<u8> {
         load,
     };
     crate::bench::vm::check_options(&options).map_err(UsageError)?;
+    let reg = Registry::new(&options);
+    let chosen = reg.select(&args.select)?;
     // The database is opened (and its schema checked) before anything is measured.
     let store = if args.no_save {
         None
@@ -141,7 +140,7 @@ pub fn execute(args: RunArgs) -> Result<u8> {
         first: &mut progress,
         second: recorder.as_mut().map(|r| r as &mut dyn Observer),
     };
-    let run = runner.execute(&chosen, &derived_rows(), &mut observers)?;
+    let run = runner.execute(&chosen, reg.derived(), &mut observers)?;
     progress.finish();
 
     let table = report::extra::full_report(&run, &runner.overhead, args.wide);

@@ -1,21 +1,7 @@
 //! The check phase's comparison: byte for byte, like the seed's `cmp`, and a mismatch
 //! described precisely enough to act on — where, and what was there instead.
 
-use serde::Serialize;
-
-/// Where two outputs first differ and what they hold around that place.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Difference {
-    /// Offset of the first differing byte (or of the end of the shorter file).
-    pub offset: u64,
-    pub expected_len: u64,
-    pub actual_len: u64,
-    /// The bytes around `offset` in each, escaped for a terminal, starting at
-    /// `context_start`.
-    pub context_start: u64,
-    pub expected: String,
-    pub actual: String,
-}
+use crate::model::exercise::Difference;
 
 /// Bytes shown either side of the first difference.
 pub const CONTEXT: usize = 16;

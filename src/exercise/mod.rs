@@ -21,7 +21,6 @@
 
 pub mod compare;
 pub mod jobs;
-pub mod record;
 
 use std::fs::File;
 use std::path::{Path, PathBuf};
@@ -31,8 +30,8 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result};
 
 use crate::harness::{interrupt, procgroup};
+use crate::model::exercise::{Batch, Instance, Outcome, Report, Times, TypeRecord, TypeState};
 use jobs::JobType;
-use record::{Batch, Instance, Outcome, Report, Times, TypeRecord, TypeState};
 
 /// What to run.
 #[derive(Debug, Clone)]
@@ -79,7 +78,7 @@ pub fn exercise(config: &Config, progress: Progress) -> Result<(Report, Option<P
         .with_context(|| format!("cannot make a directory in {}", config.dir.display()))?;
     let types = requested_types(&config.request);
     let mut records = Vec::new();
-    let host = crate::bench::Host::detect();
+    let host = crate::harness::contract::Host::detect();
     let on_path = |p: &str| host.find_program(p).is_some();
     for job in &types {
         let state = match jobs::unavailable(job, &on_path, &config.subcommands) {
@@ -90,8 +89,8 @@ pub fn exercise(config: &Config, progress: Progress) -> Result<(Report, Option<P
             }
         };
         records.push(TypeRecord {
-            name: job.name,
-            about: job.about,
+            name: job.name.to_string(),
+            about: job.about.to_string(),
             state,
         });
     }
@@ -127,8 +126,8 @@ pub fn exercise(config: &Config, progress: Progress) -> Result<(Report, Option<P
         None
     };
     let report = Report {
-        schema: "timeshare.exercise/1",
-        version: env!("CARGO_PKG_VERSION"),
+        schema: "timeshare.exercise/1".to_string(),
+        version: env!("CARGO_PKG_VERSION").to_string(),
         started_at,
         sweep: matches!(config.request, Request::Sweep { .. }),
         types: records,
@@ -210,7 +209,7 @@ fn set_up(job: &'static JobType, root: &Path, config: &Config) -> Result<TypeSta
     }
     match std::fs::read(trusted.join(job.output)) {
         Ok(bytes) if !bytes.is_empty() => Ok(TypeState::Ready {
-            trusted_file: job.output,
+            trusted_file: job.output.to_string(),
             trusted_bytes: bytes.len() as u64,
             setup_real_s: ran[0].real_s,
         }),
@@ -273,7 +272,7 @@ fn run_batch(
             let r = ran.next().expect("one result per started instance");
             let trusted = root.join(job.name).join("trusted").join(job.output);
             Instance {
-                job: job.name,
+                job: job.name.to_string(),
                 index: *index,
                 outcome: check(&r, job, dir, &trusted, &rel),
                 dir: rel,
@@ -291,7 +290,7 @@ fn run_batch(
                 _ => "not set up".into(),
             };
             Instance {
-                job: job.name,
+                job: job.name.to_string(),
                 index: *index,
                 outcome: Outcome::SetupFailed { reason },
                 dir: rel,

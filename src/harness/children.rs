@@ -108,7 +108,7 @@ impl Child {
     /// explanation; otherwise the error itself.
     pub fn explain(&mut self, err: anyhow::Error) -> anyhow::Error {
         if super::interrupt::requested() {
-            return super::sampler::Interrupted.into();
+            return super::interrupt::Interrupted.into();
         }
         // Give a dying child a moment to become a zombie.
         for _ in 0..50 {

@@ -23,7 +23,7 @@ use std::time::{Duration, Instant};
 use thiserror::Error;
 
 use super::interrupt;
-use super::sampler::Interrupted;
+use super::interrupt::Interrupted;
 
 /// How a child ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]

@@ -6,6 +6,11 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::sync::OnceLock;
 
+/// The run stopped because the user asked it to; not a failure of the benchmark.
+#[derive(Debug, thiserror::Error)]
+#[error("interrupted")]
+pub struct Interrupted;
+
 static FLAG: OnceLock<Arc<AtomicBool>> = OnceLock::new();
 
 /// Install the handlers; call once, early in `main`.

@@ -4,6 +4,7 @@
 
 pub mod children;
 pub mod clock;
+pub mod contract;
 pub mod copies;
 pub mod counters;
 pub mod cpu;
@@ -14,8 +15,8 @@ pub mod quiet;
 pub mod runner;
 pub mod rusage;
 pub mod sampler;
+pub mod state;
 pub mod sysinfo;
 pub mod tee;
 
 pub use runner::{Observer, Runner};
-pub use sampler::Overhead;

@@ -10,11 +10,13 @@ use std::time::Instant;
 use anyhow::{Context, Result};
 use chrono::Utc;
 
-use super::sampler::{self, Interrupted, Overhead};
-use super::{interrupt, quiet, sysinfo};
-use crate::bench::{Benchmark, Ctx, Derived, Host};
+use super::contract::{Benchmark, Ctx, Derived, Host};
+use super::interrupt::{self, Interrupted};
+use super::state::RunState;
+use super::{quiet, sampler, sysinfo};
 use crate::model::{
-    BenchResult, Run, RunOptions, RunStatus, Status, Summary, Tool, SCHEMA_VERSION,
+    BenchResult, Details, Overhead, Run, RunOptions, RunStatus, Status, Summary, Tool,
+    SCHEMA_VERSION,
 };
 
 /// Hooks called while a run goes on; every one defaults to doing nothing. Called between
@@ -33,6 +35,8 @@ pub struct Runner {
     pub overhead: Overhead,
     /// Where the benchmarks' scratch directories are made.
     pub scratch_root: PathBuf,
+    /// What the rows of this run share (see [`RunState`]).
+    state: RunState,
 }
 
 impl Runner {
@@ -46,15 +50,17 @@ impl Runner {
         Ok(Runner {
             options,
             host: Host::detect(),
-            overhead: Overhead::measure().context("measuring the clock and loop overhead")?,
+            overhead: sampler::measure_overhead()
+                .context("measuring the clock and loop overhead")?,
             scratch_root: scratch_root.to_path_buf(),
+            state: RunState::new(),
         })
     }
 
     /// Run `benches` in order, then the derived rows whose inputs were all measured.
     pub fn execute(
         &self,
-        benches: &[&dyn Benchmark],
+        benches: &[&Benchmark],
         derived: &[Derived],
         observer: &mut dyn Observer,
     ) -> Result<Run> {
@@ -74,7 +80,7 @@ impl Runner {
         run.status = RunStatus::Complete;
         for (i, b) in benches.iter().enumerate() {
             observer.bench_started(i, b.id());
-            match self.run_one(*b) {
+            match self.run_one(b) {
                 Ok(result) => {
                     observer.bench_finished(&result)?;
                     run.results.push(result);
@@ -97,7 +103,7 @@ impl Runner {
 
     /// One benchmark, start to finish. Only an interrupt is an `Err`; a benchmark that
     /// cannot run or fails is an `Ok` result saying so.
-    pub fn run_one(&self, b: &dyn Benchmark) -> Result<BenchResult, Interrupted> {
+    pub fn run_one(&self, b: &Benchmark) -> Result<BenchResult, Interrupted> {
         if interrupt::requested() {
             return Err(Interrupted);
         }
@@ -121,7 +127,7 @@ impl Runner {
         Ok(result)
     }
 
-    fn measure(&self, b: &dyn Benchmark, result: &mut BenchResult) -> Result<()> {
+    fn measure(&self, b: &Benchmark, result: &mut BenchResult) -> Result<()> {
         let scratch = tempfile::Builder::new()
             .prefix("timeshare-")
             .tempdir_in(&self.scratch_root)
@@ -136,13 +142,14 @@ impl Runner {
             options: &self.options,
             scratch: scratch.path(),
             host: &self.host,
+            state: &self.state,
         };
         let mut workload = b.prepare(&ctx)?;
         let m = sampler::measure(
             workload.as_mut(),
             &b.plan(self.options.mode),
             &b.metric(),
-            &self.overhead.refreshed()?,
+            &sampler::refresh_overhead(&self.overhead)?,
         )?;
         // The check first, while children are still there to report; the details and
         // notes are kept even when it fails the row.
@@ -169,7 +176,7 @@ impl Runner {
     }
 }
 
-fn empty_result(b: &dyn Benchmark) -> BenchResult {
+fn empty_result(b: &Benchmark) -> BenchResult {
     let metric = b.metric();
     BenchResult {
         id: b.id().to_string(),
@@ -225,7 +232,9 @@ pub fn derive(d: &Derived, results: &[BenchResult]) -> Option<BenchResult> {
         culled: 0,
         times: None,
         counters: None,
-        details: Some(serde_json::json!({ "inputs": d.inputs })),
+        details: Some(Details::of(&crate::model::details::DerivedInputs {
+            inputs: d.inputs.iter().map(|s| s.to_string()).collect(),
+        })),
         notes: vec![format!("derived from {}", d.inputs.join(", "))],
         duration_s: 0.0,
     })

@@ -18,80 +18,50 @@
 
 use std::hint::black_box;
 
-use anyhow::{bail, Result};
-use thiserror::Error;
-
 use super::clock::{self, now_ns};
+use super::contract::{Batch, LoopWorkload, Plan, Workload};
 use super::counters::Snapshot;
 use super::cpu::current_cpu;
-use super::interrupt;
+use super::interrupt::{self, Interrupted};
 use super::rusage::thread_preemptions;
-use crate::bench::{Batch, LoopWorkload, Plan, Workload};
-use crate::model::{Calibration, CounterDeltas, Metric, OpTimes, Sample, Summary, Unit};
+use crate::model::{Calibration, CounterDeltas, Metric, OpTimes, Overhead, Sample, Summary, Unit};
+use anyhow::{bail, Result};
 
-/// The run stopped because the user asked it to; not a failure of the benchmark.
-#[derive(Debug, Error)]
-#[error("interrupted")]
-pub struct Interrupted;
-
-/// What every sample contains besides the work: measured once per run.
-#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct Overhead {
-    /// An empty timed region (two back-to-back clock reads), in seconds.
-    pub clock_s: f64,
-    /// One iteration of an empty loop of the benchmarks' shape, in seconds.
-    pub per_iter_s: f64,
-    /// The resolution the clock claims, in seconds.
-    pub resolution_s: f64,
+/// Measure the overheads through the very code path samples take: a sample of zero
+/// operations is the empty timed region (clock reads, the dynamic call into `run`, the
+/// loop's set-up), and a calibrated empty loop gives the cost per iteration.
+pub fn measure_overhead() -> Result<Overhead> {
+    let mut empty = LoopWorkload::new(|| {
+        black_box(());
+    });
+    let clock_s = empty_sample_s(&mut empty, 20_001)?;
+    // The empty loop itself is timed with the sample correction only.
+    let uncorrected = Overhead {
+        clock_s,
+        ..Overhead::none()
+    };
+    let mut plan = Plan::calibrated(crate::model::Mode::Quick);
+    plan.subtract_loop = false;
+    plan.samples = 15;
+    let m = measure(&mut empty, &plan, &Metric::latency(), &uncorrected)?;
+    Ok(Overhead {
+        clock_s,
+        per_iter_s: m.summary.median.max(0.0),
+        resolution_s: clock::resolution_ns() as f64 * 1e-9,
+    })
 }
 
-impl Overhead {
-    /// Measure both overheads through the very code path samples take: a sample of zero
-    /// operations is the empty timed region (clock reads, the dynamic call into `run`,
-    /// the loop's set-up), and a calibrated empty loop gives the cost per iteration.
-    pub fn measure() -> Result<Overhead> {
-        let mut empty = LoopWorkload::new(|| {
-            black_box(());
-        });
-        let clock_s = empty_sample_s(&mut empty, 20_001)?;
-        // The empty loop itself is timed with the sample correction only.
-        let uncorrected = Overhead {
-            clock_s,
-            per_iter_s: 0.0,
-            resolution_s: 0.0,
-        };
-        let mut plan = Plan::calibrated(crate::model::Mode::Quick);
-        plan.subtract_loop = false;
-        plan.samples = 15;
-        let m = measure(&mut empty, &plan, &Metric::latency(), &uncorrected)?;
-        Ok(Overhead {
-            clock_s,
-            per_iter_s: m.summary.median.max(0.0),
-            resolution_s: clock::resolution_ns() as f64 * 1e-9,
-        })
-    }
-
-    /// The same overhead with the empty sample timed again now. On a virtual machine the
-    /// cost of a clock read drifts within a run (22 to 31 ns here, from one benchmark to
-    /// the next), so the runner takes it afresh just before each benchmark (~0.2 ms).
-    pub fn refreshed(&self) -> Result<Overhead> {
-        let mut empty = LoopWorkload::new(|| {
-            black_box(());
-        });
-        Ok(Overhead {
-            clock_s: empty_sample_s(&mut empty, 5_001)?,
-            ..*self
-        })
-    }
-
-    /// No correction at all (for tests of the raw machinery).
-    pub fn none() -> Overhead {
-        Overhead {
-            clock_s: 0.0,
-            per_iter_s: 0.0,
-            resolution_s: 0.0,
-        }
-    }
+/// `overhead` with the empty sample timed again now. On a virtual machine the cost of a
+/// clock read drifts within a run (22 to 31 ns here, from one benchmark to the next), so
+/// the runner takes it afresh just before each benchmark (~0.2 ms).
+pub fn refresh_overhead(overhead: &Overhead) -> Result<Overhead> {
+    let mut empty = LoopWorkload::new(|| {
+        black_box(());
+    });
+    Ok(Overhead {
+        clock_s: empty_sample_s(&mut empty, 5_001)?,
+        ..*overhead
+    })
 }
 
 /// Everything the sampler learned about one workload.

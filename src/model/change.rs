@@ -20,6 +20,7 @@
 //! called faster or slower. And p < 0.01 rather than 0.05, because a comparison tests
 //! dozens of ids at once: at 0.05 one id in twenty would be called changed by chance.
 
+use super::stats::median;
 use super::unit::Better;
 
 /// The significance level of the test.
@@ -118,16 +119,6 @@ pub fn mann_whitney_p(a: &[f64], b: &[f64]) -> f64 {
     }
     let z = ((u - mean).abs() - 0.5).max(0.0) / var.sqrt();
     libm::erfc(z / std::f64::consts::SQRT_2).min(1.0)
-}
-
-fn median(values: &[f64]) -> f64 {
-    let mut v = values.to_vec();
-    v.sort_by(|a, b| a.total_cmp(b));
-    match v.len() {
-        0 => f64::NAN,
-        n if n % 2 == 1 => v[n / 2],
-        n => (v[n / 2 - 1] + v[n / 2]) / 2.0,
-    }
 }
 
 #[cfg(test)]

@@ -4,16 +4,22 @@
 //! pure function, so it can be tested against known values.
 
 pub mod change;
+pub mod details;
 pub mod environment;
+pub mod exercise;
+pub mod knee;
 pub mod load;
+pub mod overhead;
 pub mod result;
 pub mod stats;
 pub mod unit;
 
+pub use details::Details;
 pub use environment::*;
 pub use load::LoadOptions;
+pub use overhead::Overhead;
 pub use result::*;
-pub use stats::{Summary, SummaryError};
+pub use stats::{median, Summary, SummaryError};
 pub use unit::{Better, Combine, Metric, Unit};
 
 /// Where a benchmark comes from: a seed paper (file number and table/figure/row), or

@@ -122,7 +122,7 @@ pub struct BenchResult {
     /// What the kernel counted meanwhile (the vmstat view of seed 001 §2).
     pub counters: Option<CounterDeltas>,
     /// Anything the benchmark itself reports beyond the headline (parameters, tables).
-    pub details: Option<serde_json::Value>,
+    pub details: Option<super::Details>,
     /// What a reader should know about this row (below resolution, culling not possible,
     /// placement used…), in words.
     #[serde(default)]
@@ -135,6 +135,11 @@ impl BenchResult {
     /// The headline figure: the median of the clean samples, in `unit`.
     pub fn median(&self) -> Option<f64> {
         self.summary.as_ref().map(|s| s.median)
+    }
+
+    /// The family's record, when the details are one of type `T`.
+    pub fn details_as<T: super::details::Record>(&self) -> Option<T> {
+        self.details.as_ref().and_then(|d| d.read())
     }
 }
 

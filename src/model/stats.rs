@@ -80,6 +80,16 @@ impl Summary {
     }
 }
 
+/// The median of `values` in any order (NaN for none).
+pub fn median(values: &[f64]) -> f64 {
+    if values.is_empty() {
+        return f64::NAN;
+    }
+    let mut sorted = values.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    median_of_sorted(&sorted)
+}
+
 /// The median of already sorted values (the mean of the middle two for an even count).
 pub fn median_of_sorted(sorted: &[f64]) -> f64 {
     let n = sorted.len();

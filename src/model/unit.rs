@@ -145,6 +145,19 @@ fn three_figures(v: f64) -> String {
     }
 }
 
+/// 49152 → "48K", 2097152 → "2M".
+pub fn human(bytes: u64) -> String {
+    if bytes >= 1 << 30 && bytes.is_multiple_of(1 << 30) {
+        format!("{}G", bytes >> 30)
+    } else if bytes >= 1 << 20 && bytes.is_multiple_of(1 << 20) {
+        format!("{}M", bytes >> 20)
+    } else if bytes >= 1 << 10 && bytes.is_multiple_of(1 << 10) {
+        format!("{}K", bytes >> 10)
+    } else {
+        format!("{bytes}")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -3,7 +3,7 @@
 //! steps between plateaus named by the caches whose size they mark.
 
 use super::table::{new_table, right};
-use crate::bench::cache::steps::human;
+use crate::model::unit::human;
 use crate::model::Run;
 
 pub fn table(run: &Run) -> String {

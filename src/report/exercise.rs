@@ -2,7 +2,7 @@
 //! for a sweep, the per-process real/user/system figures against the number of processes
 //! — the seed's graphs as a table. Rendering only.
 
-use crate::exercise::record::{Batch, Outcome, Report, Times, TypeState};
+use crate::model::exercise::{Batch, Outcome, Report, Times, TypeState};
 use crate::model::unit;
 use crate::report::table::{new_table, right};
 
@@ -178,7 +178,7 @@ pub fn summary_line(report: &Report) -> String {
         .types
         .iter()
         .filter(|t| matches!(t.state, TypeState::Skipped { .. }))
-        .map(|t| t.name)
+        .map(|t| t.name.as_str())
         .collect();
     let skipped = if skipped.is_empty() {
         "0 job types skipped".to_string()

@@ -3,7 +3,7 @@
 //! adds a renderer here; each renderer reads the results' `details` and returns the empty
 //! string when its family is not in the run.
 
-use crate::harness::Overhead;
+use crate::model::Overhead;
 use crate::model::Run;
 
 /// Everything `run` and `show` print for a run: the main table, then the families' own.

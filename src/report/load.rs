@@ -7,7 +7,7 @@
 use serde_json::Value;
 
 use super::table::{new_table, right};
-use crate::bench::load::knee;
+use crate::model::knee;
 use crate::model::unit::format_seconds;
 use crate::model::{BenchResult, Run, Status};
 
@@ -72,7 +72,11 @@ fn table9(run: &Run) -> String {
     ]);
     let mut points = Vec::new();
     for r in &rs {
-        let d = r.details.clone().unwrap_or(Value::Null);
+        let d = r
+            .details
+            .as_ref()
+            .map(|d| d.json().clone())
+            .unwrap_or(Value::Null);
         let n: usize = n_of(r).parse().unwrap_or(0);
         if let (Some(inc), true) = (f(&d, "inc"), r.status.is_ok()) {
             points.push((n, inc));
@@ -126,7 +130,11 @@ fn table10(run: &Run) -> String {
     ]);
     let mut script = String::new();
     for r in &rs {
-        let d = r.details.clone().unwrap_or(Value::Null);
+        let d = r
+            .details
+            .as_ref()
+            .map(|d| d.json().clone())
+            .unwrap_or(Value::Null);
         if let Some(s) = d["script"].as_str() {
             script = s.to_string();
         }
@@ -239,7 +247,11 @@ fn table11(run: &Run) -> String {
     ]);
     let mut cache = String::new();
     for r in &rs {
-        let d = r.details.clone().unwrap_or(Value::Null);
+        let d = r
+            .details
+            .as_ref()
+            .map(|d| d.json().clone())
+            .unwrap_or(Value::Null);
         if let Some(c) = d["cache"].as_str().filter(|c| *c != "no readers") {
             cache = c.to_string();
         }

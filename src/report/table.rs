@@ -2,9 +2,9 @@
 
 use comfy_table::{Cell, CellAlignment, ContentArrangement, Table};
 
-use crate::bench::{Benchmark, Derived};
-use crate::harness::Overhead;
+use crate::harness::contract::{Benchmark, Derived};
 use crate::model::unit::{format_seconds, format_value};
+use crate::model::Overhead;
 use crate::model::{BenchResult, Environment, Run, RunStatus, Status};
 
 /// Rules above and below the table and under the header only: rows stay dense enough
@@ -188,7 +188,7 @@ fn summary_line(run: &Run) -> String {
 }
 
 /// `timeshare list`: id, what it measures, where it comes from.
-pub fn list_table(benches: &[&dyn Benchmark], derived: &[Derived]) -> String {
+pub fn list_table(benches: &[&Benchmark], derived: &[&Derived]) -> String {
     let mut t = new_table(&["id", "measures", "source"]);
     for b in benches {
         t.add_row(vec![

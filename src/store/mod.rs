@@ -23,7 +23,7 @@ use rusqlite::{params, Connection, OptionalExtension};
 pub use liveness::Liveness;
 pub use recorder::Recorder;
 
-use crate::harness::Overhead;
+use crate::model::Overhead;
 use crate::model::{BenchResult, Environment, Mode, Run, RunStatus, Status};
 
 /// The environment variable that names the database when `--db` is not given.

@@ -8,7 +8,8 @@ use anyhow::{Context, Result};
 use chrono::Utc;
 
 use super::{Store, StoreError};
-use crate::harness::{Observer, Overhead};
+use crate::harness::Observer;
+use crate::model::Overhead;
 use crate::model::{BenchResult, Run, RunStatus};
 
 pub struct Recorder {

@@ -92,10 +92,10 @@ mod heavy {
     }
     use timeshare::bench::cpu::chess::board::{perft, Position, START_FEN};
     use timeshare::bench::cpu::chess::{play_game, DEPTH, EXPECTED_HASH, EXPECTED_NODES, PLIES};
-    use timeshare::bench::{Ctx, Host, Workload};
     use timeshare::harness::clock::now_ns;
+    use timeshare::harness::contract::{StandaloneCtx, Workload};
     use timeshare::harness::rusage::thread_preemptions;
-    use timeshare::model::{Mode, RunOptions};
+    use timeshare::model::RunOptions;
 
     fn perft_fen(fen: &str, depth: u32) -> u64 {
         perft(&mut Position::from_fen(fen).unwrap(), depth)
@@ -190,15 +190,8 @@ mod heavy {
     #[test]
     fn twice_the_operations_take_twice_the_time() {
         let _alone = one_at_a_time();
-        let options = RunOptions::default();
-        let host = Host::detect();
-        let scratch = tempfile::tempdir().unwrap();
-        let ctx = Ctx {
-            mode: Mode::Quick,
-            options: &options,
-            scratch: scratch.path(),
-            host: &host,
-        };
+        let standalone = StandaloneCtx::new(RunOptions::default()).unwrap();
+        let ctx = standalone.ctx();
         let mut bad = Vec::new();
         for b in timeshare::bench::cpu::all() {
             let mut w = b.prepare(&ctx).unwrap();

@@ -28,8 +28,8 @@ use rand::{Rng, SeedableRng};
 use serde::Serialize;
 use serde_json::{json, Value};
 
-use super::{Benchmark, Ctx, Plan, Workload};
-use crate::harness::{interrupt, sampler::Interrupted, sysinfo};
+use crate::harness::contract::{Benchmark, Ctx, Plan, Workload};
+use crate::harness::{interrupt, interrupt::Interrupted, sysinfo};
 use crate::model::{Mode, Source};
 
 pub mod steps;
@@ -39,68 +39,64 @@ const LINE: usize = 64;
 const SLOTS: usize = LINE / std::mem::size_of::<usize>();
 const SMALLEST: u64 = 4 << 10;
 
-pub fn all() -> Vec<Box<dyn Benchmark>> {
-    vec![Box::new(CacheSweep)]
+pub fn all() -> Vec<Benchmark> {
+    vec![benchmark()]
 }
 
-pub struct CacheSweep;
-
-impl Benchmark for CacheSweep {
-    fn id(&self) -> &'static str {
-        "cpu.cache"
-    }
-    fn about(&self) -> &'static str {
-        "random dependent reads swept from 4 KiB past the last cache; ns per read per size"
-    }
-    fn source(&self) -> Source {
-        Source::seed("000", "Table 4, cache random reads")
-    }
-    fn plan(&self, mode: Mode) -> Plan {
+pub fn benchmark() -> Benchmark {
+    Benchmark::new(
+        "cpu.cache",
+        "random dependent reads swept from 4 KiB past the last cache; ns per read per size",
+        Source::seed("000", "Table 4, cache random reads"),
+        prepare,
+    )
+    .with_plan(|mode| {
         let mut plan = Plan::calibrated(mode);
         plan.subtract_loop = false;
         plan
-    }
-    fn prepare(&self, ctx: &Ctx) -> Result<Box<dyn Workload>> {
-        let caches = steps::data_caches(&sysinfo::caches());
-        let largest_cache = caches.iter().map(|c| c.1).max();
-        let max = largest_size(ctx.mode, largest_cache, available_memory());
-        let (reads, repeats) = match ctx.mode {
-            // Many short timings rather than a few long ones: on a shared machine the
-            // minimum of short ones finds the quiet moments (the steps are found on it).
-            Mode::Quick => (20_000, 15),
-            Mode::Full => (50_000, 41),
-        };
-        let mut chain = Chain::new(max as usize);
-        let mut sweep = Vec::new();
-        let mut size = SMALLEST;
-        while size <= max {
-            if interrupt::requested() {
-                return Err(Interrupted.into());
-            }
-            chain.link(size as usize);
-            sweep.push(chain.time_size(reads, repeats)?);
-            size *= 2;
+    })
+}
+
+fn prepare(ctx: &Ctx) -> Result<Box<dyn Workload>> {
+    let caches = steps::data_caches(&sysinfo::caches());
+    let largest_cache = caches.iter().map(|c| c.1).max();
+    let max = largest_size(ctx.mode, largest_cache, available_memory());
+    let (reads, repeats) = match ctx.mode {
+        // Many short timings rather than a few long ones: on a shared machine the
+        // minimum of short ones finds the quiet moments (the steps are found on it).
+        Mode::Quick => (20_000, 15),
+        Mode::Full => (50_000, 41),
+    };
+    let mut chain = Chain::new(max as usize);
+    let mut sweep = Vec::new();
+    let mut size = SMALLEST;
+    while size <= max {
+        if interrupt::requested() {
+            return Err(Interrupted.into());
         }
-        let points: Vec<(u64, f64)> = sweep.iter().map(|p| (p.bytes, p.min_ns)).collect();
-        let (plateaus, steps) = steps::find(&points, &caches);
-        let details = json!({
-            "line_bytes": LINE,
-            "reads_per_size": reads,
-            "repeats": repeats,
-            "sizes": sweep,
-            "plateaus": plateaus,
-            "steps": steps,
-            "caches": caches.iter().map(|(name, bytes)| json!({"name": name, "bytes": bytes}))
-                .collect::<Vec<_>>(),
-            "headline_bytes": max,
-            "detected_on": "the minimum of the repeats per size (least disturbed by other load)",
-        });
-        Ok(Box::new(Headline {
-            chain,
-            at: 0,
-            details: Some(details),
-        }))
+        chain.link(size as usize);
+        sweep.push(chain.time_size(reads, repeats)?);
+        size *= 2;
     }
+    let points: Vec<(u64, f64)> = sweep.iter().map(|p| (p.bytes, p.min_ns)).collect();
+    let (plateaus, steps) = steps::find(&points, &caches);
+    let details = json!({
+        "line_bytes": LINE,
+        "reads_per_size": reads,
+        "repeats": repeats,
+        "sizes": sweep,
+        "plateaus": plateaus,
+        "steps": steps,
+        "caches": caches.iter().map(|(name, bytes)| json!({"name": name, "bytes": bytes}))
+            .collect::<Vec<_>>(),
+        "headline_bytes": max,
+        "detected_on": "the minimum of the repeats per size (least disturbed by other load)",
+    });
+    Ok(Box::new(Headline {
+        chain,
+        at: 0,
+        details: Some(details),
+    }))
 }
 
 /// The largest array: 4 × the last cache level rounded up to a power of two (at least
@@ -236,8 +232,9 @@ impl Workload for Headline {
         Ok(())
     }
 
-    fn details(&mut self) -> Option<Value> {
-        self.details.take()
+    fn details(&mut self) -> Option<crate::model::Details> {
+        let mut json = || -> Option<serde_json::Value> { self.details.take() };
+        json().map(crate::model::Details::untyped)
     }
 }
 

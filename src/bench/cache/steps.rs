@@ -9,7 +9,8 @@
 
 use serde::Serialize;
 
-use crate::model::Cache;
+use crate::model::unit::human;
+use crate::model::{median, Cache};
 
 /// How far above a plateau's floor a point may lie and still belong to it.
 pub const FLAT: f64 = 1.3;
@@ -67,7 +68,7 @@ pub fn find(points: &[(u64, f64)], caches: &[(String, u64)]) -> (Vec<Plateau>, V
         .map(|r| Plateau {
             first_bytes: r[0].0,
             last_bytes: r[r.len() - 1].0,
-            ns: median(r.iter().map(|p| p.1).collect()),
+            ns: median(&r.iter().map(|p| p.1).collect::<Vec<_>>()),
             level: String::new(),
         })
         .collect();
@@ -107,29 +108,6 @@ pub fn find(points: &[(u64, f64)], caches: &[(String, u64)]) -> (Vec<Plateau>, V
 
 fn floor(run: &[(u64, f64)]) -> f64 {
     run.iter().map(|p| p.1).fold(f64::INFINITY, f64::min)
-}
-
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    let n = v.len();
-    if n % 2 == 1 {
-        v[n / 2]
-    } else {
-        (v[n / 2 - 1] + v[n / 2]) / 2.0
-    }
-}
-
-/// 49152 → "48K", 2097152 → "2M".
-pub fn human(bytes: u64) -> String {
-    if bytes >= 1 << 30 && bytes.is_multiple_of(1 << 30) {
-        format!("{}G", bytes >> 30)
-    } else if bytes >= 1 << 20 && bytes.is_multiple_of(1 << 20) {
-        format!("{}M", bytes >> 20)
-    } else if bytes >= 1 << 10 && bytes.is_multiple_of(1 << 10) {
-        format!("{}K", bytes >> 10)
-    } else {
-        format!("{bytes}")
-    }
 }
 
 #[cfg(test)]

@@ -36,9 +36,9 @@ use std::hint::black_box;
 
 use anyhow::{bail, Result};
 
-use super::{calibrated_whole, Row};
-use crate::bench::Workload;
-use crate::model::{Metric, Source};
+use super::calibrated_whole;
+use crate::harness::contract::{Benchmark, Workload};
+use crate::model::Source;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Op {
@@ -176,14 +176,15 @@ fn execute(ops: &[Op]) -> u64 {
     s.checksum()
 }
 
-pub const ROWS: &[Row] = &[Row {
-    id: "cpu.gibson",
-    about: "a loop of 1,000 operations in the proportions of the Gibson Mix",
-    source: Source::seed("000", "Table 2: Gibson-mix floating point programs"),
-    metric: Metric::latency(),
-    plan: calibrated_whole,
-    prepare: |_| Ok(Box::new(Gibson { ops: sequence() }) as Box<dyn Workload>),
-}];
+pub fn rows() -> Vec<Benchmark> {
+    vec![Benchmark::new(
+        "cpu.gibson",
+        "a loop of 1,000 operations in the proportions of the Gibson Mix",
+        Source::seed("000", "Table 2: Gibson-mix floating point programs"),
+        |_| Ok(Box::new(Gibson { ops: sequence() }) as Box<dyn Workload>),
+    )
+    .with_plan(calibrated_whole)]
+}
 
 struct Gibson {
     ops: Vec<Op>,
@@ -200,16 +201,19 @@ impl Workload for Gibson {
         Ok(())
     }
 
-    fn details(&mut self) -> Option<serde_json::Value> {
-        let mix: serde_json::Map<String, serde_json::Value> = MIX
-            .iter()
-            .map(|(op, n)| (format!("{op:?}"), (*n).into()))
-            .collect();
-        Some(serde_json::json!({
-            "operations_per_loop": OPS,
-            "mix_per_1000": mix,
-            "checked": "the checksum of every execution",
-        }))
+    fn details(&mut self) -> Option<crate::model::Details> {
+        let json = || -> Option<serde_json::Value> {
+            let mix: serde_json::Map<String, serde_json::Value> = MIX
+                .iter()
+                .map(|(op, n)| (format!("{op:?}"), (*n).into()))
+                .collect();
+            Some(serde_json::json!({
+                "operations_per_loop": OPS,
+                "mix_per_1000": mix,
+                "checked": "the checksum of every execution",
+            }))
+        };
+        json().map(crate::model::Details::untyped)
     }
 }
 

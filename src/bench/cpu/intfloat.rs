@@ -24,72 +24,70 @@ use std::hint::black_box;
 
 use anyhow::{bail, Result};
 
+use super::calibrated_whole;
 use super::stmt::Num;
-use super::{calibrated_whole, Row};
-use crate::bench::Workload;
-use crate::model::{Metric, Source};
+use crate::harness::contract::{Benchmark, Workload};
+use crate::model::Source;
 
 const N: i64 = 1000;
 const M: i64 = 100;
 
-pub const ROWS: &[Row] = &[
-    Row {
-        id: "cpu.intfloat.1",
-        about: "program 1: nested loops summing i*j, integer variables",
-        source: Source::seed("000", "Table 3: program 1 (integer)"),
-        metric: Metric::latency(),
-        plan: calibrated_whole,
-        prepare: |_| {
-            Ok(Program::boxed(
-                1,
-                || sum_products_int(black_box(N)) as f64,
-                products_expected(),
-            ))
-        },
-    },
-    Row {
-        id: "cpu.intfloat.2",
-        about: "program 2: program 1 with floating point variables",
-        source: Source::seed("000", "Table 3: program 2 (floating point version of 1)"),
-        metric: Metric::latency(),
-        plan: calibrated_whole,
-        prepare: |_| {
-            Ok(Program::boxed(
-                2,
-                || sum_products_float(black_box(N as f64)),
-                products_expected(),
-            ))
-        },
-    },
-    Row {
-        id: "cpu.intfloat.3",
-        about: "program 3: Euclid's subtraction gcd of every pair in 1..100, integer variables",
-        source: Source::seed("000", "Table 3: program 3 (integer)"),
-        metric: Metric::latency(),
-        plan: calibrated_whole,
-        prepare: |_| {
-            Ok(Program::boxed(
-                3,
-                || gcd_sum_int(black_box(M)) as f64,
-                gcd_expected(),
-            ))
-        },
-    },
-    Row {
-        id: "cpu.intfloat.4",
-        about: "program 4: program 3 with floating point variables",
-        source: Source::seed("000", "Table 3: program 4 (floating point version of 3)"),
-        metric: Metric::latency(),
-        plan: calibrated_whole,
-        prepare: |_| {
-            Ok(Program::boxed(
-                4,
-                || gcd_sum_float(black_box(M as f64)),
-                gcd_expected(),
-            ))
-        },
-    },
-];
+pub fn rows() -> Vec<Benchmark> {
+    vec![
+        Benchmark::new(
+            "cpu.intfloat.1",
+            "program 1: nested loops summing i*j, integer variables",
+            Source::seed("000", "Table 3: program 1 (integer)"),
+            |_| {
+                Ok(Program::boxed(
+                    1,
+                    || sum_products_int(black_box(N)) as f64,
+                    products_expected(),
+                ))
+            },
+        )
+        .with_plan(calibrated_whole),
+        Benchmark::new(
+            "cpu.intfloat.2",
+            "program 2: program 1 with floating point variables",
+            Source::seed("000", "Table 3: program 2 (floating point version of 1)"),
+            |_| {
+                Ok(Program::boxed(
+                    2,
+                    || sum_products_float(black_box(N as f64)),
+                    products_expected(),
+                ))
+            },
+        )
+        .with_plan(calibrated_whole),
+        Benchmark::new(
+            "cpu.intfloat.3",
+            "program 3: Euclid's subtraction gcd of every pair in 1..100, integer variables",
+            Source::seed("000", "Table 3: program 3 (integer)"),
+            |_| {
+                Ok(Program::boxed(
+                    3,
+                    || gcd_sum_int(black_box(M)) as f64,
+                    gcd_expected(),
+                ))
+            },
+        )
+        .with_plan(calibrated_whole),
+        Benchmark::new(
+            "cpu.intfloat.4",
+            "program 4: program 3 with floating point variables",
+            Source::seed("000", "Table 3: program 4 (floating point version of 3)"),
+            |_| {
+                Ok(Program::boxed(
+                    4,
+                    || gcd_sum_float(black_box(M as f64)),
+                    gcd_expected(),
+                ))
+            },
+        )
+        .with_plan(calibrated_whole),
+    ]
+}
 
 fn products_expected() -> f64 {
     let t = N * (N + 1) / 2;
@@ -212,13 +210,16 @@ impl<F: FnMut() -> f64> Workload for Program<F> {
         Ok(())
     }
 
-    fn details(&mut self) -> Option<serde_json::Value> {
-        Some(serde_json::json!({
-            "program": self.number,
-            "variables": if self.number % 2 == 1 { "integer" } else { "floating point (f64)" },
-            "result": self.expected,
-            "checked": "the result of every run",
-        }))
+    fn details(&mut self) -> Option<crate::model::Details> {
+        let json = || -> Option<serde_json::Value> {
+            Some(serde_json::json!({
+                "program": self.number,
+                "variables": if self.number % 2 == 1 { "integer" } else { "floating point (f64)" },
+                "result": self.expected,
+                "checked": "the result of every run",
+            }))
+        };
+        json().map(crate::model::Details::untyped)
     }
 }
 

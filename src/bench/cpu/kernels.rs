@@ -17,9 +17,8 @@ use std::hint::black_box;
 
 use anyhow::{bail, Result};
 
-use super::{calibrated_whole, perq, Row};
-use crate::bench::Workload;
-use crate::model::Metric;
+use super::{calibrated_whole, perq};
+use crate::harness::contract::{Benchmark, Workload};
 
 /// The BYTE sieve's SIZE: flags 0..=SIZE.
 pub const SIEVE_SIZE: usize = 8190;
@@ -28,28 +27,28 @@ pub const SIEVE_PRIMES: u32 = 1899;
 const SIEVE_PASSES: u32 = 20;
 const CALLS: u32 = 1_000_000;
 
-pub const ROWS: &[Row] = &[
-    Row {
-        id: "cpu.sieve",
-        about: "20 passes of the BYTE sieve of Eratosthenes on 8,191 flags (1,899 primes)",
-        source: perq("§5 Zilog programs: sieve, 20 iterations on 0 - 8191"),
-        metric: Metric::latency(),
-        plan: calibrated_whole,
-        prepare: |_| {
-            Ok(Box::new(Sieve {
-                flags: vec![0u8; SIEVE_SIZE + 1],
-            }) as Box<dyn Workload>)
-        },
-    },
-    Row {
-        id: "cpu.proc_call",
-        about: "1,000,000 calls of dummy(a, b, c) returning a + b + c",
-        source: perq("§5 Zilog programs: proc_call, 1,000,000 calls of dummy(a,b,c)"),
-        metric: Metric::latency(),
-        plan: calibrated_whole,
-        prepare: |_| Ok(Box::new(ProcCalls) as Box<dyn Workload>),
-    },
-];
+pub fn rows() -> Vec<Benchmark> {
+    vec![
+        Benchmark::new(
+            "cpu.sieve",
+            "20 passes of the BYTE sieve of Eratosthenes on 8,191 flags (1,899 primes)",
+            perq("§5 Zilog programs: sieve, 20 iterations on 0 - 8191"),
+            |_| {
+                Ok(Box::new(Sieve {
+                    flags: vec![0u8; SIEVE_SIZE + 1],
+                }) as Box<dyn Workload>)
+            },
+        )
+        .with_plan(calibrated_whole),
+        Benchmark::new(
+            "cpu.proc_call",
+            "1,000,000 calls of dummy(a, b, c) returning a + b + c",
+            perq("§5 Zilog programs: proc_call, 1,000,000 calls of dummy(a,b,c)"),
+            |_| Ok(Box::new(ProcCalls) as Box<dyn Workload>),
+        )
+        .with_plan(calibrated_whole),
+    ]
+}
 
 /// One pass of the BYTE sieve over `flags` (length SIZE + 1); returns the prime count.
 pub fn sieve_pass(flags: &mut [u8]) -> u32 {
@@ -87,13 +86,16 @@ impl Workload for Sieve {
         Ok(())
     }
 
-    fn details(&mut self) -> Option<serde_json::Value> {
-        Some(serde_json::json!({
-            "passes_per_op": SIEVE_PASSES,
-            "flags": SIEVE_SIZE + 1,
-            "primes_per_pass": SIEVE_PRIMES,
-            "checked": "the prime count of every pass",
-        }))
+    fn details(&mut self) -> Option<crate::model::Details> {
+        let json = || -> Option<serde_json::Value> {
+            Some(serde_json::json!({
+                "passes_per_op": SIEVE_PASSES,
+                "flags": SIEVE_SIZE + 1,
+                "primes_per_pass": SIEVE_PRIMES,
+                "checked": "the prime count of every pass",
+            }))
+        };
+        json().map(crate::model::Details::untyped)
     }
 }
 
@@ -126,11 +128,14 @@ impl Workload for ProcCalls {
         Ok(())
     }
 
-    fn details(&mut self) -> Option<serde_json::Value> {
-        Some(serde_json::json!({
-            "calls_per_op": CALLS,
-            "checked": "the value at the end of the chain of calls",
-        }))
+    fn details(&mut self) -> Option<crate::model::Details> {
+        let json = || -> Option<serde_json::Value> {
+            Some(serde_json::json!({
+                "calls_per_op": CALLS,
+                "checked": "the value at the end of the chain of calls",
+            }))
+        };
+        json().map(crate::model::Details::untyped)
     }
 }
 

@@ -36,9 +36,8 @@ use std::fmt::Debug;
 
 use anyhow::{bail, Result};
 
-use super::{calibrated_whole, clock, perq, Row};
-use crate::bench::{Ctx, Workload};
-use crate::model::Metric;
+use super::{calibrated_whole, clock, perq};
+use crate::harness::contract::{Benchmark, Ctx, Workload};
 
 /// A number type the statements run on.
 pub trait Num: Copy + PartialEq + PartialOrd + Debug + Send + 'static {
@@ -641,17 +640,20 @@ impl<T: Num, S: Stmt<T>> Workload for StmtWorkload<T, S> {
         S::check(&self.state)
     }
 
-    fn details(&mut self) -> Option<serde_json::Value> {
-        let cycle_ns = clock::measured_cycle_ns();
-        Some(serde_json::json!({
-            "statement": S::TEXT,
-            "chain": S::CHAIN,
-            "type": std::any::type_name::<T>(),
-            "cycle_ns": cycle_ns,
-            "cycle_source": cycle_ns.map(|_| "measured: a chain of dependent 1-cycle adds, right after sampling"),
-            "measured_mhz": cycle_ns.map(|c| 1e3 / c),
-            "nominal_mhz": clock::nominal_mhz(),
-        }))
+    fn details(&mut self) -> Option<crate::model::Details> {
+        let json = || -> Option<serde_json::Value> {
+            let cycle_ns = clock::measured_cycle_ns();
+            Some(serde_json::json!({
+                "statement": S::TEXT,
+                "chain": S::CHAIN,
+                "type": std::any::type_name::<T>(),
+                "cycle_ns": cycle_ns,
+                "cycle_source": cycle_ns.map(|_| "measured: a chain of dependent 1-cycle adds, right after sampling"),
+                "measured_mhz": cycle_ns.map(|c| 1e3 / c),
+                "nominal_mhz": clock::nominal_mhz(),
+            }))
+        };
+        json().map(crate::model::Details::untyped)
     }
 }
 
@@ -709,14 +711,13 @@ macro_rules! rows_for {
 
 macro_rules! row {
     ($t:ident, $s:ident, $S:ident, $about:expr) => {
-        Row {
-            id: concat!("cpu.stmt.", stringify!($t), ".", stringify!($s)),
-            about: concat!(stringify!($t), ": ", $about),
-            source: perq("§3 C instructions (16- and 32-bit tables)"),
-            metric: Metric::latency(),
-            plan: calibrated_whole,
-            prepare: prepare::<$t, $S>,
-        }
+        Benchmark::new(
+            concat!("cpu.stmt.", stringify!($t), ".", stringify!($s)),
+            concat!(stringify!($t), ": ", $about),
+            perq("§3 C instructions (16- and 32-bit tables)"),
+            prepare::<$t, $S>,
+        )
+        .with_plan(calibrated_whole)
     };
 }
 
@@ -727,7 +728,7 @@ pub const STATEMENTS: [&str; 17] = [
 ];
 pub const TYPES: [&str; 5] = ["i16", "i32", "i64", "f32", "f64"];
 
-pub fn rows() -> Vec<Row> {
+pub fn rows() -> Vec<Benchmark> {
     let mut all = Vec::new();
     all.extend(rows_for!(i16));
     all.extend(rows_for!(i32));

@@ -21,10 +21,9 @@ use serde_json::{json, Value};
 
 use super::io::ops::{Op, OpWorkload};
 use super::io::space::ensure_room;
-use super::io::Row;
-use super::{Benchmark, Ctx, Plan, Workload};
-use crate::harness::{interrupt, sampler::Interrupted};
-use crate::model::{Metric, Mode, Source};
+use crate::harness::contract::{Benchmark, Ctx, Plan, Workload};
+use crate::harness::{interrupt, interrupt::Interrupted};
+use crate::model::{Mode, Source};
 
 const NAMEI: Source = Source::seed("001", "§3.2.2 path name translation");
 const LSL: Source = Source::seed("001", "§4.1.1 ls -l on a directory containing 600 files");
@@ -46,64 +45,50 @@ pub const LSL_FILES: usize = 600;
 /// The name §3.2.2 translates: /tmp/tmp1234, with /tmp a symbolic link to /usr/tmp.
 const SEED_NAME: &str = "tmp1234";
 
-pub fn all() -> Vec<Box<dyn Benchmark>> {
-    ROWS.iter()
-        .map(|row| Box::new(*row) as Box<dyn Benchmark>)
-        .collect()
+pub fn all() -> Vec<Benchmark> {
+    rows()
 }
 
 macro_rules! namei_row {
     ($d:literal) => {
-        Row {
-            id: concat!("fs.namei.", $d),
-            about: concat!("stat a path of ", $d, " components (dentry cache warm)"),
-            source: NAMEI,
-            metric: Metric::latency(),
-            plan: Plan::calibrated,
-            prepare: |ctx| namei(ctx, $d),
-        }
+        Benchmark::new(
+            concat!("fs.namei.", $d),
+            concat!("stat a path of ", $d, " components (dentry cache warm)"),
+            NAMEI,
+            |ctx| namei(ctx, $d),
+        )
     };
 }
 
-pub const ROWS: &[Row] = &[
-    Row {
-        id: "fs.create",
-        about: "create a new file, write 1 KiB into it, close it",
-        source: CREATE,
-        metric: Metric::latency(),
-        plan: files_plan,
-        prepare: create,
-    },
-    Row {
-        id: "fs.unlink",
-        about: "delete a 1 KiB file",
-        source: CREATE,
-        metric: Metric::latency(),
-        plan: files_plan,
-        prepare: unlink,
-    },
-    namei_row!(1),
-    namei_row!(2),
-    namei_row!(4),
-    namei_row!(8),
-    namei_row!(16),
-    Row {
-        id: "fs.namei.symlink",
-        about: "stat tmp/tmp1234 with tmp a symbolic link to usr/tmp (compare fs.namei.2)",
-        source: NAMEI,
-        metric: Metric::latency(),
-        plan: Plan::calibrated,
-        prepare: symlink,
-    },
-    Row {
-        id: "fs.lsl",
-        about: "list a 600-file directory and lstat every entry (ls -l)",
-        source: LSL,
-        metric: Metric::latency(),
-        plan: Plan::calibrated,
-        prepare: lsl,
-    },
-];
+pub fn rows() -> Vec<Benchmark> {
+    vec![
+        Benchmark::new(
+            "fs.create",
+            "create a new file, write 1 KiB into it, close it",
+            CREATE,
+            create,
+        )
+        .with_plan(files_plan),
+        Benchmark::new("fs.unlink", "delete a 1 KiB file", CREATE, unlink).with_plan(files_plan),
+        namei_row!(1),
+        namei_row!(2),
+        namei_row!(4),
+        namei_row!(8),
+        namei_row!(16),
+        Benchmark::new(
+            "fs.namei.symlink",
+            "stat tmp/tmp1234 with tmp a symbolic link to usr/tmp (compare fs.namei.2)",
+            NAMEI,
+            symlink,
+        ),
+        Benchmark::new(
+            "fs.lsl",
+            "list a 600-file directory and lstat every entry (ls -l)",
+            LSL,
+            lsl,
+        ),
+    ]
+}
 
 fn files_plan(mode: Mode) -> Plan {
     Plan::fixed(files_per_sample(mode), samples_of(mode))
@@ -466,20 +451,12 @@ fn lsl(ctx: &Ctx) -> Result<Box<dyn Workload>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bench::Host;
+    use crate::harness::contract::StandaloneCtx;
     use crate::model::RunOptions;
 
-    fn with_ctx<T>(f: impl FnOnce(&Ctx) -> T) -> (T, tempfile::TempDir) {
-        let dir = tempfile::tempdir().unwrap();
-        let options = RunOptions::default();
-        let host = Host::detect();
-        let ctx = Ctx {
-            mode: Mode::Quick,
-            options: &options,
-            scratch: dir.path(),
-            host: &host,
-        };
-        (f(&ctx), dir)
+    fn with_ctx<T>(f: impl FnOnce(&Ctx) -> T) -> (T, StandaloneCtx) {
+        let standalone = StandaloneCtx::new(RunOptions::default()).unwrap();
+        (f(&standalone.ctx()), standalone)
     }
 
     #[test]

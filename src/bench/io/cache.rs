@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Context, Result};
 use serde_json::json;
 
-use crate::harness::{interrupt, sampler::Interrupted, sysinfo};
+use crate::harness::{interrupt, interrupt::Interrupted, sysinfo};
 use crate::model::WorkDir;
 
 /// Alignment of every I/O buffer: enough for O_DIRECT on any device we will meet.

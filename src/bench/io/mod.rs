@@ -17,22 +17,16 @@
 //! before anything is written ([`space::ensure_room`]) and every file is removed by the
 //! workload's `Drop` (and the scratch directory by the harness), on failure and on Ctrl-C.
 
-use super::Benchmark;
+use crate::harness::contract::Benchmark;
 
 pub mod cache;
 pub mod ops;
 mod rows;
 pub mod space;
 
-pub fn all() -> Vec<Box<dyn Benchmark>> {
-    rows::ROWS
-        .iter()
-        .map(|row| Box::new(*row) as Box<dyn Benchmark>)
-        .collect()
+pub fn all() -> Vec<Benchmark> {
+    rows::rows()
 }
-
-/// One row of §5 (used by `io` and `fs`).
-pub use super::row::Row;
 
 /// A small deterministic generator for random offsets (xorshift64*): the same sequence
 /// every run, so two runs seek alike.

@@ -11,9 +11,9 @@
 use anyhow::Result;
 use serde_json::{json, Value};
 
-use crate::bench::Workload;
 use crate::harness::clock::{empty_interval_ns, now_ns};
-use crate::harness::{interrupt, sampler::Interrupted};
+use crate::harness::contract::Workload;
+use crate::harness::{interrupt, interrupt::Interrupted};
 
 /// One operation of a row and the facts it records.
 pub trait Op {
@@ -62,17 +62,20 @@ impl<T: Op> Workload for OpWorkload<T> {
         self.inner.before_pass(n)
     }
 
-    fn details(&mut self) -> Option<Value> {
-        let mut facts = self
-            .inner
-            .facts()
-            .unwrap_or_else(|e| json!({ "check_failed": format!("{e:#}") }));
-        if self.pass > 0 {
-            let latency = percentile_pass(&mut self.inner, self.pass)
-                .unwrap_or_else(|e| json!({ "error": format!("{e:#}") }));
-            facts["latency"] = latency;
-        }
-        Some(facts)
+    fn details(&mut self) -> Option<crate::model::Details> {
+        let mut json = || -> Option<serde_json::Value> {
+            let mut facts = self
+                .inner
+                .facts()
+                .unwrap_or_else(|e| json!({ "check_failed": format!("{e:#}") }));
+            if self.pass > 0 {
+                let latency = percentile_pass(&mut self.inner, self.pass)
+                    .unwrap_or_else(|e| json!({ "error": format!("{e:#}") }));
+                facts["latency"] = latency;
+            }
+            Some(facts)
+        };
+        json().map(crate::model::Details::untyped)
     }
 
     fn finish(&mut self) -> Result<()> {

@@ -8,8 +8,8 @@ use serde_json::{json, Value};
 use super::cache::{AlignedBuf, CacheUse, DataFile, Want};
 use super::ops::{Op, OpWorkload};
 use super::space::ensure_room;
-use super::{Rng, Row};
-use crate::bench::{Ctx, Plan, Workload};
+use super::Rng;
+use crate::harness::contract::{Benchmark, Ctx, Plan, Workload};
 use crate::model::{Metric, Mode, Source};
 
 const TABLE5: Source = Source::seed("000", "Table 5: dd copies in 8192-word blocks, µs per word");
@@ -35,104 +35,98 @@ pub const ZILOG_OPS: u64 = 1000;
 
 const THROUGHPUT_NOTE: &str = "MB/s = 10^6 bytes per second";
 
-pub const ROWS: &[Row] = &[
-    Row {
-        id: "io.copy",
-        about: "copy a 16 MiB file in 16 KiB blocks (dd's 8192 words), page cache bypassed",
-        source: TABLE5,
-        metric: Metric::throughput(COPY_BLOCK as u64),
-        plan: Plan::calibrated,
-        prepare: |ctx| copy(ctx, Want::Bypass),
-    },
-    Row {
-        id: "io.copy.cached",
-        about: "copy a 16 MiB file in 16 KiB blocks through the page cache (warm)",
-        source: TABLE5,
-        metric: Metric::throughput(COPY_BLOCK as u64),
-        plan: Plan::calibrated,
-        prepare: |ctx| copy(ctx, Want::PageCache),
-    },
-    Row {
-        id: "io.seqwrite",
-        about: "write 2 MB sequentially in 64 KiB requests, O_DIRECT + fdatasync per 2 MB (kt5)",
-        source: KT5,
-        metric: Metric::throughput(KT5_BYTES),
-        plan: Plan::calibrated,
-        prepare: |ctx| seqwrite(ctx, Want::Bypass),
-    },
-    Row {
-        id: "io.seqwrite.cached",
-        about: "write 2 MB sequentially in 64 KiB requests into the page cache, no fsync (kt5)",
-        source: KT5,
-        metric: Metric::throughput(KT5_BYTES),
-        plan: Plan::calibrated,
-        prepare: |ctx| seqwrite(ctx, Want::PageCache),
-    },
-    Row {
-        id: "io.randwrite",
-        about: "4000 writes of 512 bytes at random offsets in a 2 MiB file, O_DIRECT (kt6)",
-        source: KT6,
-        metric: Metric::latency(),
-        plan: kt6_plan,
-        prepare: |ctx| randwrite(ctx, Want::Bypass),
-    },
-    Row {
-        id: "io.randwrite.cached",
-        about: "4000 writes of 512 bytes at random offsets in a 2 MiB file, page cache (kt6)",
-        source: KT6,
-        metric: Metric::latency(),
-        plan: kt6_plan,
-        prepare: |ctx| randwrite(ctx, Want::PageCache),
-    },
-    Row {
-        id: "io.disk.seqwrite",
-        about: "1000 sequential 4 KiB writes, O_DIRECT (Zilog disk test a)",
-        source: ZILOG_A,
-        metric: Metric::throughput(ZILOG_BLOCK as u64),
-        plan: zilog_plan,
-        prepare: |ctx| zilog(ctx, Want::Bypass, Access::SeqWrite),
-    },
-    Row {
-        id: "io.disk.seqwrite.cached",
-        about: "1000 sequential 4 KiB writes through the page cache (Zilog disk test a)",
-        source: ZILOG_A,
-        metric: Metric::throughput(ZILOG_BLOCK as u64),
-        plan: zilog_plan,
-        prepare: |ctx| zilog(ctx, Want::PageCache, Access::SeqWrite),
-    },
-    Row {
-        id: "io.disk.seqread",
-        about: "1000 sequential 4 KiB reads, O_DIRECT (Zilog disk test b)",
-        source: ZILOG_B,
-        metric: Metric::throughput(ZILOG_BLOCK as u64),
-        plan: zilog_plan,
-        prepare: |ctx| zilog(ctx, Want::Bypass, Access::SeqRead),
-    },
-    Row {
-        id: "io.disk.seqread.cached",
-        about: "1000 sequential 4 KiB reads through the page cache, warm (Zilog disk test b)",
-        source: ZILOG_B,
-        metric: Metric::throughput(ZILOG_BLOCK as u64),
-        plan: zilog_plan,
-        prepare: |ctx| zilog(ctx, Want::PageCache, Access::SeqRead),
-    },
-    Row {
-        id: "io.disk.randread",
-        about: "1000 random 4 KiB reads, O_DIRECT (Zilog disk test c)",
-        source: ZILOG_C,
-        metric: Metric::latency(),
-        plan: zilog_plan,
-        prepare: |ctx| zilog(ctx, Want::Bypass, Access::RandRead),
-    },
-    Row {
-        id: "io.disk.randread.cached",
-        about: "1000 random 4 KiB reads through the page cache, warm (Zilog disk test c)",
-        source: ZILOG_C,
-        metric: Metric::latency(),
-        plan: zilog_plan,
-        prepare: |ctx| zilog(ctx, Want::PageCache, Access::RandRead),
-    },
-];
+pub fn rows() -> Vec<Benchmark> {
+    vec![
+        Benchmark::new(
+            "io.copy",
+            "copy a 16 MiB file in 16 KiB blocks (dd's 8192 words), page cache bypassed",
+            TABLE5,
+            |ctx| copy(ctx, Want::Bypass),
+        )
+        .with_metric(Metric::throughput(COPY_BLOCK as u64)),
+        Benchmark::new(
+            "io.copy.cached",
+            "copy a 16 MiB file in 16 KiB blocks through the page cache (warm)",
+            TABLE5,
+            |ctx| copy(ctx, Want::PageCache),
+        )
+        .with_metric(Metric::throughput(COPY_BLOCK as u64)),
+        Benchmark::new(
+            "io.seqwrite",
+            "write 2 MB sequentially in 64 KiB requests, O_DIRECT + fdatasync per 2 MB (kt5)",
+            KT5,
+            |ctx| seqwrite(ctx, Want::Bypass),
+        )
+        .with_metric(Metric::throughput(KT5_BYTES)),
+        Benchmark::new(
+            "io.seqwrite.cached",
+            "write 2 MB sequentially in 64 KiB requests into the page cache, no fsync (kt5)",
+            KT5,
+            |ctx| seqwrite(ctx, Want::PageCache),
+        )
+        .with_metric(Metric::throughput(KT5_BYTES)),
+        Benchmark::new(
+            "io.randwrite",
+            "4000 writes of 512 bytes at random offsets in a 2 MiB file, O_DIRECT (kt6)",
+            KT6,
+            |ctx| randwrite(ctx, Want::Bypass),
+        )
+        .with_plan(kt6_plan),
+        Benchmark::new(
+            "io.randwrite.cached",
+            "4000 writes of 512 bytes at random offsets in a 2 MiB file, page cache (kt6)",
+            KT6,
+            |ctx| randwrite(ctx, Want::PageCache),
+        )
+        .with_plan(kt6_plan),
+        Benchmark::new(
+            "io.disk.seqwrite",
+            "1000 sequential 4 KiB writes, O_DIRECT (Zilog disk test a)",
+            ZILOG_A,
+            |ctx| zilog(ctx, Want::Bypass, Access::SeqWrite),
+        )
+        .with_metric(Metric::throughput(ZILOG_BLOCK as u64))
+        .with_plan(zilog_plan),
+        Benchmark::new(
+            "io.disk.seqwrite.cached",
+            "1000 sequential 4 KiB writes through the page cache (Zilog disk test a)",
+            ZILOG_A,
+            |ctx| zilog(ctx, Want::PageCache, Access::SeqWrite),
+        )
+        .with_metric(Metric::throughput(ZILOG_BLOCK as u64))
+        .with_plan(zilog_plan),
+        Benchmark::new(
+            "io.disk.seqread",
+            "1000 sequential 4 KiB reads, O_DIRECT (Zilog disk test b)",
+            ZILOG_B,
+            |ctx| zilog(ctx, Want::Bypass, Access::SeqRead),
+        )
+        .with_metric(Metric::throughput(ZILOG_BLOCK as u64))
+        .with_plan(zilog_plan),
+        Benchmark::new(
+            "io.disk.seqread.cached",
+            "1000 sequential 4 KiB reads through the page cache, warm (Zilog disk test b)",
+            ZILOG_B,
+            |ctx| zilog(ctx, Want::PageCache, Access::SeqRead),
+        )
+        .with_metric(Metric::throughput(ZILOG_BLOCK as u64))
+        .with_plan(zilog_plan),
+        Benchmark::new(
+            "io.disk.randread",
+            "1000 random 4 KiB reads, O_DIRECT (Zilog disk test c)",
+            ZILOG_C,
+            |ctx| zilog(ctx, Want::Bypass, Access::RandRead),
+        )
+        .with_plan(zilog_plan),
+        Benchmark::new(
+            "io.disk.randread.cached",
+            "1000 random 4 KiB reads through the page cache, warm (Zilog disk test c)",
+            ZILOG_C,
+            |ctx| zilog(ctx, Want::PageCache, Access::RandRead),
+        )
+        .with_plan(zilog_plan),
+    ]
+}
 
 /// kt6 as the note ran it: 4000 writes per sample. No warm-up batch: the file is laid
 /// out and synced (or, for `.cached`, resident) before sampling, and on a rotating disk
@@ -446,22 +440,14 @@ impl Op for Zilog {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bench::Host;
+    use crate::harness::contract::StandaloneCtx;
     use crate::model::RunOptions;
     use std::os::unix::fs::FileExt;
     use std::time::Instant;
 
-    fn with_ctx<T>(f: impl FnOnce(&Ctx) -> T) -> (T, tempfile::TempDir) {
-        let dir = tempfile::tempdir().unwrap();
-        let options = RunOptions::default();
-        let host = Host::detect();
-        let ctx = Ctx {
-            mode: Mode::Quick,
-            options: &options,
-            scratch: dir.path(),
-            host: &host,
-        };
-        (f(&ctx), dir)
+    fn with_ctx<T>(f: impl FnOnce(&Ctx) -> T) -> (T, StandaloneCtx) {
+        let standalone = StandaloneCtx::new(RunOptions::default()).unwrap();
+        (f(&standalone.ctx()), standalone)
     }
 
     #[test]

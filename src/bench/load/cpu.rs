@@ -21,20 +21,16 @@ use anyhow::{bail, Result};
 use serde_json::json;
 
 use super::kernel::Work;
-use super::{knee, leak_id, median, remembered, remembered_work, shared, Ticker};
-use crate::bench::{Benchmark, Ctx, Plan, Workload};
+use super::{lock, remembered, remembered_work, LoadState, Ticker};
+use crate::harness::contract::{Benchmark, Ctx, Plan, Workload};
 use crate::harness::copies::{self, Children, Reaped, SpawnError};
+use crate::harness::state::Shared;
+use crate::model::knee;
+use crate::model::median;
 use crate::model::{Metric, Mode, Source};
 
-pub fn row(n: usize) -> Box<dyn Benchmark> {
-    Box::new(CpuLoad {
-        id: leak_id(format!("load.cpu.{n}")),
-        copies: n,
-    })
-}
-
 struct CpuLoad {
-    id: &'static str,
+    id: String,
     copies: usize,
 }
 
@@ -46,24 +42,24 @@ fn target_s(mode: Mode) -> f64 {
     }
 }
 
-impl Benchmark for CpuLoad {
-    fn id(&self) -> &'static str {
-        self.id
-    }
-    fn about(&self) -> &'static str {
-        "N copies of a compute-bound program at once: real, CPU, Inc per copy"
-    }
-    fn source(&self) -> Source {
-        Source::seed("000", "Table 9")
-    }
-    fn metric(&self) -> Metric {
-        Metric::job()
-    }
-    fn plan(&self, mode: Mode) -> Plan {
-        // One batch of copies per sample; not culled: the copies are other processes.
-        Plan::job(mode)
-    }
+pub fn row(n: usize) -> Benchmark {
+    let it = CpuLoad {
+        id: format!("load.cpu.{n}"),
+        copies: n,
+    };
+    Benchmark::new(
+        it.id.clone(),
+        "N copies of a compute-bound program at once: real, CPU, Inc per copy",
+        Source::seed("000", "Table 9"),
+        move |ctx| it.prepare(ctx),
+    )
+    .with_metric(Metric::job())
+    .with_plan(Plan::job)
+}
+
+impl CpuLoad {
     fn prepare(&self, ctx: &Ctx) -> Result<Box<dyn Workload>> {
+        let shared = ctx.state.get::<LoadState>();
         let footprint = ctx.options.load.footprint_bytes();
         copies::check_room(
             self.copies,
@@ -75,14 +71,14 @@ impl Benchmark for CpuLoad {
         .map_err(|why| anyhow::anyhow!("refused: {why}"))?;
         let target = target_s(ctx.mode);
         let key = format!("cpu.{footprint}.{target}");
-        let work = remembered_work(&key, || Work::calibrate(footprint, target))?;
+        let work = remembered_work(&shared, &key, || Work::calibrate(footprint, target))?;
         let base_key = format!("{key}.base");
         if self.copies != 1 {
             // Inc needs one copy's real time with the same work: measure it now if the
             // load.cpu.1 row has not.
-            remembered(&base_key, || {
+            remembered(&shared, &base_key, || {
                 let reals: Result<Vec<f64>> = (0..3)
-                    .map(|_| match batch(self.id, 1, &work)? {
+                    .map(|_| match batch(&self.id, 1, &work)? {
                         (done, None) => Ok(done[0].real_s),
                         (_, Some(limit)) => bail!(limit),
                     })
@@ -91,8 +87,10 @@ impl Benchmark for CpuLoad {
             })?;
         }
         Ok(Box::new(CpuWorkload {
-            id: self.id,
+            shared,
+            id: self.id.clone(),
             copies: self.copies,
+            largest: ctx.options.load.copies().last() == Some(&self.copies),
             work,
             base_key,
             samples: Vec::new(),
@@ -102,8 +100,12 @@ impl Benchmark for CpuLoad {
 }
 
 struct CpuWorkload {
-    id: &'static str,
+    /// The run's load state: baselines and the knee's points.
+    shared: Shared<LoadState>,
+    id: String,
     copies: usize,
+    /// The largest N asked for: its row states the knee of everything measured so far.
+    largest: bool,
     work: Work,
     base_key: String,
     /// Per sample, every copy as the kernel accounted it.
@@ -160,7 +162,7 @@ impl Workload for CpuWorkload {
             if self.limit_hit.is_some() {
                 return Ok(());
             }
-            let (sample, limit) = batch(self.id, self.copies, &self.work)?;
+            let (sample, limit) = batch(&self.id, self.copies, &self.work)?;
             if limit.is_some() {
                 self.limit_hit = limit;
                 return Ok(());
@@ -170,69 +172,71 @@ impl Workload for CpuWorkload {
         Ok(())
     }
 
-    fn details(&mut self) -> Option<serde_json::Value> {
-        let per_copy: Vec<Vec<[f64; 3]>> = self
-            .samples
-            .iter()
-            .map(|s| s.iter().map(|r| [r.real_s, r.user_s, r.system_s]).collect())
-            .collect();
-        let mut d = json!({
-            "copies": self.copies,
-            "footprint_bytes": self.work.footprint,
-            "rounds": self.work.rounds,
-            "per_copy_real_user_sys_s": per_copy,
-            "limit_hit": self.limit_hit,
-        });
-        if self.samples.is_empty() {
-            return Some(d);
-        }
-        let avg_real = median(
-            &self
+    fn details(&mut self) -> Option<crate::model::Details> {
+        let json = || -> Option<serde_json::Value> {
+            let per_copy: Vec<Vec<[f64; 3]>> = self
                 .samples
                 .iter()
-                .map(|s| Self::avg_real(s))
-                .collect::<Vec<_>>(),
-        );
-        let cpu: Vec<f64> = self
-            .samples
-            .iter()
-            .map(|s| s.iter().map(Reaped::cpu_s).sum())
-            .collect();
-        let user: Vec<f64> = self
-            .samples
-            .iter()
-            .map(|s| s.iter().map(|r| r.user_s).sum())
-            .collect();
-        let sys: Vec<f64> = self
-            .samples
-            .iter()
-            .map(|s| s.iter().map(|r| r.system_s).sum())
-            .collect();
-        let reals: Vec<f64> = self.samples.iter().flatten().map(|r| r.real_s).collect();
-        if self.copies == 1 {
-            shared().set(&self.base_key, avg_real);
-        }
-        let base = shared().get(&self.base_key);
-        let inc = base.map(|b| avg_real / b);
-        d["avg_real_s"] = json!(avg_real);
-        d["min_real_s"] = json!(reals.iter().copied().fold(f64::INFINITY, f64::min));
-        d["max_real_s"] = json!(reals.iter().copied().fold(0.0, f64::max));
-        d["total_cpu_s"] = json!(median(&cpu));
-        d["total_user_s"] = json!(median(&user));
-        d["total_system_s"] = json!(median(&sys));
-        d["baseline_real_s"] = json!(base);
-        d["inc"] = json!(inc);
-        if let Some(inc) = inc {
-            let mut s = shared();
-            s.cpu_incs.retain(|p| p.0 != self.copies);
-            s.cpu_incs.push((self.copies, inc));
-            // The largest N asked for states the knee of everything measured so far.
-            let largest = super::config().copies().last() == Some(&self.copies);
-            if largest {
-                d["knee"] = json!(knee::knee(&s.cpu_incs));
+                .map(|s| s.iter().map(|r| [r.real_s, r.user_s, r.system_s]).collect())
+                .collect();
+            let mut d = json!({
+                "copies": self.copies,
+                "footprint_bytes": self.work.footprint,
+                "rounds": self.work.rounds,
+                "per_copy_real_user_sys_s": per_copy,
+                "limit_hit": self.limit_hit,
+            });
+            if self.samples.is_empty() {
+                return Some(d);
             }
-        }
-        Some(d)
+            let avg_real = median(
+                &self
+                    .samples
+                    .iter()
+                    .map(|s| Self::avg_real(s))
+                    .collect::<Vec<_>>(),
+            );
+            let cpu: Vec<f64> = self
+                .samples
+                .iter()
+                .map(|s| s.iter().map(Reaped::cpu_s).sum())
+                .collect();
+            let user: Vec<f64> = self
+                .samples
+                .iter()
+                .map(|s| s.iter().map(|r| r.user_s).sum())
+                .collect();
+            let sys: Vec<f64> = self
+                .samples
+                .iter()
+                .map(|s| s.iter().map(|r| r.system_s).sum())
+                .collect();
+            let reals: Vec<f64> = self.samples.iter().flatten().map(|r| r.real_s).collect();
+            if self.copies == 1 {
+                lock(&self.shared).set(&self.base_key, avg_real);
+            }
+            let base = lock(&self.shared).get(&self.base_key);
+            let inc = base.map(|b| avg_real / b);
+            d["avg_real_s"] = json!(avg_real);
+            d["min_real_s"] = json!(reals.iter().copied().fold(f64::INFINITY, f64::min));
+            d["max_real_s"] = json!(reals.iter().copied().fold(0.0, f64::max));
+            d["total_cpu_s"] = json!(median(&cpu));
+            d["total_user_s"] = json!(median(&user));
+            d["total_system_s"] = json!(median(&sys));
+            d["baseline_real_s"] = json!(base);
+            d["inc"] = json!(inc);
+            if let Some(inc) = inc {
+                let mut s = lock(&self.shared);
+                s.cpu_incs.retain(|p| p.0 != self.copies);
+                s.cpu_incs.push((self.copies, inc));
+                // The largest N asked for states the knee of everything measured so far.
+                if self.largest {
+                    d["knee"] = json!(knee::knee(&s.cpu_incs));
+                }
+            }
+            Some(d)
+        };
+        json().map(crate::model::Details::untyped)
     }
 
     /// A copy the kernel refused to start (the seed's "Ran Out Of Swap Space" row) fails

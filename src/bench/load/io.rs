@@ -29,23 +29,18 @@ use anyhow::{bail, Context, Result};
 use serde_json::json;
 
 use super::kernel::Work;
-use super::{leak_id, median, remembered, remembered_work, shared, Ticker};
-use crate::bench::{Benchmark, Ctx, Plan, Workload};
+use super::{lock, remembered, remembered_work, LoadState, Ticker};
+use crate::harness::contract::{Benchmark, Ctx, Plan, Workload};
 use crate::harness::copies::{Children, Reaped};
+use crate::harness::state::Shared;
+use crate::model::median;
 use crate::model::{Metric, Mode, Source};
 
 const REQUEST: usize = 1 << 20;
 const FOOTPRINT: u64 = 256 << 10;
 
-pub fn row(k: usize) -> Box<dyn Benchmark> {
-    Box::new(IoInterference {
-        id: leak_id(format!("load.iointerference.{k}")),
-        readers: k,
-    })
-}
-
 struct IoInterference {
-    id: &'static str,
+    id: String,
     readers: usize,
 }
 
@@ -63,34 +58,35 @@ fn file_size(mode: Mode) -> usize {
     }
 }
 
-impl Benchmark for IoInterference {
-    fn id(&self) -> &'static str {
-        self.id
-    }
-    fn about(&self) -> &'static str {
-        "user CPU of a compute-bound program beside K sequential readers; ratio alone"
-    }
-    fn source(&self) -> Source {
-        Source::seed("000", "Table 11")
-    }
-    fn metric(&self) -> Metric {
-        Metric::job()
-    }
-    fn plan(&self, mode: Mode) -> Plan {
-        // One batch of copies per sample; not culled: the copies are other processes.
-        Plan::job(mode)
-    }
+pub fn row(k: usize) -> Benchmark {
+    let it = IoInterference {
+        id: format!("load.iointerference.{k}"),
+        readers: k,
+    };
+    Benchmark::new(
+        it.id.clone(),
+        "user CPU of a compute-bound program beside K sequential readers; ratio alone",
+        Source::seed("000", "Table 11"),
+        move |ctx| it.prepare(ctx),
+    )
+    .with_metric(Metric::job())
+    .with_plan(Plan::job)
+}
+
+impl IoInterference {
     fn prepare(&self, ctx: &Ctx) -> Result<Box<dyn Workload>> {
+        let shared = ctx.state.get::<LoadState>();
         let target = target_s(ctx.mode);
         let key = format!("io.{target}");
-        let work = remembered_work(&key, || Work::calibrate(FOOTPRINT, target))?;
+        let work = remembered_work(&shared, &key, || Work::calibrate(FOOTPRINT, target))?;
         let files: Vec<PathBuf> = (0..self.readers)
             .map(|i| write_file(ctx.scratch, i, file_size(ctx.mode)))
             .collect::<Result<_>>()?;
         let direct = files.first().is_none_or(|f| direct_works(f));
         let counters = |n: usize| SharedCounters::new(n.max(1));
         let w = IoWorkload {
-            id: self.id,
+            shared: shared.clone(),
+            id: self.id.clone(),
             readers: self.readers,
             work,
             files: files
@@ -105,9 +101,10 @@ impl Benchmark for IoInterference {
         if self.readers != 0 {
             // Ratio alone needs the program's user time without readers: measure it now if
             // the load.iointerference.0 row has not.
-            remembered(&w.base_key, || {
+            remembered(&shared, &w.base_key, || {
                 let alone = IoWorkload {
-                    id: self.id,
+                    shared: shared.clone(),
+                    id: self.id.clone(),
                     readers: 0,
                     work,
                     files: Vec::new(),
@@ -239,7 +236,9 @@ fn reader(path: &CString, direct: bool, counter: &AtomicU64) -> i32 {
 }
 
 struct IoWorkload {
-    id: &'static str,
+    /// The run's load state: baselines and the knee's points.
+    shared: Shared<LoadState>,
+    id: String,
     readers: usize,
     work: Work,
     files: Vec<CString>,
@@ -266,7 +265,7 @@ impl IoWorkload {
         let mut compute = Children::new();
         let work = self.work;
         compute.fork_with(0, move || work.run_in_child())?;
-        let mut ticker = Ticker::new(self.id);
+        let mut ticker = Ticker::new(&self.id);
         let r = loop {
             if let Some(r) = compute.wait_next(Instant::now() + Duration::from_secs(1))? {
                 break r;
@@ -301,48 +300,51 @@ impl Workload for IoWorkload {
         Ok(())
     }
 
-    fn details(&mut self) -> Option<serde_json::Value> {
-        if self.samples.is_empty() {
-            return None;
-        }
-        let user = median(&self.samples.iter().map(|s| s.0.user_s).collect::<Vec<_>>());
-        let sys = median(
-            &self
-                .samples
-                .iter()
-                .map(|s| s.0.system_s)
-                .collect::<Vec<_>>(),
-        );
-        let real = median(&self.samples.iter().map(|s| s.0.real_s).collect::<Vec<_>>());
-        let per_us = median(
-            &self
-                .samples
-                .iter()
-                .map(|(r, b)| *b as f64 / (r.real_s * 1e6))
-                .collect::<Vec<_>>(),
-        );
-        if self.readers == 0 {
-            shared().set(&self.base_key, user);
-        }
-        let alone = shared().get(&self.base_key);
-        Some(json!({
-            "readers": self.readers,
-            "user_s": user,
-            "system_s": sys,
-            "real_s": real,
-            "alone_user_s": alone,
-            "ratio_alone": alone.map(|a| a / user),
-            "bytes_per_us": per_us,
-            "cache": if self.readers == 0 {
-                "no readers"
-            } else if self.direct {
-                "O_DIRECT: page cache bypassed"
-            } else {
-                "O_DIRECT refused by the file system: buffered reads, fadvise(DONTNEED) each pass"
-            },
-            "per_run_user_sys_real_bytes": self.samples.iter()
-                .map(|(r, b)| json!([r.user_s, r.system_s, r.real_s, b]))
-                .collect::<Vec<_>>(),
-        }))
+    fn details(&mut self) -> Option<crate::model::Details> {
+        let json = || -> Option<serde_json::Value> {
+            if self.samples.is_empty() {
+                return None;
+            }
+            let user = median(&self.samples.iter().map(|s| s.0.user_s).collect::<Vec<_>>());
+            let sys = median(
+                &self
+                    .samples
+                    .iter()
+                    .map(|s| s.0.system_s)
+                    .collect::<Vec<_>>(),
+            );
+            let real = median(&self.samples.iter().map(|s| s.0.real_s).collect::<Vec<_>>());
+            let per_us = median(
+                &self
+                    .samples
+                    .iter()
+                    .map(|(r, b)| *b as f64 / (r.real_s * 1e6))
+                    .collect::<Vec<_>>(),
+            );
+            if self.readers == 0 {
+                lock(&self.shared).set(&self.base_key, user);
+            }
+            let alone = lock(&self.shared).get(&self.base_key);
+            Some(json!({
+                "readers": self.readers,
+                "user_s": user,
+                "system_s": sys,
+                "real_s": real,
+                "alone_user_s": alone,
+                "ratio_alone": alone.map(|a| a / user),
+                "bytes_per_us": per_us,
+                "cache": if self.readers == 0 {
+                    "no readers"
+                } else if self.direct {
+                    "O_DIRECT: page cache bypassed"
+                } else {
+                    "O_DIRECT refused by the file system: buffered reads, fadvise(DONTNEED) each pass"
+                },
+                "per_run_user_sys_real_bytes": self.samples.iter()
+                    .map(|(r, b)| json!([r.user_s, r.system_s, r.real_s, b]))
+                    .collect::<Vec<_>>(),
+            }))
+        };
+        json().map(crate::model::Details::untyped)
     }
 }

@@ -8,69 +8,41 @@
 //!   sequential readers (Table 11).
 //!
 //! The rows of one kind share their work size and their single-copy baseline through
-//! [`Shared`], so that `Inc` (average real at N / real at 1) compares like with like even
+//! [`LoadState`] in the run's state, so that `Inc` (average real at N / real at 1) compares like with like even
 //! when the user selects only `load.cpu.10`: the baseline is then measured first.
 
 use std::collections::HashMap;
-use std::sync::{Mutex, OnceLock};
 
+use crate::harness::contract::Benchmark;
+use crate::harness::state::Shared;
 use crate::model::LoadOptions;
-
-use super::Benchmark;
 
 mod cpu;
 mod io;
 pub mod kernel;
-pub mod knee;
 pub mod script;
 
-/// The options the registry is built from: set once by `run` before it asks for the
-/// registry (the ids `load.cpu.N` depend on the lists the user gave).
-static CONFIG: OnceLock<LoadOptions> = OnceLock::new();
-
-/// Record the user's load options; later calls are ignored (one run per process).
-pub fn configure(options: LoadOptions) {
-    let _ = CONFIG.set(options);
-}
-
-fn config() -> LoadOptions {
-    CONFIG.get().cloned().unwrap_or_default()
-}
-
-pub fn all() -> Vec<Box<dyn Benchmark>> {
-    let o = config();
-    let mut all: Vec<Box<dyn Benchmark>> = Vec::new();
-    all.extend(o.copies().into_iter().map(cpu::row));
-    all.extend(o.users().into_iter().map(script::row));
-    all.extend(o.readers().into_iter().map(io::row));
+/// The family's rows for the lists the user gave (`--copies`, `--users`, `--readers`).
+pub fn all(options: &LoadOptions) -> Vec<Benchmark> {
+    let mut all = Vec::new();
+    all.extend(options.copies().into_iter().map(cpu::row));
+    all.extend(options.users().into_iter().map(script::row));
+    all.extend(options.readers().into_iter().map(io::row));
     all
 }
 
-/// An id that lives as long as the program (ids are `&'static str`; these are built from
-/// the user's lists once per run).
-fn leak_id(id: String) -> &'static str {
-    Box::leak(id.into_boxed_str())
-}
-
-/// Figures shared between the rows of a run: calibrated work sizes and baselines, keyed by
-/// everything they depend on.
+/// Figures shared between the rows of a run (kept in the run's state, see
+/// [`crate::harness::state`]): calibrated work sizes and baselines, keyed by everything
+/// they depend on.
 #[derive(Default)]
-pub struct Shared {
+pub struct LoadState {
     values: HashMap<String, f64>,
     works: HashMap<String, kernel::Work>,
     /// (N, Inc) of the `load.cpu` rows measured so far, for the knee.
     pub cpu_incs: Vec<(usize, f64)>,
 }
 
-pub fn shared() -> std::sync::MutexGuard<'static, Shared> {
-    static SHARED: OnceLock<Mutex<Shared>> = OnceLock::new();
-    SHARED
-        .get_or_init(Default::default)
-        .lock()
-        .unwrap_or_else(|p| p.into_inner())
-}
-
-impl Shared {
+impl LoadState {
     pub fn get(&self, key: &str) -> Option<f64> {
         self.values.get(key).copied()
     }
@@ -79,35 +51,38 @@ impl Shared {
     }
 }
 
+/// Lock the run's load state (a poisoned lock still holds usable figures).
+pub fn lock(shared: &Shared<LoadState>) -> std::sync::MutexGuard<'_, LoadState> {
+    shared.lock().unwrap_or_else(|p| p.into_inner())
+}
+
 /// The value under `key`, computed by `make` the first time (outside the lock: `make` may
 /// take seconds).
-pub fn remembered(key: &str, make: impl FnOnce() -> anyhow::Result<f64>) -> anyhow::Result<f64> {
-    if let Some(v) = shared().get(key) {
+pub fn remembered(
+    shared: &Shared<LoadState>,
+    key: &str,
+    make: impl FnOnce() -> anyhow::Result<f64>,
+) -> anyhow::Result<f64> {
+    if let Some(v) = lock(shared).get(key) {
         return Ok(v);
     }
     let v = make()?;
-    shared().set(key, v);
+    lock(shared).set(key, v);
     Ok(v)
 }
 
 /// The calibrated work under `key`, calibrated by `make` the first time.
 pub fn remembered_work(
+    shared: &Shared<LoadState>,
     key: &str,
     make: impl FnOnce() -> anyhow::Result<kernel::Work>,
 ) -> anyhow::Result<kernel::Work> {
-    if let Some(w) = shared().works.get(key) {
+    if let Some(w) = lock(shared).works.get(key) {
         return Ok(*w);
     }
     let w = make()?;
-    shared().works.insert(key.to_string(), w);
+    lock(shared).works.insert(key.to_string(), w);
     Ok(w)
-}
-
-/// The median of `v` (which must not be empty).
-pub fn median(v: &[f64]) -> f64 {
-    let mut s = v.to_vec();
-    s.sort_by(f64::total_cmp);
-    crate::model::stats::median_of_sorted(&s)
 }
 
 /// A progress line on standard error while copies run, only when it is a terminal,

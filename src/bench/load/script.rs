@@ -33,11 +33,13 @@ use anyhow::{bail, Context, Result};
 use serde::Serialize;
 use serde_json::json;
 
-use super::{leak_id, median, remembered, shared, Ticker};
-use crate::bench::{Benchmark, Ctx, Host, Plan, Workload};
+use super::{lock, remembered, LoadState, Ticker};
+use crate::harness::contract::{Benchmark, Ctx, Host, Plan, Workload};
 use crate::harness::copies::{self, Children, Exit, SpawnError};
 use crate::harness::interrupt;
-use crate::harness::sampler::Interrupted;
+use crate::harness::interrupt::Interrupted;
+use crate::harness::state::Shared;
+use crate::model::median;
 use crate::model::{Metric, Mode, Source};
 
 /// The seed's 1975 user (Attachment C's command mix).
@@ -45,15 +47,8 @@ pub const USER1975: &str = include_str!("../../../scripts/user1975.sh");
 /// A developer at work today.
 pub const DEV: &str = include_str!("../../../scripts/dev.sh");
 
-pub fn row(n: usize) -> Box<dyn Benchmark> {
-    Box::new(ScriptLoad {
-        id: leak_id(format!("load.script.{n}")),
-        users: n,
-    })
-}
-
 struct ScriptLoad {
-    id: &'static str,
+    id: String,
     users: usize,
 }
 
@@ -516,20 +511,19 @@ fn failure_message(exit: Exit, stderr: &Path) -> String {
 // ---------------------------------------------------------------------------------------
 // The benchmark.
 
-impl Benchmark for ScriptLoad {
-    fn id(&self) -> &'static str {
-        self.id
-    }
-    fn about(&self) -> &'static str {
-        "N users running a command script, staggered starts: real, CPU, Inc, per-command table"
-    }
-    fn source(&self) -> Source {
-        Source::seed("000", "Table 10, Attachment C")
-    }
-    fn metric(&self) -> Metric {
-        Metric::job()
-    }
-    fn plan(&self, mode: Mode) -> Plan {
+pub fn row(n: usize) -> Benchmark {
+    let it = ScriptLoad {
+        id: format!("load.script.{n}"),
+        users: n,
+    };
+    Benchmark::new(
+        it.id.clone(),
+        "N users running a command script, staggered starts: real, CPU, Inc, per-command table",
+        Source::seed("000", "Table 10, Attachment C"),
+        move |ctx| it.prepare(ctx),
+    )
+    .with_metric(Metric::job())
+    .with_plan(|mode| {
         // Fewer samples than other jobs: each is a whole staggered set of users.
         Plan {
             samples: match mode {
@@ -538,8 +532,12 @@ impl Benchmark for ScriptLoad {
             },
             ..Plan::job(mode)
         }
-    }
+    })
+}
+
+impl ScriptLoad {
     fn prepare(&self, ctx: &Ctx) -> Result<Box<dyn Workload>> {
+        let shared = ctx.state.get::<LoadState>();
         let o = &ctx.options.load;
         let script = load(o.script.as_deref())?;
         copies::check_room(
@@ -556,8 +554,8 @@ impl Benchmark for ScriptLoad {
         let base = if self.users == 1 {
             None
         } else {
-            Some(remembered(&base_key, || {
-                let out = run_users(&script, 1, Duration::ZERO, ctx.scratch, self.id)?;
+            Some(remembered(&shared, &base_key, || {
+                let out = run_users(&script, 1, Duration::ZERO, ctx.scratch, &self.id)?;
                 Ok(out.scripts[0].0)
             })?)
         };
@@ -567,7 +565,8 @@ impl Benchmark for ScriptLoad {
             (None, None) => 0.0,
         });
         Ok(Box::new(ScriptWorkload {
-            id: self.id,
+            shared,
+            id: self.id.clone(),
             users: self.users,
             script,
             stagger,
@@ -580,7 +579,9 @@ impl Benchmark for ScriptLoad {
 }
 
 struct ScriptWorkload {
-    id: &'static str,
+    /// The run's load state: baselines and the knee's points.
+    shared: Shared<LoadState>,
+    id: String,
     users: usize,
     script: Script,
     stagger: Duration,
@@ -596,61 +597,65 @@ impl Workload for ScriptWorkload {
             if self.limit_hit.is_some() {
                 return Ok(());
             }
-            let out = run_users(&self.script, self.users, self.stagger, &self.root, self.id)?;
+            let out = run_users(&self.script, self.users, self.stagger, &self.root, &self.id)?;
             self.limit_hit = out.limit_hit.clone();
             self.runs.push(out);
         }
         Ok(())
     }
 
-    fn details(&mut self) -> Option<serde_json::Value> {
-        let table = accounting(&self.script, &self.runs);
-        let failures: usize = table.iter().map(|r| r.failed + r.missing).sum();
-        let mut d = json!({
-            "users": self.users,
-            "script": self.script.name,
-            "commands_per_script": self.script.commands.len(),
-            "stagger_s": self.stagger.as_secs_f64(),
-            "shell": shell_description(),
-            "runs": self.runs.len(),
-            "failures": failures,
-            "clean": failures == 0 && self.limit_hit.is_none(),
-            "commands": table,
-            "limit_hit": self.limit_hit,
-        });
-        let complete: Vec<&RunOut> = self.runs.iter().filter(|r| r.limit_hit.is_none()).collect();
-        if complete.is_empty() {
-            return Some(d);
-        }
-        let mean = |v: &[(f64, f64)], f: fn(&(f64, f64)) -> f64| {
-            v.iter().map(f).sum::<f64>() / v.len() as f64
+    fn details(&mut self) -> Option<crate::model::Details> {
+        let json = || -> Option<serde_json::Value> {
+            let table = accounting(&self.script, &self.runs);
+            let failures: usize = table.iter().map(|r| r.failed + r.missing).sum();
+            let mut d = json!({
+                "users": self.users,
+                "script": self.script.name,
+                "commands_per_script": self.script.commands.len(),
+                "stagger_s": self.stagger.as_secs_f64(),
+                "shell": shell_description(),
+                "runs": self.runs.len(),
+                "failures": failures,
+                "clean": failures == 0 && self.limit_hit.is_none(),
+                "commands": table,
+                "limit_hit": self.limit_hit,
+            });
+            let complete: Vec<&RunOut> =
+                self.runs.iter().filter(|r| r.limit_hit.is_none()).collect();
+            if complete.is_empty() {
+                return Some(d);
+            }
+            let mean = |v: &[(f64, f64)], f: fn(&(f64, f64)) -> f64| {
+                v.iter().map(f).sum::<f64>() / v.len() as f64
+            };
+            let real = median(
+                &complete
+                    .iter()
+                    .map(|r| mean(&r.scripts, |s| s.0))
+                    .collect::<Vec<_>>(),
+            );
+            let cpu = median(
+                &complete
+                    .iter()
+                    .map(|r| mean(&r.scripts, |s| s.1))
+                    .collect::<Vec<_>>(),
+            );
+            if self.users == 1 && failures == 0 {
+                lock(&self.shared).set(&self.base_key, real);
+            }
+            let base = lock(&self.shared).get(&self.base_key);
+            d["avg_real_s"] = json!(real);
+            d["avg_cpu_s"] = json!(cpu);
+            d["baseline_real_s"] = json!(base);
+            d["inc"] = json!(base.map(|b| real / b));
+            d["per_script_real_cpu_s"] = json!(self
+                .runs
+                .iter()
+                .map(|r| r.scripts.clone())
+                .collect::<Vec<_>>());
+            Some(d)
         };
-        let real = median(
-            &complete
-                .iter()
-                .map(|r| mean(&r.scripts, |s| s.0))
-                .collect::<Vec<_>>(),
-        );
-        let cpu = median(
-            &complete
-                .iter()
-                .map(|r| mean(&r.scripts, |s| s.1))
-                .collect::<Vec<_>>(),
-        );
-        if self.users == 1 && failures == 0 {
-            shared().set(&self.base_key, real);
-        }
-        let base = shared().get(&self.base_key);
-        d["avg_real_s"] = json!(real);
-        d["avg_cpu_s"] = json!(cpu);
-        d["baseline_real_s"] = json!(base);
-        d["inc"] = json!(base.map(|b| real / b));
-        d["per_script_real_cpu_s"] = json!(self
-            .runs
-            .iter()
-            .map(|r| r.scripts.clone())
-            .collect::<Vec<_>>());
-        Some(d)
+        json().map(crate::model::Details::untyped)
     }
 
     /// A script run with a failed or missing command did less work, so its time must

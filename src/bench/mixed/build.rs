@@ -18,52 +18,40 @@ use std::process::{Command, Stdio};
 use anyhow::{bail, ensure, Context, Result};
 
 use crate::assets;
-use crate::bench::{Benchmark, Ctx, Host, Plan, Skip, Workload};
-use crate::harness::sampler::Interrupted;
+use crate::harness::contract::{Benchmark, Ctx, Host, Plan, Skip, Workload};
+use crate::harness::interrupt::Interrupted;
 use crate::harness::{interrupt, procgroup};
-use crate::model::{Metric, Mode, Source};
+use crate::model::{Metric, Source};
 
-pub struct Build;
-
-impl Benchmark for Build {
-    fn id(&self) -> &'static str {
-        "mixed.build"
-    }
-    fn about(&self) -> &'static str {
-        "build a bundled 9-module C program from scratch with make and cc, run it, check its output"
-    }
-    fn source(&self) -> Source {
-        Source::seed(
+pub fn benchmark() -> Benchmark {
+    Benchmark::new("mixed.build", "build a bundled 9-module C program from scratch with make and cc, run it, check its output", Source::seed(
             "000",
             "Tables 6 and 7 (recompiling the system, building a compiler)",
-        )
-    }
-    fn metric(&self) -> Metric {
-        Metric::job()
-    }
-    fn plan(&self, mode: Mode) -> Plan {
-        Plan::job(mode)
-    }
-    fn supported(&self, host: &Host) -> Result<(), Skip> {
-        for program in ["make", "cc"] {
-            if host.find_program(program).is_none() {
-                return Err(Skip::new(format!(
-                    "no `{program}` on PATH (install make and a C compiler, e.g. gcc)"
-                )));
-            }
+        ), prepare)
+.with_metric(Metric::job())
+.with_plan(Plan::job)
+.requires(supported)
+}
+
+fn supported(host: &Host) -> Result<(), Skip> {
+    for program in ["make", "cc"] {
+        if host.find_program(program).is_none() {
+            return Err(Skip::new(format!(
+                "no `{program}` on PATH (install make and a C compiler, e.g. gcc)"
+            )));
         }
-        Ok(())
     }
-    fn prepare(&self, ctx: &Ctx) -> Result<Box<dyn Workload>> {
-        let dir = ctx.scratch.join("build");
-        let trusted = build_and_run(&dir).context("the untimed first build")?;
-        check_program_output(&trusted)?;
-        Ok(Box::new(Builder {
-            dir,
-            trusted,
-            builds: 0,
-        }))
-    }
+    Ok(())
+}
+fn prepare(ctx: &Ctx) -> Result<Box<dyn Workload>> {
+    let dir = ctx.scratch.join("build");
+    let trusted = build_and_run(&dir).context("the untimed first build")?;
+    check_program_output(&trusted)?;
+    Ok(Box::new(Builder {
+        dir,
+        trusted,
+        builds: 0,
+    }))
 }
 
 struct Builder {
@@ -92,23 +80,26 @@ impl Workload for Builder {
         Ok(())
     }
 
-    fn details(&mut self) -> Option<serde_json::Value> {
-        let sources = assets::CPROG_FILES
-            .iter()
-            .filter(|(n, _)| n.ends_with(".c"))
-            .count();
-        let lines: usize = assets::CPROG_FILES
-            .iter()
-            .filter(|(n, _)| n.ends_with(".c") || n.ends_with(".h"))
-            .map(|(_, t)| t.lines().count())
-            .sum();
-        Some(serde_json::json!({
-            "sources": sources,
-            "lines": lines,
-            "make": "make (serial), CFLAGS=-O2",
-            "builds_checked": self.builds,
-            "output_bytes": self.trusted.len(),
-        }))
+    fn details(&mut self) -> Option<crate::model::Details> {
+        let json = || -> Option<serde_json::Value> {
+            let sources = assets::CPROG_FILES
+                .iter()
+                .filter(|(n, _)| n.ends_with(".c"))
+                .count();
+            let lines: usize = assets::CPROG_FILES
+                .iter()
+                .filter(|(n, _)| n.ends_with(".c") || n.ends_with(".h"))
+                .map(|(_, t)| t.lines().count())
+                .sum();
+            Some(serde_json::json!({
+                "sources": sources,
+                "lines": lines,
+                "make": "make (serial), CFLAGS=-O2",
+                "builds_checked": self.builds,
+                "output_bytes": self.trusted.len(),
+            }))
+        };
+        json().map(crate::model::Details::untyped)
     }
 }
 

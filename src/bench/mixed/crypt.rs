@@ -27,41 +27,28 @@ use anyhow::{bail, ensure, Context, Result};
 use sha_crypt::{sha256_crypt, Params};
 
 use crate::assets;
-use crate::bench::{Benchmark, Ctx, Plan, Workload};
-use crate::harness::sampler::Interrupted;
+use crate::harness::contract::{Benchmark, Ctx, Plan, Workload};
+use crate::harness::interrupt::Interrupted;
 use crate::harness::{interrupt, procgroup};
-use crate::model::{Metric, Mode, Source};
+use crate::model::{Metric, Source};
 
 /// Users whose password is a word of the list, and whose password is a reversed word:
 /// fixed by the bundled password file (see the test that regenerates it).
 pub const EXPECTED_PLAIN: usize = 6;
 pub const EXPECTED_REVERSED: usize = 4;
 
-pub struct Crypt;
-
-impl Benchmark for Crypt {
-    fn id(&self) -> &'static str {
-        "mixed.crypt"
-    }
-    fn about(&self) -> &'static str {
-        "hash a word list and its reversed words (through a pipe from a second process), match a password file"
-    }
-    fn source(&self) -> Source {
-        Source::seed(
+pub fn benchmark() -> Benchmark {
+    Benchmark::new("mixed.crypt", "hash a word list and its reversed words (through a pipe from a second process), match a password file", Source::seed(
             "000",
             "Table 8 (password search, words and reversed words via a pipe)",
-        )
-    }
-    fn metric(&self) -> Metric {
-        Metric::job()
-    }
-    fn plan(&self, mode: Mode) -> Plan {
-        Plan::job(mode)
-    }
-    fn prepare(&self, _ctx: &Ctx) -> Result<Box<dyn Workload>> {
-        let table = PasswordTable::parse(assets::PASSWD)?;
-        Ok(Box::new(Search::new(table, assets::WORDS)))
-    }
+        ), prepare)
+.with_metric(Metric::job())
+.with_plan(Plan::job)
+}
+
+fn prepare(_ctx: &Ctx) -> Result<Box<dyn Workload>> {
+    let table = PasswordTable::parse(assets::PASSWD)?;
+    Ok(Box::new(Search::new(table, assets::WORDS)))
 }
 
 /// One parsed password file: users by (salt, hash), and the distinct salts with rounds.
@@ -148,17 +135,20 @@ impl Workload for Search {
         Ok(())
     }
 
-    fn details(&mut self) -> Option<serde_json::Value> {
-        Some(serde_json::json!({
-            "words": self.words.len(),
-            "hashes_per_operation": 2 * self.words.len() * self.table.salts.len(),
-            "salts": self.table.salts.len(),
-            "users": self.table.users.len(),
-            "hash": "sha256-crypt",
-            "rounds": self.table.salts.first().map(|s| s.1),
-            "matches_words": self.last.map(|l| l.0),
-            "matches_reversed": self.last.map(|l| l.1),
-        }))
+    fn details(&mut self) -> Option<crate::model::Details> {
+        let json = || -> Option<serde_json::Value> {
+            Some(serde_json::json!({
+                "words": self.words.len(),
+                "hashes_per_operation": 2 * self.words.len() * self.table.salts.len(),
+                "salts": self.table.salts.len(),
+                "users": self.table.users.len(),
+                "hash": "sha256-crypt",
+                "rounds": self.table.salts.first().map(|s| s.1),
+                "matches_words": self.last.map(|l| l.0),
+                "matches_reversed": self.last.map(|l| l.1),
+            }))
+        };
+        json().map(crate::model::Details::untyped)
     }
 }
 

@@ -13,11 +13,11 @@
 //! harness's user/system times (getrusage of self + reaped children) give the seed's CPU
 //! column beside the real one.
 
-use super::Benchmark;
+use crate::harness::contract::Benchmark;
 
 mod build;
 mod crypt;
 
-pub fn all() -> Vec<Box<dyn Benchmark>> {
-    vec![Box::new(build::Build), Box::new(crypt::Crypt)]
+pub fn all() -> Vec<Benchmark> {
+    vec![build::benchmark(), crypt::benchmark()]
 }

@@ -21,8 +21,8 @@ use std::os::fd::{AsRawFd, OwnedFd};
 use anyhow::{bail, Result};
 use serde_json::json;
 
-use crate::bench::{Ctx, Workload};
 use crate::harness::children::{self, io_error, read_exact_raw, write_all_raw, Pair, Partner};
+use crate::harness::contract::{Ctx, Workload};
 
 /// Kashtan's 5 MBytes.
 pub const TRANSFER: usize = 5 * 1024 * 1024;
@@ -74,8 +74,11 @@ impl Workload for BwSelf {
         Ok(())
     }
 
-    fn details(&mut self) -> Option<serde_json::Value> {
-        Some(json!({ "transfer_bytes": TRANSFER, "chunk_bytes": CHUNK }))
+    fn details(&mut self) -> Option<crate::model::Details> {
+        let json = || -> Option<serde_json::Value> {
+            Some(json!({ "transfer_bytes": TRANSFER, "chunk_bytes": CHUNK }))
+        };
+        json().map(crate::model::Details::untyped)
     }
 }
 
@@ -172,11 +175,14 @@ impl Workload for Sink {
         self.partner.notes()
     }
 
-    fn details(&mut self) -> Option<serde_json::Value> {
-        let mut d = self.partner.finish_details();
-        d["transfer_bytes"] = json!(self.per_op);
-        d["write_bytes"] = json!(self.write_size);
-        Some(d)
+    fn details(&mut self) -> Option<crate::model::Details> {
+        let mut json = || -> Option<serde_json::Value> {
+            let mut d = self.partner.finish_details();
+            d["transfer_bytes"] = json!(self.per_op);
+            d["write_bytes"] = json!(self.write_size);
+            Some(d)
+        };
+        json().map(crate::model::Details::untyped)
     }
 }
 
@@ -263,11 +269,14 @@ impl Workload for Both {
         self.partner.notes()
     }
 
-    fn details(&mut self) -> Option<serde_json::Value> {
-        let mut d = self.partner.finish_details();
-        d["transfer_bytes_each_way"] = json!(TRANSFER);
-        d["chunk_bytes"] = json!(CHUNK);
-        Some(d)
+    fn details(&mut self) -> Option<crate::model::Details> {
+        let mut json = || -> Option<serde_json::Value> {
+            let mut d = self.partner.finish_details();
+            d["transfer_bytes_each_way"] = json!(TRANSFER);
+            d["chunk_bytes"] = json!(CHUNK);
+            Some(d)
+        };
+        json().map(crate::model::Details::untyped)
     }
 }
 

@@ -9,106 +9,106 @@
 use anyhow::Result;
 
 use super::message::{self, Pattern, Transport};
-use super::micro::{berkeley, perq, whole_transfers, Row};
-use super::{Benchmark, Ctx, Workload};
+use super::micro::{berkeley, perq, whole_transfers};
+use crate::harness::contract::{Benchmark, Ctx, Workload};
 use crate::model::{Metric, Source};
 
 pub mod bandwidth;
 
-pub fn all() -> Vec<Box<dyn Benchmark>> {
-    ROWS.iter()
-        .map(|r| Box::new(*r) as Box<dyn Benchmark>)
-        .collect()
+pub fn all() -> Vec<Benchmark> {
+    rows()
 }
 
 fn msg(ctx: &Ctx, pattern: Pattern, size: usize) -> Result<Box<dyn Workload>> {
     message::prepare(ctx, Transport::Pipe, pattern, size, false)
 }
 
-const ROWS: &[Row] = &[
-    Row::new(
-        "pipe.self.4",
-        "write then read a 4-byte message on one pipe (001 pipeself4)",
-        berkeley("Table 1/2: pipeself4"),
-        |c| msg(c, Pattern::ToSelf, 4),
-    ),
-    Row::new(
-        "pipe.self.512",
-        "write then read a 512-byte message on one pipe (001 pipeself512)",
-        berkeley("Table 1/2: pipeself512"),
-        |c| msg(c, Pattern::ToSelf, 512),
-    ),
-    Row::new(
-        "pipe.discard.4",
-        "write a 4-byte message to a child that reads and discards it (001 pipediscard4)",
-        berkeley("Table 1/2: pipediscard4"),
-        |c| msg(c, Pattern::Discard, 4),
-    ),
-    Row::new(
-        "pipe.discard.512",
-        "write a 512-byte message to a child that discards it (001 pipediscard512)",
-        berkeley("Table 1/2: pipediscard512"),
-        |c| msg(c, Pattern::Discard, 512),
-    ),
-    Row::new(
-        "pipe.back.4",
-        "round trip of a 4-byte message with a child over two pipes (001 pipeback4)",
-        berkeley("Table 1/2: pipeback4"),
-        |c| msg(c, Pattern::Back, 4),
-    ),
-    Row::new(
-        "pipe.back.512",
-        "round trip of a 512-byte message with a child over two pipes (001 pipeback512)",
-        berkeley("Table 1/2: pipeback512"),
-        |c| msg(c, Pattern::Back, 512),
-    ),
-    Row::new(
-        "pipe.back.4.fpu",
-        "pipe.back.4 with vector registers live in both processes (002's FP context cost)",
-        Source::seed(
-            "002",
-            "floating-point save per call, moved into the context switch",
+fn rows() -> Vec<Benchmark> {
+    vec![
+        Benchmark::new(
+            "pipe.self.4",
+            "write then read a 4-byte message on one pipe (001 pipeself4)",
+            berkeley("Table 1/2: pipeself4"),
+            |c| msg(c, Pattern::ToSelf, 4),
         ),
-        |c| message::prepare(c, Transport::Pipe, Pattern::Back, 4, true),
-    ),
-    Row {
-        metric: Metric::throughput(bandwidth::TRANSFER as u64),
-        plan: Some(whole_transfers),
-        ..Row::new(
+        Benchmark::new(
+            "pipe.self.512",
+            "write then read a 512-byte message on one pipe (001 pipeself512)",
+            berkeley("Table 1/2: pipeself512"),
+            |c| msg(c, Pattern::ToSelf, 512),
+        ),
+        Benchmark::new(
+            "pipe.discard.4",
+            "write a 4-byte message to a child that reads and discards it (001 pipediscard4)",
+            berkeley("Table 1/2: pipediscard4"),
+            |c| msg(c, Pattern::Discard, 4),
+        )
+        .partnered(),
+        Benchmark::new(
+            "pipe.discard.512",
+            "write a 512-byte message to a child that discards it (001 pipediscard512)",
+            berkeley("Table 1/2: pipediscard512"),
+            |c| msg(c, Pattern::Discard, 512),
+        )
+        .partnered(),
+        Benchmark::new(
+            "pipe.back.4",
+            "round trip of a 4-byte message with a child over two pipes (001 pipeback4)",
+            berkeley("Table 1/2: pipeback4"),
+            |c| msg(c, Pattern::Back, 4),
+        )
+        .partnered(),
+        Benchmark::new(
+            "pipe.back.512",
+            "round trip of a 512-byte message with a child over two pipes (001 pipeback512)",
+            berkeley("Table 1/2: pipeback512"),
+            |c| msg(c, Pattern::Back, 512),
+        )
+        .partnered(),
+        Benchmark::new(
+            "pipe.back.4.fpu",
+            "pipe.back.4 with vector registers live in both processes (002's FP context cost)",
+            Source::seed(
+                "002",
+                "floating-point save per call, moved into the context switch",
+            ),
+            |c| message::prepare(c, Transport::Pipe, Pattern::Back, 4, true),
+        )
+        .partnered(),
+        Benchmark::new(
             "pipe.bw.self",
             "5 MB written to yourself through a pipe, 4 KB at a time (Kashtan kt9); MB/s",
             perq("Kashtan kt9"),
             bandwidth::prepare_self,
         )
-    },
-    Row {
-        metric: Metric::throughput(bandwidth::TRANSFER as u64),
-        plan: Some(whole_transfers),
-        ..Row::new(
+        .with_metric(Metric::throughput(bandwidth::TRANSFER as u64))
+        .with_plan(whole_transfers),
+        Benchmark::new(
             "pipe.bw.one",
             "5 MB through a pipe to a child that reads it all (Kashtan kt10); MB/s",
             perq("Kashtan kt10"),
             bandwidth::prepare_one,
         )
-    },
-    Row {
-        metric: Metric::throughput(2 * bandwidth::TRANSFER as u64),
-        plan: Some(whole_transfers),
-        ..Row::new(
+        .with_metric(Metric::throughput(bandwidth::TRANSFER as u64))
+        .with_plan(whole_transfers)
+        .partnered(),
+        Benchmark::new(
             "pipe.bw.both",
             "two processes each send 5 MB to the other at once (Kashtan kt11); MB/s of both",
             perq("Kashtan kt11"),
             bandwidth::prepare_both,
         )
-    },
-    Row {
-        metric: Metric::job(),
-        plan: Some(whole_transfers),
-        ..Row::new(
+        .with_metric(Metric::throughput(2 * bandwidth::TRANSFER as u64))
+        .with_plan(whole_transfers)
+        .partnered(),
+        Benchmark::new(
             "pipe.piper",
             "2,000 pipe writes of 512 bytes to a reading child, time for all (Zilog piper)",
             perq("Zilog programs: piper"),
             bandwidth::prepare_piper,
         )
-    },
-];
+        .with_metric(Metric::job())
+        .with_plan(whole_transfers)
+        .partnered(),
+    ]
+}

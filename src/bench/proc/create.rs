@@ -20,10 +20,10 @@ use anyhow::{bail, Result};
 use serde_json::json;
 
 use super::jobs::ExecArgs;
-use crate::bench::Workload;
 use crate::harness::children::{reset_signals_in_child, wait_ok};
+use crate::harness::contract::Workload;
 use crate::harness::interrupt;
-use crate::harness::sampler::Interrupted;
+use crate::harness::interrupt::Interrupted;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Create {
@@ -293,17 +293,20 @@ impl Workload for Creation {
         Ok(())
     }
 
-    fn details(&mut self) -> Option<serde_json::Value> {
-        let mut d = json!({
-            "heap_grown_bytes": self.grown.mem.len(),
-            "creation": self.what(),
-            "placement": "not applicable: one process at a time",
-        });
-        if let Some(e) = &self.exec {
-            d["program"] = json!(e.path.to_string_lossy());
-            d["exec_arg_env_bytes"] = json!(e.bytes);
-        }
-        Some(d)
+    fn details(&mut self) -> Option<crate::model::Details> {
+        let json = || -> Option<serde_json::Value> {
+            let mut d = json!({
+                "heap_grown_bytes": self.grown.mem.len(),
+                "creation": self.what(),
+                "placement": "not applicable: one process at a time",
+            });
+            if let Some(e) = &self.exec {
+                d["program"] = json!(e.path.to_string_lossy());
+                d["exec_arg_env_bytes"] = json!(e.bytes);
+            }
+            Some(d)
+        };
+        json().map(crate::model::Details::untyped)
     }
 }
 

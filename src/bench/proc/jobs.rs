@@ -10,9 +10,8 @@ use std::ffi::{CString, OsStr};
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
+use crate::harness::contract::Skip;
 use anyhow::{Context, Result};
-
-use crate::bench::Skip;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Job {

@@ -8,8 +8,8 @@
 
 use anyhow::Result;
 
-use super::micro::{berkeley, processes, Row, SupportCheck};
-use super::{Benchmark, Ctx, Derived, Host, Skip, Workload};
+use super::micro::{berkeley, processes};
+use crate::harness::contract::{Benchmark, Ctx, Derived, Host, Skip, SupportCheck, Workload};
 use crate::model::{Source, Unit};
 
 pub mod create;
@@ -18,10 +18,8 @@ pub mod jobs;
 use create::{Create, Creation};
 use jobs::{ExecArgs, Job};
 
-pub fn all() -> Vec<Box<dyn Benchmark>> {
-    ROWS.iter()
-        .map(|r| Box::new(*r) as Box<dyn Benchmark>)
-        .collect()
+pub fn all() -> Vec<Benchmark> {
+    rows()
 }
 
 pub fn derived() -> Vec<Derived> {
@@ -89,18 +87,21 @@ fn need_sh(host: &Host) -> Result<(), Skip> {
     need_null(host)
 }
 
-/// A process-creation row: the processes plan, and a check that its job exists.
-const fn row(
+/// A process-creation row: the processes plan, a child in every operation, and a check
+/// that its job exists.
+fn row(
     id: &'static str,
     about: &'static str,
     source: Source,
     supported: Option<SupportCheck>,
     prepare: fn(&Ctx) -> Result<Box<dyn Workload>>,
-) -> Row {
-    Row {
-        plan: Some(processes),
-        supported,
-        ..Row::new(id, about, source, prepare)
+) -> Benchmark {
+    let b = Benchmark::new(id, about, source, prepare)
+        .with_plan(processes)
+        .partnered();
+    match supported {
+        Some(check) => b.requires(check),
+        None => b,
     }
 }
 
@@ -110,7 +111,7 @@ use Create::{Fork, Spawn, Vfork};
 use Job::{Big, Null};
 
 #[rustfmt::skip]
-const ROWS: &[Row] = &[
+fn rows() -> Vec<Benchmark> { vec![
     row("proc.fork.0", "fork-exit-wait (001 forks0)", berkeley("Table 1/2: forks0"), None,
         |_| fork_only(Fork, 0)),
     row("proc.fork.1k", "grow the heap 1 KB, touch it, then fork-exit-wait (001 forks1k)",
@@ -168,7 +169,7 @@ const ROWS: &[Row] = &[
         |_| exec_job(Spawn, Null, 0, false)),
     row("proc.shell", "posix_spawn `sh -c` of the null job, wait", Source::Modern(
         "a shell command, as system() and scripts start programs"), Some(need_sh), shell),
-];
+]}
 
 #[cfg(test)]
 mod tests {

@@ -6,14 +6,14 @@
 
 use std::hint::black_box;
 
-use super::{fig, raw, Calls, Convention, Row};
-use crate::bench::Workload;
+use super::{fig, raw, Calls, Convention};
+use crate::harness::contract::{Benchmark, Workload};
 
 const SOURCE: crate::model::Source = fig("Figure 3: system call time per argument");
 
 macro_rules! args_row {
     ($n:literal, $id:literal) => {
-        Row::new(
+        Benchmark::new(
             $id,
             concat!("getpid with ", $n, " argument registers loaded"),
             SOURCE,
@@ -22,15 +22,17 @@ macro_rules! args_row {
     };
 }
 
-pub const ROWS: &[Row] = &[
-    args_row!(0, "syscall.args.0"),
-    args_row!(1, "syscall.args.1"),
-    args_row!(2, "syscall.args.2"),
-    args_row!(3, "syscall.args.3"),
-    args_row!(4, "syscall.args.4"),
-    args_row!(5, "syscall.args.5"),
-    args_row!(6, "syscall.args.6"),
-];
+pub fn rows() -> Vec<Benchmark> {
+    vec![
+        args_row!(0, "syscall.args.0"),
+        args_row!(1, "syscall.args.1"),
+        args_row!(2, "syscall.args.2"),
+        args_row!(3, "syscall.args.3"),
+        args_row!(4, "syscall.args.4"),
+        args_row!(5, "syscall.args.5"),
+        args_row!(6, "syscall.args.6"),
+    ]
+}
 
 fn with_args<const N: usize>() -> Box<dyn Workload> {
     let values: [i64; 6] = [11, 22, 33, 44, 55, 66];

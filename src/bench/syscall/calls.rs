@@ -9,53 +9,51 @@
 
 use std::hint::black_box;
 
-use super::{fig, Row};
-use crate::bench::{LoopWorkload, Plan, Workload};
+use super::fig;
+use crate::harness::contract::{Benchmark, LoopWorkload, Plan, Workload};
 use crate::model::{Mode, Source};
 
 const NESTED: Source = Source::seed("003", "§3 C instructions: 5 nested proc calls");
 
-pub const ROWS: &[Row] = &[
-    Row {
-        plan: Some(|mode| Plan::fixed(100, samples(mode))),
-        ..Row::new(
+pub fn rows() -> Vec<Benchmark> {
+    vec![
+        Benchmark::new(
             "call.subroutine",
             "an empty non-inlined function call, 100 consecutive calls timed together",
             fig("Figure 6: subroutine overhead (100 calls per event pair)"),
             |_| Ok(empty_calls()),
         )
-    },
-    Row {
-        plan: Some(|mode| Plan::fixed(1, 10 * samples(mode))),
-        ..Row::new(
+        .with_plan(|mode| Plan::fixed(100, samples(mode))),
+        Benchmark::new(
             "call.subroutine.single",
             "an empty non-inlined function call, each call timed by itself",
             fig("Figure 6: subroutine overhead (one call per event pair)"),
             |_| Ok(empty_calls()),
         )
-    },
-    Row::new(
-        "call.nested5",
-        "5 nested calls passing three integers by value",
-        NESTED,
-        |_| {
-            Ok(Box::new(LoopWorkload::new(|| {
-                black_box(by_value_1(black_box(1), black_box(2), black_box(3)));
-            })) as Box<dyn Workload>)
-        },
-    ),
-    Row::new(
-        "call.nested5.byref",
-        "5 nested calls passing three integers by reference",
-        NESTED,
-        |_| {
-            let (mut a, mut b, mut c) = (1i32, 2i32, 3i32);
-            Ok(Box::new(LoopWorkload::new(move || {
-                by_ref_1(black_box(&mut a), black_box(&mut b), black_box(&mut c));
-            })) as Box<dyn Workload>)
-        },
-    ),
-];
+        .with_plan(|mode| Plan::fixed(1, 10 * samples(mode))),
+        Benchmark::new(
+            "call.nested5",
+            "5 nested calls passing three integers by value",
+            NESTED,
+            |_| {
+                Ok(Box::new(LoopWorkload::new(|| {
+                    black_box(by_value_1(black_box(1), black_box(2), black_box(3)));
+                })) as Box<dyn Workload>)
+            },
+        ),
+        Benchmark::new(
+            "call.nested5.byref",
+            "5 nested calls passing three integers by reference",
+            NESTED,
+            |_| {
+                let (mut a, mut b, mut c) = (1i32, 2i32, 3i32);
+                Ok(Box::new(LoopWorkload::new(move || {
+                    by_ref_1(black_box(&mut a), black_box(&mut b), black_box(&mut c));
+                })) as Box<dyn Workload>)
+            },
+        ),
+    ]
+}
 
 /// 002 took 100 samples of each way; the quick mode takes a few hundred, the full mode
 /// a few thousand (each sample is a fraction of a microsecond).

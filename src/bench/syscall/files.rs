@@ -12,82 +12,84 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 
-use super::{fig, Calls, Convention, Row};
-use crate::bench::{Ctx, Workload};
+use super::{fig, Calls, Convention};
+use crate::harness::contract::{Benchmark, Ctx, Workload};
 use crate::model::Source;
 
 const PERQ_STAT: Source =
     Source::seed("003", "§3 C instructions (32 bits): file statistics (stat)");
 const PERQ_OPEN: Source = Source::seed("003", "§3 C instructions (32 bits): open and close a file");
 
-pub const ROWS: &[Row] = &[
-    Row::new(
-        "syscall.dup",
-        "dup a descriptor and close the copy (one op = dup + close)",
-        fig("Figure 4: dup"),
-        |_| {
-            let f = open("/dev/null")?;
-            Ok(Calls::boxed("dup/close", Convention::Libc, move || {
-                // SAFETY: f is open for the closure's whole life.
-                let d = unsafe { libc::dup(black_box(f.as_raw_fd())) };
-                if d < 0 {
-                    return -1;
-                }
-                unsafe { libc::close(d) as i64 }
-            }))
-        },
-    ),
-    Row::new(
-        "syscall.stat",
-        "stat a file by a three-component path in the scratch directory",
-        PERQ_STAT,
-        |ctx| {
-            let path = c_path(&status_file(ctx)?)?;
-            // SAFETY: stat is plain data; path is NUL-terminated.
+pub fn rows() -> Vec<Benchmark> {
+    vec![
+        Benchmark::new(
+            "syscall.dup",
+            "dup a descriptor and close the copy (one op = dup + close)",
+            fig("Figure 4: dup"),
+            |_| {
+                let f = open("/dev/null")?;
+                Ok(Calls::boxed("dup/close", Convention::Libc, move || {
+                    // SAFETY: f is open for the closure's whole life.
+                    let d = unsafe { libc::dup(black_box(f.as_raw_fd())) };
+                    if d < 0 {
+                        return -1;
+                    }
+                    unsafe { libc::close(d) as i64 }
+                }))
+            },
+        ),
+        Benchmark::new(
+            "syscall.stat",
+            "stat a file by a three-component path in the scratch directory",
+            PERQ_STAT,
+            |ctx| {
+                let path = c_path(&status_file(ctx)?)?;
+                // SAFETY: stat is plain data; path is NUL-terminated.
+                let mut st: libc::stat = unsafe { std::mem::zeroed() };
+                Ok(Calls::boxed("stat", Convention::Libc, move || unsafe {
+                    libc::stat(black_box(path.as_ptr()), &mut st) as i64
+                }))
+            },
+        ),
+        Benchmark::new("syscall.fstat", "fstat an open file", PERQ_STAT, |ctx| {
+            let f = open(status_file(ctx)?)?;
             let mut st: libc::stat = unsafe { std::mem::zeroed() };
-            Ok(Calls::boxed("stat", Convention::Libc, move || unsafe {
-                libc::stat(black_box(path.as_ptr()), &mut st) as i64
+            Ok(Calls::boxed("fstat", Convention::Libc, move || unsafe {
+                libc::fstat(black_box(f.as_raw_fd()), &mut st) as i64
             }))
-        },
-    ),
-    Row::new("syscall.fstat", "fstat an open file", PERQ_STAT, |ctx| {
-        let f = open(status_file(ctx)?)?;
-        let mut st: libc::stat = unsafe { std::mem::zeroed() };
-        Ok(Calls::boxed("fstat", Convention::Libc, move || unsafe {
-            libc::fstat(black_box(f.as_raw_fd()), &mut st) as i64
-        }))
-    }),
-    Row::new(
-        "syscall.open_close",
-        "open a file read-only and close it (one op = open + close)",
-        PERQ_OPEN,
-        |ctx| {
-            let path = c_path(&status_file(ctx)?)?;
-            Ok(Calls::boxed("open/close", Convention::Libc, move || {
-                // SAFETY: path is NUL-terminated; the descriptor is closed at once.
-                let fd = unsafe {
-                    libc::open(black_box(path.as_ptr()), libc::O_RDONLY | libc::O_CLOEXEC)
-                };
-                if fd < 0 {
-                    return -1;
-                }
-                unsafe { libc::close(fd) as i64 }
-            }))
-        },
-    ),
-    Row::new(
-        "syscall.read",
-        "read 1 byte from /dev/zero",
-        Source::Modern("the cheapest read: a device with no data to fetch"),
-        |_| byte_loop("/dev/zero", false),
-    ),
-    Row::new(
-        "syscall.write",
-        "write 1 byte to /dev/null",
-        Source::Modern("the cheapest write: a device that discards"),
-        |_| byte_loop("/dev/null", true),
-    ),
-];
+        }),
+        Benchmark::new(
+            "syscall.open_close",
+            "open a file read-only and close it (one op = open + close)",
+            PERQ_OPEN,
+            |ctx| {
+                let path = c_path(&status_file(ctx)?)?;
+                Ok(Calls::boxed("open/close", Convention::Libc, move || {
+                    // SAFETY: path is NUL-terminated; the descriptor is closed at once.
+                    let fd = unsafe {
+                        libc::open(black_box(path.as_ptr()), libc::O_RDONLY | libc::O_CLOEXEC)
+                    };
+                    if fd < 0 {
+                        return -1;
+                    }
+                    unsafe { libc::close(fd) as i64 }
+                }))
+            },
+        ),
+        Benchmark::new(
+            "syscall.read",
+            "read 1 byte from /dev/zero",
+            Source::Modern("the cheapest read: a device with no data to fetch"),
+            |_| byte_loop("/dev/zero", false),
+        ),
+        Benchmark::new(
+            "syscall.write",
+            "write 1 byte to /dev/null",
+            Source::Modern("the cheapest write: a device that discards"),
+            |_| byte_loop("/dev/null", true),
+        ),
+    ]
+}
 
 fn open(path: impl AsRef<Path>) -> Result<File> {
     let path = path.as_ref();

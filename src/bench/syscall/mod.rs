@@ -2,14 +2,14 @@
 //! clock read that corrects every figure (002's "event call"), argument passing, and the
 //! subroutine calls 002 and the PERQ note (003) set beside them.
 //!
-//! Each row is a [`Row`]: its metadata and a function that prepares a loop over one
-//! operation. The files group alike rows: `process` (ids and signals), `time` (clocks),
+//! Each row is a [`Benchmark`]: its metadata and a function that prepares a loop over
+//! one operation. The files group alike rows: `process` (ids and signals), `time` (clocks),
 //! `files` (descriptors and paths), `tty`, `args`, `calls`.
 
 use anyhow::Result;
 
-use super::{Benchmark, Ctx, Host, Plan, Skip, Workload};
-use crate::model::{Mode, Source};
+use crate::harness::contract::{Benchmark, Workload};
+use crate::model::Source;
 
 mod args;
 mod calls;
@@ -19,82 +19,25 @@ pub mod raw;
 mod time;
 mod tty;
 
-pub fn all() -> Vec<Box<dyn Benchmark>> {
+pub fn all() -> Vec<Benchmark> {
     [
-        time::ROWS,
-        process::ROWS,
-        files::ROWS,
-        tty::ROWS,
-        args::ROWS,
-        calls::ROWS,
+        time::rows(),
+        process::rows(),
+        files::rows(),
+        tty::rows(),
+        args::rows(),
+        calls::rows(),
     ]
     .into_iter()
     .flatten()
-    .map(|row| Box::new(*row) as Box<dyn Benchmark>)
+    // `timer.clock` and `call.*` are in §1 with the system calls.
+    .map(|b| b.with_family("syscall"))
     .collect()
 }
 
-/// One row of §1.
-#[derive(Clone, Copy)]
-pub struct Row {
-    pub id: &'static str,
-    pub about: &'static str,
-    pub source: Source,
-    /// Root only (002 "tested apart in a program that had super-user permissions").
-    pub needs_root: bool,
-    /// `None`: the default calibrated plan.
-    pub plan: Option<fn(Mode) -> Plan>,
-    pub prepare: fn(&Ctx) -> Result<Box<dyn Workload>>,
-}
-
-impl Row {
-    /// A calibrated, unprivileged row: the common case.
-    pub const fn new(
-        id: &'static str,
-        about: &'static str,
-        source: Source,
-        prepare: fn(&Ctx) -> Result<Box<dyn Workload>>,
-    ) -> Row {
-        Row {
-            id,
-            about,
-            source,
-            needs_root: false,
-            plan: None,
-            prepare,
-        }
-    }
-}
-
-impl Benchmark for Row {
-    fn id(&self) -> &'static str {
-        self.id
-    }
-    fn about(&self) -> &'static str {
-        self.about
-    }
-    fn source(&self) -> Source {
-        self.source
-    }
-    fn family(&self) -> &'static str {
-        "syscall"
-    }
-    fn plan(&self, mode: Mode) -> Plan {
-        self.plan
-            .map_or_else(|| Plan::calibrated(mode), |p| p(mode))
-    }
-    fn supported(&self, host: &Host) -> Result<(), Skip> {
-        if self.needs_root && !host.is_root {
-            return Err(Skip::new(
-                "needs root: setting the process's ids is privileged (run as root to include it)",
-            ));
-        }
-        Ok(())
-    }
-    fn prepare(&self, ctx: &Ctx) -> Result<Box<dyn Workload>> {
-        (self.prepare)(ctx)
-    }
-}
+/// Why the id-setting rows need root (002 tested them "apart in a program that had
+/// super-user permissions").
+const ROOT_ONLY: &str = "setting the process's ids is privileged";
 
 /// Seed 002's figure for a row, as a source.
 const fn fig(place: &'static str) -> Source {

@@ -5,8 +5,8 @@ use std::hint::black_box;
 
 use anyhow::Result;
 
-use super::{check, fig, raw, Calls, Convention, Row};
-use crate::bench::{Ctx, Workload};
+use super::{check, fig, raw, Calls, Convention, ROOT_ONLY};
+use crate::harness::contract::{Benchmark, Ctx, Workload};
 
 /// A loop over one raw system call with constant arguments.
 fn raw_loop(what: &'static str, nr: i64, args: &'static [i64]) -> Box<dyn Workload> {
@@ -16,90 +16,89 @@ fn raw_loop(what: &'static str, nr: i64, args: &'static [i64]) -> Box<dyn Worklo
     })
 }
 
-pub const ROWS: &[Row] = &[
-    Row::new(
-        "syscall.getpid",
-        "getpid by the raw syscall instruction: the minimum cost of entering the kernel",
-        fig("Figure 4: gpid; also 003 Zilog 'System call'"),
-        |_| Ok(raw_loop("getpid", libc::SYS_getpid, &[])),
-    ),
-    Row::new(
-        "syscall.getpid.libc",
-        "getpid through the C library wrapper (002's indirect path)",
-        fig("Figure 3: direct vs indirect"),
-        // SAFETY: no arguments.
-        |_| {
-            Ok(Calls::boxed(
-                "getpid",
-                Convention::Libc,
-                || unsafe { libc::getpid() } as i64,
-            ))
-        },
-    ),
-    Row::new(
-        "syscall.getuid",
-        "getuid by the raw syscall instruction",
-        fig("Figure 4: guid"),
-        |_| Ok(raw_loop("getuid", libc::SYS_getuid, &[])),
-    ),
-    Row::new(
-        "syscall.getgid",
-        "getgid by the raw syscall instruction",
-        fig("Figure 4: ggid"),
-        |_| Ok(raw_loop("getgid", libc::SYS_getgid, &[])),
-    ),
-    Row::new(
-        "syscall.times",
-        "times(2): the process's and its children's CPU times",
-        fig("Figure 4: times"),
-        |_| {
-            // SAFETY: tms is plain data that times fills.
-            let mut t: libc::tms = unsafe { std::mem::zeroed() };
-            Ok(Calls::boxed("times", Convention::Libc, move || unsafe {
-                libc::times(black_box(&mut t)) as i64
-            }))
-        },
-    ),
-    Row::new(
-        "syscall.alarm",
-        "alarm(0): cancel a (non-existent) alarm",
-        fig("Figure 4: alarm"),
-        // SAFETY: alarm(0) sets no timer.
-        |_| {
-            Ok(Calls::boxed(
-                "alarm",
-                Convention::Libc,
-                || unsafe { libc::alarm(black_box(0)) } as i64,
-            ))
-        },
-    ),
-    Row::new(
-        "syscall.signal",
-        "sigaction: install a handler for SIGUSR2",
-        fig("Figure 4: sig"),
-        prepare_signal,
-    ),
-    Row::new(
-        "syscall.kill",
-        "kill(self, 0): permission and existence check, no signal sent",
-        fig("Figure 4: kill"),
-        |_| {
-            let me = std::process::id() as libc::pid_t;
-            // SAFETY: signal 0 delivers nothing.
-            Ok(Calls::boxed("kill", Convention::Libc, move || unsafe {
-                libc::kill(black_box(me), 0) as i64
-            }))
-        },
-    ),
-    Row::new(
-        "syscall.nice",
-        "setpriority to the current nice value: nice(0)'s kernel work",
-        fig("Figure 4: nice"),
-        prepare_nice,
-    ),
-    Row {
-        needs_root: true,
-        ..Row::new(
+pub fn rows() -> Vec<Benchmark> {
+    vec![
+        Benchmark::new(
+            "syscall.getpid",
+            "getpid by the raw syscall instruction: the minimum cost of entering the kernel",
+            fig("Figure 4: gpid; also 003 Zilog 'System call'"),
+            |_| Ok(raw_loop("getpid", libc::SYS_getpid, &[])),
+        ),
+        Benchmark::new(
+            "syscall.getpid.libc",
+            "getpid through the C library wrapper (002's indirect path)",
+            fig("Figure 3: direct vs indirect"),
+            // SAFETY: no arguments.
+            |_| {
+                Ok(Calls::boxed(
+                    "getpid",
+                    Convention::Libc,
+                    || unsafe { libc::getpid() } as i64,
+                ))
+            },
+        ),
+        Benchmark::new(
+            "syscall.getuid",
+            "getuid by the raw syscall instruction",
+            fig("Figure 4: guid"),
+            |_| Ok(raw_loop("getuid", libc::SYS_getuid, &[])),
+        ),
+        Benchmark::new(
+            "syscall.getgid",
+            "getgid by the raw syscall instruction",
+            fig("Figure 4: ggid"),
+            |_| Ok(raw_loop("getgid", libc::SYS_getgid, &[])),
+        ),
+        Benchmark::new(
+            "syscall.times",
+            "times(2): the process's and its children's CPU times",
+            fig("Figure 4: times"),
+            |_| {
+                // SAFETY: tms is plain data that times fills.
+                let mut t: libc::tms = unsafe { std::mem::zeroed() };
+                Ok(Calls::boxed("times", Convention::Libc, move || unsafe {
+                    libc::times(black_box(&mut t)) as i64
+                }))
+            },
+        ),
+        Benchmark::new(
+            "syscall.alarm",
+            "alarm(0): cancel a (non-existent) alarm",
+            fig("Figure 4: alarm"),
+            // SAFETY: alarm(0) sets no timer.
+            |_| {
+                Ok(Calls::boxed(
+                    "alarm",
+                    Convention::Libc,
+                    || unsafe { libc::alarm(black_box(0)) } as i64,
+                ))
+            },
+        ),
+        Benchmark::new(
+            "syscall.signal",
+            "sigaction: install a handler for SIGUSR2",
+            fig("Figure 4: sig"),
+            prepare_signal,
+        ),
+        Benchmark::new(
+            "syscall.kill",
+            "kill(self, 0): permission and existence check, no signal sent",
+            fig("Figure 4: kill"),
+            |_| {
+                let me = std::process::id() as libc::pid_t;
+                // SAFETY: signal 0 delivers nothing.
+                Ok(Calls::boxed("kill", Convention::Libc, move || unsafe {
+                    libc::kill(black_box(me), 0) as i64
+                }))
+            },
+        ),
+        Benchmark::new(
+            "syscall.nice",
+            "setpriority to the current nice value: nice(0)'s kernel work",
+            fig("Figure 4: nice"),
+            prepare_nice,
+        ),
+        Benchmark::new(
             "syscall.setuid",
             "setuid to the current uid (privileged path; root only)",
             fig("Figure 4: suid"),
@@ -109,10 +108,8 @@ pub const ROWS: &[Row] = &[
                 }))
             },
         )
-    },
-    Row {
-        needs_root: true,
-        ..Row::new(
+        .root_only(ROOT_ONLY),
+        Benchmark::new(
             "syscall.setgid",
             "setgid to the current gid (privileged path; root only)",
             fig("Figure 4: sgid"),
@@ -122,8 +119,9 @@ pub const ROWS: &[Row] = &[
                 }))
             },
         )
-    },
-];
+        .root_only(ROOT_ONLY),
+    ]
+}
 
 /// setuid/setgid by the raw instruction: glibc's wrappers would signal every thread of
 /// the process to change its ids too, which is not what 002 measured.

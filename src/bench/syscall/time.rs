@@ -4,39 +4,43 @@
 
 use std::hint::black_box;
 
-use super::{fig, raw, Calls, Convention, Row};
-use crate::bench::Workload;
+use super::{fig, raw, Calls, Convention};
+use crate::harness::contract::{Benchmark, Workload};
 
-pub const ROWS: &[Row] = &[
-    Row::new(
-        "timer.clock",
-        "read CLOCK_MONOTONIC, the clock every sample is timed with (vDSO)",
-        fig("Figure 2: event call timing"),
-        |_| Ok(clock_loop(libc::CLOCK_MONOTONIC)),
-    ),
-    Row::new(
-        "syscall.time",
-        "clock_gettime(CLOCK_REALTIME) through the vDSO: no kernel entry",
-        fig("Figure 4/5: time"),
-        |_| Ok(clock_loop(libc::CLOCK_REALTIME)),
-    ),
-    Row::new(
-        "syscall.time.raw",
-        "clock_gettime(CLOCK_REALTIME) forced into the kernel by the syscall instruction",
-        fig("Figure 4/5: time"),
-        |_| {
-            let mut ts = libc::timespec {
-                tv_sec: 0,
-                tv_nsec: 0,
-            };
-            Ok(Calls::boxed("clock_gettime", Convention::Raw, move || {
-                let p = black_box(&mut ts as *mut libc::timespec) as i64;
-                // SAFETY: clock_gettime writes one timespec to p, which is valid.
-                unsafe { raw::syscall(libc::SYS_clock_gettime, &[libc::CLOCK_REALTIME as i64, p]) }
-            }))
-        },
-    ),
-];
+pub fn rows() -> Vec<Benchmark> {
+    vec![
+        Benchmark::new(
+            "timer.clock",
+            "read CLOCK_MONOTONIC, the clock every sample is timed with (vDSO)",
+            fig("Figure 2: event call timing"),
+            |_| Ok(clock_loop(libc::CLOCK_MONOTONIC)),
+        ),
+        Benchmark::new(
+            "syscall.time",
+            "clock_gettime(CLOCK_REALTIME) through the vDSO: no kernel entry",
+            fig("Figure 4/5: time"),
+            |_| Ok(clock_loop(libc::CLOCK_REALTIME)),
+        ),
+        Benchmark::new(
+            "syscall.time.raw",
+            "clock_gettime(CLOCK_REALTIME) forced into the kernel by the syscall instruction",
+            fig("Figure 4/5: time"),
+            |_| {
+                let mut ts = libc::timespec {
+                    tv_sec: 0,
+                    tv_nsec: 0,
+                };
+                Ok(Calls::boxed("clock_gettime", Convention::Raw, move || {
+                    let p = black_box(&mut ts as *mut libc::timespec) as i64;
+                    // SAFETY: clock_gettime writes one timespec to p, which is valid.
+                    unsafe {
+                        raw::syscall(libc::SYS_clock_gettime, &[libc::CLOCK_REALTIME as i64, p])
+                    }
+                }))
+            },
+        ),
+    ]
+}
 
 fn clock_loop(clock: libc::clockid_t) -> Box<dyn Workload> {
     let mut ts = libc::timespec {

@@ -9,15 +9,17 @@ use std::os::unix::io::{AsRawFd, FromRawFd};
 
 use anyhow::{bail, Context, Result};
 
-use super::{fig, Calls, Convention, Row};
-use crate::bench::{Ctx, Workload};
+use super::{fig, Calls, Convention};
+use crate::harness::contract::{Benchmark, Ctx, Workload};
 
-pub const ROWS: &[Row] = &[Row::new(
-    "syscall.gtty",
-    "read terminal attributes (ioctl TCGETS) of a pseudo-terminal opened for the purpose",
-    fig("Figure 4: gtty(s)"),
-    prepare,
-)];
+pub fn rows() -> Vec<Benchmark> {
+    vec![Benchmark::new(
+        "syscall.gtty",
+        "read terminal attributes (ioctl TCGETS) of a pseudo-terminal opened for the purpose",
+        fig("Figure 4: gtty(s)"),
+        prepare,
+    )]
+}
 
 fn prepare(_: &Ctx) -> Result<Box<dyn Workload>> {
     let (master, slave) = open_pty()?;

@@ -19,15 +19,15 @@ use std::io::Write;
 use anyhow::{Context, Result};
 use serde_json::{json, Value};
 
-use super::{Benchmark, Ctx, Plan, Workload};
 use crate::harness::memlimit::MemoryCgroup;
-use crate::model::{Metric, Mode, RunOptions, Source};
+use crate::model::{median, Metric, RunOptions, Source};
 
 pub mod job;
 pub mod pagefault;
 pub mod pattern;
 pub mod region;
 
+use crate::harness::contract::{Benchmark, Ctx, Plan, Workload};
 use job::{JobSpec, JobStats};
 use pattern::Pattern;
 use region::Advice;
@@ -35,18 +35,15 @@ use region::Advice;
 /// Seed 001's run script: `seqpage -p 7500`.
 pub const DEFAULT_PAGES: u64 = 7_500;
 
-pub fn all() -> Vec<Box<dyn Benchmark>> {
-    let mut all: Vec<Box<dyn Benchmark>> = ROWS
-        .iter()
-        .map(|r| Box::new(*r) as Box<dyn Benchmark>)
-        .collect();
-    all.push(Box::new(pagefault::PageFault));
+pub fn all() -> Vec<Benchmark> {
+    let mut all: Vec<Benchmark> = CASES.iter().map(|c| c.benchmark()).collect();
+    all.push(pagefault::benchmark());
     all
 }
 
-/// One paging row of Table 6.
+/// One paging case of Table 6: an access pattern and the advice given first.
 #[derive(Clone, Copy)]
-pub struct Row {
+pub struct Case {
     pub id: &'static str,
     pub about: &'static str,
     pub place: &'static str,
@@ -60,85 +57,85 @@ const fn gauss(sd: f64) -> Pattern {
     Pattern::Gauss { sd, steps: 30_000 }
 }
 
-pub const ROWS: &[Row] = &[
-    Row {
+pub const CASES: &[Case] = &[
+    Case {
         id: "vm.seqpage",
         about: "touch every page in order, 10 passes (seqpage -p 7500 10)",
         place: "Table 7, seqpage",
         pattern: SEQ,
         advice: Advice::Normal,
     },
-    Row {
+    Case {
         id: "vm.seqpage.advise",
         about: "seqpage after madvise(MADV_SEQUENTIAL) (seqpage -v)",
         place: "Table 7, seqpage-v",
         pattern: SEQ,
         advice: Advice::Sequential,
     },
-    Row {
+    Case {
         id: "vm.randpage",
         about: "touch a random page 30,000 times (randpage -p 7500 30000)",
         place: "Table 7/8, randpage",
         pattern: RAND,
         advice: Advice::Normal,
     },
-    Row {
+    Case {
         id: "vm.randpage.advise",
         about: "randpage after madvise(MADV_RANDOM) (randpage -v)",
         place: "Table 7/8, randpage-v",
         pattern: RAND,
         advice: Advice::Random,
     },
-    Row {
+    Case {
         id: "vm.gausspage.1",
         about: "30,000 Gaussian steps, SD 1 page (gausspage -s 1)",
         place: "Table 7, gausspage.1",
         pattern: gauss(1.0),
         advice: Advice::Normal,
     },
-    Row {
+    Case {
         id: "vm.gausspage.10",
         about: "30,000 Gaussian steps, SD 10 pages",
         place: "Table 7, gausspage.10",
         pattern: gauss(10.0),
         advice: Advice::Normal,
     },
-    Row {
+    Case {
         id: "vm.gausspage.30",
         about: "30,000 Gaussian steps, SD 30 pages",
         place: "Table 7, gausspage.30",
         pattern: gauss(30.0),
         advice: Advice::Normal,
     },
-    Row {
+    Case {
         id: "vm.gausspage.40",
         about: "30,000 Gaussian steps, SD 40 pages",
         place: "Table 7, gausspage.40",
         pattern: gauss(40.0),
         advice: Advice::Normal,
     },
-    Row {
+    Case {
         id: "vm.gausspage.50",
         about: "30,000 Gaussian steps, SD 50 pages",
         place: "Table 7, gausspage.50",
         pattern: gauss(50.0),
         advice: Advice::Normal,
     },
-    Row {
+    Case {
         id: "vm.gausspage.60",
         about: "30,000 Gaussian steps, SD 60 pages",
         place: "Table 7, gausspage.60",
         pattern: gauss(60.0),
         advice: Advice::Normal,
     },
-    Row {
+    Case {
         id: "vm.gausspage.80",
         about: "30,000 Gaussian steps, SD 80 pages",
         place: "Table 7, gausspage.80",
         pattern: gauss(80.0),
         advice: Advice::Normal,
     },
-    Row {
+    Case {
         id: "vm.gausspage.10000",
         about: "30,000 Gaussian steps, SD 10,000 pages (the seed's gausspage.inf)",
         place: "Table 7/8, gausspage.inf",
@@ -147,22 +144,18 @@ pub const ROWS: &[Row] = &[
     },
 ];
 
-impl Benchmark for Row {
-    fn id(&self) -> &'static str {
-        self.id
+impl Case {
+    fn benchmark(self) -> Benchmark {
+        Benchmark::new(
+            self.id,
+            self.about,
+            Source::seed("001", self.place),
+            move |ctx| self.prepare(ctx),
+        )
+        .with_metric(Metric::job())
+        .with_plan(Plan::job)
     }
-    fn about(&self) -> &'static str {
-        self.about
-    }
-    fn source(&self) -> Source {
-        Source::seed("001", self.place)
-    }
-    fn metric(&self) -> Metric {
-        Metric::job()
-    }
-    fn plan(&self, mode: Mode) -> Plan {
-        Plan::job(mode)
-    }
+
     fn prepare(&self, ctx: &Ctx) -> Result<Box<dyn Workload>> {
         let pages = pages(ctx.options);
         let spec = JobSpec {
@@ -247,28 +240,32 @@ impl Workload for Paging {
         Ok(())
     }
 
-    fn details(&mut self) -> Option<Value> {
-        let med = |f: fn(&JobStats) -> f64| median(self.jobs.iter().map(f).collect());
-        let faults = med(|j| j.faults() as f64);
-        let system = med(|j| j.system_s);
-        Some(json!({
-            "pages": self.spec.pages,
-            "page_size": region::page_size(),
-            "pattern": format!("{:?}", self.spec.pattern),
-            "advice": self.spec.advice.name(),
-            "touches": self.jobs.first().map(|j| j.touches),
-            "distinct_pages": self.distinct,
-            "real_s": med(|j| j.real_s),
-            "user_s": med(|j| j.user_s),
-            "system_s": system,
-            "minor_faults": med(|j| j.minor_faults as f64),
-            "major_faults": med(|j| j.major_faults as f64),
-            "first_pass_minor_faults": matches!(self.spec.pattern, Pattern::Seq { .. })
-                .then(|| med(|j| j.first_pass_minor_faults as f64)),
-            "fault_service_s": (faults > 0.0).then(|| system / faults),
-            "memory_limit": self.limit_json(),
-            "jobs": self.jobs,
-        }))
+    fn details(&mut self) -> Option<crate::model::Details> {
+        let json = || -> Option<serde_json::Value> {
+            let med =
+                |f: fn(&JobStats) -> f64| median(&self.jobs.iter().map(f).collect::<Vec<_>>());
+            let faults = med(|j| j.faults() as f64);
+            let system = med(|j| j.system_s);
+            Some(json!({
+                "pages": self.spec.pages,
+                "page_size": region::page_size(),
+                "pattern": format!("{:?}", self.spec.pattern),
+                "advice": self.spec.advice.name(),
+                "touches": self.jobs.first().map(|j| j.touches),
+                "distinct_pages": self.distinct,
+                "real_s": med(|j| j.real_s),
+                "user_s": med(|j| j.user_s),
+                "system_s": system,
+                "minor_faults": med(|j| j.minor_faults as f64),
+                "major_faults": med(|j| j.major_faults as f64),
+                "first_pass_minor_faults": matches!(self.spec.pattern, Pattern::Seq { .. })
+                    .then(|| med(|j| j.first_pass_minor_faults as f64)),
+                "fault_service_s": (faults > 0.0).then(|| system / faults),
+                "memory_limit": self.limit_json(),
+                "jobs": self.jobs,
+            }))
+        };
+        json().map(crate::model::Details::untyped)
     }
 }
 
@@ -307,19 +304,6 @@ fn check_first_touches(s: &JobStats, distinct: u64) -> Result<()> {
         );
     }
     Ok(())
-}
-
-fn median(mut v: Vec<f64>) -> f64 {
-    if v.is_empty() {
-        return f64::NAN;
-    }
-    v.sort_by(f64::total_cmp);
-    let n = v.len();
-    if n % 2 == 1 {
-        v[n / 2]
-    } else {
-        (v[n / 2 - 1] + v[n / 2]) / 2.0
-    }
 }
 
 /// The file that memory-limit mode maps: `pages` pages of real blocks (not a sparse
@@ -453,7 +437,8 @@ mod tests {
 
     #[test]
     fn every_table_6_program_is_a_row() {
-        let ids: Vec<_> = all().iter().map(|b| b.id()).collect();
+        let all = all();
+        let ids: Vec<_> = all.iter().map(|b| b.id()).collect();
         assert_eq!(ids.len(), 13);
         for s in [1, 10, 30, 40, 50, 60, 80, 10000] {
             assert!(ids.contains(&format!("vm.gausspage.{s}").as_str()));

@@ -17,65 +17,61 @@ use std::fs::File;
 use std::io::{Read, Write};
 
 use anyhow::{bail, Context, Result};
-use serde_json::{json, Value};
+use serde_json::json;
 
 use super::region::{page_size, Advice, Region};
-use crate::bench::{Benchmark, Ctx, Plan, Workload};
+use crate::harness::contract::{Benchmark, Ctx, Plan, Workload};
 use crate::harness::rusage::this_thread;
-use crate::model::{Mode, Source};
+use crate::model::Source;
 
 /// The file's size in pages (32 MiB of 4 KiB pages).
 const FILE_PAGES: u64 = 8192;
 /// The widest stride probed: a PMD-sized folio of 4 KiB pages.
 const MAX_STRIDE: u64 = 512;
 
-pub struct PageFault;
-
-impl Benchmark for PageFault {
-    fn id(&self) -> &'static str {
-        "vm.pagefault"
-    }
-    fn about(&self) -> &'static str {
-        "one minor fault on a mapped file whose pages are cached (lat_pagefault)"
-    }
-    fn source(&self) -> Source {
-        Source::Modern("lmbench's lat_pagefault: a fault served from the page cache")
-    }
-    fn plan(&self, mode: Mode) -> Plan {
+pub fn benchmark() -> Benchmark {
+    Benchmark::new(
+        "vm.pagefault",
+        "one minor fault on a mapped file whose pages are cached (lat_pagefault)",
+        Source::Modern("lmbench's lat_pagefault: a fault served from the page cache"),
+        prepare,
+    )
+    .with_plan(|mode| {
         let mut plan = Plan::calibrated(mode);
         plan.subtract_loop = false;
         plan
+    })
+}
+
+fn prepare(ctx: &Ctx) -> Result<Box<dyn Workload>> {
+    let path = ctx.scratch.join("pagefault");
+    let mut file = File::options()
+        .read(true)
+        .write(true)
+        .create_new(true)
+        .open(&path)
+        .with_context(|| format!("cannot create {}", path.display()))?;
+    // Page-sized writes, so the page cache holds small folios where the kernel lets it.
+    let page = vec![7u8; page_size() as usize];
+    for _ in 0..FILE_PAGES {
+        file.write_all(&page)
+            .with_context(|| format!("cannot write {}", path.display()))?;
     }
-    fn prepare(&self, ctx: &Ctx) -> Result<Box<dyn Workload>> {
-        let path = ctx.scratch.join("pagefault");
-        let mut file = File::options()
-            .read(true)
-            .write(true)
-            .create_new(true)
-            .open(&path)
-            .with_context(|| format!("cannot create {}", path.display()))?;
-        // Page-sized writes, so the page cache holds small folios where the kernel lets it.
-        let page = vec![7u8; page_size() as usize];
-        for _ in 0..FILE_PAGES {
-            file.write_all(&page)
-                .with_context(|| format!("cannot write {}", path.display()))?;
-        }
-        // Read it back so every page is in the page cache: the faults are minor.
-        let mut back = Vec::new();
-        File::open(&path)?.read_to_end(&mut back)?;
-        let stride = probe_stride(&file)?;
-        let windows = FILE_PAGES / stride;
-        Ok(Box::new(Faulting {
-            file,
-            region: None,
-            stride,
-            windows,
-            next: windows,
-            touches: 0,
-            faults: 0,
-            sum: 0,
-        }))
-    }
+    // Read it back so every page is in the page cache: the faults are minor.
+    let mut back = Vec::new();
+    File::open(&path)?.read_to_end(&mut back)?;
+    let stride = probe_stride(&file)?;
+    let windows = FILE_PAGES / stride;
+    Ok(Box::new(Faulting {
+        file,
+        region: None,
+        stride,
+        windows,
+        next: windows,
+        touches: 0,
+        faults: 0,
+        sum: 0,
+    }))
 }
 
 /// How many pages one read fault maps here: read page after page of a fresh mapping until
@@ -140,13 +136,16 @@ impl Workload for Faulting {
         Ok(())
     }
 
-    fn details(&mut self) -> Option<Value> {
-        Some(json!({
-            "touches": self.touches,
-            "faults": self.faults,
-            "faults_per_touch": self.faults as f64 / self.touches.max(1) as f64,
-            "stride_pages": self.stride,
-            "file_bytes": FILE_PAGES * page_size(),
-        }))
+    fn details(&mut self) -> Option<crate::model::Details> {
+        let json = || -> Option<serde_json::Value> {
+            Some(json!({
+                "touches": self.touches,
+                "faults": self.faults,
+                "faults_per_touch": self.faults as f64 / self.touches.max(1) as f64,
+                "stride_pages": self.stride,
+                "file_bytes": FILE_PAGES * page_size(),
+            }))
+        };
+        json().map(crate::model::Details::untyped)
     }
 }

@@ -20,14 +20,13 @@
 
 use anyhow::{bail, Result};
 
-use super::Row;
-use crate::bench::{Plan, Workload};
 use crate::harness::clock::now_ns;
 use crate::model::{Metric, Source};
 
 pub mod board;
 pub mod search;
 
+use crate::harness::contract::{Benchmark, Plan, Workload};
 use board::Position;
 use search::Searcher;
 
@@ -86,14 +85,16 @@ pub fn fnv1a(bytes: &[u8]) -> u64 {
     })
 }
 
-pub const ROWS: &[Row] = &[Row {
-    id: "cpu.chess",
-    about: "a chess engine plays both sides of a 130-ply game at fixed depth, integer only",
-    source: Source::seed("000", "Table 1: chess, both sides of a 65-move game"),
-    metric: Metric::job(),
-    plan: Plan::job,
-    prepare: |_| Ok(Box::new(ChessGames::default()) as Box<dyn Workload>),
-}];
+pub fn rows() -> Vec<Benchmark> {
+    vec![Benchmark::new(
+        "cpu.chess",
+        "a chess engine plays both sides of a 130-ply game at fixed depth, integer only",
+        Source::seed("000", "Table 1: chess, both sides of a 65-move game"),
+        |_| Ok(Box::new(ChessGames::default()) as Box<dyn Workload>),
+    )
+    .with_metric(Metric::job())
+    .with_plan(Plan::job)]
+}
 
 #[derive(Default)]
 struct ChessGames {
@@ -124,17 +125,20 @@ impl Workload for ChessGames {
         Ok(())
     }
 
-    fn details(&mut self) -> Option<serde_json::Value> {
-        let seconds = self.ns as f64 * 1e-9;
-        Some(serde_json::json!({
-            "plies": self.plies,
-            "depth": DEPTH,
-            "games": self.games,
-            "nodes_per_game": EXPECTED_NODES,
-            "nodes_per_second": if seconds > 0.0 { self.nodes as f64 / seconds } else { 0.0 },
-            "move_list_fnv1a": format!("{EXPECTED_HASH:#018x}"),
-            "checked": "every game's move list and node count against the stored ones",
-        }))
+    fn details(&mut self) -> Option<crate::model::Details> {
+        let json = || -> Option<serde_json::Value> {
+            let seconds = self.ns as f64 * 1e-9;
+            Some(serde_json::json!({
+                "plies": self.plies,
+                "depth": DEPTH,
+                "games": self.games,
+                "nodes_per_game": EXPECTED_NODES,
+                "nodes_per_second": if seconds > 0.0 { self.nodes as f64 / seconds } else { 0.0 },
+                "move_list_fnv1a": format!("{EXPECTED_HASH:#018x}"),
+                "checked": "every game's move list and node count against the stored ones",
+            }))
+        };
+        json().map(crate::model::Details::untyped)
     }
 }
 

@@ -2,15 +2,13 @@
 //! `--json` output. Times are seconds; user and system time come from wait4(2) and include
 //! every process the instance's shell started.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
-use super::compare::Difference;
-
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Report {
     /// "timeshare.exercise/1": the shape of this record.
-    pub schema: &'static str,
-    pub version: &'static str,
+    pub schema: String,
+    pub version: String,
     pub started_at: chrono::DateTime<chrono::Utc>,
     /// True for `--sweep`: one batch per number of processes.
     pub sweep: bool,
@@ -22,20 +20,20 @@ pub struct Report {
     pub skipped_types: usize,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct TypeRecord {
-    pub name: &'static str,
-    pub about: &'static str,
+    pub name: String,
+    pub about: String,
     #[serde(flatten)]
     pub state: TypeState,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(tag = "state", rename_all = "snake_case")]
 pub enum TypeState {
     /// Set up: the trusted output exists.
     Ready {
-        trusted_file: &'static str,
+        trusted_file: String,
         trusted_bytes: u64,
         /// The untimed setup run that made the trusted output.
         setup_real_s: f64,
@@ -48,7 +46,7 @@ pub enum TypeState {
 }
 
 /// One run phase: instances of several types started together.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Batch {
     /// Number of instances started together.
     pub processes: usize,
@@ -60,7 +58,7 @@ pub struct Batch {
 }
 
 /// Figures for a group of instances (one type, or all of a batch).
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Times {
     pub job: String,
     pub processes: usize,
@@ -79,9 +77,9 @@ pub struct Times {
     pub sys_total_s: f64,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Instance {
-    pub job: &'static str,
+    pub job: String,
     /// 1-based within its type: `cc#3` is the third cc instance.
     pub index: usize,
     /// Its scratch directory relative to the run's root, e.g. `cc/3`.
@@ -100,7 +98,7 @@ impl Instance {
     }
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(tag = "result", rename_all = "snake_case")]
 pub enum Outcome {
     /// Ran, exited 0, output identical to the trusted copy.
@@ -188,4 +186,18 @@ impl Times {
             sys_total_s: sys,
         }
     }
+}
+
+/// Where two outputs first differ and what they hold around that place.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Difference {
+    /// Offset of the first differing byte (or of the end of the shorter file).
+    pub offset: u64,
+    pub expected_len: u64,
+    pub actual_len: u64,
+    /// The bytes around `offset` in each, escaped for a terminal, starting at
+    /// `context_start`.
+    pub context_start: u64,
+    pub expected: String,
+    pub actual: String,
 }
