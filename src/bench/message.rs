@@ -20,10 +20,11 @@ use std::hint::black_box;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 
 use anyhow::{bail, Context, Result};
-use serde_json::json;
 
 use crate::harness::children::{self, io_error, read_exact_raw, write_all_raw, Pair, Partner};
 use crate::harness::contract::{Ctx, Workload};
+use crate::model::details::micro::{Discarded, RoundTrip};
+use crate::model::Details;
 
 /// The largest message of the seeds (`char buf[512]`).
 pub const MAX_MESSAGE: usize = 512;
@@ -216,15 +217,13 @@ impl Workload for Discard {
         self.partner.notes()
     }
 
-    fn details(&mut self) -> Option<crate::model::Details> {
-        let mut json = || -> Option<serde_json::Value> {
-            let mut d = self.partner.finish_details();
-            d["message_bytes"] = json!(self.size);
-            d["transport"] = json!(self.transport.name());
-            d["child_read_bytes"] = json!(self.child_read_bytes);
-            Some(d)
-        };
-        json().map(crate::model::Details::untyped)
+    fn details(&mut self) -> Option<Details> {
+        Some(Details::of(&Discarded {
+            partner: self.partner.finish_record(),
+            message_bytes: self.size,
+            transport: self.transport.name().to_string(),
+            child_read_bytes: self.child_read_bytes,
+        }))
     }
 }
 
@@ -356,15 +355,13 @@ impl Workload for Back {
         self.partner.notes()
     }
 
-    fn details(&mut self) -> Option<crate::model::Details> {
-        let mut json = || -> Option<serde_json::Value> {
-            let mut d = self.partner.finish_details();
-            d["message_bytes"] = json!(self.size);
-            d["transport"] = json!(self.transport.name());
-            d["vector_registers_live"] = json!(self.fpu);
-            Some(d)
-        };
-        json().map(crate::model::Details::untyped)
+    fn details(&mut self) -> Option<Details> {
+        Some(Details::of(&RoundTrip {
+            partner: self.partner.finish_record(),
+            message_bytes: self.size,
+            transport: self.transport.name().to_string(),
+            vector_registers_live: self.fpu,
+        }))
     }
 }
 
@@ -401,8 +398,8 @@ mod tests {
                 let mut w = prepare(ctx, t, Pattern::Discard, 512, false).unwrap();
                 w.run(1000).unwrap();
                 w.finish().unwrap();
-                let d = w.details().unwrap();
-                assert_eq!(d["child_read_bytes"], 512_000, "{t:?}");
+                let d: Discarded = w.details().unwrap().read().unwrap();
+                assert_eq!(d.child_read_bytes, Some(512_000), "{t:?}");
             }
         });
     }

@@ -23,7 +23,7 @@ use crate::harness::children::{Pair, Partner};
 use crate::harness::contract::{Benchmark, Ctx, Derived, Workload};
 use crate::harness::interrupt;
 use crate::harness::interrupt::Interrupted;
-use crate::model::Unit;
+use crate::model::{Details, Unit};
 
 pub fn all() -> Vec<Benchmark> {
     rows()
@@ -274,9 +274,8 @@ impl Workload for PingPong {
         self.partner.notes()
     }
 
-    fn details(&mut self) -> Option<crate::model::Details> {
-        let mut json = || -> Option<serde_json::Value> { Some(self.partner.finish_details()) };
-        json().map(crate::model::Details::untyped)
+    fn details(&mut self) -> Option<Details> {
+        Some(Details::of(&self.partner.finish_record()))
     }
 }
 
@@ -306,8 +305,8 @@ mod scaling {
             assert_scales("signal.self", doubling_ratio(w.as_mut(), 5_000));
             let mut w = prepare_pingpong(ctx).unwrap();
             assert_scales("signal.pingpong", doubling_ratio(w.as_mut(), 500));
-            let d = w.details().unwrap();
-            assert!(d["child_cpu_time"]["ops"].as_u64().unwrap() >= 500 * 28);
+            let d: crate::model::details::micro::Partnership = w.details().unwrap().read().unwrap();
+            assert!(d.child_cpu_time.unwrap().ops >= 500 * 28);
         });
     }
 }

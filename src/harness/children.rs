@@ -17,11 +17,10 @@
 
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 
-use anyhow::{bail, Result};
-use serde_json::json;
-
 use super::cpu;
+use crate::model::details::micro::{ChildCpuTime, Partnership};
 use crate::model::Placement;
+use anyhow::{bail, Result};
 
 /// A running child. Dropping it kills (SIGKILL) and reaps it, so no error path can leave a
 /// process behind; [`Child::finish`] reaps it normally and reports how it ended.
@@ -281,12 +280,14 @@ impl Pair {
         }
     }
 
-    pub fn details(&self) -> serde_json::Value {
-        json!({
-            "placement": self.placement,
-            "parent_cpu": self.parent_cpu,
-            "child_cpu": self.child_cpu,
-        })
+    /// The record of where the two sides ran, without the partner's CPU time yet.
+    pub fn record(&self) -> Partnership {
+        Partnership {
+            placement: self.placement,
+            parent_cpu: self.parent_cpu,
+            child_cpu: self.child_cpu,
+            child_cpu_time: None,
+        }
     }
 
     /// Pin the calling thread as the parent side; the guard restores its former mask.
@@ -442,21 +443,21 @@ impl Partner {
     }
 
     /// Stop and reap the child if still there; the placement and the child's CPU time per
-    /// operation, as JSON for the result's details.
-    pub fn finish_details(&mut self) -> serde_json::Value {
+    /// operation, for the result's details.
+    pub fn finish_record(&mut self) -> Partnership {
         if let Some(child) = self.child.take() {
             self.usage = child.kill_and_reap();
         }
-        let mut d = self.pair.details();
+        let mut record = self.pair.record();
         if let (Some(u), true) = (self.usage, self.ops > 0) {
             let (user, system) = cpu_seconds(&u);
-            d["child_cpu_time"] = json!({
-                "ops": self.ops,
-                "user_s_per_op": user / self.ops as f64,
-                "system_s_per_op": system / self.ops as f64,
+            record.child_cpu_time = Some(ChildCpuTime {
+                ops: self.ops,
+                user_s_per_op: user / self.ops as f64,
+                system_s_per_op: system / self.ops as f64,
             });
         }
-        d
+        record
     }
 
     /// The placement, as a note for the main table when it was pinned; free is the

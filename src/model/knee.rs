@@ -9,11 +9,11 @@
 //! 60 or 80 active processes", made by the tool). A threshold halfway between 1 and 2 keeps
 //! the answer stable on a noisy machine: noise moves Inc by tenths, saturation by wholes.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 pub const THRESHOLD: f64 = 1.5;
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Knee {
     /// The largest N served with Inc < THRESHOLD; None when even the smallest N is above.
     pub copies: Option<usize>,

@@ -90,6 +90,17 @@ pub enum Placement {
     Spread,
 }
 
+impl Placement {
+    /// The name as the option and the result format spell it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Placement::Free => "free",
+            Placement::Same => "same",
+            Placement::Spread => "spread",
+        }
+    }
+}
+
 /// Everything recorded for one benchmark id in one run.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct BenchResult {

@@ -3,6 +3,7 @@
 //! steps between plateaus named by the caches whose size they mark.
 
 use super::table::{new_table, right};
+use crate::model::details::cache::CacheSweep;
 use crate::model::unit::human;
 use crate::model::Run;
 
@@ -11,15 +12,10 @@ pub fn table(run: &Run) -> String {
         .results
         .iter()
         .find(|r| r.id == "cpu.cache")
-        .and_then(|r| r.details.as_ref())
+        .and_then(|r| r.details_as::<CacheSweep>())
     else {
         return String::new();
     };
-    let Some(sizes) = d["sizes"].as_array() else {
-        return String::new();
-    };
-    let plateaus = d["plateaus"].as_array().cloned().unwrap_or_default();
-    let steps = d["steps"].as_array().cloned().unwrap_or_default();
     let mut t = new_table(&[
         "array",
         "ns/read (median)",
@@ -28,55 +24,39 @@ pub fn table(run: &Run) -> String {
         "step",
     ]);
     right(&mut t, &[0, 1, 2]);
-    for s in sizes {
-        let bytes = s["bytes"].as_u64().unwrap_or(0);
-        let plateau = plateaus
+    for s in &d.sizes {
+        let plateau = d
+            .plateaus
             .iter()
-            .find(|p| {
-                (p["first_bytes"].as_u64().unwrap_or(u64::MAX)
-                    ..=p["last_bytes"].as_u64().unwrap_or(0))
-                    .contains(&bytes)
-            })
-            .map(|p| {
-                format!(
-                    "{} ({:.1} ns)",
-                    p["level"].as_str().unwrap_or("?"),
-                    p["ns"].as_f64().unwrap_or(0.0)
-                )
-            })
+            .find(|p| (p.first_bytes..=p.last_bytes).contains(&s.bytes))
+            .map(|p| format!("{} ({:.1} ns)", p.level, p.ns))
             .unwrap_or_default();
-        let step = steps
+        let step = d
+            .steps
             .iter()
-            .find(|st| st["to_bytes"].as_u64() == Some(bytes))
+            .find(|st| st.to_bytes == s.bytes)
             .map(|st| {
-                let names: Vec<&str> = st["caches"]
-                    .as_array()
-                    .map(|c| c.iter().filter_map(|n| n.as_str()).collect())
-                    .unwrap_or_default();
-                let what = if names.is_empty() {
+                let what = if st.caches.is_empty() {
                     "no cache ends here (TLB reach?)".to_string()
                 } else {
-                    format!("past {}", names.join(", "))
+                    format!("past {}", st.caches.join(", "))
                 };
                 format!(
                     "↑ ×{:.1} from {}: {what}",
-                    st["to_ns"].as_f64().unwrap_or(0.0) / st["from_ns"].as_f64().unwrap_or(1.0),
-                    human(st["from_bytes"].as_u64().unwrap_or(0))
+                    st.to_ns / st.from_ns,
+                    human(st.from_bytes)
                 )
             })
             .unwrap_or_default();
         t.add_row(vec![
-            human(bytes),
-            format!("{:.2}", s["median_ns"].as_f64().unwrap_or(f64::NAN)),
-            format!("{:.2}", s["min_ns"].as_f64().unwrap_or(f64::NAN)),
+            human(s.bytes),
+            format!("{:.2}", s.median_ns),
+            format!("{:.2}", s.min_ns),
             plateau,
             step,
         ]);
     }
-    let caches: Vec<&str> = d["caches"]
-        .as_array()
-        .map(|c| c.iter().filter_map(|x| x["name"].as_str()).collect())
-        .unwrap_or_default();
+    let caches: Vec<&str> = d.caches.iter().map(|c| c.name.as_str()).collect();
     format!(
         "Memory hierarchy (cpu.cache, seed 000 Table 4): random dependent reads of 64-byte \
          lines; caches per sysfs: {}\n{t}\n",

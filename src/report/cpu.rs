@@ -4,6 +4,7 @@
 
 use std::fmt::Write;
 
+use crate::model::details::cpu::{Chess, Statement};
 use crate::model::{BenchResult, Run};
 
 use super::table::{new_table, right};
@@ -41,9 +42,8 @@ fn cell(r: Option<&BenchResult>) -> String {
     };
     let ns = s * 1e9;
     let cycle_ns = r
-        .details
-        .as_ref()
-        .and_then(|d| d["cycle_ns"].as_f64())
+        .details_as::<Statement>()
+        .and_then(|d| d.cycle_ns)
         .filter(|c| *c > 0.0);
     let mark = if r.below_resolution { "<" } else { "" };
     match cycle_ns {
@@ -72,7 +72,7 @@ fn statement_table(run: &Run) -> Option<String> {
         .iter()
         .flat_map(|ty| STATEMENTS.iter().map(move |s| format!("cpu.stmt.{ty}.{s}")))
         .filter_map(|id| find(run, &id))
-        .filter_map(|r| r.details.as_ref()?["measured_mhz"].as_f64())
+        .filter_map(|r| r.details_as::<Statement>()?.measured_mhz)
         .collect::<Vec<_>>();
     let mut out = String::new();
     let _ = writeln!(
@@ -92,14 +92,11 @@ fn statement_table(run: &Run) -> Option<String> {
 
 fn chess_line(run: &Run) -> Option<String> {
     let r = find(run, "cpu.chess")?;
-    let d = r.details.as_ref()?;
+    let d: Chess = r.details_as()?;
     Some(format!(
         "cpu.chess: {} plies at depth {}, {} nodes per game, {:.0} nodes/s (seed 000 Table 1: \
          the 11/70 took 13:06 of user CPU for its 130 moves)\n",
-        d["plies"],
-        d["depth"],
-        d["nodes_per_game"],
-        d["nodes_per_second"].as_f64()?
+        d.plies, d.depth, d.nodes_per_game, d.nodes_per_second
     ))
 }
 

@@ -3,6 +3,7 @@
 //! per-operation percentiles of the latency rows.
 
 use super::table::{new_table, right};
+use crate::model::details::io::{Latency, OpRecord, Through};
 use crate::model::unit::format_seconds;
 use crate::model::{BenchResult, Run, Unit};
 
@@ -67,20 +68,12 @@ fn sig3(v: f64) -> String {
 }
 
 fn row(r: &BenchResult) -> Vec<String> {
-    let d = r.details.as_ref();
-    let text = |key: &str| {
-        d.and_then(|d| d.get(key))
-            .and_then(|v| v.as_str())
-            .unwrap_or("")
-            .to_string()
-    };
-    let secs = |key: &str| {
-        d.and_then(|d| d.get("latency"))
-            .and_then(|l| l.get(key))
-            .and_then(|v| v.as_f64())
-            .map(format_seconds)
-            .unwrap_or_default()
-    };
+    // Every row of the two families is an operation record that flattens `Through`.
+    let d = r.details_as::<OpRecord<Through>>();
+    let through = d.as_ref().map(|d| &d.facts);
+    let latency = d.as_ref().and_then(|d| d.latency.as_ref()?.measured());
+    let secs =
+        |pick: fn(&Latency) -> f64| latency.map(|l| format_seconds(pick(l))).unwrap_or_default();
     let (mbs, ns_byte, us_word) = match (r.unit, r.median()) {
         (Unit::BytesPerSecond, Some(bps)) if bps > 0.0 => (
             format!("{:.1}", bps / 1e6),
@@ -89,16 +82,15 @@ fn row(r: &BenchResult) -> Vec<String> {
         ),
         _ => Default::default(),
     };
-    let through = text("cache");
     vec![
         r.id.clone(),
-        through,
-        text("fsync"),
+        through.map(|t| t.cache.clone()).unwrap_or_default(),
+        through.and_then(|t| t.fsync.clone()).unwrap_or_default(),
         mbs,
         ns_byte,
         us_word,
-        secs("p50_s"),
-        secs("p99_s"),
+        secs(|l| l.p50_s),
+        secs(|l| l.p99_s),
     ]
 }
 

@@ -4,9 +4,8 @@
 //! (user CPU beside readers: ratio alone, bytes per µs). Rendering only: everything comes
 //! from the results' `details`.
 
-use serde_json::Value;
-
 use super::table::{new_table, right};
+use crate::model::details::load::{CopiesSummary, CpuCopies, IoInterference, Scripts};
 use crate::model::knee;
 use crate::model::unit::format_seconds;
 use crate::model::{BenchResult, Run, Status};
@@ -28,10 +27,6 @@ fn rows<'a>(run: &'a Run, prefix: &str) -> Vec<&'a BenchResult> {
         .collect();
     v.sort_by_key(|r| r.id[prefix.len()..].parse::<usize>().unwrap_or(0));
     v
-}
-
-fn f(d: &Value, key: &str) -> Option<f64> {
-    d.get(key).and_then(Value::as_f64)
 }
 
 fn secs(v: Option<f64>) -> String {
@@ -71,43 +66,41 @@ fn table9(run: &Run) -> String {
         "status",
     ]);
     let mut points = Vec::new();
+    let mut footprint = None;
     for r in &rs {
-        let d = r
-            .details
-            .as_ref()
-            .map(|d| d.json().clone())
-            .unwrap_or(Value::Null);
+        let d = r.details_as::<CpuCopies>();
+        footprint = footprint.or(d.as_ref().map(|d| d.footprint_bytes));
+        let sum = d.and_then(|d| d.summary);
         let n: usize = n_of(r).parse().unwrap_or(0);
-        if let (Some(inc), true) = (f(&d, "inc"), r.status.is_ok()) {
+        if let (Some(inc), true) = (sum.as_ref().and_then(|s| s.inc), r.status.is_ok()) {
             points.push((n, inc));
         }
-        let spread = match (f(&d, "min_real_s"), f(&d, "max_real_s")) {
-            (Some(a), Some(b)) => format!("{}–{}", format_seconds(a), format_seconds(b)),
-            _ => "—".into(),
+        let pick = |f: fn(&CopiesSummary) -> f64| sum.as_ref().map(f);
+        let spread = match &sum {
+            Some(s) => format!(
+                "{}–{}",
+                format_seconds(s.min_real_s),
+                format_seconds(s.max_real_s)
+            ),
+            None => "—".into(),
         };
         t.add_row(vec![
             n.to_string(),
-            secs(f(&d, "avg_real_s")),
+            secs(pick(|s| s.avg_real_s)),
             spread,
-            secs(f(&d, "total_user_s")),
-            secs(f(&d, "total_system_s")),
-            secs(f(&d, "total_cpu_s")),
+            secs(pick(|s| s.total_user_s)),
+            secs(pick(|s| s.total_system_s)),
+            secs(pick(|s| s.total_cpu_s)),
             if n == 1 {
                 String::new()
             } else {
-                ratio(f(&d, "inc"))
+                ratio(sum.as_ref().and_then(|s| s.inc))
             },
             status(r),
         ]);
     }
     right(&mut t, &[0, 1, 2, 3, 4, 5, 6]);
-    let footprint = rs
-        .iter()
-        .find_map(|r| {
-            r.details
-                .as_ref()
-                .and_then(|d| d["footprint_bytes"].as_u64())
-        })
+    let footprint = footprint
         .map(|b| format!("{} MiB", b >> 20))
         .unwrap_or_else(|| "?".into());
     let knee = knee::knee(&points)
@@ -130,26 +123,23 @@ fn table10(run: &Run) -> String {
     ]);
     let mut script = String::new();
     for r in &rs {
-        let d = r
-            .details
-            .as_ref()
-            .map(|d| d.json().clone())
-            .unwrap_or(Value::Null);
-        if let Some(s) = d["script"].as_str() {
-            script = s.to_string();
+        let d = r.details_as::<Scripts>();
+        if let Some(d) = &d {
+            script = d.script.clone();
         }
-        let failures = d["failures"].as_u64().unwrap_or(0);
-        let clean = d["clean"].as_bool().unwrap_or(false);
+        let failures = d.as_ref().map_or(0, |d| d.failures);
+        let clean = d.as_ref().is_some_and(|d| d.clean);
+        let sum = d.as_ref().and_then(|d| d.summary.as_ref());
         t.add_row(vec![
             n_of(r),
-            secs(f(&d, "avg_real_s")),
-            secs(f(&d, "avg_cpu_s")),
+            secs(sum.map(|s| s.avg_real_s)),
+            secs(sum.map(|s| s.avg_cpu_s)),
             if n_of(r) == "1" || !clean {
                 String::new()
             } else {
-                ratio(f(&d, "inc"))
+                ratio(sum.and_then(|s| s.inc))
             },
-            secs(f(&d, "stagger_s").filter(|s| *s > 0.0)),
+            secs(d.as_ref().map(|d| d.stagger_s).filter(|s| *s > 0.0)),
             if failures > 0 {
                 format!("{failures} FAILED")
             } else {
@@ -169,8 +159,7 @@ fn table10(run: &Run) -> String {
 fn attachment_c(run: &Run) -> String {
     let mut out = String::new();
     for r in rows(run, "load.script.") {
-        let Some(d) = &r.details else { continue };
-        let Some(cmds) = d["commands"].as_array() else {
+        let Some(d) = r.details_as::<Scripts>() else {
             continue;
         };
         let mut t = new_table(&[
@@ -178,54 +167,49 @@ fn attachment_c(run: &Run) -> String {
             "missing",
         ]);
         let (mut n, mut failed, mut missing) = (0, 0, 0);
-        for c in cmds {
-            let count = c["count"].as_u64().unwrap_or(0);
-            let fl = c["failed"].as_u64().unwrap_or(0);
-            let ms = c["missing"].as_u64().unwrap_or(0);
-            let absent = c["absent"].as_u64().unwrap_or(0);
-            n += count;
-            failed += fl;
-            missing += ms;
-            let pct = |k: &str| format!("{:.1}%", f(c, k).unwrap_or(0.0));
-            let mut failed_cell = if fl > 0 {
-                format!("{fl} FAILED")
+        for c in &d.commands {
+            n += c.count;
+            failed += c.failed;
+            missing += c.missing;
+            let pct = |v: f64| format!("{v:.1}%");
+            let mut failed_cell = if c.failed > 0 {
+                format!("{} FAILED", c.failed)
             } else {
                 String::new()
             };
-            if let (true, Some(e)) = (fl > 0, c["first_error"].as_str()) {
+            if let (true, Some(e)) = (c.failed > 0, &c.first_error) {
                 failed_cell.push_str(&format!(" ({e})"));
             }
             t.add_row(vec![
-                c["command"].as_str().unwrap_or("?").to_string(),
-                if count == 0 && absent > 0 {
-                    format!("absent ×{absent}")
+                c.command.clone(),
+                if c.count == 0 && c.absent > 0 {
+                    format!("absent ×{}", c.absent)
                 } else {
-                    count.to_string()
+                    c.count.to_string()
                 },
-                pct("count_pct"),
-                secs(f(c, "avg_real_s")),
-                pct("real_pct"),
-                secs(f(c, "avg_cpu_s")),
-                pct("cpu_pct"),
-                c["real_per_cpu"]
-                    .as_f64()
+                pct(c.count_pct),
+                secs(Some(c.avg_real_s)),
+                pct(c.real_pct),
+                secs(Some(c.avg_cpu_s)),
+                pct(c.cpu_pct),
+                c.real_per_cpu
                     .map(|x| format!("{x:.1}"))
                     .unwrap_or_else(|| "—".into()),
                 failed_cell,
-                if ms > 0 {
-                    format!("{ms} MISSING")
+                if c.missing > 0 {
+                    format!("{} MISSING", c.missing)
                 } else {
                     String::new()
                 },
             ]);
         }
         right(&mut t, &[1, 2, 3, 4, 5, 6, 7]);
-        let runs = d["runs"].as_u64().unwrap_or(0);
         out.push_str(&format!(
-            "Attachment C (seed 000): {} script(s) '{}', summation of {runs} run(s): \
+            "Attachment C (seed 000): {} script(s) '{}', summation of {} run(s): \
              {n} commands, {failed} failed, {missing} missing\n{t}\n",
             n_of(r),
-            d["script"].as_str().unwrap_or("?"),
+            d.script,
+            d.runs,
         ));
     }
     out
@@ -247,27 +231,23 @@ fn table11(run: &Run) -> String {
     ]);
     let mut cache = String::new();
     for r in &rs {
-        let d = r
-            .details
-            .as_ref()
-            .map(|d| d.json().clone())
-            .unwrap_or(Value::Null);
-        if let Some(c) = d["cache"].as_str().filter(|c| *c != "no readers") {
-            cache = c.to_string();
+        let d = r.details_as::<IoInterference>();
+        if let Some(c) = d.as_ref().map(|d| &d.cache).filter(|c| *c != "no readers") {
+            cache = c.clone();
         }
         let k = n_of(r);
         t.add_row(vec![
             if k == "0" { "alone".into() } else { k.clone() },
-            secs(f(&d, "user_s")),
+            secs(d.as_ref().map(|d| d.user_s)),
             if k == "0" {
                 String::new()
             } else {
-                ratio(f(&d, "ratio_alone"))
+                ratio(d.as_ref().and_then(|d| d.ratio_alone))
             },
-            f(&d, "bytes_per_us")
-                .map(|x| format!("{x:.0}"))
+            d.as_ref()
+                .map(|d| format!("{:.0}", d.bytes_per_us))
                 .unwrap_or_else(|| "—".into()),
-            secs(f(&d, "real_s")),
+            secs(d.as_ref().map(|d| d.real_s)),
             status(r),
         ]);
     }

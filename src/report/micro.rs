@@ -3,6 +3,7 @@
 //! process spent (it is reaped only after sampling, so getrusage of reaped children
 //! cannot include it), context switches per operation and where the processes ran.
 
+use crate::model::details::micro::Partnership;
 use crate::model::unit::format_seconds;
 use crate::model::{BenchResult, Run};
 use crate::report::table::{new_table, right};
@@ -49,26 +50,19 @@ fn row(r: &BenchResult) -> Vec<String> {
         ),
         None => (String::new(), String::new(), String::new(), 0),
     };
-    let details = r.details.as_ref();
-    let partner = details
-        .and_then(|d| d.get("child_cpu_time"))
-        .and_then(|c| {
-            let u = c.get("user_s_per_op")?.as_f64()?;
-            let s = c.get("system_s_per_op")?.as_f64()?;
-            Some(format_seconds(u + s))
-        })
+    // Every two-process record flattens its partnership; one-process rows have none.
+    let partnership = r.details_as::<Partnership>();
+    let partner = partnership
+        .as_ref()
+        .and_then(|p| p.child_cpu_time.as_ref())
+        .map(|c| format_seconds(c.user_s_per_op + c.system_s_per_op))
         .unwrap_or_default();
     let csw = match (&r.counters, ops) {
         (Some(c), n) if n > 0 => format!("{:.1}", c.context_switches as f64 / n as f64),
         _ => String::new(),
     };
-    let placement = details
-        .and_then(|d| d.get("placement"))
-        .and_then(|p| p.as_str())
-        .map(|p| match p {
-            "free" | "same" | "spread" => p.to_string(),
-            _ => "—".to_string(),
-        })
+    let placement = partnership
+        .map(|p| p.placement.name().to_string())
         .unwrap_or_else(|| "—".into());
     vec![r.id.clone(), elapsed, user, system, partner, csw, placement]
 }

@@ -2,9 +2,8 @@
 //! time and faults of one job (medians over the jobs), and the page-fault service time
 //! (system time / faults), with the seed's 4.2BSD VAX-11/780 figures beside them.
 
-use serde_json::Value;
-
 use super::table::{new_table, right};
+use crate::model::details::vm::{MemoryLimit, Paging};
 use crate::model::unit::format_seconds;
 use crate::model::{BenchResult, Run};
 
@@ -28,15 +27,14 @@ const SEED_42BSD: &[SeedRow] = &[
 ];
 
 pub fn tables(run: &Run) -> String {
-    let rows: Vec<&BenchResult> = run
+    let rows: Vec<(&BenchResult, Paging)> = run
         .results
         .iter()
-        .filter(|r| r.id.starts_with("vm.") && r.id != "vm.pagefault")
-        .filter(|r| r.details.is_some())
+        .filter_map(|r| Some((r, r.details_as::<Paging>()?)))
         .collect();
-    if rows.is_empty() {
+    let Some(pages) = rows.first().map(|(_, d)| d.pages) else {
         return String::new();
-    }
+    };
     let mut t = new_table(&[
         "paging job",
         "real",
@@ -49,39 +47,27 @@ pub fn tables(run: &Run) -> String {
     ]);
     right(&mut t, &[1, 2, 3, 4, 5, 6]);
     let mut limits = Vec::new();
-    for r in &rows {
-        let d = r.details.as_ref().expect("filtered");
-        let secs = |k: &str| d[k].as_f64().map(seconds).unwrap_or("—".into());
-        let count = |k: &str| {
-            d[k].as_f64()
-                .map(|v| format!("{v:.0}"))
-                .unwrap_or("—".into())
-        };
-        let pfst = d["fault_service_s"]
-            .as_f64()
-            .map(seconds)
-            .unwrap_or("—".into());
+    for (r, d) in &rows {
+        let pfst = d.fault_service_s.map(seconds).unwrap_or("—".into());
         t.add_row(vec![
             r.id.clone(),
-            secs("real_s"),
-            secs("user_s"),
-            secs("system_s"),
-            count("minor_faults"),
-            count("major_faults"),
+            seconds(d.real_s),
+            seconds(d.user_s),
+            seconds(d.system_s),
+            format!("{:.0}", d.minor_faults),
+            format!("{:.0}", d.major_faults),
             pfst,
             seed_row(&r.id),
         ]);
-        let limit = describe_limit(&d["memory_limit"]);
+        let limit = describe_limit(&d.memory_limit);
         if !limits.contains(&limit) {
             limits.push(limit);
         }
     }
-    let pages = rows[0].details.as_ref().map(|d| d["pages"].clone());
     format!(
-        "Paging (seed 001 Tables 7 and 8): one job each, medians; {} pages; \
+        "Paging (seed 001 Tables 7 and 8): one job each, medians; {pages} pages; \
          PFST = system time / faults (user/system are split by the kernel's tick \
          sampling, so short jobs may show 0)\n{t}\n{}\n",
-        pages.unwrap_or(Value::Null),
         limits.join("\n")
     )
 }
@@ -106,17 +92,17 @@ fn seed_row(id: &str) -> String {
         .unwrap_or_default()
 }
 
-fn describe_limit(limit: &Value) -> String {
-    if limit["applied"].as_bool() == Some(true) {
+fn describe_limit(limit: &MemoryLimit) -> String {
+    if limit.applied {
         format!(
             "memory limit: {}; {}",
-            limit["how"].as_str().unwrap_or("?"),
-            limit["memory"].as_str().unwrap_or("")
+            limit.how.as_deref().unwrap_or("?"),
+            limit.memory.as_deref().unwrap_or("")
         )
     } else {
         format!(
             "memory limit: none — {}",
-            limit["why"].as_str().unwrap_or("not recorded")
+            limit.why.as_deref().unwrap_or("not recorded")
         )
     }
 }

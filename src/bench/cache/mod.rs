@@ -25,12 +25,11 @@ use std::time::Instant;
 use anyhow::{bail, Result};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
-use serde::Serialize;
-use serde_json::{json, Value};
 
 use crate::harness::contract::{Benchmark, Ctx, Plan, Workload};
 use crate::harness::{interrupt, interrupt::Interrupted, sysinfo};
-use crate::model::{Mode, Source};
+use crate::model::details::cache::{CacheSweep, NamedCache, SizePoint};
+use crate::model::{Details, Mode, Source};
 
 pub mod steps;
 
@@ -80,18 +79,23 @@ fn prepare(ctx: &Ctx) -> Result<Box<dyn Workload>> {
     }
     let points: Vec<(u64, f64)> = sweep.iter().map(|p| (p.bytes, p.min_ns)).collect();
     let (plateaus, steps) = steps::find(&points, &caches);
-    let details = json!({
-        "line_bytes": LINE,
-        "reads_per_size": reads,
-        "repeats": repeats,
-        "sizes": sweep,
-        "plateaus": plateaus,
-        "steps": steps,
-        "caches": caches.iter().map(|(name, bytes)| json!({"name": name, "bytes": bytes}))
-            .collect::<Vec<_>>(),
-        "headline_bytes": max,
-        "detected_on": "the minimum of the repeats per size (least disturbed by other load)",
-    });
+    let details = CacheSweep {
+        line_bytes: LINE,
+        reads_per_size: reads,
+        repeats,
+        sizes: sweep,
+        plateaus,
+        steps,
+        caches: caches
+            .iter()
+            .map(|(name, bytes)| NamedCache {
+                name: name.clone(),
+                bytes: *bytes,
+            })
+            .collect(),
+        headline_bytes: max,
+        detected_on: "the minimum of the repeats per size (least disturbed by other load)".into(),
+    };
     Ok(Box::new(Headline {
         chain,
         at: 0,
@@ -123,14 +127,6 @@ fn available_memory() -> u64 {
                 .and_then(|v| v.split_whitespace().next()?.parse::<u64>().ok())
         })
         .map_or(u64::MAX, |kib| kib * 1024)
-}
-
-/// One size's figures.
-#[derive(Debug, Clone, Serialize)]
-pub struct SizePoint {
-    pub bytes: u64,
-    pub median_ns: f64,
-    pub min_ns: f64,
 }
 
 /// An array of lines linked into one random cycle over its first `lines` lines.
@@ -223,7 +219,7 @@ impl Chain {
 struct Headline {
     chain: Chain,
     at: usize,
-    details: Option<Value>,
+    details: Option<CacheSweep>,
 }
 
 impl Workload for Headline {
@@ -232,9 +228,8 @@ impl Workload for Headline {
         Ok(())
     }
 
-    fn details(&mut self) -> Option<crate::model::Details> {
-        let mut json = || -> Option<serde_json::Value> { self.details.take() };
-        json().map(crate::model::Details::untyped)
+    fn details(&mut self) -> Option<Details> {
+        self.details.take().map(|d| Details::of(&d))
     }
 }
 

@@ -7,36 +7,12 @@
 //! lower plateau and twice the first size of the upper one: a random chase over exactly the
 //! cache's size already misses often, so the step shows at or just before that size.
 
-use serde::Serialize;
-
+use crate::model::details::cache::{Plateau, Step};
 use crate::model::unit::human;
 use crate::model::{median, Cache};
 
 /// How far above a plateau's floor a point may lie and still belong to it.
 pub const FLAT: f64 = 1.3;
-
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Plateau {
-    pub first_bytes: u64,
-    pub last_bytes: u64,
-    /// Median latency of the plateau's points.
-    pub ns: f64,
-    /// Where sysfs says arrays of these sizes should live: the smallest cache holding the
-    /// plateau's largest size, or "memory" past every cache.
-    pub level: String,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Step {
-    /// The last size of the lower plateau and the first of the upper one.
-    pub from_bytes: u64,
-    pub to_bytes: u64,
-    pub from_ns: f64,
-    pub to_ns: f64,
-    /// The caches whose capacity this step marks ("L1d 48K"), or empty when no cache ends
-    /// there (the TLB's reach is the usual cause: 4 KiB pages × its entries).
-    pub caches: Vec<String>,
-}
 
 /// The data and unified caches, smallest level first, named "L1d 48K".
 pub fn data_caches(caches: &[Cache]) -> Vec<(String, u64)> {

@@ -38,6 +38,8 @@ use anyhow::{bail, Result};
 
 use super::calibrated_whole;
 use crate::harness::contract::{Benchmark, Workload};
+use crate::model::details::cpu;
+use crate::model::Details;
 use crate::model::Source;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -201,19 +203,12 @@ impl Workload for Gibson {
         Ok(())
     }
 
-    fn details(&mut self) -> Option<crate::model::Details> {
-        let json = || -> Option<serde_json::Value> {
-            let mix: serde_json::Map<String, serde_json::Value> = MIX
-                .iter()
-                .map(|(op, n)| (format!("{op:?}"), (*n).into()))
-                .collect();
-            Some(serde_json::json!({
-                "operations_per_loop": OPS,
-                "mix_per_1000": mix,
-                "checked": "the checksum of every execution",
-            }))
-        };
-        json().map(crate::model::Details::untyped)
+    fn details(&mut self) -> Option<Details> {
+        Some(Details::of(&cpu::Gibson {
+            operations_per_loop: OPS,
+            mix_per_1000: MIX.iter().map(|(op, n)| (format!("{op:?}"), *n)).collect(),
+            checked: "the checksum of every execution".into(),
+        }))
     }
 }
 

@@ -27,6 +27,8 @@ use anyhow::{bail, Result};
 use super::calibrated_whole;
 use super::stmt::Num;
 use crate::harness::contract::{Benchmark, Workload};
+use crate::model::details::cpu;
+use crate::model::Details;
 use crate::model::Source;
 
 const N: i64 = 1000;
@@ -210,16 +212,18 @@ impl<F: FnMut() -> f64> Workload for Program<F> {
         Ok(())
     }
 
-    fn details(&mut self) -> Option<crate::model::Details> {
-        let json = || -> Option<serde_json::Value> {
-            Some(serde_json::json!({
-                "program": self.number,
-                "variables": if self.number % 2 == 1 { "integer" } else { "floating point (f64)" },
-                "result": self.expected,
-                "checked": "the result of every run",
-            }))
-        };
-        json().map(crate::model::Details::untyped)
+    fn details(&mut self) -> Option<Details> {
+        Some(Details::of(&cpu::IntFloat {
+            program: self.number,
+            variables: if self.number % 2 == 1 {
+                "integer"
+            } else {
+                "floating point (f64)"
+            }
+            .into(),
+            result: self.expected,
+            checked: "the result of every run".into(),
+        }))
     }
 }
 

@@ -19,6 +19,8 @@ use anyhow::{bail, Result};
 
 use super::{calibrated_whole, perq};
 use crate::harness::contract::{Benchmark, Workload};
+use crate::model::details::cpu;
+use crate::model::Details;
 
 /// The BYTE sieve's SIZE: flags 0..=SIZE.
 pub const SIEVE_SIZE: usize = 8190;
@@ -86,16 +88,13 @@ impl Workload for Sieve {
         Ok(())
     }
 
-    fn details(&mut self) -> Option<crate::model::Details> {
-        let json = || -> Option<serde_json::Value> {
-            Some(serde_json::json!({
-                "passes_per_op": SIEVE_PASSES,
-                "flags": SIEVE_SIZE + 1,
-                "primes_per_pass": SIEVE_PRIMES,
-                "checked": "the prime count of every pass",
-            }))
-        };
-        json().map(crate::model::Details::untyped)
+    fn details(&mut self) -> Option<Details> {
+        Some(Details::of(&cpu::Sieve {
+            passes_per_op: SIEVE_PASSES,
+            flags: SIEVE_SIZE + 1,
+            primes_per_pass: SIEVE_PRIMES,
+            checked: "the prime count of every pass".into(),
+        }))
     }
 }
 
@@ -128,14 +127,11 @@ impl Workload for ProcCalls {
         Ok(())
     }
 
-    fn details(&mut self) -> Option<crate::model::Details> {
-        let json = || -> Option<serde_json::Value> {
-            Some(serde_json::json!({
-                "calls_per_op": CALLS,
-                "checked": "the value at the end of the chain of calls",
-            }))
-        };
-        json().map(crate::model::Details::untyped)
+    fn details(&mut self) -> Option<Details> {
+        Some(Details::of(&cpu::ProcCall {
+            calls_per_op: CALLS,
+            checked: "the value at the end of the chain of calls".into(),
+        }))
     }
 }
 

@@ -38,6 +38,8 @@ use anyhow::{bail, Result};
 
 use super::{calibrated_whole, clock, perq};
 use crate::harness::contract::{Benchmark, Ctx, Workload};
+use crate::model::details::cpu;
+use crate::model::Details;
 
 /// A number type the statements run on.
 pub trait Num: Copy + PartialEq + PartialOrd + Debug + Send + 'static {
@@ -640,20 +642,19 @@ impl<T: Num, S: Stmt<T>> Workload for StmtWorkload<T, S> {
         S::check(&self.state)
     }
 
-    fn details(&mut self) -> Option<crate::model::Details> {
-        let json = || -> Option<serde_json::Value> {
-            let cycle_ns = clock::measured_cycle_ns();
-            Some(serde_json::json!({
-                "statement": S::TEXT,
-                "chain": S::CHAIN,
-                "type": std::any::type_name::<T>(),
-                "cycle_ns": cycle_ns,
-                "cycle_source": cycle_ns.map(|_| "measured: a chain of dependent 1-cycle adds, right after sampling"),
-                "measured_mhz": cycle_ns.map(|c| 1e3 / c),
-                "nominal_mhz": clock::nominal_mhz(),
-            }))
-        };
-        json().map(crate::model::Details::untyped)
+    fn details(&mut self) -> Option<Details> {
+        let cycle_ns = clock::measured_cycle_ns();
+        Some(Details::of(&cpu::Statement {
+            statement: S::TEXT.to_string(),
+            chain: S::CHAIN.to_string(),
+            type_name: std::any::type_name::<T>().to_string(),
+            cycle_ns,
+            cycle_source: cycle_ns.map(|_| {
+                "measured: a chain of dependent 1-cycle adds, right after sampling".to_string()
+            }),
+            measured_mhz: cycle_ns.map(|c| 1e3 / c),
+            nominal_mhz: clock::nominal_mhz(),
+        }))
     }
 }
 

@@ -17,12 +17,12 @@ use std::os::unix::io::AsRawFd;
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, ensure, Context, Result};
-use serde_json::{json, Value};
 
 use super::io::ops::{Op, OpWorkload};
 use super::io::space::ensure_room;
 use crate::harness::contract::{Benchmark, Ctx, Plan, Workload};
 use crate::harness::{interrupt, interrupt::Interrupted};
+use crate::model::details::io;
 use crate::model::{Mode, Source};
 
 const NAMEI: Source = Source::seed("001", "§3.2.2 path name translation");
@@ -280,17 +280,19 @@ impl Op for Files {
         vec!["page cache and dentry cache (nothing bypassed); fsync: none".into()]
     }
 
-    fn facts(&mut self) -> Result<Value> {
-        let present = std::fs::read_dir(&self.path)?.count();
-        Ok(json!({
-            "cache": "page cache and dentry cache (nothing bypassed)",
-            "fs_type": crate::harness::sysinfo::workdir_info(&self.path).fs_type,
-            "file_bytes": SMALL_FILE,
-            "files_created": self.made,
-            "files_removed": self.removed,
-            "files_checked": present,
-            "fsync": "none",
-        }))
+    type Facts = io::Files;
+    fn facts(&mut self) -> Result<io::Files> {
+        Ok(io::Files {
+            through: io::Through {
+                cache: "page cache and dentry cache (nothing bypassed)".into(),
+                fsync: Some("none".into()),
+            },
+            fs_type: crate::harness::sysinfo::workdir_info(&self.path).fs_type,
+            file_bytes: SMALL_FILE,
+            files_created: self.made,
+            files_removed: self.removed,
+            files_checked: std::fs::read_dir(&self.path)?.count(),
+        })
     }
 }
 
@@ -336,19 +338,20 @@ impl Op for Namei {
         vec!["dentry cache warm (nothing bypassed)".into()]
     }
 
-    fn facts(&mut self) -> Result<Value> {
-        let mut d = json!({
-            "cache": "dentry cache warm (nothing bypassed)",
-            "path": self.shown,
-            "components": self.components,
-            "components_translated": self.translated,
-            "through_symlink": self.via_link,
-            "relative_to": "a descriptor of the scratch directory",
-        });
-        if self.via_link {
-            d["compare_with"] = json!("fs.namei.2");
-        }
-        Ok(d)
+    type Facts = io::Namei;
+    fn facts(&mut self) -> Result<io::Namei> {
+        Ok(io::Namei {
+            through: io::Through {
+                cache: "dentry cache warm (nothing bypassed)".into(),
+                fsync: None,
+            },
+            path: self.shown.clone(),
+            components: self.components,
+            components_translated: self.translated,
+            through_symlink: self.via_link,
+            relative_to: "a descriptor of the scratch directory".into(),
+            compare_with: self.via_link.then(|| "fs.namei.2".into()),
+        })
     }
 }
 
@@ -424,14 +427,18 @@ impl Op for Lsl {
         vec!["dentry and inode caches warm (nothing bypassed)".into()]
     }
 
-    fn facts(&mut self) -> Result<Value> {
-        Ok(json!({
-            "cache": "dentry and inode caches warm (nothing bypassed)",
-            "fs_type": crate::harness::sysinfo::workdir_info(&self.path).fs_type,
-            "entries": LSL_FILES,
-            "listings": self.listings,
-            "per_entry": "median / 600",
-        }))
+    type Facts = io::Lsl;
+    fn facts(&mut self) -> Result<io::Lsl> {
+        Ok(io::Lsl {
+            through: io::Through {
+                cache: "dentry and inode caches warm (nothing bypassed)".into(),
+                fsync: None,
+            },
+            fs_type: crate::harness::sysinfo::workdir_info(&self.path).fs_type,
+            entries: LSL_FILES,
+            listings: self.listings,
+            per_entry: "median / 600".into(),
+        })
     }
 }
 
@@ -474,9 +481,9 @@ mod tests {
     #[test]
     fn a_path_of_d_components_has_d_components() {
         let (w, _dir) = with_ctx(|ctx| namei(ctx, 4));
-        let d = w.unwrap().details().unwrap();
-        assert_eq!(d["path"], "sub/sub/sub/tmp1234");
-        assert_eq!(d["components"], 4);
+        let d: io::OpRecord<io::Namei> = w.unwrap().details().unwrap().read().unwrap();
+        assert_eq!(d.facts.path, "sub/sub/sub/tmp1234");
+        assert_eq!(d.facts.components, 4);
     }
 
     #[test]

@@ -10,9 +10,9 @@ use std::os::unix::io::AsRawFd;
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
-use serde_json::json;
 
 use crate::harness::{interrupt, interrupt::Interrupted, sysinfo};
+use crate::model::details::io;
 use crate::model::WorkDir;
 
 /// Alignment of every I/O buffer: enough for O_DIRECT on any device we will meet.
@@ -83,19 +83,26 @@ impl CacheUse {
         }
     }
 
-    pub fn details(&self) -> serde_json::Value {
-        json!({
-            "cache": self.describe(),
-            "bypassed": self.bypassed(),
-            "o_direct": if self.direct { "used".to_string() } else {
-                self.refused.clone().map_or("not asked".to_string(), |r| format!("refused: {r}"))
+    /// The row's record of what it measured through.
+    pub fn record(&self) -> io::CacheUse {
+        io::CacheUse {
+            through: io::Through {
+                cache: self.describe(),
+                fsync: Some(self.fsync.to_string()),
             },
-            "fsync": self.fsync,
-            "caches_dropped": self.dropped(),
-            "fs_type": self.workdir.fs_type,
-            "device": self.workdir.device,
-            "memory_backed": self.workdir.memory_backed,
-        })
+            bypassed: self.bypassed(),
+            o_direct: if self.direct {
+                "used".to_string()
+            } else {
+                self.refused
+                    .clone()
+                    .map_or("not asked".to_string(), |r| format!("refused: {r}"))
+            },
+            caches_dropped: self.dropped().to_string(),
+            fs_type: self.workdir.fs_type.clone(),
+            device: self.workdir.device.clone(),
+            memory_backed: self.workdir.memory_backed,
+        }
     }
 
     /// The note for the main table: the cache line and the fsync policy.

@@ -9,11 +9,14 @@
 //! per-operation clock read.
 
 use anyhow::Result;
-use serde_json::{json, Value};
+use serde::de::DeserializeOwned;
+use serde::Serialize;
 
 use crate::harness::clock::{empty_interval_ns, now_ns};
 use crate::harness::contract::Workload;
 use crate::harness::{interrupt, interrupt::Interrupted};
+use crate::model::details::io::{CheckFailed, Latency, OpRecord, Percentiles};
+use crate::model::Details;
 
 /// One operation of a row and the facts it records.
 pub trait Op {
@@ -27,8 +30,9 @@ pub trait Op {
     fn finish(&mut self) -> Result<()> {
         Ok(())
     }
-    /// Parameters, checks made, what the cache did: an object.
-    fn facts(&mut self) -> Result<Value>;
+    /// Parameters, checks made, what the cache did: the family's record for this row.
+    type Facts: Serialize + DeserializeOwned;
+    fn facts(&mut self) -> Result<Self::Facts>;
     /// Notes for the main table (what was bypassed, fsync).
     fn notes(&self) -> Vec<String> {
         Vec::new()
@@ -62,20 +66,21 @@ impl<T: Op> Workload for OpWorkload<T> {
         self.inner.before_pass(n)
     }
 
-    fn details(&mut self) -> Option<crate::model::Details> {
-        let mut json = || -> Option<serde_json::Value> {
-            let mut facts = self
-                .inner
-                .facts()
-                .unwrap_or_else(|e| json!({ "check_failed": format!("{e:#}") }));
-            if self.pass > 0 {
-                let latency = percentile_pass(&mut self.inner, self.pass)
-                    .unwrap_or_else(|e| json!({ "error": format!("{e:#}") }));
-                facts["latency"] = latency;
+    fn details(&mut self) -> Option<Details> {
+        let facts = match self.inner.facts() {
+            Ok(facts) => facts,
+            Err(e) => {
+                return Some(Details::of(&CheckFailed {
+                    check_failed: format!("{e:#}"),
+                }))
             }
-            Some(facts)
         };
-        json().map(crate::model::Details::untyped)
+        let latency = (self.pass > 0).then(|| {
+            percentile_pass(&mut self.inner, self.pass).unwrap_or_else(|e| Percentiles::Failed {
+                error: format!("{e:#}"),
+            })
+        });
+        Some(Details::of(&OpRecord { facts, latency }))
     }
 
     fn finish(&mut self) -> Result<()> {
@@ -87,7 +92,7 @@ impl<T: Op> Workload for OpWorkload<T> {
     }
 }
 
-fn percentile_pass(op: &mut impl Op, n: u64) -> Result<Value> {
+fn percentile_pass(op: &mut impl Op, n: u64) -> Result<Percentiles> {
     op.before_pass(n)?;
     let clock = empty_interval_ns(1001);
     let mut times = Vec::with_capacity(n as usize);
@@ -100,21 +105,22 @@ fn percentile_pass(op: &mut impl Op, n: u64) -> Result<Value> {
         let t1 = now_ns();
         times.push(((t1 - t0) as f64 - clock).max(0.0) * 1e-9);
     }
-    Ok(latency_json(&mut times))
+    Ok(Percentiles::Measured(latency(&mut times)))
 }
 
 /// p50, p90, p99 and max of per-operation times in seconds (nearest rank).
-pub fn latency_json(times: &mut [f64]) -> Value {
+pub fn latency(times: &mut [f64]) -> Latency {
     times.sort_by(f64::total_cmp);
-    json!({
-        "ops": times.len(),
-        "p50_s": percentile(times, 50.0),
-        "p90_s": percentile(times, 90.0),
-        "p99_s": percentile(times, 99.0),
-        "max_s": times.last().copied().unwrap_or(0.0),
-        "how": "a separate pass after sampling, each operation between two clock reads, \
-                the clock's cost subtracted",
-    })
+    Latency {
+        ops: times.len(),
+        p50_s: percentile(times, 50.0),
+        p90_s: percentile(times, 90.0),
+        p99_s: percentile(times, 99.0),
+        max_s: times.last().copied().unwrap_or(0.0),
+        how: "a separate pass after sampling, each operation between two clock reads, \
+              the clock's cost subtracted"
+            .into(),
+    }
 }
 
 /// The nearest-rank percentile of sorted values.
@@ -140,13 +146,19 @@ mod tests {
     }
 
     struct Counter(u64);
+
+    #[derive(serde::Serialize, serde::Deserialize)]
+    struct Count {
+        count: u64,
+    }
     impl Op for Counter {
         fn op(&mut self) -> Result<()> {
             self.0 += 1;
             Ok(())
         }
-        fn facts(&mut self) -> Result<Value> {
-            Ok(json!({ "count": self.0 }))
+        type Facts = Count;
+        fn facts(&mut self) -> Result<Count> {
+            Ok(Count { count: self.0 })
         }
     }
 
@@ -158,9 +170,9 @@ mod tests {
         };
         w.run(1000).unwrap();
         assert_eq!(w.inner.0, 1000);
-        let d = w.details().unwrap();
-        assert_eq!(d["count"], 1000);
-        assert_eq!(d["latency"]["ops"], 10);
+        let d: OpRecord<Count> = w.details().unwrap().read().unwrap();
+        assert_eq!(d.facts.count, 1000);
+        assert_eq!(d.latency.unwrap().measured().unwrap().ops, 10);
         assert_eq!(w.inner.0, 1010);
     }
 }

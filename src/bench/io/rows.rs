@@ -3,13 +3,13 @@
 //! them; where they do not, the choice is stated in the row's `about` and details.
 
 use anyhow::Result;
-use serde_json::{json, Value};
 
 use super::cache::{AlignedBuf, CacheUse, DataFile, Want};
 use super::ops::{Op, OpWorkload};
 use super::space::ensure_room;
 use super::Rng;
 use crate::harness::contract::{Benchmark, Ctx, Plan, Workload};
+use crate::model::details::io;
 use crate::model::{Metric, Mode, Source};
 
 const TABLE5: Source = Source::seed("000", "Table 5: dd copies in 8192-word blocks, µs per word");
@@ -205,16 +205,17 @@ impl Op for Copy {
         Ok(())
     }
 
-    fn facts(&mut self) -> Result<Value> {
-        let written = self.copied.min(self.src.blocks);
-        let mut d = self.cache.details();
-        d["block_bytes"] = json!(COPY_BLOCK);
-        d["block_words_16bit"] = json!(COPY_BLOCK / 2);
-        d["file_bytes"] = json!(self.src.bytes());
-        d["blocks_copied"] = json!(self.copied);
-        d["blocks_verified"] = json!(written);
-        d["throughput"] = json!(THROUGHPUT_NOTE);
-        Ok(d)
+    type Facts = io::Copy;
+    fn facts(&mut self) -> Result<io::Copy> {
+        Ok(io::Copy {
+            cache: self.cache.record(),
+            block_bytes: COPY_BLOCK,
+            block_words_16bit: COPY_BLOCK / 2,
+            file_bytes: self.src.bytes(),
+            blocks_copied: self.copied,
+            blocks_verified: self.copied.min(self.src.blocks),
+            throughput: THROUGHPUT_NOTE.into(),
+        })
     }
 
     fn notes(&self) -> Vec<String> {
@@ -277,13 +278,15 @@ impl Op for SeqWrite {
         Ok(())
     }
 
-    fn facts(&mut self) -> Result<Value> {
-        let mut d = self.cache.details();
-        d["request_bytes"] = json!(KT5_BLOCK);
-        d["bytes_per_op"] = json!(KT5_BYTES);
-        d["passes"] = json!(self.passes);
-        d["throughput"] = json!(THROUGHPUT_NOTE);
-        Ok(d)
+    type Facts = io::SeqWrite;
+    fn facts(&mut self) -> Result<io::SeqWrite> {
+        Ok(io::SeqWrite {
+            cache: self.cache.record(),
+            request_bytes: KT5_BLOCK,
+            bytes_per_op: KT5_BYTES,
+            passes: self.passes,
+            throughput: THROUGHPUT_NOTE.into(),
+        })
     }
 
     fn notes(&self) -> Vec<String> {
@@ -334,12 +337,14 @@ impl Op for RandWrite {
         Ok(())
     }
 
-    fn facts(&mut self) -> Result<Value> {
-        let mut d = self.cache.details();
-        d["write_bytes"] = json!(KT6_BLOCK);
-        d["file_bytes"] = json!(self.f.bytes());
-        d["writes_per_sample"] = json!(KT6_WRITES);
-        Ok(d)
+    type Facts = io::RandWrite;
+    fn facts(&mut self) -> Result<io::RandWrite> {
+        Ok(io::RandWrite {
+            cache: self.cache.record(),
+            write_bytes: KT6_BLOCK,
+            file_bytes: self.f.bytes(),
+            writes_per_sample: KT6_WRITES,
+        })
     }
 
     fn notes(&self) -> Vec<String> {
@@ -424,12 +429,14 @@ impl Op for Zilog {
         Ok(())
     }
 
-    fn facts(&mut self) -> Result<Value> {
-        let mut d = self.cache.details();
-        d["block_bytes"] = json!(ZILOG_BLOCK);
-        d["file_bytes"] = json!(self.f.bytes());
-        d["ops_per_sample"] = json!(ZILOG_OPS);
-        Ok(d)
+    type Facts = io::Zilog;
+    fn facts(&mut self) -> Result<io::Zilog> {
+        Ok(io::Zilog {
+            cache: self.cache.record(),
+            block_bytes: ZILOG_BLOCK,
+            file_bytes: self.f.bytes(),
+            ops_per_sample: ZILOG_OPS,
+        })
     }
 
     fn notes(&self) -> Vec<String> {
@@ -493,11 +500,12 @@ mod tests {
         let (w, _dir) = with_ctx(|ctx| zilog(ctx, Want::PageCache, Access::RandRead));
         let mut w = w.unwrap();
         w.run(100).unwrap();
-        let d = w.details().unwrap();
-        assert_eq!(d["bypassed"], false);
-        assert!(d["cache"].as_str().unwrap().starts_with("page cache"));
-        let l = &d["latency"];
-        assert!(l["p50_s"].as_f64().unwrap() <= l["p99_s"].as_f64().unwrap());
+        let d: io::OpRecord<io::Zilog> = w.details().unwrap().read().unwrap();
+        assert!(!d.facts.cache.bypassed);
+        assert!(d.facts.cache.through.cache.starts_with("page cache"));
+        let l = d.latency.unwrap();
+        let l = l.measured().unwrap();
+        assert!(l.p50_s <= l.p99_s);
         assert!(w.notes()[0].contains("fsync"));
     }
 }

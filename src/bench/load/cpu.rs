@@ -18,15 +18,16 @@
 //! Swap Space" row.
 
 use anyhow::{bail, Result};
-use serde_json::json;
 
 use super::kernel::Work;
 use super::{lock, remembered, remembered_work, LoadState, Ticker};
 use crate::harness::contract::{Benchmark, Ctx, Plan, Workload};
 use crate::harness::copies::{self, Children, Reaped, SpawnError};
 use crate::harness::state::Shared;
+use crate::model::details::load::{CopiesSummary, CpuCopies};
 use crate::model::knee;
 use crate::model::median;
+use crate::model::Details;
 use crate::model::{Metric, Mode, Source};
 
 struct CpuLoad {
@@ -117,6 +118,44 @@ impl CpuWorkload {
     fn avg_real(sample: &[Reaped]) -> f64 {
         sample.iter().map(|r| r.real_s).sum::<f64>() / sample.len() as f64
     }
+
+    /// Table 9's columns over the samples taken; `None` before the first. Records this
+    /// row's Inc in the run's state, and the largest N states the knee.
+    fn summary(&self) -> Option<CopiesSummary> {
+        if self.samples.is_empty() {
+            return None;
+        }
+        let over_samples = |f: &dyn Fn(&[Reaped]) -> f64| {
+            median(&self.samples.iter().map(|s| f(s)).collect::<Vec<_>>())
+        };
+        let avg_real = over_samples(&|s| Self::avg_real(s));
+        let reals = self.samples.iter().flatten().map(|r| r.real_s);
+        if self.copies == 1 {
+            lock(&self.shared).set(&self.base_key, avg_real);
+        }
+        let base = lock(&self.shared).get(&self.base_key);
+        let inc = base.map(|b| avg_real / b);
+        let mut knee = None;
+        if let Some(inc) = inc {
+            let mut s = lock(&self.shared);
+            s.cpu_incs.retain(|p| p.0 != self.copies);
+            s.cpu_incs.push((self.copies, inc));
+            if self.largest {
+                knee = knee::knee(&s.cpu_incs);
+            }
+        }
+        Some(CopiesSummary {
+            avg_real_s: avg_real,
+            min_real_s: reals.clone().fold(f64::INFINITY, f64::min),
+            max_real_s: reals.fold(0.0, f64::max),
+            total_cpu_s: over_samples(&|s| s.iter().map(Reaped::cpu_s).sum()),
+            total_user_s: over_samples(&|s| s.iter().map(|r| r.user_s).sum()),
+            total_system_s: over_samples(&|s| s.iter().map(|r| r.system_s).sum()),
+            baseline_real_s: base,
+            inc,
+            knee,
+        })
+    }
 }
 
 /// Start `n` copies of `work` and wait for all; `Err(limit)` in the second slot when the
@@ -172,71 +211,19 @@ impl Workload for CpuWorkload {
         Ok(())
     }
 
-    fn details(&mut self) -> Option<crate::model::Details> {
-        let json = || -> Option<serde_json::Value> {
-            let per_copy: Vec<Vec<[f64; 3]>> = self
+    fn details(&mut self) -> Option<Details> {
+        Some(Details::of(&CpuCopies {
+            copies: self.copies,
+            footprint_bytes: self.work.footprint,
+            rounds: self.work.rounds,
+            per_copy_real_user_sys_s: self
                 .samples
                 .iter()
                 .map(|s| s.iter().map(|r| [r.real_s, r.user_s, r.system_s]).collect())
-                .collect();
-            let mut d = json!({
-                "copies": self.copies,
-                "footprint_bytes": self.work.footprint,
-                "rounds": self.work.rounds,
-                "per_copy_real_user_sys_s": per_copy,
-                "limit_hit": self.limit_hit,
-            });
-            if self.samples.is_empty() {
-                return Some(d);
-            }
-            let avg_real = median(
-                &self
-                    .samples
-                    .iter()
-                    .map(|s| Self::avg_real(s))
-                    .collect::<Vec<_>>(),
-            );
-            let cpu: Vec<f64> = self
-                .samples
-                .iter()
-                .map(|s| s.iter().map(Reaped::cpu_s).sum())
-                .collect();
-            let user: Vec<f64> = self
-                .samples
-                .iter()
-                .map(|s| s.iter().map(|r| r.user_s).sum())
-                .collect();
-            let sys: Vec<f64> = self
-                .samples
-                .iter()
-                .map(|s| s.iter().map(|r| r.system_s).sum())
-                .collect();
-            let reals: Vec<f64> = self.samples.iter().flatten().map(|r| r.real_s).collect();
-            if self.copies == 1 {
-                lock(&self.shared).set(&self.base_key, avg_real);
-            }
-            let base = lock(&self.shared).get(&self.base_key);
-            let inc = base.map(|b| avg_real / b);
-            d["avg_real_s"] = json!(avg_real);
-            d["min_real_s"] = json!(reals.iter().copied().fold(f64::INFINITY, f64::min));
-            d["max_real_s"] = json!(reals.iter().copied().fold(0.0, f64::max));
-            d["total_cpu_s"] = json!(median(&cpu));
-            d["total_user_s"] = json!(median(&user));
-            d["total_system_s"] = json!(median(&sys));
-            d["baseline_real_s"] = json!(base);
-            d["inc"] = json!(inc);
-            if let Some(inc) = inc {
-                let mut s = lock(&self.shared);
-                s.cpu_incs.retain(|p| p.0 != self.copies);
-                s.cpu_incs.push((self.copies, inc));
-                // The largest N asked for states the knee of everything measured so far.
-                if self.largest {
-                    d["knee"] = json!(knee::knee(&s.cpu_incs));
-                }
-            }
-            Some(d)
-        };
-        json().map(crate::model::Details::untyped)
+                .collect(),
+            limit_hit: self.limit_hit.clone(),
+            summary: self.summary(),
+        }))
     }
 
     /// A copy the kernel refused to start (the seed's "Ran Out Of Swap Space" row) fails

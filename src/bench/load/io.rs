@@ -26,14 +26,15 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
-use serde_json::json;
 
 use super::kernel::Work;
 use super::{lock, remembered, remembered_work, LoadState, Ticker};
 use crate::harness::contract::{Benchmark, Ctx, Plan, Workload};
 use crate::harness::copies::{Children, Reaped};
 use crate::harness::state::Shared;
+use crate::model::details::load;
 use crate::model::median;
+use crate::model::Details;
 use crate::model::{Metric, Mode, Source};
 
 const REQUEST: usize = 1 << 20;
@@ -300,51 +301,39 @@ impl Workload for IoWorkload {
         Ok(())
     }
 
-    fn details(&mut self) -> Option<crate::model::Details> {
-        let json = || -> Option<serde_json::Value> {
-            if self.samples.is_empty() {
-                return None;
-            }
-            let user = median(&self.samples.iter().map(|s| s.0.user_s).collect::<Vec<_>>());
-            let sys = median(
-                &self
-                    .samples
-                    .iter()
-                    .map(|s| s.0.system_s)
-                    .collect::<Vec<_>>(),
-            );
-            let real = median(&self.samples.iter().map(|s| s.0.real_s).collect::<Vec<_>>());
-            let per_us = median(
-                &self
-                    .samples
-                    .iter()
-                    .map(|(r, b)| *b as f64 / (r.real_s * 1e6))
-                    .collect::<Vec<_>>(),
-            );
-            if self.readers == 0 {
-                lock(&self.shared).set(&self.base_key, user);
-            }
-            let alone = lock(&self.shared).get(&self.base_key);
-            Some(json!({
-                "readers": self.readers,
-                "user_s": user,
-                "system_s": sys,
-                "real_s": real,
-                "alone_user_s": alone,
-                "ratio_alone": alone.map(|a| a / user),
-                "bytes_per_us": per_us,
-                "cache": if self.readers == 0 {
-                    "no readers"
-                } else if self.direct {
-                    "O_DIRECT: page cache bypassed"
-                } else {
-                    "O_DIRECT refused by the file system: buffered reads, fadvise(DONTNEED) each pass"
-                },
-                "per_run_user_sys_real_bytes": self.samples.iter()
-                    .map(|(r, b)| json!([r.user_s, r.system_s, r.real_s, b]))
-                    .collect::<Vec<_>>(),
-            }))
+    fn details(&mut self) -> Option<Details> {
+        if self.samples.is_empty() {
+            return None;
+        }
+        let over_runs = |f: &dyn Fn(&(Reaped, u64)) -> f64| {
+            median(&self.samples.iter().map(f).collect::<Vec<_>>())
         };
-        json().map(crate::model::Details::untyped)
+        let user = over_runs(&|s| s.0.user_s);
+        if self.readers == 0 {
+            lock(&self.shared).set(&self.base_key, user);
+        }
+        let alone = lock(&self.shared).get(&self.base_key);
+        Some(Details::of(&load::IoInterference {
+            readers: self.readers,
+            user_s: user,
+            system_s: over_runs(&|s| s.0.system_s),
+            real_s: over_runs(&|s| s.0.real_s),
+            alone_user_s: alone,
+            ratio_alone: alone.map(|a| a / user),
+            bytes_per_us: over_runs(&|(r, b)| *b as f64 / (r.real_s * 1e6)),
+            cache: if self.readers == 0 {
+                "no readers"
+            } else if self.direct {
+                "O_DIRECT: page cache bypassed"
+            } else {
+                "O_DIRECT refused by the file system: buffered reads, fadvise(DONTNEED) each pass"
+            }
+            .into(),
+            per_run_user_sys_real_bytes: self
+                .samples
+                .iter()
+                .map(|(r, b)| (r.user_s, r.system_s, r.real_s, *b))
+                .collect(),
+        }))
     }
 }

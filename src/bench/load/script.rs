@@ -30,8 +30,6 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
-use serde::Serialize;
-use serde_json::json;
 
 use super::{lock, remembered, LoadState, Ticker};
 use crate::harness::contract::{Benchmark, Ctx, Host, Plan, Workload};
@@ -39,7 +37,9 @@ use crate::harness::copies::{self, Children, Exit, SpawnError};
 use crate::harness::interrupt;
 use crate::harness::interrupt::Interrupted;
 use crate::harness::state::Shared;
+use crate::model::details::load::{CommandAccount, Scripts, ScriptsSummary};
 use crate::model::median;
+use crate::model::Details;
 use crate::model::{Metric, Mode, Source};
 
 /// The seed's 1975 user (Attachment C's command mix).
@@ -604,58 +604,22 @@ impl Workload for ScriptWorkload {
         Ok(())
     }
 
-    fn details(&mut self) -> Option<crate::model::Details> {
-        let json = || -> Option<serde_json::Value> {
-            let table = accounting(&self.script, &self.runs);
-            let failures: usize = table.iter().map(|r| r.failed + r.missing).sum();
-            let mut d = json!({
-                "users": self.users,
-                "script": self.script.name,
-                "commands_per_script": self.script.commands.len(),
-                "stagger_s": self.stagger.as_secs_f64(),
-                "shell": shell_description(),
-                "runs": self.runs.len(),
-                "failures": failures,
-                "clean": failures == 0 && self.limit_hit.is_none(),
-                "commands": table,
-                "limit_hit": self.limit_hit,
-            });
-            let complete: Vec<&RunOut> =
-                self.runs.iter().filter(|r| r.limit_hit.is_none()).collect();
-            if complete.is_empty() {
-                return Some(d);
-            }
-            let mean = |v: &[(f64, f64)], f: fn(&(f64, f64)) -> f64| {
-                v.iter().map(f).sum::<f64>() / v.len() as f64
-            };
-            let real = median(
-                &complete
-                    .iter()
-                    .map(|r| mean(&r.scripts, |s| s.0))
-                    .collect::<Vec<_>>(),
-            );
-            let cpu = median(
-                &complete
-                    .iter()
-                    .map(|r| mean(&r.scripts, |s| s.1))
-                    .collect::<Vec<_>>(),
-            );
-            if self.users == 1 && failures == 0 {
-                lock(&self.shared).set(&self.base_key, real);
-            }
-            let base = lock(&self.shared).get(&self.base_key);
-            d["avg_real_s"] = json!(real);
-            d["avg_cpu_s"] = json!(cpu);
-            d["baseline_real_s"] = json!(base);
-            d["inc"] = json!(base.map(|b| real / b));
-            d["per_script_real_cpu_s"] = json!(self
-                .runs
-                .iter()
-                .map(|r| r.scripts.clone())
-                .collect::<Vec<_>>());
-            Some(d)
-        };
-        json().map(crate::model::Details::untyped)
+    fn details(&mut self) -> Option<Details> {
+        let commands = accounting(&self.script, &self.runs);
+        let failures: usize = commands.iter().map(|r| r.failed + r.missing).sum();
+        Some(Details::of(&Scripts {
+            users: self.users,
+            script: self.script.name.clone(),
+            commands_per_script: self.script.commands.len(),
+            stagger_s: self.stagger.as_secs_f64(),
+            shell: shell_description(),
+            runs: self.runs.len(),
+            failures,
+            clean: failures == 0 && self.limit_hit.is_none(),
+            commands,
+            limit_hit: self.limit_hit.clone(),
+            summary: self.summary(failures),
+        }))
     }
 
     /// A script run with a failed or missing command did less work, so its time must
@@ -670,6 +634,38 @@ impl Workload for ScriptWorkload {
 }
 
 impl ScriptWorkload {
+    /// Table 10's columns over the complete runs; `None` before the first. A clean single
+    /// user's time becomes the run's baseline for Inc.
+    fn summary(&self, failures: usize) -> Option<ScriptsSummary> {
+        let complete: Vec<&RunOut> = self.runs.iter().filter(|r| r.limit_hit.is_none()).collect();
+        if complete.is_empty() {
+            return None;
+        }
+        let mean = |v: &[(f64, f64)], f: fn(&(f64, f64)) -> f64| {
+            v.iter().map(f).sum::<f64>() / v.len() as f64
+        };
+        let over_runs = |f: fn(&(f64, f64)) -> f64| {
+            median(
+                &complete
+                    .iter()
+                    .map(|r| mean(&r.scripts, f))
+                    .collect::<Vec<_>>(),
+            )
+        };
+        let real = over_runs(|s| s.0);
+        if self.users == 1 && failures == 0 {
+            lock(&self.shared).set(&self.base_key, real);
+        }
+        let base = lock(&self.shared).get(&self.base_key);
+        Some(ScriptsSummary {
+            avg_real_s: real,
+            avg_cpu_s: over_runs(|s| s.1),
+            baseline_real_s: base,
+            inc: base.map(|b| real / b),
+            per_script_real_cpu_s: self.runs.iter().map(|r| r.scripts.clone()).collect(),
+        })
+    }
+
     fn failure(&self) -> Option<String> {
         if let Some(limit) = &self.limit_hit {
             return Some(limit.clone());
@@ -700,26 +696,8 @@ impl ScriptWorkload {
     }
 }
 
-/// One line of Attachment C.
-#[derive(Debug, Clone, Serialize, PartialEq)]
-pub struct CommandLine {
-    pub command: String,
-    pub count: usize,
-    pub count_pct: f64,
-    pub avg_real_s: f64,
-    pub real_pct: f64,
-    pub avg_cpu_s: f64,
-    pub cpu_pct: f64,
-    /// Real / CPU (None when no CPU time was recorded).
-    pub real_per_cpu: Option<f64>,
-    pub failed: usize,
-    pub missing: usize,
-    pub absent: usize,
-    pub first_error: Option<String>,
-}
-
 /// Attachment C: per command name, summed over every run and user, most frequent first.
-fn accounting(script: &Script, runs: &[RunOut]) -> Vec<CommandLine> {
+fn accounting(script: &Script, runs: &[RunOut]) -> Vec<CommandAccount> {
     #[derive(Default)]
     struct Acc {
         count: usize,
@@ -758,13 +736,13 @@ fn accounting(script: &Script, runs: &[RunOut]) -> Vec<CommandLine> {
         (n + a.count, r + a.real, c + a.cpu)
     });
     let pct = |x: f64, total: f64| if total > 0.0 { 100.0 * x / total } else { 0.0 };
-    let mut lines: Vec<(usize, CommandLine)> = by
+    let mut lines: Vec<(usize, CommandAccount)> = by
         .into_iter()
         .map(|(name, a)| {
             let per = |x: f64| if a.count > 0 { x / a.count as f64 } else { 0.0 };
             (
                 a.order,
-                CommandLine {
+                CommandAccount {
                     command: name.to_string(),
                     count: a.count,
                     count_pct: pct(a.count as f64, n as f64),

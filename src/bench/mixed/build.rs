@@ -21,6 +21,8 @@ use crate::assets;
 use crate::harness::contract::{Benchmark, Ctx, Host, Plan, Skip, Workload};
 use crate::harness::interrupt::Interrupted;
 use crate::harness::{interrupt, procgroup};
+use crate::model::details::mixed;
+use crate::model::Details;
 use crate::model::{Metric, Source};
 
 pub fn benchmark() -> Benchmark {
@@ -80,26 +82,23 @@ impl Workload for Builder {
         Ok(())
     }
 
-    fn details(&mut self) -> Option<crate::model::Details> {
-        let json = || -> Option<serde_json::Value> {
-            let sources = assets::CPROG_FILES
-                .iter()
-                .filter(|(n, _)| n.ends_with(".c"))
-                .count();
-            let lines: usize = assets::CPROG_FILES
-                .iter()
-                .filter(|(n, _)| n.ends_with(".c") || n.ends_with(".h"))
-                .map(|(_, t)| t.lines().count())
-                .sum();
-            Some(serde_json::json!({
-                "sources": sources,
-                "lines": lines,
-                "make": "make (serial), CFLAGS=-O2",
-                "builds_checked": self.builds,
-                "output_bytes": self.trusted.len(),
-            }))
-        };
-        json().map(crate::model::Details::untyped)
+    fn details(&mut self) -> Option<Details> {
+        let sources = assets::CPROG_FILES
+            .iter()
+            .filter(|(n, _)| n.ends_with(".c"))
+            .count();
+        let lines: usize = assets::CPROG_FILES
+            .iter()
+            .filter(|(n, _)| n.ends_with(".c") || n.ends_with(".h"))
+            .map(|(_, t)| t.lines().count())
+            .sum();
+        Some(Details::of(&mixed::Build {
+            sources,
+            lines,
+            make: "make (serial), CFLAGS=-O2".into(),
+            builds_checked: self.builds,
+            output_bytes: self.trusted.len(),
+        }))
     }
 }
 

@@ -30,6 +30,8 @@ use crate::assets;
 use crate::harness::contract::{Benchmark, Ctx, Plan, Workload};
 use crate::harness::interrupt::Interrupted;
 use crate::harness::{interrupt, procgroup};
+use crate::model::details::mixed;
+use crate::model::Details;
 use crate::model::{Metric, Source};
 
 /// Users whose password is a word of the list, and whose password is a reversed word:
@@ -135,20 +137,17 @@ impl Workload for Search {
         Ok(())
     }
 
-    fn details(&mut self) -> Option<crate::model::Details> {
-        let json = || -> Option<serde_json::Value> {
-            Some(serde_json::json!({
-                "words": self.words.len(),
-                "hashes_per_operation": 2 * self.words.len() * self.table.salts.len(),
-                "salts": self.table.salts.len(),
-                "users": self.table.users.len(),
-                "hash": "sha256-crypt",
-                "rounds": self.table.salts.first().map(|s| s.1),
-                "matches_words": self.last.map(|l| l.0),
-                "matches_reversed": self.last.map(|l| l.1),
-            }))
-        };
-        json().map(crate::model::Details::untyped)
+    fn details(&mut self) -> Option<Details> {
+        Some(Details::of(&mixed::Crypt {
+            words: self.words.len(),
+            hashes_per_operation: 2 * self.words.len() * self.table.salts.len(),
+            salts: self.table.salts.len(),
+            users: self.table.users.len(),
+            hash: "sha256-crypt".into(),
+            rounds: self.table.salts.first().map(|s| s.1),
+            matches_words: self.last.map(|l| l.0),
+            matches_reversed: self.last.map(|l| l.1),
+        }))
     }
 }
 

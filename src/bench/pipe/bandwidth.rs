@@ -19,10 +19,11 @@
 use std::os::fd::{AsRawFd, OwnedFd};
 
 use anyhow::{bail, Result};
-use serde_json::json;
 
 use crate::harness::children::{self, io_error, read_exact_raw, write_all_raw, Pair, Partner};
 use crate::harness::contract::{Ctx, Workload};
+use crate::model::details::micro::Transfer;
+use crate::model::Details;
 
 /// Kashtan's 5 MBytes.
 pub const TRANSFER: usize = 5 * 1024 * 1024;
@@ -74,11 +75,14 @@ impl Workload for BwSelf {
         Ok(())
     }
 
-    fn details(&mut self) -> Option<crate::model::Details> {
-        let json = || -> Option<serde_json::Value> {
-            Some(json!({ "transfer_bytes": TRANSFER, "chunk_bytes": CHUNK }))
-        };
-        json().map(crate::model::Details::untyped)
+    fn details(&mut self) -> Option<Details> {
+        Some(Details::of(&Transfer {
+            partner: None,
+            transfer_bytes: Some(TRANSFER),
+            transfer_bytes_each_way: None,
+            write_bytes: None,
+            chunk_bytes: Some(CHUNK),
+        }))
     }
 }
 
@@ -175,14 +179,14 @@ impl Workload for Sink {
         self.partner.notes()
     }
 
-    fn details(&mut self) -> Option<crate::model::Details> {
-        let mut json = || -> Option<serde_json::Value> {
-            let mut d = self.partner.finish_details();
-            d["transfer_bytes"] = json!(self.per_op);
-            d["write_bytes"] = json!(self.write_size);
-            Some(d)
-        };
-        json().map(crate::model::Details::untyped)
+    fn details(&mut self) -> Option<Details> {
+        Some(Details::of(&Transfer {
+            partner: Some(self.partner.finish_record()),
+            transfer_bytes: Some(self.per_op),
+            transfer_bytes_each_way: None,
+            write_bytes: Some(self.write_size),
+            chunk_bytes: None,
+        }))
     }
 }
 
@@ -269,14 +273,14 @@ impl Workload for Both {
         self.partner.notes()
     }
 
-    fn details(&mut self) -> Option<crate::model::Details> {
-        let mut json = || -> Option<serde_json::Value> {
-            let mut d = self.partner.finish_details();
-            d["transfer_bytes_each_way"] = json!(TRANSFER);
-            d["chunk_bytes"] = json!(CHUNK);
-            Some(d)
-        };
-        json().map(crate::model::Details::untyped)
+    fn details(&mut self) -> Option<Details> {
+        Some(Details::of(&Transfer {
+            partner: Some(self.partner.finish_record()),
+            transfer_bytes: None,
+            transfer_bytes_each_way: Some(TRANSFER),
+            write_bytes: None,
+            chunk_bytes: Some(CHUNK),
+        }))
     }
 }
 

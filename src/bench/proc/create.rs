@@ -17,13 +17,14 @@
 use std::hint::black_box;
 
 use anyhow::{bail, Result};
-use serde_json::json;
 
 use super::jobs::ExecArgs;
 use crate::harness::children::{reset_signals_in_child, wait_ok};
 use crate::harness::contract::Workload;
 use crate::harness::interrupt;
 use crate::harness::interrupt::Interrupted;
+use crate::model::details::micro;
+use crate::model::Details;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Create {
@@ -293,20 +294,17 @@ impl Workload for Creation {
         Ok(())
     }
 
-    fn details(&mut self) -> Option<crate::model::Details> {
-        let json = || -> Option<serde_json::Value> {
-            let mut d = json!({
-                "heap_grown_bytes": self.grown.mem.len(),
-                "creation": self.what(),
-                "placement": "not applicable: one process at a time",
-            });
-            if let Some(e) = &self.exec {
-                d["program"] = json!(e.path.to_string_lossy());
-                d["exec_arg_env_bytes"] = json!(e.bytes);
-            }
-            Some(d)
-        };
-        json().map(crate::model::Details::untyped)
+    fn details(&mut self) -> Option<Details> {
+        Some(Details::of(&micro::Creation {
+            heap_grown_bytes: self.grown.mem.len(),
+            creation: self.what().to_string(),
+            placement: "not applicable: one process at a time".into(),
+            program: self
+                .exec
+                .as_ref()
+                .map(|e| e.path.to_string_lossy().into_owned()),
+            exec_arg_env_bytes: self.exec.as_ref().map(|e| e.bytes),
+        }))
     }
 }
 

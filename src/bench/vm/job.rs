@@ -18,37 +18,13 @@ use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
-use serde::Serialize;
 
 use super::pattern::{walk, Pattern};
 use super::region::{Advice, Region};
 use crate::harness::memlimit::MemoryCgroup;
 use crate::harness::rusage::{this_thread, Usage};
 
-/// What one job cost, measured around it.
-#[derive(Debug, Clone, Copy, Default, Serialize, PartialEq)]
-#[repr(C)]
-pub struct JobStats {
-    pub real_s: f64,
-    pub user_s: f64,
-    pub system_s: f64,
-    pub minor_faults: u64,
-    pub major_faults: u64,
-    /// Minor faults of seqpage's first sweep (the only one that faults on fresh memory).
-    pub first_pass_minor_faults: u64,
-    pub touches: u64,
-}
-
-impl JobStats {
-    pub fn faults(&self) -> u64 {
-        self.minor_faults + self.major_faults
-    }
-
-    /// Seed 001 Table 8's PFST: system time over faults.
-    pub fn fault_service_s(&self) -> Option<f64> {
-        (self.faults() > 0).then(|| self.system_s / self.faults() as f64)
-    }
-}
+pub use crate::model::details::vm::JobStats;
 
 /// What to map and how to walk it.
 #[derive(Debug, Clone, Copy)]

@@ -17,10 +17,10 @@ use std::fs::File;
 use std::io::Write;
 
 use anyhow::{Context, Result};
-use serde_json::{json, Value};
 
 use crate::harness::memlimit::MemoryCgroup;
-use crate::model::{median, Metric, RunOptions, Source};
+use crate::model::details::vm;
+use crate::model::{median, Details, Metric, RunOptions, Source};
 
 pub mod job;
 pub mod pagefault;
@@ -240,55 +240,60 @@ impl Workload for Paging {
         Ok(())
     }
 
-    fn details(&mut self) -> Option<crate::model::Details> {
-        let json = || -> Option<serde_json::Value> {
-            let med =
-                |f: fn(&JobStats) -> f64| median(&self.jobs.iter().map(f).collect::<Vec<_>>());
-            let faults = med(|j| j.faults() as f64);
-            let system = med(|j| j.system_s);
-            Some(json!({
-                "pages": self.spec.pages,
-                "page_size": region::page_size(),
-                "pattern": format!("{:?}", self.spec.pattern),
-                "advice": self.spec.advice.name(),
-                "touches": self.jobs.first().map(|j| j.touches),
-                "distinct_pages": self.distinct,
-                "real_s": med(|j| j.real_s),
-                "user_s": med(|j| j.user_s),
-                "system_s": system,
-                "minor_faults": med(|j| j.minor_faults as f64),
-                "major_faults": med(|j| j.major_faults as f64),
-                "first_pass_minor_faults": matches!(self.spec.pattern, Pattern::Seq { .. })
-                    .then(|| med(|j| j.first_pass_minor_faults as f64)),
-                "fault_service_s": (faults > 0.0).then(|| system / faults),
-                "memory_limit": self.limit_json(),
-                "jobs": self.jobs,
-            }))
-        };
-        json().map(crate::model::Details::untyped)
+    fn details(&mut self) -> Option<Details> {
+        let med = |f: fn(&JobStats) -> f64| median(&self.jobs.iter().map(f).collect::<Vec<_>>());
+        let faults = med(|j| j.faults() as f64);
+        let system = med(|j| j.system_s);
+        Some(Details::of(&vm::Paging {
+            pages: self.spec.pages,
+            page_size: region::page_size(),
+            pattern: format!("{:?}", self.spec.pattern),
+            advice: self.spec.advice.name().to_string(),
+            touches: self.jobs.first().map(|j| j.touches),
+            distinct_pages: self.distinct,
+            real_s: med(|j| j.real_s),
+            user_s: med(|j| j.user_s),
+            system_s: system,
+            minor_faults: med(|j| j.minor_faults as f64),
+            major_faults: med(|j| j.major_faults as f64),
+            first_pass_minor_faults: matches!(self.spec.pattern, Pattern::Seq { .. })
+                .then(|| med(|j| j.first_pass_minor_faults as f64)),
+            fault_service_s: (faults > 0.0).then(|| system / faults),
+            memory_limit: self.memory_limit(),
+            jobs: self.jobs.clone(),
+        }))
     }
 }
 
 impl Paging {
-    fn limit_json(&self) -> Value {
+    fn memory_limit(&self) -> vm::MemoryLimit {
+        let not_applied = |why: String| vm::MemoryLimit {
+            applied: false,
+            why: Some(why),
+            bytes: None,
+            how: None,
+            dir: None,
+            memory: None,
+        };
         match &self.limit {
-            Limit::NotAsked => json!({
-                "applied": false,
-                "why": format!(
-                    "not asked (--memory-limit): {} pages fit in memory, so only first-touch \
-                     faults happen", self.spec.pages),
-            }),
-            Limit::Unavailable(why) => json!({
-                "applied": false,
-                "why": format!("cannot set a memory limit here, ran without: {why}"),
-            }),
-            Limit::Applied { group, .. } => json!({
-                "applied": true,
-                "bytes": group.limit_bytes,
-                "how": group.describe(),
-                "dir": group.dir(),
-                "memory": "shared mapping of a scratch file, page cache dropped before each job",
-            }),
+            Limit::NotAsked => not_applied(format!(
+                "not asked (--memory-limit): {} pages fit in memory, so only first-touch \
+                 faults happen",
+                self.spec.pages
+            )),
+            Limit::Unavailable(why) => not_applied(format!(
+                "cannot set a memory limit here, ran without: {why}"
+            )),
+            Limit::Applied { group, .. } => vm::MemoryLimit {
+                applied: true,
+                why: None,
+                bytes: Some(group.limit_bytes),
+                how: Some(group.describe()),
+                dir: Some(group.dir().display().to_string()),
+                memory: Some(
+                    "shared mapping of a scratch file, page cache dropped before each job".into(),
+                ),
+            },
         }
     }
 }

@@ -17,12 +17,12 @@ use std::fs::File;
 use std::io::{Read, Write};
 
 use anyhow::{bail, Context, Result};
-use serde_json::json;
 
 use super::region::{page_size, Advice, Region};
 use crate::harness::contract::{Benchmark, Ctx, Plan, Workload};
 use crate::harness::rusage::this_thread;
-use crate::model::Source;
+use crate::model::details::vm::PageFaults;
+use crate::model::{Details, Source};
 
 /// The file's size in pages (32 MiB of 4 KiB pages).
 const FILE_PAGES: u64 = 8192;
@@ -136,16 +136,13 @@ impl Workload for Faulting {
         Ok(())
     }
 
-    fn details(&mut self) -> Option<crate::model::Details> {
-        let json = || -> Option<serde_json::Value> {
-            Some(json!({
-                "touches": self.touches,
-                "faults": self.faults,
-                "faults_per_touch": self.faults as f64 / self.touches.max(1) as f64,
-                "stride_pages": self.stride,
-                "file_bytes": FILE_PAGES * page_size(),
-            }))
-        };
-        json().map(crate::model::Details::untyped)
+    fn details(&mut self) -> Option<Details> {
+        Some(Details::of(&PageFaults {
+            touches: self.touches,
+            faults: self.faults,
+            faults_per_touch: self.faults as f64 / self.touches.max(1) as f64,
+            stride_pages: self.stride,
+            file_bytes: FILE_PAGES * page_size(),
+        }))
     }
 }

@@ -27,6 +27,8 @@ pub mod board;
 pub mod search;
 
 use crate::harness::contract::{Benchmark, Plan, Workload};
+use crate::model::details::cpu;
+use crate::model::Details;
 use board::Position;
 use search::Searcher;
 
@@ -125,20 +127,21 @@ impl Workload for ChessGames {
         Ok(())
     }
 
-    fn details(&mut self) -> Option<crate::model::Details> {
-        let json = || -> Option<serde_json::Value> {
-            let seconds = self.ns as f64 * 1e-9;
-            Some(serde_json::json!({
-                "plies": self.plies,
-                "depth": DEPTH,
-                "games": self.games,
-                "nodes_per_game": EXPECTED_NODES,
-                "nodes_per_second": if seconds > 0.0 { self.nodes as f64 / seconds } else { 0.0 },
-                "move_list_fnv1a": format!("{EXPECTED_HASH:#018x}"),
-                "checked": "every game's move list and node count against the stored ones",
-            }))
-        };
-        json().map(crate::model::Details::untyped)
+    fn details(&mut self) -> Option<Details> {
+        let seconds = self.ns as f64 * 1e-9;
+        Some(Details::of(&cpu::Chess {
+            plies: self.plies,
+            depth: DEPTH,
+            games: self.games,
+            nodes_per_game: EXPECTED_NODES,
+            nodes_per_second: if seconds > 0.0 {
+                self.nodes as f64 / seconds
+            } else {
+                0.0
+            },
+            move_list_fnv1a: format!("{EXPECTED_HASH:#018x}"),
+            checked: "every game's move list and node count against the stored ones".into(),
+        }))
     }
 }
 

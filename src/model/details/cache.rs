@@ -1,0 +1,61 @@
+//! The record of `cpu.cache` (seed 000 Table 4): latency per working-set size, and the
+//! plateaus and steps found in it.
+
+use serde::{Deserialize, Serialize};
+
+use super::Record;
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CacheSweep {
+    pub line_bytes: usize,
+    pub reads_per_size: u64,
+    pub repeats: usize,
+    pub sizes: Vec<SizePoint>,
+    pub plateaus: Vec<Plateau>,
+    pub steps: Vec<Step>,
+    /// The data caches the system reports, smallest first ("L1d 48K").
+    pub caches: Vec<NamedCache>,
+    /// The size the headline figure is sampled at.
+    pub headline_bytes: u64,
+    /// Which statistic the plateaus and steps were found on.
+    pub detected_on: String,
+}
+
+impl Record for CacheSweep {}
+
+/// One size of the sweep: ns per dependent read, median and minimum of the repeats.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SizePoint {
+    pub bytes: u64,
+    pub median_ns: f64,
+    pub min_ns: f64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Plateau {
+    pub first_bytes: u64,
+    pub last_bytes: u64,
+    /// Median latency of the plateau's points.
+    pub ns: f64,
+    /// Where sysfs says arrays of these sizes should live: the smallest cache holding the
+    /// plateau's largest size, or "memory" past every cache.
+    pub level: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Step {
+    /// The last size of the lower plateau and the first of the upper one.
+    pub from_bytes: u64,
+    pub to_bytes: u64,
+    pub from_ns: f64,
+    pub to_ns: f64,
+    /// The caches whose capacity this step marks ("L1d 48K"), or empty when no cache ends
+    /// there (the TLB's reach is the usual cause: 4 KiB pages × its entries).
+    pub caches: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct NamedCache {
+    pub name: String,
+    pub bytes: u64,
+}

@@ -1,0 +1,112 @@
+//! Records of the `load` family (catalogue §6, seed 000 Tables 9–11, Attachment C).
+
+use serde::{Deserialize, Serialize};
+
+use super::Record;
+use crate::model::knee::Knee;
+
+/// `load.cpu.N` (Table 9): N copies of a compute-bound program at once.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CpuCopies {
+    pub copies: usize,
+    pub footprint_bytes: u64,
+    pub rounds: u64,
+    /// Per sample, per copy: real, user and system seconds.
+    pub per_copy_real_user_sys_s: Vec<Vec<[f64; 3]>>,
+    /// The limit the system hit while starting copies, if it refused one.
+    pub limit_hit: Option<String>,
+    /// Absent when no sample completed.
+    #[serde(flatten)]
+    pub summary: Option<CopiesSummary>,
+}
+
+impl Record for CpuCopies {}
+
+/// Table 9's columns: medians over the samples.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CopiesSummary {
+    /// Average real time of a copy.
+    pub avg_real_s: f64,
+    pub min_real_s: f64,
+    pub max_real_s: f64,
+    /// User + system time of all copies.
+    pub total_cpu_s: f64,
+    pub total_user_s: f64,
+    pub total_system_s: f64,
+    /// Real time of one copy alone, with the same work.
+    pub baseline_real_s: Option<f64>,
+    /// avg real / baseline real.
+    pub inc: Option<f64>,
+    /// Stated by the largest N of the run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub knee: Option<Knee>,
+}
+
+/// `load.iointerference.K` (Table 11): a compute-bound program beside K readers.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct IoInterference {
+    pub readers: usize,
+    pub user_s: f64,
+    pub system_s: f64,
+    pub real_s: f64,
+    pub alone_user_s: Option<f64>,
+    /// User time alone / user time beside the readers.
+    pub ratio_alone: Option<f64>,
+    pub bytes_per_us: f64,
+    pub cache: String,
+    /// Per run: user, system, real seconds and bytes read.
+    pub per_run_user_sys_real_bytes: Vec<(f64, f64, f64, u64)>,
+}
+
+impl Record for IoInterference {}
+
+/// `load.script.N` (Table 10 and Attachment C): N users running a command script.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Scripts {
+    pub users: usize,
+    pub script: String,
+    pub commands_per_script: usize,
+    pub stagger_s: f64,
+    pub shell: String,
+    pub runs: usize,
+    pub failures: usize,
+    /// No failed or missing command and no limit hit: Inc is meaningful.
+    pub clean: bool,
+    /// Attachment C: per command name, most frequent first.
+    pub commands: Vec<CommandAccount>,
+    pub limit_hit: Option<String>,
+    /// Absent when no run completed.
+    #[serde(flatten)]
+    pub summary: Option<ScriptsSummary>,
+}
+
+impl Record for Scripts {}
+
+/// Table 10's columns: medians over complete runs of the average per script.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ScriptsSummary {
+    pub avg_real_s: f64,
+    pub avg_cpu_s: f64,
+    pub baseline_real_s: Option<f64>,
+    pub inc: Option<f64>,
+    /// Per run, per user: real and CPU seconds of the script.
+    pub per_script_real_cpu_s: Vec<Vec<(f64, f64)>>,
+}
+
+/// One line of Attachment C: a command name summed over every run and user.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CommandAccount {
+    pub command: String,
+    pub count: usize,
+    pub count_pct: f64,
+    pub avg_real_s: f64,
+    pub real_pct: f64,
+    pub avg_cpu_s: f64,
+    pub cpu_pct: f64,
+    /// Real / CPU (None when no CPU time was recorded).
+    pub real_per_cpu: Option<f64>,
+    pub failed: usize,
+    pub missing: usize,
+    pub absent: usize,
+    pub first_error: Option<String>,
+}
