@@ -3,6 +3,8 @@
 //!
 //! Dependencies run one way: `cli → {report, bench} → harness → model`.
 
+#![deny(clippy::undocumented_unsafe_blocks)]
+
 pub mod assets;
 pub mod bench;
 pub mod cli;

@@ -17,7 +17,7 @@
 //! (a mismatch fails the row). A child that dies fails the row with its exit status.
 
 use std::hint::black_box;
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::os::fd::{AsRawFd, OwnedFd};
 
 use anyhow::{bail, Context, Result};
 
@@ -65,22 +65,11 @@ impl Transport {
                 Ok(Channel { tx, rx })
             }
             Transport::UnixDatagram => {
-                let mut fds = [0; 2];
-                // SAFETY: socketpair fills two descriptors we then own.
-                let r = unsafe {
-                    libc::socketpair(
-                        libc::AF_UNIX,
-                        libc::SOCK_DGRAM | libc::SOCK_CLOEXEC,
-                        0,
-                        fds.as_mut_ptr(),
-                    )
-                };
-                if r != 0 {
-                    bail!("socketpair: {}", std::io::Error::last_os_error());
-                }
-                let (tx, rx) =
-                    unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
-                Ok(Channel { tx, rx })
+                let (tx, rx) = std::os::unix::net::UnixDatagram::pair().context("socketpair")?;
+                Ok(Channel {
+                    tx: tx.into(),
+                    rx: rx.into(),
+                })
             }
         }
     }

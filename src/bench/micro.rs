@@ -72,6 +72,7 @@ pub mod testing {
     pub fn thread_cpu_s() -> f64 {
         // SAFETY: timespec is plain data that clock_gettime fills.
         let mut t: libc::timespec = unsafe { std::mem::zeroed() };
+        // SAFETY: the timespec is valid to write.
         unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) };
         t.tv_sec as f64 + t.tv_nsec as f64 * 1e-9
     }

@@ -15,12 +15,12 @@
 //! to kill it if the parent dies (PR_SET_PDEATHSIG), so that even a parent killed by a
 //! second Ctrl-C leaves no process behind.
 
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::os::fd::{AsRawFd, OwnedFd};
 
 use super::cpu;
 use crate::model::details::micro::{ChildCpuTime, Partnership};
 use crate::model::Placement;
-use anyhow::{bail, Result};
+use anyhow::{bail, Context, Result};
 
 /// A running child. Dropping it kills (SIGKILL) and reaps it, so no error path can leave a
 /// process behind; [`Child::finish`] reaps it normally and reports how it ended.
@@ -45,9 +45,11 @@ impl Child {
             -1 => bail!("fork: {}", std::io::Error::last_os_error()),
             0 => {
                 if !prepare_child(cpu) {
+                    // SAFETY: ends a forked child at once, without the parent's destructors or buffered output.
                     unsafe { libc::_exit(CHILD_SETUP_FAILED) };
                 }
                 let code = body();
+                // SAFETY: ends a forked child at once, without the parent's destructors or buffered output.
                 unsafe { libc::_exit(code) }
             }
             pid => Ok(Child::adopt(pid)),
@@ -166,6 +168,7 @@ fn wait4_retrying(pid: libc::pid_t) -> Result<(i32, libc::rusage)> {
     // SAFETY: rusage is plain data that wait4 fills.
     let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
     loop {
+        // SAFETY: waits for our own child; the status and rusage are valid to write.
         let r = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
         if r == pid {
             return Ok((status, usage));
@@ -227,12 +230,8 @@ pub fn cpu_seconds(u: &libc::rusage) -> (f64, f64) {
 
 /// A pipe whose ends are closed on drop and not inherited by exec'd programs.
 pub fn pipe() -> Result<(OwnedFd, OwnedFd)> {
-    let mut fds = [0; 2];
-    // SAFETY: pipe2 fills two descriptors we then own.
-    if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
-        bail!("pipe: {}", std::io::Error::last_os_error());
-    }
-    Ok(unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) })
+    let (read, write) = std::io::pipe().context("pipe")?;
+    Ok((read.into(), write.into()))
 }
 
 /// Where the two sides of a two-process benchmark run, resolved from `--placement`.
@@ -495,6 +494,7 @@ mod tests {
         let pid = child.pid();
         drop(child);
         // Reaped: the pid is no longer our child.
+        // SAFETY: waits for our own child; the status and rusage are valid to write.
         let r = unsafe { libc::waitpid(pid, std::ptr::null_mut(), libc::WNOHANG) };
         assert_eq!(r, -1);
         assert_eq!(errno(), libc::ECHILD);

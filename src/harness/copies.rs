@@ -120,7 +120,7 @@ impl Children {
     /// not allocate with the parent's allocator if the parent has other threads: use mmap.
     pub fn fork_with(&mut self, tag: usize, body: impl FnOnce() -> i32) -> Result<i32, SpawnError> {
         let started = Instant::now();
-        let parent = unsafe { libc::getpid() };
+        let parent = std::process::id() as libc::pid_t;
         // SAFETY: the child only resets signals, runs `body` and `_exit`s; it never returns
         // into the parent's code.
         let pid = unsafe { libc::fork() };
@@ -128,6 +128,8 @@ impl Children {
             return Err(self.limit_or_other("fork", std::io::Error::last_os_error()));
         }
         if pid == 0 {
+            // SAFETY: in the forked child, before anything else runs: default signal
+            // dispositions and a process group of its own; no memory is involved.
             unsafe {
                 libc::signal(libc::SIGINT, libc::SIG_DFL);
                 libc::signal(libc::SIGTERM, libc::SIG_DFL);
@@ -135,9 +137,11 @@ impl Children {
             }
             die_with_parent(parent);
             let code = body();
+            // SAFETY: ends a forked child at once, without the parent's destructors or buffered output.
             unsafe { libc::_exit(code) };
         }
         // Also from the parent, so the group exists before we could want to kill it.
+        // SAFETY: a plain system call with no memory arguments.
         unsafe { libc::setpgid(pid, pid) };
         self.track(pid, tag, started);
         Ok(pid)
@@ -147,7 +151,7 @@ impl Children {
     pub fn spawn(&mut self, tag: usize, cmd: &mut Command) -> Result<i32, SpawnError> {
         let what = cmd.get_program().to_string_lossy().into_owned();
         let started = Instant::now();
-        let parent = unsafe { libc::getpid() };
+        let parent = std::process::id() as libc::pid_t;
         // SAFETY: prctl and getppid are async-signal-safe, as pre_exec requires.
         unsafe {
             cmd.pre_exec(move || {
@@ -227,6 +231,7 @@ impl Children {
             let mut status = 0;
             // SAFETY: rusage is plain data filled by the kernel.
             let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+            // SAFETY: waits for our own child; the status and rusage are valid to write.
             let got = unsafe { libc::wait4(pid, &mut status, libc::WNOHANG, &mut ru) };
             let ended = Instant::now();
             if got == 0 {
@@ -272,6 +277,7 @@ impl Children {
     /// Kill every live child's process group and reap it.
     pub fn kill_all(&mut self) {
         for (&pid, _) in self.live.iter() {
+            // SAFETY: sends a signal; no memory is involved.
             unsafe {
                 libc::kill(-pid, libc::SIGKILL);
                 libc::kill(pid, libc::SIGKILL);
@@ -279,9 +285,11 @@ impl Children {
         }
         for (pid, _) in self.live.drain() {
             let mut status = 0;
+            // SAFETY: waits for our own child; the status and rusage are valid to write.
             unsafe { libc::waitpid(pid, &mut status, 0) };
             // The group may hold grandchildren whose parent just died; a second kill
             // after the leader is gone catches any that were forking meanwhile.
+            // SAFETY: sends a signal; no memory is involved.
             unsafe { libc::kill(-pid, libc::SIGKILL) };
         }
     }
@@ -314,6 +322,7 @@ fn raw(fd: &OwnedFd) -> RawFd {
 fn pidfd_open(pid: i32) -> Option<OwnedFd> {
     // SAFETY: a plain system call; a non-negative result is a new descriptor we own.
     let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) };
+    // SAFETY: the descriptor comes from the successful call above and nothing else owns it.
     (fd >= 0).then(|| unsafe { OwnedFd::from_raw_fd(fd as RawFd) })
 }
 
@@ -399,6 +408,7 @@ mod tests {
                     tv_sec: 0,
                     tv_nsec: 0,
                 };
+                // SAFETY: the timespec is valid to write.
                 unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &mut ts) };
                 ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9
             };
@@ -436,9 +446,11 @@ mod tests {
         drop(c);
         // The group is gone (once init has reaped the orphans): signalling it fails.
         let t = Instant::now();
+        // SAFETY: sends a signal; no memory is involved.
         while unsafe { libc::kill(-pid, 0) } == 0 && t.elapsed() < Duration::from_secs(5) {
             std::thread::sleep(Duration::from_millis(10));
         }
+        // SAFETY: sends a signal; no memory is involved.
         assert_eq!(unsafe { libc::kill(-pid, 0) }, -1, "the group survived");
     }
 

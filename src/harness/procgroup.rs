@@ -89,6 +89,7 @@ fn reap(pid: i32, flags: libc::c_int) -> io::Result<Option<Reaped>> {
     let mut status = 0;
     // SAFETY: rusage is plain data that wait4 fills.
     let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: waits for our own child; the status and rusage are valid to write.
     let got = unsafe { libc::wait4(pid, &mut status, flags, &mut ru) };
     if got < 0 {
         return Err(io::Error::last_os_error());
@@ -178,6 +179,7 @@ pub fn limit_hit(err: &io::Error) -> Option<String> {
     };
     // SAFETY: rlimit is plain data that getrlimit fills.
     let mut lim: libc::rlimit = unsafe { std::mem::zeroed() };
+    // SAFETY: lim is a valid rlimit to write.
     let value = if unsafe { libc::getrlimit(resource, &mut lim) } == 0 {
         if lim.rlim_cur == libc::RLIM_INFINITY {
             "unlimited".to_string()

@@ -37,6 +37,7 @@ pub fn detect(workdir: &Path) -> Environment {
         workdir: workdir_info(workdir),
         // SAFETY: no arguments.
         privileged: unsafe { libc::geteuid() } == 0,
+        // SAFETY: a plain system call with no memory arguments.
         uid: unsafe { libc::getuid() },
         load_average: load_average(),
         busy_processes: busy_processes(),
@@ -51,6 +52,7 @@ fn kernel() -> Kernel {
         u
     };
     let s = |f: &[libc::c_char]| {
+        // SAFETY: uname fills each field with a NUL-terminated string.
         unsafe { CStr::from_ptr(f.as_ptr()) }
             .to_string_lossy()
             .into_owned()

@@ -4,18 +4,10 @@
 
 use std::fmt::Write;
 
-use crate::model::details::cpu::{Chess, Statement};
+use crate::model::details::cpu::{Chess, Statement, STATEMENTS, TYPES};
 use crate::model::{BenchResult, Run};
 
 use super::table::{new_table, right};
-
-/// The table's rows and columns: the statements and types of `bench::cpu::stmt` (kept
-/// here so that rendering does not depend on the benchmarks; a test checks they agree).
-const STATEMENTS: [&str; 17] = [
-    "for10", "while10", "repeat10", "zero", "assign", "expr1", "expr2", "array", "if_true",
-    "if_false", "add", "sub", "mul", "div", "mod", "global", "ptr",
-];
-const TYPES: [&str; 5] = ["i16", "i32", "i64", "f32", "f64"];
 
 pub fn render(run: &Run) -> String {
     let mut out = String::new();
@@ -98,15 +90,4 @@ fn chess_line(run: &Run) -> Option<String> {
          the 11/70 took 13:06 of user CPU for its 130 moves)\n",
         d.plies, d.depth, d.nodes_per_game, d.nodes_per_second
     ))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_table_has_the_benchmarks_rows_and_columns() {
-        assert_eq!(STATEMENTS, crate::bench::cpu::stmt::STATEMENTS);
-        assert_eq!(TYPES, crate::bench::cpu::stmt::TYPES);
-    }
 }

@@ -5,6 +5,7 @@ mod cli;
 mod common;
 mod cpu;
 mod exercise;
+mod house;
 mod io;
 mod load;
 mod micro;

@@ -722,13 +722,6 @@ macro_rules! row {
     };
 }
 
-/// The statement names, in table order (for the report).
-pub const STATEMENTS: [&str; 17] = [
-    "for10", "while10", "repeat10", "zero", "assign", "expr1", "expr2", "array", "if_true",
-    "if_false", "add", "sub", "mul", "div", "mod", "global", "ptr",
-];
-pub const TYPES: [&str; 5] = ["i16", "i32", "i64", "f32", "f64"];
-
 pub fn rows() -> Vec<Benchmark> {
     let mut all = Vec::new();
     all.extend(rows_for!(i16));
@@ -742,6 +735,7 @@ pub fn rows() -> Vec<Benchmark> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::details::cpu::{STATEMENTS, TYPES};
 
     fn run_all<T: Num>() {
         fn one<T: Num, S: Stmt<T>>() {
@@ -814,7 +808,15 @@ mod tests {
 
     #[test]
     fn there_are_85_rows() {
-        assert_eq!(rows().len(), 85);
+        let rows = rows();
+        assert_eq!(rows.len(), 85);
         assert_eq!(STATEMENTS.len() * TYPES.len(), 85);
+        // The report's table has a cell for every row, and every cell is a row.
+        for ty in TYPES {
+            for s in STATEMENTS {
+                let id = format!("cpu.stmt.{ty}.{s}");
+                assert!(rows.iter().any(|r| r.id() == id), "{id} is not a row");
+            }
+        }
     }
 }

@@ -215,8 +215,10 @@ impl Files {
         if fd < 0 {
             return Err(last_error("create"));
         }
+        // SAFETY: the buffer is valid for the length given; the descriptor is ours.
         let n = unsafe { libc::write(fd, self.data.as_ptr().cast(), SMALL_FILE) };
         let err = (n != SMALL_FILE as isize).then(|| last_error("write"));
+        // SAFETY: closes a descriptor this code opened and owns.
         unsafe { libc::close(fd) };
         if let Some(e) = err {
             return Err(e);

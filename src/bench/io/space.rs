@@ -25,6 +25,7 @@ pub fn room(dir: &Path) -> Result<Room> {
     let c = CString::new(dir.as_os_str().as_bytes()).context("path contains a NUL byte")?;
     // SAFETY: statvfs is plain data filled by the call; c is NUL-terminated.
     let mut s: libc::statvfs = unsafe { std::mem::zeroed() };
+    // SAFETY: the path is NUL-terminated and the struct is valid to write.
     if unsafe { libc::statvfs(c.as_ptr(), &mut s) } != 0 {
         let e = std::io::Error::last_os_error();
         bail!("statvfs {}: {e}", dir.display());

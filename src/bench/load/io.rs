@@ -194,6 +194,7 @@ impl SharedCounters {
 
 impl Drop for SharedCounters {
     fn drop(&mut self) {
+        // SAFETY: the mapping was made here with this length and is not used after.
         unsafe { libc::munmap(self.ptr as *mut libc::c_void, self.len * 8) };
     }
 }

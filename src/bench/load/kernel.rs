@@ -42,6 +42,7 @@ pub fn compute(footprint: u64, rounds: u64) -> Option<u64> {
         }
     }
     let acc = std::hint::black_box(acc);
+    // SAFETY: the mapping was made here with this length and is not used after.
     unsafe { libc::munmap(p, bytes) };
     Some(acc)
 }

@@ -21,7 +21,7 @@
 
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader};
-use std::os::fd::FromRawFd;
+use std::os::fd::{AsRawFd, OwnedFd};
 
 use anyhow::{bail, ensure, Context, Result};
 use sha_crypt::{sha256_crypt, Params};
@@ -29,7 +29,7 @@ use sha_crypt::{sha256_crypt, Params};
 use crate::assets;
 use crate::harness::contract::{Benchmark, Ctx, Plan, Workload};
 use crate::harness::interrupt::Interrupted;
-use crate::harness::{interrupt, procgroup};
+use crate::harness::{children, interrupt, procgroup};
 use crate::model::details::mixed;
 use crate::model::Details;
 use crate::model::{Metric, Source};
@@ -163,9 +163,8 @@ impl Search {
 
     /// Fork the reverser, read its pipe, look up each reversed word; reap it.
     fn reversed_pass(&self) -> Result<usize> {
-        let (read_fd, pid) = spawn_reverser(self.text.as_bytes())?;
-        // SAFETY: read_fd is a fresh pipe end that only this File owns.
-        let pipe = unsafe { std::fs::File::from_raw_fd(read_fd) };
+        let (read_end, pid) = spawn_reverser(self.text.as_bytes())?;
+        let pipe = std::fs::File::from(read_end);
         let mut found = 0;
         let mut lines = 0;
         let outcome: Result<()> = (|| {
@@ -197,36 +196,31 @@ impl Search {
 /// Fork a process that writes every line of `words` reversed into a pipe and exits.
 /// Returns the pipe's read end and the child's pid. The child only makes async-signal-safe
 /// calls (no allocation: a fixed buffer on its stack), as a child of fork must.
-fn spawn_reverser(words: &'static [u8]) -> Result<(i32, i32)> {
-    let mut fds = [0; 2];
-    // SAFETY: pipe2 fills two descriptors.
-    if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
-        return Err(std::io::Error::last_os_error()).context("pipe");
-    }
-    let (read_fd, write_fd) = (fds[0], fds[1]);
+fn spawn_reverser(words: &'static [u8]) -> Result<(OwnedFd, i32)> {
+    let (read_end, write_end) = children::pipe()?;
     // SAFETY: the child runs only async-signal-safe code and leaves with _exit.
     let pid = unsafe { libc::fork() };
     if pid < 0 {
         let e = std::io::Error::last_os_error();
-        unsafe {
-            libc::close(read_fd);
-            libc::close(write_fd);
-        }
         let limit = procgroup::limit_hit(&e)
             .map(|l| format!(" ({l})"))
             .unwrap_or_default();
         bail!("cannot fork the reverser: {e}{limit}");
     }
     if pid == 0 {
-        unsafe {
-            let _ = procgroup::reset_signals_in_child();
-            libc::close(read_fd);
-            let code = if reverse_into(words, write_fd) { 0 } else { 1 };
-            libc::_exit(code);
-        }
+        // Closing is async-signal-safe, as everything the child does.
+        drop(read_end);
+        let _ = procgroup::reset_signals_in_child();
+        let code = if reverse_into(words, write_end.as_raw_fd()) {
+            0
+        } else {
+            1
+        };
+        // SAFETY: ends the forked child at once, without the parent's destructors.
+        unsafe { libc::_exit(code) };
     }
-    unsafe { libc::close(write_fd) };
-    Ok((read_fd, pid))
+    drop(write_end);
+    Ok((read_end, pid))
 }
 
 /// The reverser's whole work: each line reversed, buffered in 4 KiB, written to `fd`.
@@ -317,9 +311,7 @@ mod tests {
         let (fd, pid) = spawn_reverser(b"abc\nmachine\nx\n").unwrap();
         let mut out = String::new();
         use std::io::Read;
-        unsafe { std::fs::File::from_raw_fd(fd) }
-            .read_to_string(&mut out)
-            .unwrap();
+        std::fs::File::from(fd).read_to_string(&mut out).unwrap();
         assert_eq!(
             procgroup::reap_blocking(pid).unwrap().end,
             procgroup::End::Exited(0)

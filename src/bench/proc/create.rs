@@ -131,8 +131,10 @@ impl Creation {
                 reset_signals_in_child();
                 // SAFETY: argv/envp are NULL-terminated arrays of live C strings.
                 unsafe { libc::execve(e.path.as_ptr(), e.argv.as_ptr(), e.envp.as_ptr()) };
+                // SAFETY: ends a forked child at once, without the parent's destructors or buffered output.
                 unsafe { libc::_exit(127) };
             }
+            // SAFETY: ends a forked child at once, without the parent's destructors or buffered output.
             unsafe { libc::_exit(0) };
         }
         if pid < 0 {

@@ -34,6 +34,7 @@ pub fn rows() -> Vec<Benchmark> {
                     if d < 0 {
                         return -1;
                     }
+                    // SAFETY: closes a descriptor this code opened and owns.
                     unsafe { libc::close(d) as i64 }
                 }))
             },
@@ -46,6 +47,7 @@ pub fn rows() -> Vec<Benchmark> {
                 let path = c_path(&status_file(ctx)?)?;
                 // SAFETY: stat is plain data; path is NUL-terminated.
                 let mut st: libc::stat = unsafe { std::mem::zeroed() };
+                // SAFETY: the path is NUL-terminated and the struct is valid to write.
                 Ok(Calls::boxed("stat", Convention::Libc, move || unsafe {
                     libc::stat(black_box(path.as_ptr()), &mut st) as i64
                 }))
@@ -53,7 +55,9 @@ pub fn rows() -> Vec<Benchmark> {
         ),
         Benchmark::new("syscall.fstat", "fstat an open file", PERQ_STAT, |ctx| {
             let f = open(status_file(ctx)?)?;
+            // SAFETY: plain C data, for which all-zero bytes are a valid value.
             let mut st: libc::stat = unsafe { std::mem::zeroed() };
+            // SAFETY: the descriptor stays open in the closure and st is valid to write.
             Ok(Calls::boxed("fstat", Convention::Libc, move || unsafe {
                 libc::fstat(black_box(f.as_raw_fd()), &mut st) as i64
             }))
@@ -72,6 +76,7 @@ pub fn rows() -> Vec<Benchmark> {
                     if fd < 0 {
                         return -1;
                     }
+                    // SAFETY: closes a descriptor this code opened and owns.
                     unsafe { libc::close(fd) as i64 }
                 }))
             },

@@ -33,6 +33,7 @@ pub fn rows() -> Vec<Benchmark> {
                 Ok(Calls::boxed(
                     "getpid",
                     Convention::Libc,
+                    // SAFETY: a plain system call with no memory arguments.
                     || unsafe { libc::getpid() } as i64,
                 ))
             },
@@ -56,6 +57,7 @@ pub fn rows() -> Vec<Benchmark> {
             |_| {
                 // SAFETY: tms is plain data that times fills.
                 let mut t: libc::tms = unsafe { std::mem::zeroed() };
+                // SAFETY: t is a valid tms to write.
                 Ok(Calls::boxed("times", Convention::Libc, move || unsafe {
                     libc::times(black_box(&mut t)) as i64
                 }))
@@ -70,6 +72,7 @@ pub fn rows() -> Vec<Benchmark> {
                 Ok(Calls::boxed(
                     "alarm",
                     Convention::Libc,
+                    // SAFETY: a plain system call with no memory arguments.
                     || unsafe { libc::alarm(black_box(0)) } as i64,
                 ))
             },
@@ -103,6 +106,7 @@ pub fn rows() -> Vec<Benchmark> {
             "setuid to the current uid (privileged path; root only)",
             fig("Figure 4: suid"),
             |_| {
+                // SAFETY: a plain system call with no memory arguments.
                 Ok(set_id_loop("setuid", libc::SYS_setuid, unsafe {
                     libc::getuid()
                 }))
@@ -114,6 +118,7 @@ pub fn rows() -> Vec<Benchmark> {
             "setgid to the current gid (privileged path; root only)",
             fig("Figure 4: sgid"),
             |_| {
+                // SAFETY: a plain system call with no memory arguments.
                 Ok(set_id_loop("setgid", libc::SYS_setgid, unsafe {
                     libc::getgid()
                 }))
@@ -138,13 +143,16 @@ fn prepare_signal(_: &Ctx) -> Result<Box<dyn Workload>> {
     // SAFETY: sigaction is plain data; the handler does nothing and SIGUSR2 is never sent.
     let mut act: libc::sigaction = unsafe { std::mem::zeroed() };
     act.sa_sigaction = ignore as *const () as usize;
+    // SAFETY: plain C data, for which all-zero bytes are a valid value.
     let mut old: libc::sigaction = unsafe { std::mem::zeroed() };
     check(
+        // SAFETY: act and old are valid sigaction structs; the handler is an extern "C" fn.
         unsafe { libc::sigaction(libc::SIGUSR2, &act, &mut old) } as i64,
         "sigaction(SIGUSR2)",
     )?;
     Ok(Box::new(RestoreSignal {
         old,
+        // SAFETY: act and old are valid sigaction structs; the handler is an extern "C" fn.
         inner: Calls::boxed("sigaction", Convention::Libc, move || unsafe {
             libc::sigaction(libc::SIGUSR2, black_box(&act), std::ptr::null_mut()) as i64
         }),
@@ -182,6 +190,7 @@ fn prepare_nice(_: &Ctx) -> Result<Box<dyn Workload>> {
         p
     };
     check(
+        // SAFETY: a plain system call with no memory arguments.
         unsafe { libc::setpriority(libc::PRIO_PROCESS, 0, current) } as i64,
         "setpriority to the current value",
     )?;

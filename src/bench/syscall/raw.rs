@@ -63,8 +63,10 @@ mod tests {
 
     #[test]
     fn raw_getpid_agrees_with_libc() {
+        // SAFETY: a plain system call with no memory arguments.
         let raw = unsafe { syscall(libc::SYS_getpid, &[]) };
         assert_eq!(raw, std::process::id() as i64);
+        // SAFETY: a plain system call with no memory arguments.
         let with_args = unsafe { syscall(libc::SYS_getpid, &[1, 2, 3, 4, 5, 6]) };
         assert_eq!(with_args, raw);
     }

@@ -27,6 +27,7 @@ fn prepare(_: &Ctx) -> Result<Box<dyn Workload>> {
     let mut t: libc::termios = unsafe { std::mem::zeroed() };
     Ok(Calls::boxed("ioctl(TCGETS)", Convention::Libc, move || {
         let _keep_open = &master;
+        // SAFETY: t is a valid termios to write; the descriptor is the pty slave kept open.
         unsafe { libc::ioctl(black_box(slave.as_raw_fd()), libc::TCGETS, &mut t) as i64 }
     }))
 }

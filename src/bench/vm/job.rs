@@ -14,13 +14,14 @@
 
 use std::fs::File;
 use std::io::{Read, Write};
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::os::fd::{AsRawFd, OwnedFd};
 use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
 
 use super::pattern::{walk, Pattern};
 use super::region::{Advice, Region};
+use crate::harness::children::pipe;
 use crate::harness::memlimit::MemoryCgroup;
 use crate::harness::rusage::{this_thread, Usage};
 
@@ -181,16 +182,6 @@ fn describe_status(status: i32) -> String {
     } else {
         format!("exited with status {}", libc::WEXITSTATUS(status))
     }
-}
-
-fn pipe() -> Result<(OwnedFd, OwnedFd)> {
-    let mut fds = [0; 2];
-    // SAFETY: pipe2 fills two descriptors that we then own.
-    if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
-        bail!("pipe: {}", std::io::Error::last_os_error());
-    }
-    // SAFETY: fresh descriptors from pipe2.
-    Ok(unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) })
 }
 
 /// Write the file's dirty pages back and drop its cached pages, so the next job reads

@@ -197,6 +197,7 @@ fn in_memory_fs(dir: &std::path::Path) -> bool {
     };
     // SAFETY: statfs fills a plain struct for a NUL-terminated path.
     let mut st: libc::statfs = unsafe { std::mem::zeroed() };
+    // SAFETY: the path is NUL-terminated and the struct is valid to write.
     if unsafe { libc::statfs(path.as_ptr(), &mut st) } != 0 {
         return false;
     }

@@ -6,6 +6,15 @@ use serde::{Deserialize, Serialize};
 
 use super::Record;
 
+/// The statements of seed 003's table, in its order: `cpu.stmt.T.S`'s S.
+pub const STATEMENTS: [&str; 17] = [
+    "for10", "while10", "repeat10", "zero", "assign", "expr1", "expr2", "array", "if_true",
+    "if_false", "add", "sub", "mul", "div", "mod", "global", "ptr",
+];
+
+/// The types of the statement rows: `cpu.stmt.T.S`'s T.
+pub const TYPES: [&str; 5] = ["i16", "i32", "i64", "f32", "f64"];
+
 /// `cpu.stmt.T.S`: one C statement of seed 003's tables, and the cycle it is counted in.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Statement {
