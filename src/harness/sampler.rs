@@ -78,6 +78,33 @@ pub struct Measured {
     pub notes: Vec<String>,
 }
 
+/// What the sampler reads around each timed batch: the clock, the measuring thread's
+/// involuntary context switches and the CPU it runs on. The real probe reads the kernel;
+/// tests give a virtual one, so that the sampler's arithmetic (calibration, overhead
+/// correction, culling, units) is checked exactly rather than against a busy machine's
+/// clock.
+pub trait Probe {
+    fn now_ns(&self) -> u64;
+    fn preemptions(&self) -> u64;
+    fn cpu(&self) -> i32;
+}
+
+/// The machine's own clock and counters.
+pub struct RealProbe;
+
+impl Probe for RealProbe {
+    #[inline(always)]
+    fn now_ns(&self) -> u64 {
+        now_ns()
+    }
+    fn preemptions(&self) -> u64 {
+        thread_preemptions()
+    }
+    fn cpu(&self) -> i32 {
+        current_cpu()
+    }
+}
+
 struct RawSample {
     ns: u64,
     preemptions: u64,
@@ -85,14 +112,14 @@ struct RawSample {
     cpu_end: i32,
 }
 
-fn time_batch(w: &mut dyn Workload, k: u64) -> Result<RawSample> {
-    let p0 = thread_preemptions();
-    let c0 = current_cpu();
-    let t0 = now_ns();
+fn time_batch(w: &mut dyn Workload, k: u64, probe: &dyn Probe) -> Result<RawSample> {
+    let p0 = probe.preemptions();
+    let c0 = probe.cpu();
+    let t0 = probe.now_ns();
     w.run(k)?;
-    let t1 = now_ns();
-    let c1 = current_cpu();
-    let p1 = thread_preemptions();
+    let t1 = probe.now_ns();
+    let c1 = probe.cpu();
+    let p1 = probe.preemptions();
     Ok(RawSample {
         ns: t1.saturating_sub(t0),
         preemptions: p1.saturating_sub(p0),
@@ -106,7 +133,7 @@ fn time_batch(w: &mut dyn Workload, k: u64) -> Result<RawSample> {
 fn empty_sample_s(w: &mut dyn Workload, tries: usize) -> Result<f64> {
     let mut d = Vec::with_capacity(tries);
     for _ in 0..tries.max(1) {
-        d.push(time_batch(w, 0)?.ns as f64);
+        d.push(time_batch(w, 0, &RealProbe)?.ns as f64);
     }
     d.sort_by(|a, b| a.total_cmp(b));
     Ok(crate::model::stats::median_of_sorted(&d) * 1e-9)
@@ -114,10 +141,10 @@ fn empty_sample_s(w: &mut dyn Workload, tries: usize) -> Result<f64> {
 
 /// The batch size whose run lasts about `target_ns`: double until a batch is long enough
 /// to extrapolate from (an eighth of the target), then scale.
-pub fn calibrate(w: &mut dyn Workload, target_ns: u64) -> Result<u64> {
+pub fn calibrate(w: &mut dyn Workload, target_ns: u64, probe: &dyn Probe) -> Result<u64> {
     calibrate_with(target_ns, |k| {
         w.before_sample(k)?;
-        Ok(time_batch(w, k)?.ns)
+        Ok(time_batch(w, k, probe)?.ns)
     })
 }
 
@@ -152,8 +179,19 @@ pub fn measure(
     metric: &Metric,
     overhead: &Overhead,
 ) -> Result<Measured> {
+    measure_with(w, plan, metric, overhead, &RealProbe)
+}
+
+/// [`measure`] reading time, preemptions and CPU through `probe`.
+pub fn measure_with(
+    w: &mut dyn Workload,
+    plan: &Plan,
+    metric: &Metric,
+    overhead: &Overhead,
+    probe: &dyn Probe,
+) -> Result<Measured> {
     let (k, calibrated) = match plan.batch {
-        Batch::Calibrated => (calibrate(w, plan.target.as_nanos() as u64)?, true),
+        Batch::Calibrated => (calibrate(w, plan.target.as_nanos() as u64, probe)?, true),
         Batch::Fixed(k) => {
             if plan.warmup {
                 w.before_sample(k)?;
@@ -178,7 +216,7 @@ pub fn measure(
             return Err(Interrupted.into());
         }
         w.before_sample(k)?;
-        let s = time_batch(w, k)?;
+        let s = time_batch(w, k, probe)?;
         if !s.perturbed() {
             clean += 1;
         }
@@ -465,78 +503,202 @@ mod tests {
         assert!(err.to_string().contains("cannot calibrate"), "{err}");
     }
 
-    #[test]
-    fn twice_the_work_reports_twice_the_time() {
-        // A busy machine (or a hypervisor stealing time, which the guest cannot see) only
-        // ever adds time, so the fastest sample is the one to compare: it is the closest to
-        // the work itself. Medians are checked by the culling tests and the families' own.
-        let plan = Plan::fixed(20, 9);
-        let o = Overhead::none();
-        let fastest = |us| {
-            let m = measure(
-                &mut Spin {
-                    per_op: Duration::from_micros(us),
-                },
-                &plan,
-                &Metric::latency(),
-                &o,
-            )
-            .unwrap();
-            m.samples
-                .iter()
-                .map(|s| s.value)
-                .fold(f64::INFINITY, f64::min)
-        };
-        let (one, two) = (fastest(50), fastest(100));
-        let ratio = two / one;
-        assert!((1.8..2.2).contains(&ratio), "{one} s vs {two} s");
-        assert!(
-            (49e-6..60e-6).contains(&one),
-            "{one} s for a 50 µs operation"
-        );
+    /// Virtual time: a clock that only the workload and the clock reads advance, with
+    /// preemptions and CPU moves injected on chosen samples. The sampler reads it through
+    /// the same [`Probe`] seam as the real clock.
+    #[derive(Default)]
+    struct Virtual {
+        now: std::cell::Cell<u64>,
+        /// What one clock read costs, in virtual ns (seed 002's event call).
+        read_cost: u64,
+        preemptions: std::cell::Cell<u64>,
+        cpu: std::cell::Cell<i32>,
+    }
+
+    impl Probe for Virtual {
+        fn now_ns(&self) -> u64 {
+            let t = self.now.get();
+            self.now.set(t + self.read_cost);
+            t
+        }
+        fn preemptions(&self) -> u64 {
+            self.preemptions.get()
+        }
+        fn cpu(&self) -> i32 {
+            self.cpu.get()
+        }
+    }
+
+    /// A workload whose operations cost exactly `per_op` virtual ns; on the calls listed in
+    /// `preempt_on` (1-based) the thread is preempted once.
+    struct Exact<'a> {
+        clock: &'a Virtual,
+        per_op: u64,
+        calls: u32,
+        preempt_on: Vec<u32>,
+    }
+
+    impl Workload for Exact<'_> {
+        fn run(&mut self, n: u64) -> Result<()> {
+            self.calls += 1;
+            self.clock.now.set(self.clock.now.get() + n * self.per_op);
+            if self.preempt_on.contains(&self.calls) {
+                self.clock.preemptions.set(self.clock.preemptions.get() + 1);
+            }
+            Ok(())
+        }
+    }
+
+    fn exact(clock: &Virtual, per_op: u64) -> Exact<'_> {
+        Exact {
+            clock,
+            per_op,
+            calls: 0,
+            preempt_on: Vec::new(),
+        }
+    }
+
+    /// The clock's overhead as the runner would have measured it: one read.
+    fn overhead_of(clock: &Virtual, per_iter_ns: f64) -> Overhead {
+        Overhead {
+            clock_s: clock.read_cost as f64 * 1e-9,
+            per_iter_s: per_iter_ns * 1e-9,
+            resolution_s: 1e-9,
+        }
     }
 
     #[test]
-    fn overhead_is_subtracted_and_underflow_is_reported() {
-        let plan = Plan::fixed(1, 5);
-        let huge = Overhead {
-            clock_s: 1.0,
-            per_iter_s: 0.0,
-            resolution_s: 1e-9,
+    fn the_corrected_figure_is_the_operation_itself() {
+        // 100 ns of work + 3 ns of loop per operation, 40 ns per clock read: the sampler
+        // must subtract one read per sample and the loop per operation, and nothing else.
+        let clock = Virtual {
+            read_cost: 40,
+            ..Default::default()
         };
-        let m = measure(
-            &mut Spin {
-                per_op: Duration::from_micros(10),
-            },
+        let m = measure_with(
+            &mut exact(&clock, 103),
+            &Plan::fixed(50, 9),
+            &Metric::latency(),
+            &overhead_of(&clock, 3.0),
+            &clock,
+        )
+        .unwrap();
+        assert!(
+            (m.summary.median - 100e-9).abs() < 1e-15,
+            "{}",
+            m.summary.median
+        );
+        assert!((m.raw_summary.median - (50.0 * 103.0 + 40.0) / 50.0 * 1e-9).abs() < 1e-15);
+        assert_eq!((m.summary.n, m.culled, m.calibration.batch), (9, 0, 50));
+        assert!(!m.below_resolution);
+    }
+
+    #[test]
+    fn twice_the_work_is_twice_the_figure_exactly() {
+        let figure = |per_op| {
+            let clock = Virtual {
+                read_cost: 25,
+                ..Default::default()
+            };
+            let m = measure_with(
+                &mut exact(&clock, per_op),
+                &Plan::calibrated(crate::model::Mode::Quick),
+                &Metric::latency(),
+                &overhead_of(&clock, 0.0),
+                &clock,
+            )
+            .unwrap();
+            (m.summary.median, m.calibration.batch)
+        };
+        let (one, k1) = figure(500);
+        let (two, k2) = figure(1000);
+        assert!((two / one - 2.0).abs() < 1e-9, "{one} vs {two}");
+        // The calibrated batch halves with twice the cost, and lasts the 2 ms target.
+        assert!((k1 as f64 / k2 as f64 - 2.0).abs() < 0.01, "{k1} vs {k2}");
+        assert!(k1 * 500 >= 2_000_000);
+    }
+
+    #[test]
+    fn a_preempted_sample_is_culled_and_replaced() {
+        let clock = Virtual::default();
+        let mut w = exact(&clock, 10);
+        // Call 1 is the warm-up; calls 3 and 6 are the second and fifth samples.
+        w.preempt_on = vec![3, 6];
+        let m = measure_with(
+            &mut w,
+            &Plan::fixed(10, 7),
+            &Metric::latency(),
+            &overhead_of(&clock, 0.0),
+            &clock,
+        )
+        .unwrap();
+        assert_eq!(m.culled, 2);
+        assert_eq!(m.summary.n, 7, "seven clean samples after replacement");
+        assert_eq!(m.samples.len(), 9);
+        let culled: Vec<usize> = (0..9).filter(|&i| m.samples[i].culled).collect();
+        assert_eq!(culled, [1, 4]);
+    }
+
+    #[test]
+    fn a_partnered_plan_keeps_its_preempted_samples() {
+        let clock = Virtual::default();
+        let mut w = exact(&clock, 10);
+        w.preempt_on = vec![2, 3];
+        let mut plan = Plan::fixed(10, 5);
+        plan.cull = false;
+        plan.resample = false;
+        let m = measure_with(
+            &mut w,
             &plan,
             &Metric::latency(),
-            &huge,
+            &overhead_of(&clock, 0.0),
+            &clock,
+        )
+        .unwrap();
+        assert_eq!((m.culled, m.summary.n, m.samples.len()), (0, 5, 5));
+    }
+
+    #[test]
+    fn an_operation_cheaper_than_the_overhead_is_below_resolution() {
+        // 2 ns of work against a 3 ns loop correction: the corrected figure would be
+        // negative, so the raw one is shown and the row says so.
+        let clock = Virtual {
+            read_cost: 30,
+            ..Default::default()
+        };
+        let m = measure_with(
+            &mut exact(&clock, 2),
+            &Plan::fixed(100, 5),
+            &Metric::latency(),
+            &overhead_of(&clock, 3.0),
+            &clock,
         )
         .unwrap();
         assert!(m.below_resolution);
-        assert!(
-            m.summary.median > 0.0,
-            "raw figure kept: {}",
-            m.summary.median
-        );
+        assert!((m.summary.median - (200.0 + 30.0) / 100.0 * 1e-9).abs() < 1e-15);
         assert!(m.notes.iter().any(|n| n.contains("below resolution")));
     }
 
     #[test]
-    fn throughput_is_bytes_over_time() {
-        let plan = Plan::fixed(10, 5);
-        let m = measure(
-            &mut Spin {
-                per_op: Duration::from_micros(100),
-            },
-            &plan,
+    fn throughput_is_bytes_over_the_corrected_time() {
+        // 1000 bytes per 100 ns = 10 GB/s, once the clock read is subtracted.
+        let clock = Virtual {
+            read_cost: 50,
+            ..Default::default()
+        };
+        let m = measure_with(
+            &mut exact(&clock, 100),
+            &Plan::fixed(10, 5),
             &Metric::throughput(1000),
-            &Overhead::none(),
+            &Overhead {
+                per_iter_s: 0.0,
+                ..overhead_of(&clock, 0.0)
+            },
+            &clock,
         )
         .unwrap();
-        // 1000 bytes per 100 µs = 10 MB/s, a little less with the loop's own time.
         assert!(
-            (7e6..10.5e6).contains(&m.summary.median),
+            (m.summary.median - 10e9).abs() < 1.0,
             "{}",
             m.summary.median
         );
