@@ -359,21 +359,6 @@ impl Perturbation for RawSample {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::time::{Duration, Instant};
-
-    /// Busy-waits `per_op` per operation: a workload of exactly known cost.
-    struct Spin {
-        per_op: Duration,
-    }
-    impl Workload for Spin {
-        fn run(&mut self, n: u64) -> Result<()> {
-            for _ in 0..n {
-                let start = Instant::now();
-                while start.elapsed() < self.per_op {}
-            }
-            Ok(())
-        }
-    }
 
     fn sample(preemptions: u64, cpu_start: i32, cpu_end: i32) -> RawSample {
         RawSample {
