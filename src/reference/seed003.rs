@@ -7,7 +7,7 @@
 //! - The C statement tables lost their row structure: each column's figures run together
 //!   in one line. In both tables the first thirteen figures of every column line up with
 //!   the first thirteen row labels (FOR, REPEAT, WHILE loops of 10 iterations; x = 0;
-//!   x = a; x = a/2*3+4-5; x = a/a*a+a-a; ar[j] = ar[j-1]; IF (x<50); IF (x<1); 5 nested
+//!   x = a; x = a/2*3+4-5; x = a/a*a+a-a; `ar[j] = ar[j-1]`; IF (x<50); IF (x<1); 5 nested
 //!   proc calls; with value par's; with ref par's) — the patterns agree across the four
 //!   columns. After them the labels are garbled (several "x = a # b") and the columns hold
 //!   different counts, so the arithmetic rows are not transcribed. Exception: the 11/70's

@@ -3,7 +3,7 @@
 //! # Timing model
 //! One operation starts N forked copies at once (serially, ~0.1 ms apart) and waits until
 //! the last has ended; the headline is that batch's wall time (the slowest copy's response
-//! time). Each copy runs the same calibrated work ([`kernel::Work`]: quick ≈ 0.2 s, full
+//! time). Each copy runs the same calibrated work ([`Work`]: quick ≈ 0.2 s, full
 //! ≈ 2 s alone) over its own footprint (`--footprint-mib`, 16 MiB by default) and checks
 //! its checksum (a wrong one fails the row). Per copy, the kernel's wait4 accounting gives
 //! real, user and system time; Table 9's columns follow: average real over the copies,
