@@ -141,6 +141,16 @@ impl Benchmark {
         self.partnered
     }
 
+    /// Why it needs root, for the rows that do.
+    pub fn root_only_reason(&self) -> Option<&'static str> {
+        self.root_only
+    }
+
+    /// Whether it checks at run time for something the machine may lack.
+    pub fn has_requirement(&self) -> bool {
+        self.requires.is_some()
+    }
+
     /// `Err(Skip)` when it cannot run on `host`, with the reason.
     pub fn supported(&self, host: &Host) -> Result<(), Skip> {
         if let (Some(why), false) = (self.root_only, host.is_root) {

@@ -4,6 +4,7 @@ pub mod cache;
 pub mod compare;
 pub mod cpu;
 pub mod csv;
+pub mod docs;
 pub mod exercise;
 pub mod extra;
 pub mod io;

@@ -4,6 +4,7 @@
 mod cli;
 mod common;
 mod cpu;
+mod docs;
 mod exercise;
 mod house;
 mod io;

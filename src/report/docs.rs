@@ -1,0 +1,160 @@
+//! Documentation generated from the registry, so that it cannot drift from the code:
+//! `docs/benchmarks.md`, every registered benchmark by family. A test regenerates it and
+//! fails when the file in the repository is stale (`UPDATE_DOCS=1` rewrites it).
+
+use std::fmt::Write;
+
+use crate::harness::contract::{Benchmark, Derived};
+use crate::model::unit::Unit;
+
+/// The catalogue's families, in its order: (family, heading, what the seeds contribute).
+const FAMILIES: &[(&str, &str, &str)] = &[
+    (
+        "syscall",
+        "`syscall` — the cost of a system call",
+        "Seed 002 (Bell Labs 1976) timed each system call, its arguments and the clock that \
+         timed them; seed 003 adds the PERQ's file-status and open/close rows and nested calls.",
+    ),
+    (
+        "signal",
+        "`signal` — signals and the context switch",
+        "Seed 001 (Berkeley) Table 1/2: `signocsw` and `csw`; seed 003's Kashtan kt7 and kt8.",
+    ),
+    (
+        "pipe",
+        "`pipe` — messages and transfers through pipes",
+        "Seed 001 Table 1/2: `pipeself`, `pipediscard`, `pipeback`; seed 003's kt9–kt11 and the \
+         Zilog piper.",
+    ),
+    (
+        "udg",
+        "`udg` — UNIX-domain datagrams",
+        "Seed 001's run script: `udgself`, `udgdiscard`, `udgback`.",
+    ),
+    (
+        "proc",
+        "`proc` — creating processes",
+        "Seed 001 Table 1/2 and 3: `forks`, `vforks`, `execs`, `vexecs` of the null and big jobs.",
+    ),
+    (
+        "vm",
+        "`vm` — paging",
+        "Seed 001 Tables 6–8: `seqpage`, `randpage`, `gausspage`.",
+    ),
+    (
+        "cpu",
+        "`cpu` — compute",
+        "Seed 003's C statement tables, sieve and procedure calls; seed 000's chess game, Gibson \
+         mix, integer-versus-float programs and cache reads (Tables 1–4).",
+    ),
+    (
+        "io",
+        "`io` — files and disks",
+        "Seed 000 Table 5's copy; seed 003's kt5, kt6 and the Zilog disk test.",
+    ),
+    (
+        "fs",
+        "`fs` — the file system's names",
+        "Seed 001 §3.2.2 and §4.1.1: name translation and `ls -l` of a 600-file directory.",
+    ),
+    (
+        "load",
+        "`load` — many users at once",
+        "Seed 000 Tables 9–11 and Attachment C: concurrent copies, command scripts with \
+         per-command accounting, I/O interference.",
+    ),
+    (
+        "mixed",
+        "`mixed` — CPU and I/O together",
+        "Seed 000 Tables 6–8: building a program, a password search fed through a pipe.",
+    ),
+];
+
+/// `docs/benchmarks.md` for these benchmarks and derived rows.
+pub fn benchmarks_markdown(benches: &[&Benchmark], derived: &[&Derived]) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "# The benchmarks\n\n\
+         Generated from the registry by `UPDATE_DOCS=1 cargo test --release --test it docs`; \
+         do not edit by hand. {} benchmarks and {} derived rows. `timeshare list` shows the \
+         same ids; `timeshare run ID|FAMILY|PREFIX` runs them.\n",
+        benches.len(),
+        derived.len()
+    );
+    for (family, heading, seeds) in FAMILIES {
+        let rows: Vec<&&Benchmark> = benches.iter().filter(|b| b.family() == *family).collect();
+        let derived_here: Vec<&&Derived> = derived
+            .iter()
+            .filter(|d| crate::model::family_of(d.id) == *family)
+            .collect();
+        if rows.is_empty() && derived_here.is_empty() {
+            continue;
+        }
+        let _ = writeln!(out, "## {heading}\n\n{seeds}\n");
+        let _ = writeln!(out, "| id | measures | unit | source | runs when |");
+        let _ = writeln!(out, "|---|---|---|---|---|");
+        for b in rows {
+            let _ = writeln!(
+                out,
+                "| `{}` | {} | {} | {} | {} |",
+                b.id(),
+                cell(b.about()),
+                unit(b.metric().unit),
+                cell(&b.source().describe()),
+                conditions(b)
+            );
+        }
+        for d in derived_here {
+            let _ = writeln!(
+                out,
+                "| `{}` | {} (derived from {}) | {} | {} | its inputs ran |",
+                d.id,
+                cell(d.about),
+                d.inputs
+                    .iter()
+                    .map(|i| format!("`{i}`"))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                unit(d.unit),
+                cell(&d.source.describe())
+            );
+        }
+        out.push('\n');
+    }
+    out
+}
+
+fn unit(u: Unit) -> &'static str {
+    match u {
+        Unit::SecondsPerOp => "time per operation",
+        Unit::BytesPerSecond => "bytes per second",
+        Unit::Seconds => "time per job",
+        Unit::Ratio => "ratio",
+        Unit::Count => "count",
+    }
+}
+
+/// When a row runs: always, as root only, or when a check at run time finds what it needs.
+fn conditions(b: &Benchmark) -> String {
+    let mut c = Vec::new();
+    if let Some(why) = b.root_only_reason() {
+        c.push(format!("as root ({why})"));
+    }
+    if b.has_requirement() {
+        c.push("when what it needs is installed".to_string());
+    }
+    if b.is_partnered() {
+        c.push("two processes: samples not culled".to_string());
+    }
+    if c.is_empty() {
+        "always".to_string()
+    } else {
+        c.join("; ")
+    }
+}
+
+/// Text safe inside a Markdown table cell.
+fn cell(s: &str) -> String {
+    s.replace('|', "\\|")
+}
