@@ -3,11 +3,10 @@
 //! same on every machine: the exerciser runs it as a job and compares the output byte for
 //! byte with the trusted one.
 
-use std::io::Write;
-
 use anyhow::Result;
 use clap::Args;
 
+use super::{output, Exit};
 use crate::bench::cpu::chess;
 
 #[derive(Debug, Args)]
@@ -20,18 +19,8 @@ pub struct ChessGameArgs {
     pub depth: u32,
 }
 
-pub fn execute(args: ChessGameArgs) -> Result<u8> {
+pub fn execute(args: ChessGameArgs) -> Result<Exit> {
     let game = chess::play_game(args.plies as usize, args.depth);
-    let mut out = std::io::stdout().lock();
-    match out
-        .write_all(game.text().as_bytes())
-        .and_then(|_| out.flush())
-    {
-        // A reader that stops early (`| head`) is not an error.
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(0),
-        other => {
-            other?;
-            Ok(0)
-        }
-    }
+    output::print(game.text())?;
+    Ok(Exit::Success)
 }

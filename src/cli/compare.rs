@@ -5,7 +5,7 @@ use anyhow::Result;
 use clap::Args;
 
 use super::db::{usage_if_user, DbArgs};
-use super::UsageError;
+use super::{output, suggest, Exit, UsageError};
 use crate::model::change::DEFAULT_MIN_EFFECT;
 use crate::reference::{self, Quantity};
 use crate::report::compare::{compare_table, Column};
@@ -23,7 +23,7 @@ pub struct CompareArgs {
     pub db: DbArgs,
 }
 
-pub fn execute(args: CompareArgs) -> Result<u8> {
+pub fn execute(args: CompareArgs) -> Result<Exit> {
     if !(args.threshold >= 0.0 && args.threshold.is_finite()) {
         return Err(UsageError(format!(
             "--threshold {}: give a percentage ≥ 0",
@@ -43,8 +43,8 @@ pub fn execute(args: CompareArgs) -> Result<u8> {
         .iter()
         .map(|n| column(store.as_ref(), n))
         .collect::<Result<Vec<_>>>()?;
-    print!("{}", compare_table(&columns, args.threshold / 100.0));
-    Ok(0)
+    output::print_text(&compare_table(&columns, args.threshold / 100.0))?;
+    Ok(Exit::Success)
 }
 
 /// A name is a run when it is `last` or a number; else a reference machine; else a label.
@@ -64,9 +64,11 @@ fn column(store: Option<&Store>, name: &str) -> Result<Column> {
         if is_run_name {
             usage_if_user(e)
         } else {
+            let machines = reference::machines();
             UsageError(format!(
                 "no run or reference machine named {name:?} (see `timeshare history` and \
-                 `timeshare reference`)"
+                 `timeshare reference`){}",
+                suggest::hint(name, machines.iter().map(|m| m.name))
             ))
             .into()
         }

@@ -28,6 +28,12 @@ impl DbArgs {
         })
     }
 
+    /// Whether the user chose the database (`--db`, `$TIMESHARE_DB`) rather than taking
+    /// the default one.
+    pub fn is_chosen(&self) -> bool {
+        self.db.is_some() || std::env::var_os(store::DB_ENV).is_some_and(|v| !v.is_empty())
+    }
+
     /// Open the database, creating it if needed.
     pub fn open(&self) -> Result<Store> {
         open_at(&self.path()?)
@@ -38,8 +44,7 @@ impl DbArgs {
     /// home, a user without one): then the run goes on unsaved, with a warning. A database
     /// from a newer timeshare is refused wherever it is.
     pub fn open_for_run(&self) -> Result<Option<Store>> {
-        let chosen =
-            self.db.is_some() || std::env::var_os(store::DB_ENV).is_some_and(|v| !v.is_empty());
+        let chosen = self.is_chosen();
         let path = self.path()?;
         match Store::open(&path) {
             Ok(s) => Ok(Some(s)),

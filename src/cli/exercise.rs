@@ -7,20 +7,17 @@
 //! skipped (stress-ng exits 0 then; a check that checked nothing must not look like a
 //! pass); 130 interrupted.
 
-use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Duration;
 
 use anyhow::{Context, Result};
 use clap::{Args, CommandFactory};
 
-use super::{Cli, UsageError, EXIT_FAILED, EXIT_INTERRUPTED};
+use super::outfile::OutputFile;
+use super::{output, Cli, Exit, UsageError};
 use crate::exercise::{self, jobs, Config, Interrupted, Request};
 use crate::harness::interrupt;
 use crate::report;
-
-/// Every requested job type was skipped: nothing was checked.
-pub const EXIT_NOTHING_CHECKED: u8 = 3;
 
 const MAX_INSTANCES: usize = 10_000;
 
@@ -49,9 +46,8 @@ pub struct ExerciseArgs {
     /// Also write the whole record as JSON to FILE ('-' for standard output)
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
-    /// Directory for the scratch directories (default: the temporary directory)
-    #[arg(long, value_name = "DIR")]
-    pub dir: Option<PathBuf>,
+    #[command(flatten)]
+    pub dir: super::dir::DirArgs,
     /// Keep the scratch directory and print its path (to look at a failure)
     #[arg(long)]
     pub keep: bool,
@@ -60,16 +56,17 @@ pub struct ExerciseArgs {
     pub timeout: u64,
 }
 
-pub fn execute(args: ExerciseArgs) -> Result<u8> {
+pub fn execute(args: ExerciseArgs) -> Result<Exit> {
     let request = request(&args)?;
-    let dir = args.dir.clone().unwrap_or_else(std::env::temp_dir);
-    if !dir.is_dir() {
-        return Err(UsageError(format!("--dir {}: not a directory", dir.display())).into());
-    }
+    let dir = args.dir.checked()?;
     if args.timeout == 0 {
         return Err(UsageError("--timeout must be at least 1 second".into()).into());
     }
-    let json_target = args.json.as_deref().map(check_json_path).transpose()?;
+    let json = args
+        .json
+        .as_deref()
+        .map(|p| OutputFile::open(p, "--json"))
+        .transpose()?;
     let config = Config {
         request,
         dir,
@@ -87,30 +84,30 @@ pub fn execute(args: ExerciseArgs) -> Result<u8> {
         Ok(r) => r,
         Err(e) if e.downcast_ref::<Interrupted>().is_some() => {
             eprintln!("timeshare: {e}");
-            return Ok(EXIT_INTERRUPTED);
+            return Ok(Exit::Interrupted);
         }
         Err(e) => return Err(e),
     };
     let text = report::exercise::render(&report);
-    let to_stdout = json_target.as_deref() == Some(Path::new("-"));
-    if to_stdout {
-        eprint!("{text}");
+    if json.as_ref().is_some_and(OutputFile::is_stdout) {
+        eprint!("{}", report::style::fit(&text));
     } else {
-        print!("{text}");
+        output::print_text(&text)?;
     }
     if let Some(path) = kept {
         eprintln!("kept the scratch directory: {}", path.display());
     }
-    if let Some(target) = json_target {
-        let bytes = serde_json::to_vec_pretty(&report)?;
-        write_json(&target, &bytes)?;
+    if let Some(out) = json {
+        let mut bytes = serde_json::to_vec_pretty(&report)?;
+        bytes.push(b'\n');
+        out.write(&bytes)?;
     }
     Ok(if report.failed > 0 {
-        EXIT_FAILED
+        Exit::Failed
     } else if report.passed == 0 {
-        EXIT_NOTHING_CHECKED
+        Exit::NothingChecked
     } else {
-        0
+        Exit::Success
     })
 }
 
@@ -188,47 +185,6 @@ fn parse_count(s: &str, flag: &str) -> Result<usize> {
         ))
         .into()),
     }
-}
-
-/// A writable place for the JSON, checked before anything runs.
-fn check_json_path(path: &Path) -> Result<PathBuf> {
-    if path != Path::new("-") {
-        let parent = match path.parent() {
-            Some(p) if !p.as_os_str().is_empty() => p,
-            _ => Path::new("."),
-        };
-        if path.is_dir() || !parent.is_dir() {
-            return Err(UsageError(format!(
-                "cannot write --json {}: not a file in an existing directory",
-                path.display()
-            ))
-            .into());
-        }
-    }
-    Ok(path.to_path_buf())
-}
-
-/// Written to a temporary sibling, then renamed: never half a file.
-fn write_json(target: &Path, bytes: &[u8]) -> Result<()> {
-    if target == Path::new("-") {
-        let mut out = std::io::stdout().lock();
-        out.write_all(bytes)?;
-        out.write_all(b"\n")?;
-        return Ok(());
-    }
-    let parent = match target.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
-    };
-    let mut temp = tempfile::Builder::new()
-        .prefix(".timeshare-")
-        .suffix(".json.tmp")
-        .tempfile_in(parent)
-        .with_context(|| format!("cannot write {}", target.display()))?;
-    temp.write_all(bytes)?;
-    temp.persist(target)
-        .with_context(|| format!("cannot write {}", target.display()))?;
-    Ok(())
 }
 
 #[cfg(test)]

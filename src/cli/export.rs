@@ -1,12 +1,13 @@
 //! `timeshare export RUN --format json|csv|markdown [-o FILE]`
 
-use std::io::Write;
 use std::path::PathBuf;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use clap::{Args, ValueEnum};
 
 use super::db::DbArgs;
+use super::outfile::OutputFile;
+use super::Exit;
 use crate::report;
 
 #[derive(Debug, Args)]
@@ -16,7 +17,7 @@ pub struct ExportArgs {
     /// The output format
     #[arg(long, value_enum, default_value_t = Format::Json)]
     pub format: Format,
-    /// Write to FILE instead of standard output
+    /// Write to FILE instead of standard output ('-' for standard output)
     #[arg(long, short, value_name = "FILE")]
     pub output: Option<PathBuf>,
     #[command(flatten)]
@@ -33,7 +34,9 @@ pub enum Format {
     Markdown,
 }
 
-pub fn execute(args: ExportArgs) -> Result<u8> {
+pub fn execute(args: ExportArgs) -> Result<Exit> {
+    // Checked before the database is read: a path that cannot be written is bad input.
+    let out = OutputFile::open(args.output.as_deref().unwrap_or("-".as_ref()), "--output")?;
     let store = args.db.open_existing()?;
     let stored = super::show::load(&store, &args.run)?;
     let bytes = match args.format {
@@ -41,14 +44,6 @@ pub fn execute(args: ExportArgs) -> Result<u8> {
         Format::Csv => report::csv::to_csv(&stored.run)?,
         Format::Markdown => report::markdown::to_markdown(&stored.run).into_bytes(),
     };
-    match &args.output {
-        Some(path) => std::fs::write(path, &bytes)
-            .with_context(|| format!("cannot write {}", path.display()))?,
-        None => {
-            let mut out = std::io::stdout().lock();
-            out.write_all(&bytes)?;
-            out.flush()?;
-        }
-    }
-    Ok(0)
+    out.write(&bytes)?;
+    Ok(Exit::Success)
 }

@@ -4,6 +4,7 @@ use anyhow::Result;
 use clap::Args;
 
 use super::db::DbArgs;
+use super::{output, Exit};
 use crate::report::table::{new_table, right};
 use crate::store::{status_name, RunRow};
 
@@ -13,16 +14,21 @@ pub struct HistoryArgs {
     pub db: DbArgs,
 }
 
-pub fn execute(args: HistoryArgs) -> Result<u8> {
+pub fn execute(args: HistoryArgs) -> Result<Exit> {
     let path = args.db.path()?;
-    if !path.exists() {
-        println!("no runs stored yet (no database at {})", path.display());
-        return Ok(0);
+    // No default database yet is a fresh start; a database the user named and that is
+    // not there is a wrong path (exit 2), as for every command that reads one.
+    if !path.exists() && !args.db.is_chosen() {
+        output::print_text(&format!(
+            "no runs stored yet (no database at {})\n",
+            path.display()
+        ))?;
+        return Ok(Exit::Success);
     }
     let store = args.db.open_existing()?;
     let rows = store.runs()?;
-    print!("{}", history_table(&rows));
-    Ok(0)
+    output::print_text(&history_table(&rows))?;
+    Ok(Exit::Success)
 }
 
 fn history_table(rows: &[RunRow]) -> String {

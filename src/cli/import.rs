@@ -8,7 +8,7 @@ use anyhow::Result;
 use clap::Args;
 
 use super::db::DbArgs;
-use super::UsageError;
+use super::{output, Exit, UsageError};
 use crate::report;
 
 #[derive(Debug, Args)]
@@ -19,7 +19,7 @@ pub struct ImportArgs {
     pub db: DbArgs,
 }
 
-pub fn execute(args: ImportArgs) -> Result<u8> {
+pub fn execute(args: ImportArgs) -> Result<Exit> {
     let shown = args.file.display().to_string();
     let bytes = if shown == "-" {
         let mut buf = Vec::new();
@@ -32,10 +32,10 @@ pub fn execute(args: ImportArgs) -> Result<u8> {
         .map_err(|e| UsageError(format!("{shown} is not a timeshare result: {e:#}")))?;
     let mut store = args.db.open()?;
     let id = store.import_run(&run, &shown)?;
-    println!(
-        "imported {} results from {shown} as run {id} in {}",
+    output::print_text(&format!(
+        "imported {} results from {shown} as run {id} in {}\n",
         run.results.len(),
         store.path()
-    );
-    Ok(0)
+    ))?;
+    Ok(Exit::Success)
 }

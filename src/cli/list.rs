@@ -3,6 +3,7 @@
 use anyhow::Result;
 use clap::Args;
 
+use super::{output, suggest, Exit};
 use crate::bench::Registry;
 use crate::report;
 
@@ -12,9 +13,9 @@ pub struct ListArgs {
     pub select: Vec<String>,
 }
 
-pub fn execute(args: ListArgs) -> Result<u8> {
+pub fn execute(args: ListArgs) -> Result<Exit> {
     let reg = Registry::with_defaults();
-    let chosen = reg.select(&args.select)?;
+    let chosen = suggest::select(&reg, &args.select)?;
     let derived: Vec<_> = reg
         .derived()
         .iter()
@@ -27,6 +28,6 @@ pub fn execute(args: ListArgs) -> Result<u8> {
                 })
         })
         .collect();
-    print!("{}", report::table::list_table(&chosen, &derived));
-    Ok(0)
+    output::print_text(&report::table::list_table(&chosen, &derived))?;
+    Ok(Exit::Success)
 }

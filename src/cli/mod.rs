@@ -1,8 +1,7 @@
 //! The command line: clap derive structs, validated into a configuration, one small file
-//! per subcommand. Errors are printed once, here, as one line.
-//!
-//! Exit codes: 0 everything selected ran (or was skipped with a reason); 1 a benchmark
-//! failed; 2 bad input (unknown id, bad option, unwritable path); 130 interrupted.
+//! per subcommand. Every option is checked here, before anything is measured; errors are
+//! printed once, here, as one line; the exit status is an [`Exit`] (see `exit.rs`), and
+//! standard output goes through `output.rs`, where a closed pipe is success.
 
 use std::process::ExitCode;
 
@@ -10,21 +9,26 @@ use clap::{Parser, Subcommand};
 
 mod chess_game;
 mod compare;
+mod completions;
 mod db;
+mod dir;
 mod exercise;
+mod exit;
 mod export;
 mod history;
 mod import;
 mod list;
+mod man;
+mod outfile;
+mod output;
 mod reference;
 mod run;
 mod show;
+mod suggest;
 mod sysinfo;
 mod table;
 
-pub const EXIT_FAILED: u8 = 1;
-pub const EXIT_USAGE: u8 = 2;
-pub const EXIT_INTERRUPTED: u8 = 130;
+pub use exit::Exit;
 
 #[derive(Debug, Parser)]
 #[command(
@@ -33,9 +37,8 @@ pub const EXIT_INTERRUPTED: u8 = 130;
     about = "Benchmark and exercise a UNIX machine the way Bell Labs and Berkeley did",
     long_about = "Benchmark and exercise a UNIX machine the way Bell Labs and Berkeley did: \
 system calls, signals, pipes, fork and exec, paging, compute, disks and many users at once, \
-each figure with its spread and set beside the historical machines.\n\n\
-Exit status: 0 all ran (or were skipped with a reason), 1 a benchmark failed, \
-2 bad input, 130 interrupted."
+each figure with its spread and set beside the historical machines.",
+    after_help = Exit::help()
 )]
 pub struct Cli {
     #[command(subcommand)]
@@ -66,6 +69,10 @@ pub enum Command {
     Table(table::TableArgs),
     /// Run many copies of real jobs at once and check every output byte for byte (seed 004)
     Exercise(exercise::ExerciseArgs),
+    /// Write the completion script for a shell (bash, zsh, fish, …) to standard output
+    Completions(completions::CompletionsArgs),
+    /// Write the manual page (roff) of timeshare or of one command to standard output
+    Man(man::ManArgs),
     /// Print the move list of the cpu.chess game, one move per line (an exerciser job)
     #[command(hide = true)]
     ChessGame(chess_game::ChessGameArgs),
@@ -78,6 +85,7 @@ pub struct UsageError(pub String);
 
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
+    crate::report::style::set(output::detect_style());
     let outcome = match cli.command {
         Command::Run(args) => run::execute(args),
         Command::List(args) => list::execute(args),
@@ -90,25 +98,46 @@ pub fn main() -> ExitCode {
         Command::Reference(args) => reference::execute(args),
         Command::Table(args) => table::execute(args),
         Command::Exercise(args) => exercise::execute(args),
+        Command::Completions(args) => completions::execute(args),
+        Command::Man(args) => man::execute(args),
         Command::ChessGame(args) => chess_game::execute(args),
     };
     match outcome {
-        Ok(code) => ExitCode::from(code),
+        Ok(exit) => exit.into(),
         Err(e) => {
             eprintln!("timeshare: error: {}", one_line(&e));
-            let usage = e.downcast_ref::<UsageError>().is_some()
-                || e.downcast_ref::<crate::bench::select::SelectError>()
-                    .is_some()
-                || e.downcast_ref::<crate::store::StoreError>()
-                    .is_some_and(|s| s.is_usage());
-            ExitCode::from(if usage { EXIT_USAGE } else { EXIT_FAILED })
+            exit_for(&e).into()
         }
+    }
+}
+
+/// The status of a command that ended in `e`: the user's mistake, or the machine's.
+fn exit_for(e: &anyhow::Error) -> Exit {
+    let usage = e.downcast_ref::<UsageError>().is_some()
+        || e.downcast_ref::<crate::bench::select::SelectError>()
+            .is_some()
+        || e.downcast_ref::<crate::store::StoreError>()
+            .is_some_and(|s| s.is_usage());
+    if usage {
+        Exit::Usage
+    } else {
+        Exit::Failed
     }
 }
 
 /// The error and its causes on one line: "cannot write r.json: Permission denied".
 fn one_line(e: &anyhow::Error) -> String {
     format!("{e:#}").replace('\n', " ")
+}
+
+/// What went wrong in an I/O error, without any path a wrapper added to it (a temporary
+/// file's random name means nothing to the user): "Permission denied (os error 13)", or
+/// only its kind ("permission denied") when a wrapper kept no OS error code.
+fn io_reason(e: &std::io::Error) -> String {
+    match e.raw_os_error() {
+        Some(code) => std::io::Error::from_raw_os_error(code).to_string(),
+        None => e.kind().to_string(),
+    }
 }
 
 #[cfg(test)]
@@ -119,5 +148,13 @@ mod tests {
     #[test]
     fn the_command_definition_is_consistent() {
         Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn help_documents_every_exit_status() {
+        let help = Cli::command().render_long_help().to_string();
+        for e in Exit::ALL {
+            assert!(help.contains(e.meaning()), "{e:?} not in --help");
+        }
     }
 }

@@ -4,7 +4,7 @@
 use anyhow::Result;
 use clap::Args;
 
-use super::UsageError;
+use super::{output, suggest, Exit, UsageError};
 use crate::model::unit::format_value;
 use crate::reference::{self, Quantity};
 use crate::report::table::{new_table, right};
@@ -15,12 +15,13 @@ pub struct ReferenceArgs {
     pub machine: Option<String>,
 }
 
-pub fn execute(args: ReferenceArgs) -> Result<u8> {
-    match args.machine {
-        None => print!("{}", list()),
-        Some(name) => print!("{}", one(&name)?),
-    }
-    Ok(0)
+pub fn execute(args: ReferenceArgs) -> Result<Exit> {
+    let text = match args.machine {
+        None => list(),
+        Some(name) => one(&name)?,
+    };
+    output::print_text(&text)?;
+    Ok(Exit::Success)
 }
 
 fn list() -> String {
@@ -50,8 +51,9 @@ fn one(name: &str) -> Result<String> {
     let m = reference::machine(name).ok_or_else(|| {
         let names: Vec<_> = reference::machines().iter().map(|m| m.name).collect();
         UsageError(format!(
-            "no reference machine named {name:?}; known: {}",
-            names.join(", ")
+            "no reference machine named {name:?} (known: {}){}",
+            names.join(", "),
+            suggest::hint(name, names.iter().copied())
         ))
     })?;
     let mut t = new_table(&[

@@ -1,17 +1,24 @@
 //! `timeshare run [ID|FAMILY…] [--quick|--full] [--json FILE] [--cpu N]`
 //!
 //! Everything the user typed is checked before the first measurement: the selection, the
-//! CPU, the directories and the output file, so a typo costs nothing and leaves nothing.
+//! CPU and the placement, the options that only some rows read, the directories and the
+//! output file, so a typo costs nothing and leaves nothing.
+//!
+//! What it prints ends with the summary line ("N ok, M skipped, K failed in T s"), after
+//! the tables and after the note of where the run was stored.
 
-use std::io::{IsTerminal, Write};
-use std::path::{Path, PathBuf};
+use std::io::IsTerminal;
+use std::path::PathBuf;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use clap::{Args, ValueEnum};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use super::{UsageError, EXIT_FAILED, EXIT_INTERRUPTED};
+use super::outfile::OutputFile;
+use super::{output, suggest, Exit, UsageError};
 use crate::bench::Registry;
+use crate::harness::children::Pair;
+use crate::harness::contract::Benchmark;
 use crate::harness::tee::Tee;
 use crate::harness::{cpu, interrupt, Observer, Runner};
 use crate::model::{BenchResult, LoadOptions, Mode, Placement, Run, RunOptions, RunStatus, Status};
@@ -37,9 +44,8 @@ pub struct RunArgs {
     /// Where two-process benchmarks put their two sides
     #[arg(long, value_enum, default_value_t = PlacementArg::Free)]
     pub placement: PlacementArg,
-    /// Directory for the benchmarks' scratch files (default: the temporary directory)
-    #[arg(long, value_name = "DIR")]
-    pub dir: Option<PathBuf>,
+    #[command(flatten)]
+    pub dir: super::dir::DirArgs,
     /// A label to remember the run by
     #[arg(long)]
     pub label: Option<String>,
@@ -105,13 +111,18 @@ impl From<PlacementArg> for Placement {
     }
 }
 
-pub fn execute(args: RunArgs) -> Result<u8> {
+pub fn execute(args: RunArgs) -> Result<Exit> {
     let load = load_options(&args.load)?;
     if let Some(c) = args.cpu {
         cpu::check_usable(c).map_err(|e| UsageError(e.to_string()))?;
     }
-    let dir = scratch_dir(args.dir.as_deref())?;
-    let mut json = args.json.as_deref().map(JsonOut::open).transpose()?;
+    check_placement(args.placement.into(), args.cpu)?;
+    let dir = args.dir.checked()?;
+    let json = args
+        .json
+        .as_deref()
+        .map(|p| OutputFile::open(p, "--json"))
+        .transpose()?;
     let options = RunOptions {
         mode: if args.full { Mode::Full } else { Mode::Quick },
         selection: args.select.clone(),
@@ -124,7 +135,8 @@ pub fn execute(args: RunArgs) -> Result<u8> {
     };
     crate::bench::vm::check_options(&options).map_err(UsageError)?;
     let reg = Registry::new(&options);
-    let chosen = reg.select(&args.select)?;
+    let chosen = suggest::select(&reg, &args.select)?;
+    check_row_options(&args, &chosen)?;
     // The database is opened (and its schema checked) before anything is measured.
     let store = if args.no_save {
         None
@@ -143,23 +155,81 @@ pub fn execute(args: RunArgs) -> Result<u8> {
     let run = runner.execute(&chosen, reg.derived(), &mut observers)?;
     progress.finish();
 
-    let table = report::extra::full_report(&run, &runner.overhead, args.wide);
-    if matches!(json, Some(JsonOut::Stdout)) {
-        eprint!("{table}");
-    } else {
-        print!("{table}");
-    }
-    if let Some(out) = json.take() {
+    // With the JSON on standard output, the tables go to standard error, out of its way.
+    let to_stderr = json.as_ref().is_some_and(OutputFile::is_stdout);
+    let text_out = |text: &str| -> Result<()> {
+        if to_stderr {
+            eprint!("{}", report::style::fit(text));
+        } else {
+            output::print_text(text)?;
+        }
+        Ok(())
+    };
+    text_out(&report::extra::full_report(
+        &run,
+        &runner.overhead,
+        args.wide,
+    ))?;
+    if let Some(out) = json {
         out.write(&report::json::to_json(&run)?)?;
     }
-    // After the table, so that a store error cannot hide what was measured.
+    // After the tables, so that a store error cannot hide what was measured.
     if let Some(r) = recorder.as_mut() {
         r.finish(&run)?;
         if let Some(id) = r.run_id() {
             eprintln!("stored as run {id} in {}", r.path());
         }
     }
-    Ok(exit_code(&run))
+    text_out(&report::table::summary_line(&run))?;
+    Ok(exit_status(&run))
+}
+
+/// `--placement spread` needs two CPUs this process may use (`--cpu` leaves it one): a
+/// contradiction refused now, not a row failed later. The harness's own rule decides.
+fn check_placement(placement: Placement, pinned: Option<usize>) -> Result<()> {
+    let usable = match pinned {
+        Some(c) => vec![c],
+        None => cpu::usable_cpus(),
+    };
+    Pair::resolve(placement, &usable).map_err(|e| UsageError(e.to_string()))?;
+    Ok(())
+}
+
+/// The vm rows that page through `--pages` of memory (`vm.pagefault` does not).
+const PAGING_ROWS: &[&str] = &["vm.seqpage", "vm.randpage", "vm.gausspage"];
+
+/// The options that only some rows read: (flag, whether it was given, the id prefixes of
+/// the rows that read it).
+fn row_options(args: &RunArgs) -> [(&'static str, bool, &'static [&'static str]); 8] {
+    let l = &args.load;
+    [
+        ("--pages", args.pages.is_some(), PAGING_ROWS),
+        ("--memory-limit", args.memory_limit.is_some(), PAGING_ROWS),
+        ("--copies", !l.copies.is_empty(), &["load.cpu"]),
+        ("--footprint-mib", l.footprint_mib.is_some(), &["load.cpu"]),
+        ("--users", !l.users.is_empty(), &["load.script"]),
+        ("--script", l.script.is_some(), &["load.script"]),
+        ("--stagger", l.stagger.is_some(), &["load.script"]),
+        ("--readers", !l.readers.is_empty(), &["load.iointerference"]),
+    ]
+}
+
+/// An option given for rows none of which is selected would be silently ignored: refuse
+/// it, saying which rows read it.
+fn check_row_options(args: &RunArgs, chosen: &[&Benchmark]) -> Result<()> {
+    for (flag, given, prefixes) in row_options(args) {
+        let read_by = |b: &&Benchmark| prefixes.iter().any(|p| crate::bench::select::matches(p, b));
+        if given && !chosen.iter().any(read_by) {
+            return Err(UsageError(format!(
+                "{flag} applies only to the {} rows, and none is selected (select `{}` too, \
+                 or leave {flag} out)",
+                prefixes.join(", "),
+                prefixes[0]
+            ))
+            .into());
+        }
+    }
+    Ok(())
 }
 
 /// The `load` family's options, checked now (a bad script is a usage error, exit 2).
@@ -184,88 +254,17 @@ fn load_options(args: &LoadArgs) -> Result<LoadOptions> {
     })
 }
 
-fn exit_code(run: &Run) -> u8 {
+fn exit_status(run: &Run) -> Exit {
     if run.status == RunStatus::Interrupted {
-        EXIT_INTERRUPTED
+        Exit::Interrupted
     } else if run
         .results
         .iter()
         .any(|r| matches!(r.status, Status::Failed { .. }))
     {
-        EXIT_FAILED
+        Exit::Failed
     } else {
-        0
-    }
-}
-
-/// The directory for scratch files: it must exist and be writable, checked now.
-fn scratch_dir(dir: Option<&Path>) -> Result<PathBuf> {
-    let dir = dir
-        .map(Path::to_path_buf)
-        .unwrap_or_else(std::env::temp_dir);
-    if !dir.is_dir() {
-        return Err(UsageError(format!("--dir {}: not a directory", dir.display())).into());
-    }
-    tempfile::tempdir_in(&dir).map_err(|e| {
-        UsageError(format!(
-            "--dir {}: cannot create files there: {e}",
-            dir.display()
-        ))
-    })?;
-    Ok(dir)
-}
-
-/// Where the JSON goes. A file is written to a temporary sibling first and renamed into
-/// place at the end, so an error or an interrupt never leaves half a file.
-enum JsonOut {
-    Stdout,
-    File {
-        target: PathBuf,
-        temp: tempfile::NamedTempFile,
-    },
-}
-
-impl JsonOut {
-    fn open(path: &Path) -> Result<JsonOut> {
-        if path == Path::new("-") {
-            return Ok(JsonOut::Stdout);
-        }
-        let bad =
-            |why: String| UsageError(format!("cannot write --json {}: {why}", path.display()));
-        if path.is_dir() {
-            return Err(bad("it is a directory".into()).into());
-        }
-        let parent = match path.parent() {
-            Some(p) if !p.as_os_str().is_empty() => p,
-            _ => Path::new("."),
-        };
-        let temp = tempfile::Builder::new()
-            .prefix(".timeshare-")
-            .suffix(".json.tmp")
-            .tempfile_in(parent)
-            .map_err(|e| bad(e.to_string()))?;
-        Ok(JsonOut::File {
-            target: path.to_path_buf(),
-            temp,
-        })
-    }
-
-    fn write(self, bytes: &[u8]) -> Result<()> {
-        match self {
-            JsonOut::Stdout => {
-                let mut out = std::io::stdout().lock();
-                out.write_all(bytes)?;
-                out.flush()?;
-            }
-            JsonOut::File { target, mut temp } => {
-                temp.write_all(bytes)
-                    .and_then(|_| temp.as_file().sync_all())
-                    .with_context(|| format!("cannot write {}", target.display()))?;
-                temp.persist(&target)
-                    .with_context(|| format!("cannot write {}", target.display()))?;
-            }
-        }
-        Ok(())
+        Exit::Success
     }
 }
 

@@ -1,10 +1,12 @@
-//! `timeshare show RUN`: a stored run as the table `timeshare run` printed.
-//! RUN is a run id, a label (`run --label`), or `last`.
+//! `timeshare show RUN`: a stored run as `timeshare run` printed it — its tables, then the
+//! warnings it recorded about the machine, then its summary line. RUN is a run id, a label
+//! (`run --label`), or `last`.
 
 use anyhow::Result;
 use clap::Args;
 
 use super::db::{usage_if_user, DbArgs};
+use super::{output, Exit};
 use crate::report;
 use crate::store::{overhead_from_calibration, status_name, Store, StoredRun};
 
@@ -19,7 +21,7 @@ pub struct ShowArgs {
     pub db: DbArgs,
 }
 
-pub fn execute(args: ShowArgs) -> Result<u8> {
+pub fn execute(args: ShowArgs) -> Result<Exit> {
     let store = args.db.open_existing()?;
     let stored = load(&store, &args.run)?;
     let mut overhead = stored.overhead;
@@ -28,8 +30,8 @@ pub fn execute(args: ShowArgs) -> Result<u8> {
             overhead = o;
         }
     }
-    println!(
-        "run {} · {} · {}{}",
+    let mut text = format!(
+        "run {} · {} · {}{}\n",
         stored.row.id,
         stored.row.started_at.format("%Y-%m-%d %H:%M:%S UTC"),
         status_name(stored.row.status),
@@ -40,11 +42,17 @@ pub fn execute(args: ShowArgs) -> Result<u8> {
             .map(|l| format!(" · label {l}"))
             .unwrap_or_default()
     );
-    print!(
-        "{}",
-        report::extra::full_report(&stored.run, &overhead, args.wide)
-    );
-    Ok(0)
+    text.push_str(&report::extra::full_report(
+        &stored.run,
+        &overhead,
+        args.wide,
+    ));
+    for w in &stored.run.warnings {
+        text.push_str(&format!("warning: {w}\n"));
+    }
+    text.push_str(&report::table::summary_line(&stored.run));
+    output::print_text(&text)?;
+    Ok(Exit::Success)
 }
 
 /// The run the user named, in full.

@@ -1,10 +1,10 @@
-//! `timeshare sysinfo [--json]`
-
-use std::path::PathBuf;
+//! `timeshare sysinfo [--json] [--dir DIR]`: the environment record a run would store,
+//! with `--dir` meaning what it means for `run`: where the scratch files would go.
 
 use anyhow::Result;
 use clap::Args;
 
+use super::{output, Exit};
 use crate::harness::{quiet, sysinfo};
 use crate::report;
 
@@ -13,21 +13,16 @@ pub struct SysinfoArgs {
     /// Print the record as JSON instead of a table
     #[arg(long)]
     pub json: bool,
-    /// The directory whose file system and device to describe (default: the temporary directory)
-    #[arg(long, value_name = "DIR")]
-    pub dir: Option<PathBuf>,
+    #[command(flatten)]
+    pub dir: super::dir::DirArgs,
 }
 
-pub fn execute(args: SysinfoArgs) -> Result<u8> {
-    let dir = args.dir.unwrap_or_else(std::env::temp_dir);
-    let env = sysinfo::detect(&dir);
+pub fn execute(args: SysinfoArgs) -> Result<Exit> {
+    let env = sysinfo::detect(&args.dir.checked()?);
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&env)?);
+        output::print(format!("{}\n", serde_json::to_string_pretty(&env)?))?;
     } else {
-        print!(
-            "{}",
-            report::table::sysinfo_table(&env, &quiet::warnings(&env))
-        );
+        output::print_text(&report::table::sysinfo_table(&env, &quiet::warnings(&env)))?;
     }
-    Ok(0)
+    Ok(Exit::Success)
 }

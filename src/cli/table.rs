@@ -5,7 +5,7 @@ use anyhow::Result;
 use clap::Args;
 
 use super::db::DbArgs;
-use super::UsageError;
+use super::{output, suggest, Exit, UsageError};
 use crate::report::seed_table::{self, TABLES};
 use crate::report::table::new_table;
 
@@ -20,20 +20,24 @@ pub struct TableArgs {
     pub db: DbArgs,
 }
 
-pub fn execute(args: TableArgs) -> Result<u8> {
+pub fn execute(args: TableArgs) -> Result<Exit> {
     let Some(key) = args.key else {
-        print!("{}", list());
-        return Ok(0);
+        output::print_text(&list())?;
+        return Ok(Exit::Success);
     };
     let table = seed_table::find(&key).ok_or_else(|| {
         let keys: Vec<_> = TABLES.iter().map(|t| t.key).collect();
-        UsageError(format!("no seed table {key:?}; known: {}", keys.join(", ")))
+        UsageError(format!(
+            "no seed table {key:?} (known: {}){}",
+            keys.join(", "),
+            suggest::hint(&key, keys.iter().copied())
+        ))
     })?;
     let store = args.db.open_existing()?;
     let stored = super::show::load(&store, &args.run)?;
     let name = format!("run {}", stored.row.id);
-    print!("{}", seed_table::render(table, &stored.run, &name));
-    Ok(0)
+    output::print_text(&seed_table::render(table, &stored.run, &name))?;
+    Ok(Exit::Success)
 }
 
 fn list() -> String {

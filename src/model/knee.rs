@@ -37,18 +37,28 @@ pub fn knee(points: &[(usize, f64)]) -> Option<Knee> {
     let beyond_range = below.len() == pts.len();
     let statement = match (copies, beyond_range) {
         (Some(_), true) => format!(
-            "no knee up to {n_max} copies: response time stayed within {THRESHOLD}× of one copy"
+            "no knee up to {}: response time stayed within {THRESHOLD}× of one copy",
+            copies_text(n_max)
         ),
         (Some(n), false) => {
             let (next, inc) = pts[below.len()];
+            // One copy running "as fast as one" says nothing: say only where it bends.
+            let held = if n == 1 {
+                String::new()
+            } else {
+                format!("up to {n} they run as fast as one; ")
+            };
             format!(
-                "knee at {n} copies: up to {n} they run as fast as one; at {next} response \
-                 time is {inc:.1}× (Inc ≥ {THRESHOLD})"
+                "knee at {}: {held}at {next} response time is {inc:.1}× (Inc ≥ {THRESHOLD})",
+                copies_text(n)
             )
         }
         (None, _) => {
             let (first, inc) = pts[0];
-            format!("knee below {first} copies: at {first} response time is already {inc:.1}×")
+            format!(
+                "knee below {}: at {first} response time is already {inc:.1}×",
+                copies_text(first)
+            )
         }
     };
     Some(Knee {
@@ -58,9 +68,39 @@ pub fn knee(points: &[(usize, f64)]) -> Option<Knee> {
     })
 }
 
+/// "1 copy", "5 copies".
+fn copies_text(n: usize) -> String {
+    if n == 1 {
+        "1 copy".into()
+    } else {
+        format!("{n} copies")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn one_copy_is_singular() {
+        let k = knee(&[(1, 1.0), (2, 2.0)]).unwrap();
+        assert!(
+            k.statement.starts_with("knee at 1 copy:"),
+            "{}",
+            k.statement
+        );
+        assert!(
+            k.statement.contains(": at 2 response time is 2.0×"),
+            "{}",
+            k.statement
+        );
+        let k = knee(&[(1, 1.0)]).unwrap();
+        assert!(
+            k.statement.starts_with("no knee up to 1 copy:"),
+            "{}",
+            k.statement
+        );
+    }
 
     #[test]
     fn two_cpus_bend_at_two() {

@@ -11,7 +11,8 @@ use crate::model::unit::format_value;
 use crate::model::{BenchResult, Better, Run, Status, Unit};
 use crate::reference::{Figure, Machine};
 
-use super::table::{new_table, right};
+use super::style;
+use super::table::{new_table, no_wrap, right};
 
 /// One column of a comparison.
 pub enum Column {
@@ -162,6 +163,8 @@ pub fn compare_table(columns: &[Column], min_effect: f64) -> String {
     let header_refs: Vec<&str> = header.iter().map(String::as_str).collect();
     let mut t = new_table(&header_refs);
     let ids = row_ids(columns);
+    // Each later column is (figure, ratio, verdict) from index 2: verdicts at 4, 7, …
+    let verdict_cols: Vec<usize> = (0..columns.len() - 1).map(|k| 4 + 3 * k).collect();
     for id in &ids {
         let first = columns[0].cell(id);
         let mut row = vec![id.clone(), show(&first)];
@@ -197,7 +200,13 @@ pub fn compare_table(columns: &[Column], min_effect: f64) -> String {
             }
             row.push(source);
         }
-        t.add_row(row);
+        t.add_row(style::toned(row, |i, text| {
+            if verdict_cols.contains(&i) {
+                style::verdict_tone(text)
+            } else {
+                style::Tone::Plain
+            }
+        }));
     }
     let mut right_cols = vec![1];
     for k in 0..columns.len() - 1 {
@@ -205,6 +214,7 @@ pub fn compare_table(columns: &[Column], min_effect: f64) -> String {
         right_cols.push(3 + 3 * k);
     }
     right(&mut t, &right_cols);
+    no_wrap(&mut t, &verdict_cols);
     let mut out = String::new();
     for c in columns {
         out.push_str(&c.describe());

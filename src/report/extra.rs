@@ -6,13 +6,17 @@
 use crate::model::Overhead;
 use crate::model::Run;
 
-/// Everything `run` and `show` print for a run: the main table, then the families' own.
+/// Everything `run` and `show` print for a run before its summary line: the main table,
+/// then the families' own, ending with a newline.
 pub fn full_report(run: &Run, overhead: &Overhead, wide: bool) -> String {
     let mut out = super::table::run_table(run, overhead, wide);
     let extra = extra_tables(run);
     if !extra.is_empty() {
         out.push('\n');
         out.push_str(&extra);
+        if !out.ends_with('\n') {
+            out.push('\n');
+        }
     }
     out
 }

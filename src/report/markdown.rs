@@ -1,5 +1,7 @@
-//! A run as a Markdown table (GitHub flavour), with the machine in a line above it.
+//! A run as a Markdown table (GitHub flavour), with the machine in a line above it. The
+//! spread columns are the terminal table's ([`spread_cells`]): none for a derived row.
 
+use super::table::spread_cells;
 use crate::model::unit::format_value;
 use crate::model::{Run, Status};
 
@@ -19,13 +21,16 @@ pub fn to_markdown(run: &Run) -> String {
     out.push_str("|---|--:|--:|--:|--:|---|\n");
     for r in &run.results {
         let cells = match (&r.status, &r.summary) {
-            (Status::Ok, Some(s)) => [
-                format_value(s.median, r.unit),
-                format!("±{:.1}%", s.relative_ci() * 100.0),
-                format_value(s.sd, r.unit),
-                r.samples.len().to_string(),
-                r.notes.join("; "),
-            ],
+            (Status::Ok, Some(s)) => {
+                let [ci, sd, samples] = spread_cells(r, s);
+                [
+                    format_value(s.median, r.unit),
+                    ci,
+                    sd,
+                    samples,
+                    r.notes.join("; "),
+                ]
+            }
             (Status::Skipped { reason }, _) => empty(format!("skipped: {reason}")),
             (Status::Failed { error }, _) => empty(format!("FAILED: {error}")),
             (Status::Ok, None) => empty("no figure".into()),

@@ -14,5 +14,6 @@ pub mod markdown;
 pub mod micro;
 pub mod mixed;
 pub mod seed_table;
+pub mod style;
 pub mod table;
 pub mod vm;

@@ -1,33 +1,129 @@
-//! Terminal tables: a run, the benchmark list, the environment record.
+//! Terminal tables: a run, the benchmark list, the environment record — and [`new_table`],
+//! which every table of the report layer is made with, so that all of them wrap to the
+//! output's width (see [`super::style`]) and print without trailing spaces.
 
-use comfy_table::{Cell, CellAlignment, ContentArrangement, Table};
+use std::fmt;
+use std::ops::{Deref, DerefMut};
 
+use comfy_table::{Cell, CellAlignment, ColumnConstraint, ContentArrangement, Table, Width};
+
+use super::style::{self, Tone};
 use crate::harness::contract::{Benchmark, Derived};
 use crate::model::unit::{format_seconds, format_value};
 use crate::model::Overhead;
-use crate::model::{BenchResult, Environment, Run, RunStatus, Status};
+use crate::model::{BenchResult, Environment, Run, RunStatus, Status, Summary};
 
 /// Rules above and below the table and under the header only: rows stay dense enough
 /// to scan a family at a glance.
 const RULES: &str = "  ── ──      ──    ";
 
-/// A table that wraps to the terminal's width when printed to one, and not otherwise.
-/// An empty header gives a headerless key/value table.
-pub fn new_table(header: &[&str]) -> Table {
-    let mut t = Table::new();
-    t.load_preset(RULES)
-        .set_content_arrangement(ContentArrangement::Dynamic);
-    if !header.is_empty() {
-        t.set_header(header.iter().map(Cell::new));
+/// A text cell this short never wraps: broken, it would be harder to read than a table
+/// a little wider than the output.
+const SHORT_TEXT: u16 = 12;
+
+/// The narrowest a wrapping text column is squeezed to when the columns that never wrap
+/// leave too little room: below it a note breaks into a word per line, and a table is
+/// better wider than the output than unreadable.
+const MIN_TEXT_COLUMN: u16 = 16;
+
+/// A table as printed: wrapped to the output's width, each line without trailing spaces,
+/// no newline after the last. Everything else is comfy-table's [`Table`].
+pub struct TextTable(Table);
+
+impl Deref for TextTable {
+    type Target = Table;
+    fn deref(&self) -> &Table {
+        &self.0
     }
-    t
 }
 
-/// Right-align the numeric columns `cols`.
+impl DerefMut for TextTable {
+    fn deref_mut(&mut self) -> &mut Table {
+        &mut self.0
+    }
+}
+
+impl fmt::Display for TextTable {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut t = self.0.clone();
+        keep_text_readable(&mut t);
+        // Padding fills the last column to its width; a reader of the text wants none.
+        f.write_str(&t.trim_fmt())
+    }
+}
+
+/// Keep every column readable: short text columns never wrap (as ids and figures do
+/// not), and when what never wraps leaves the long text columns less than
+/// [`MIN_TEXT_COLUMN`] each, they get that much and the table overflows the width
+/// instead of breaking notes into letters.
+fn keep_text_readable(t: &mut Table) {
+    let widths = t.column_max_content_widths();
+    for (col, &w) in t.column_iter_mut().zip(&widths) {
+        if col.constraint().is_none() && w <= SHORT_TEXT {
+            col.set_constraint(ColumnConstraint::ContentWidth);
+        }
+    }
+    let wrapping: Vec<bool> = t.column_iter().map(|c| c.constraint().is_none()).collect();
+    // Each column has a space of padding either side and one between it and the next.
+    let needed: usize = widths
+        .iter()
+        .zip(&wrapping)
+        .map(|(&w, &wraps)| if wraps { MIN_TEXT_COLUMN } else { w } as usize)
+        .sum::<usize>()
+        + 3 * widths.len()
+        + 1;
+    if needed <= t.width().unwrap_or(u16::MAX) as usize {
+        return;
+    }
+    for (col, wraps) in t.column_iter_mut().zip(wrapping) {
+        if wraps {
+            let least = Width::Fixed(MIN_TEXT_COLUMN);
+            col.set_constraint(ColumnConstraint::LowerBoundary(least));
+        }
+    }
+}
+
+/// A table that wraps long cells to the output's width ([`style::current`]) and is
+/// coloured only when the style says so. An empty header gives a headerless key/value
+/// table. The first column (an id, a key) never wraps, nor do the numeric columns
+/// ([`right`]): a figure or an id broken over two lines could not be read or searched for,
+/// so the text columns give way, and a table with too many figures for the width is
+/// wider than it.
+pub fn new_table(header: &[&str]) -> TextTable {
+    let style = style::current();
+    let mut t = Table::new();
+    t.load_preset(RULES)
+        .set_content_arrangement(ContentArrangement::Dynamic)
+        .set_width(style.width);
+    // Styling applies to the text only, not its padding, so trimming a line stays exact.
+    t.style_text_only();
+    if style.color {
+        t.enforce_styling();
+    } else {
+        t.force_no_tty();
+    }
+    if !header.is_empty() {
+        t.set_header(header.iter().map(Cell::new));
+        no_wrap(&mut t, &[0]);
+    }
+    TextTable(t)
+}
+
+/// Right-align the numeric columns `cols`, which never wrap.
 pub fn right(t: &mut Table, cols: &[usize]) {
     for &c in cols {
         if let Some(col) = t.column_mut(c) {
             col.set_cell_alignment(CellAlignment::Right);
+        }
+    }
+    no_wrap(t, cols);
+}
+
+/// Columns `cols` are as wide as their widest cell: they never wrap.
+pub fn no_wrap(t: &mut Table, cols: &[usize]) {
+    for &c in cols {
+        if let Some(col) = t.column_mut(c) {
+            col.set_constraint(ColumnConstraint::ContentWidth);
         }
     }
 }
@@ -35,7 +131,9 @@ pub fn right(t: &mut Table, cols: &[usize]) {
 /// The run: one row per benchmark with its median per operation, the 95% confidence
 /// interval of the median, SD, samples (culled) and status. `wide` adds seed 001 Table
 /// 2's elapsed, user and system time per operation and what the kernel counted (context
-/// switches and this process's page faults per operation).
+/// switches and this process's page faults per operation). On a terminal, failed rows
+/// are red and skipped ones dim. The summary line is not part of it: see
+/// [`summary_line`].
 pub fn run_table(run: &Run, overhead: &Overhead, wide: bool) -> String {
     let mut header = vec!["benchmark", "median", "95% CI", "SD", "samples"];
     if wide {
@@ -50,7 +148,7 @@ pub fn run_table(run: &Run, overhead: &Overhead, wide: bool) -> String {
             row.extend(wide_cells(r));
             row.push(notes);
         }
-        t.add_row(row);
+        t.add_row(style::row(row, status_tone(&r.status)));
     }
     let numeric: Vec<usize> = (1..header.len() - 1).collect();
     right(&mut t, &numeric);
@@ -69,10 +167,17 @@ pub fn run_table(run: &Run, overhead: &Overhead, wide: bool) -> String {
         format_seconds(overhead.clock_s),
         format_seconds(overhead.per_iter_s),
     ));
-    out.push_str(&t.to_string());
-    out.push('\n');
-    out.push_str(&summary_line(run));
+    out.push_str(&format!("{t}\n"));
     out
+}
+
+/// Failed rows stand out; skipped ones step back.
+fn status_tone(status: &Status) -> Tone {
+    match status {
+        Status::Ok => Tone::Plain,
+        Status::Skipped { .. } => Tone::Quiet,
+        Status::Failed { .. } => Tone::Bad,
+    }
 }
 
 /// Elapsed, user, system per op and counters per op; blank where not measured.
@@ -80,16 +185,7 @@ fn wide_cells(r: &BenchResult) -> Vec<String> {
     let (Some(times), Some(c)) = (&r.times, &r.counters) else {
         return vec![String::new(); 5];
     };
-    let per_op = |v: u64| {
-        let x = v as f64 / times.ops.max(1) as f64;
-        if x >= 10.0 {
-            format!("{x:.0}")
-        } else if x >= 0.01 {
-            format!("{x:.2}")
-        } else {
-            format!("{x:.1e}")
-        }
-    };
+    let per_op = |v: u64| count_per_op(v as f64 / times.ops.max(1) as f64);
     vec![
         format_seconds(times.elapsed_s),
         format_seconds(times.user_s),
@@ -99,7 +195,51 @@ fn wide_cells(r: &BenchResult) -> Vec<String> {
     ]
 }
 
+/// A count per operation as a plain decimal with two significant figures when small
+/// ("0.00031", never "3.1e-4"), and "0" for none.
+pub fn count_per_op(x: f64) -> String {
+    if x == 0.0 {
+        "0".into()
+    } else if x >= 10.0 {
+        format!("{x:.0}")
+    } else if x >= 0.01 {
+        format!("{x:.2}")
+    } else {
+        let decimals = (1.0 - x.log10().floor()) as usize;
+        format!("{x:.decimals$}")
+    }
+}
+
+/// The spread of a measured row: the 95% CI of the median as ±percent, the SD, and the
+/// samples (with how many were culled). A derived row has no samples of its own, so it
+/// has none of these: blanks, never a made-up "±0.0%".
+pub fn spread_cells(r: &BenchResult, s: &Summary) -> [String; 3] {
+    if r.derived {
+        return [String::new(), String::new(), String::new()];
+    }
+    let samples = if r.culled > 0 {
+        format!("{} ({} culled)", r.samples.len(), r.culled)
+    } else {
+        r.samples.len().to_string()
+    };
+    [
+        format!("±{:.1}%", s.relative_ci() * 100.0),
+        format_value(s.sd, r.unit),
+        samples,
+    ]
+}
+
 fn result_row(r: &BenchResult) -> Vec<String> {
+    let no_figure = |note: String| {
+        vec![
+            r.id.clone(),
+            "—".into(),
+            String::new(),
+            String::new(),
+            String::new(),
+            note,
+        ]
+    };
     match (&r.status, &r.summary) {
         (Status::Ok, Some(s)) => {
             let mut notes = Vec::new();
@@ -115,63 +255,24 @@ fn result_row(r: &BenchResult) -> Vec<String> {
                     .filter(|n| !n.starts_with("below resolution") && !n.starts_with("derived"))
                     .cloned(),
             );
-            let ci = if r.derived {
-                String::new()
-            } else {
-                format!("±{:.1}%", s.relative_ci() * 100.0)
-            };
-            let samples = if r.derived {
-                String::new()
-            } else if r.culled > 0 {
-                format!("{} ({} culled)", r.samples.len(), r.culled)
-            } else {
-                r.samples.len().to_string()
-            };
+            let [ci, sd, samples] = spread_cells(r, s);
             vec![
                 r.id.clone(),
                 format_value(s.median, r.unit),
                 ci,
-                if r.derived {
-                    String::new()
-                } else {
-                    format_value(s.sd, r.unit)
-                },
+                sd,
                 samples,
                 notes.join("; "),
             ]
         }
-        (Status::Skipped { reason }, _) => {
-            vec![
-                r.id.clone(),
-                "—".into(),
-                "".into(),
-                "".into(),
-                "".into(),
-                format!("skipped: {reason}"),
-            ]
-        }
-        (Status::Failed { error }, _) => {
-            vec![
-                r.id.clone(),
-                "—".into(),
-                "".into(),
-                "".into(),
-                "".into(),
-                format!("FAILED: {error}"),
-            ]
-        }
-        (Status::Ok, None) => vec![
-            r.id.clone(),
-            "—".into(),
-            "".into(),
-            "".into(),
-            "".into(),
-            "no figure".into(),
-        ],
+        (Status::Skipped { reason }, _) => no_figure(format!("skipped: {reason}")),
+        (Status::Failed { error }, _) => no_figure(format!("FAILED: {error}")),
+        (Status::Ok, None) => no_figure("no figure".into()),
     }
 }
 
-fn summary_line(run: &Run) -> String {
+/// "N ok, M skipped, K failed in T s": the last line `run` and `show` print.
+pub fn summary_line(run: &Run) -> String {
     let count = |f: fn(&Status) -> bool| run.results.iter().filter(|r| f(&r.status)).count();
     let ok = count(|s| matches!(s, Status::Ok));
     let skipped = count(|s| matches!(s, Status::Skipped { .. }));
@@ -207,14 +308,24 @@ pub fn list_table(benches: &[&Benchmark], derived: &[&Derived]) -> String {
     format!("{t}\n{} benchmarks\n", benches.len() + derived.len())
 }
 
-/// Binary sizes as caches are quoted: KiB, MiB or GiB.
+/// Sizes as caches are quoted, exactly: "48 KiB", "2 MiB", "1.25 MiB" (never a rounded
+/// "1 MiB" for 1280 KiB). A size that is no whole hundredth of its unit falls to the unit
+/// below, where it is whole.
 pub fn format_bytes(b: u64) -> String {
-    match b {
-        b if b >= 1 << 30 && b % (1 << 30) == 0 => format!("{} GiB", b >> 30),
-        b if b >= 1 << 20 => format!("{:.0} MiB", b as f64 / (1u64 << 20) as f64),
-        b if b >= 1 << 10 => format!("{} KiB", b >> 10),
-        b => format!("{b} B"),
+    const UNITS: [(u64, &str); 3] = [(1 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB")];
+    for (size, name) in UNITS {
+        if b < size {
+            continue;
+        }
+        if b.is_multiple_of(size) {
+            return format!("{} {name}", b / size);
+        }
+        if (b * 100).is_multiple_of(size) {
+            let text = format!("{:.2}", b as f64 / size as f64);
+            return format!("{} {name}", text.trim_end_matches('0'));
+        }
     }
+    format!("{b} B")
 }
 
 /// `timeshare sysinfo`.
@@ -372,5 +483,35 @@ mod tests {
         assert_eq!(format_bytes(48 * 1024), "48 KiB");
         assert_eq!(format_bytes(2048 * 1024), "2 MiB");
         assert_eq!(format_bytes(266_240 * 1024), "260 MiB");
+        assert_eq!(format_bytes(1280 * 1024), "1.25 MiB");
+        assert_eq!(format_bytes(1536 * 1024), "1.5 MiB");
+        assert_eq!(format_bytes(1000 * 1024), "1000 KiB");
+        assert_eq!(format_bytes(3 << 30), "3 GiB");
+        assert_eq!(format_bytes(512), "512 B");
+    }
+
+    #[test]
+    fn counts_per_operation_read_as_decimals() {
+        assert_eq!(count_per_op(0.0), "0");
+        assert_eq!(count_per_op(0.00031), "0.00031");
+        assert_eq!(count_per_op(0.005), "0.0050");
+        assert_eq!(count_per_op(0.25), "0.25");
+        assert_eq!(count_per_op(42.4), "42");
+    }
+
+    #[test]
+    fn printed_tables_have_no_trailing_spaces_and_fit_the_width() {
+        let mut t = new_table(&["id", "notes"]);
+        t.add_row(vec!["a".to_string(), "word ".repeat(60)]);
+        t.add_row(vec!["b".to_string(), String::new()]);
+        let text = t.to_string();
+        assert!(text.lines().count() > 4, "the long cell wrapped:\n{text}");
+        for line in text.lines() {
+            assert_eq!(line, line.trim_end(), "trailing space in {line:?}");
+            assert!(
+                line.chars().count() <= style::DEFAULT_WIDTH as usize,
+                "{line:?}"
+            );
+        }
     }
 }

@@ -112,3 +112,246 @@ fn an_interrupted_run_keeps_what_it_measured() {
     let leftovers: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
     assert_eq!(leftovers.len(), 1, "only r.json remains");
 }
+
+/// A `timeshare` that may use one CPU only, as under `taskset -c N`.
+fn on_one_cpu(args: &[&str]) -> std::process::Output {
+    use std::os::unix::process::CommandExt;
+    let mut c = std::process::Command::new(assert_cmd::cargo::cargo_bin("timeshare"));
+    c.args(args).env(
+        "TIMESHARE_DB",
+        concat!(env!("CARGO_TARGET_TMPDIR"), "/it-runs.db"),
+    );
+    // SAFETY: between fork and exec only sched_getaffinity and sched_setaffinity run,
+    // both async-signal-safe system calls, on a cpu_set_t on the stack.
+    unsafe {
+        c.pre_exec(|| {
+            let mut set: libc::cpu_set_t = std::mem::zeroed();
+            let size = std::mem::size_of::<libc::cpu_set_t>();
+            if libc::sched_getaffinity(0, size, &mut set) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            let first = (0..libc::CPU_SETSIZE as usize)
+                .find(|&c| libc::CPU_ISSET(c, &set))
+                .unwrap_or(0);
+            let mut one: libc::cpu_set_t = std::mem::zeroed();
+            libc::CPU_SET(first, &mut one);
+            if libc::sched_setaffinity(0, size, &one) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    c.output().unwrap()
+}
+
+#[test]
+fn spread_placement_on_one_usable_cpu_is_refused_before_anything_runs() {
+    let out = on_one_cpu(&["run", "pipe.back.4", "--placement", "spread", "--no-save"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("--placement spread needs two usable CPUs"),
+        "{stderr}"
+    );
+    assert!(out.stdout.is_empty(), "nothing ran");
+    // Pinned with --cpu, the process has one CPU too.
+    timeshare()
+        .args([
+            "run",
+            "pipe.back.4",
+            "--cpu",
+            "0",
+            "--placement",
+            "spread",
+            "--no-save",
+        ])
+        .assert()
+        .code(2)
+        .stdout(predicate::str::is_empty());
+}
+
+#[test]
+fn a_history_of_a_database_that_is_not_there_is_a_usage_error() {
+    let dir = tempfile::tempdir().unwrap();
+    timeshare()
+        .args(["history", "--db"])
+        .arg(dir.path().join("missing/dir/x.db"))
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("no results database at"));
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+}
+
+#[test]
+fn output_paths_that_cannot_be_written_are_usage_errors_for_every_command() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("missing/x");
+    timeshare()
+        .args(["export", "1", "-o"])
+        .arg(&missing)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("cannot write --output"));
+    timeshare()
+        .args(["exercise", "--quick", "--jobs", "ed=1", "--json"])
+        .arg(&missing)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("cannot write --json"));
+    // Where even a hidden temporary file cannot be made, the message names the user's
+    // path only.
+    for args in [
+        &[
+            "run",
+            "syscall.getpid",
+            "--no-save",
+            "--json",
+            "/proc/r.json",
+        ][..],
+        &["export", "1", "-o", "/proc/r.json"],
+    ] {
+        timeshare()
+            .args(args)
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains("/proc/r.json"))
+            .stderr(predicate::str::contains(".timeshare").not())
+            .stderr(predicate::str::contains(".tmp").not());
+    }
+}
+
+/// The process's file-creation mask, as the kernel reports it.
+fn umask() -> u32 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap();
+    let mask = status
+        .lines()
+        .find_map(|l| l.strip_prefix("Umask:"))
+        .unwrap();
+    u32::from_str_radix(mask.trim(), 8).unwrap()
+}
+
+#[test]
+fn json_files_get_the_permissions_of_any_file_the_user_makes() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("r.json");
+    timeshare()
+        .args(["run", "syscall.getpid", "--no-save", "--json"])
+        .arg(&path)
+        .assert()
+        .success();
+    let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o666 & !umask(), "mode {mode:o}");
+    let exported = dir.path().join("e.json");
+    timeshare()
+        .args(["import"])
+        .arg(&path)
+        .arg("--db")
+        .arg(dir.path().join("runs.db"))
+        .assert()
+        .success();
+    timeshare()
+        .args(["export", "1", "-o"])
+        .arg(&exported)
+        .arg("--db")
+        .arg(dir.path().join("runs.db"))
+        .assert()
+        .success();
+    let mode = std::fs::metadata(&exported).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o666 & !umask(), "mode {mode:o}");
+}
+
+#[test]
+fn dir_means_one_thing_and_is_checked_for_every_command() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("nonexistent");
+    for cmd in [
+        &["sysinfo"][..],
+        &["run", "syscall.getpid", "--no-save"],
+        &["exercise", "--quick"],
+    ] {
+        timeshare()
+            .args(cmd)
+            .arg("--dir")
+            .arg(&missing)
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains("--dir"))
+            .stderr(predicate::str::contains("no such directory"));
+    }
+    let out = timeshare()
+        .args(["sysinfo", "--json", "--dir"])
+        .arg(dir.path())
+        .assert()
+        .success();
+    let env = crate::common::json(&out.get_output().stdout);
+    let described = std::fs::canonicalize(dir.path()).unwrap();
+    assert_eq!(env["workdir"]["path"], described.to_str().unwrap());
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+}
+
+#[test]
+fn options_for_rows_that_are_not_selected_are_refused() {
+    for (option, value, reader) in [
+        ("--pages", "100", "vm.seqpage"),
+        ("--memory-limit", "12M", "vm.seqpage"),
+        ("--copies", "1,2", "load.cpu"),
+        ("--users", "1", "load.script"),
+        ("--readers", "0", "load.iointerference"),
+    ] {
+        timeshare()
+            .args([
+                "run",
+                "syscall.getpid",
+                "vm.pagefault",
+                "--no-save",
+                option,
+                value,
+            ])
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains(format!(
+                "{option} applies only to"
+            )))
+            .stderr(predicate::str::contains(reader));
+    }
+}
+
+#[test]
+fn a_near_miss_gets_a_suggestion() {
+    for (args, says) in [
+        (&["run", "syscal"][..], "did you mean `syscall`?"),
+        (
+            &["list", "syscall.getpdi"],
+            "did you mean `syscall.getpid`?",
+        ),
+        (
+            &["reference", "pdp11-70-rl"],
+            "did you mean `pdp11-70-ral`?",
+        ),
+        (&["table", "001-07"], "did you mean `001-7`?"),
+        (&["man", "rnu"], "did you mean `run`?"),
+    ] {
+        timeshare()
+            .args(args)
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains(says))
+            .stderr(predicate::function(|s: &str| s.lines().count() == 1));
+    }
+    timeshare()
+        .args(["run", "network"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("did you mean").not());
+}
+
+#[test]
+fn help_lists_the_exit_statuses() {
+    timeshare()
+        .arg("--help")
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("Exit status:"))
+        .stdout(predicate::str::contains("130  interrupted"));
+}

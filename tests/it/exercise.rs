@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use crate::common::{json, timeshare};
+use crate::common::{json, timeshare, UNWRAPPED};
 
 fn which(program: &str) -> Option<PathBuf> {
     std::env::split_paths(&std::env::var_os("PATH")?)
@@ -321,7 +321,7 @@ fn an_instance_that_cannot_start_names_the_limit_it_hit() {
     let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("timeshare"));
     cmd.args(["exercise", "--jobs", "ed=4", "--dir"])
         .arg(scratch.path())
-        .env_remove("COLUMNS");
+        .env("COLUMNS", UNWRAPPED);
     unsafe {
         cmd.pre_exec(move || {
             let lim = libc::rlimit {

@@ -11,6 +11,7 @@ mod io;
 mod load;
 mod micro;
 mod mixed;
+mod output;
 mod snapshots;
 mod store;
 mod syscall;

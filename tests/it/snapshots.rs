@@ -1,29 +1,25 @@
 //! What timeshare prints, pinned: `list`, and the tables, exports and comparisons made from
 //! one fixed run (`tests/fixtures/run-quick.json`, a real `run --quick --json` of every
 //! id). A change to any of them shows here as a reviewable diff (`cargo insta review`),
-//! never as a silent drift of a column.
+//! never as a silent drift of a column. Everything is rendered [`WIDTH`] columns wide,
+//! whatever the terminal the tests run from.
 
 use std::path::Path;
 
-use crate::common::timeshare;
+use crate::common::{store_with, timeshare, FIXTURE};
 
-const FIXTURE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/run-quick.json");
+/// The width the pinned output is rendered at: the width of piped output by default.
+const WIDTH: &str = "100";
 
 /// A database in its own temporary directory holding the fixture as run 1.
 fn store_with_fixture() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("runs.db");
-    timeshare()
-        .args(["import", FIXTURE, "--db"])
-        .arg(&db)
-        .assert()
-        .success();
-    dir
+    store_with(Path::new(FIXTURE))
 }
 
 /// Standard output of `timeshare ARGS --db DB`, which must succeed.
 fn output(db_dir: &Path, args: &[&str]) -> String {
     let out = timeshare()
+        .env("COLUMNS", WIDTH)
         .args(args)
         .arg("--db")
         .arg(db_dir.join("runs.db"))
@@ -39,7 +35,11 @@ fn output(db_dir: &Path, args: &[&str]) -> String {
 
 /// Standard output of `timeshare ARGS` (a command that needs no database).
 fn plain(args: &[&str]) -> String {
-    let out = timeshare().args(args).output().unwrap();
+    let out = timeshare()
+        .env("COLUMNS", WIDTH)
+        .args(args)
+        .output()
+        .unwrap();
     assert!(out.status.success(), "{args:?}");
     String::from_utf8(out.stdout).unwrap()
 }

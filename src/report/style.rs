@@ -1,0 +1,198 @@
+//! How printed output is shaped for where it goes: the width tables and prose wrap to,
+//! and whether what matters is coloured (failed rows, "slower" verdicts; skipped rows
+//! dimmed).
+//!
+//! The command line decides once, before anything prints, from the terminal, `COLUMNS`
+//! and `NO_COLOR` ([`set`]); renderers only ask [`current`]. Without that decision (unit
+//! tests, a library user) output is plain and [`DEFAULT_WIDTH`] wide, so rendering stays
+//! deterministic. This is the one process-wide setting of the report layer: it shapes
+//! bytes, never a measurement.
+
+use std::sync::OnceLock;
+
+use comfy_table::{Attribute, Cell, Color};
+
+/// The width of output that goes to a file or a pipe when `COLUMNS` does not say: wide
+/// enough for the main table's numeric columns beside a useful note, narrow enough to read
+/// in a review or an issue.
+pub const DEFAULT_WIDTH: u16 = 100;
+
+/// The narrowest width honoured: below it a table's numbers would wrap mid-figure.
+pub const MIN_WIDTH: u16 = 40;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Style {
+    /// Columns tables wrap to.
+    pub width: u16,
+    /// Whether cells may carry colour (a terminal, and `NO_COLOR` unset).
+    pub color: bool,
+}
+
+impl Style {
+    /// Plain output of the default width.
+    pub const PLAIN: Style = Style {
+        width: DEFAULT_WIDTH,
+        color: false,
+    };
+
+    /// A style of `width` columns (at least [`MIN_WIDTH`]).
+    pub fn new(width: u16, color: bool) -> Style {
+        Style {
+            width: width.max(MIN_WIDTH),
+            color,
+        }
+    }
+}
+
+static STYLE: OnceLock<Style> = OnceLock::new();
+
+/// Decide the style of this process's output; the first decision stands.
+pub fn set(style: Style) {
+    let _ = STYLE.set(style);
+}
+
+/// The style decided by [`set`], else [`Style::PLAIN`].
+pub fn current() -> Style {
+    STYLE.get().copied().unwrap_or(Style::PLAIN)
+}
+
+/// `text` with every line of prose longer than the width wrapped at spaces, each
+/// continuation indented two columns deeper. Tables are made to fit by
+/// [`super::table::new_table`], and their lines — which start with a space (the left
+/// border) or a rule — are left alone, so are coloured lines (table rows) and a word
+/// longer than a line: this folds the sentences around the tables.
+pub fn fit(text: &str) -> String {
+    fit_to(text, current().width as usize)
+}
+
+fn fit_to(text: &str, width: usize) -> String {
+    let mut out = String::with_capacity(text.len());
+    for (i, line) in text.split('\n').enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
+        let table_line = line.starts_with([' ', '─']) || line.contains('\x1b');
+        if table_line || line.chars().count() <= width {
+            out.push_str(line);
+        } else {
+            fold_line(line, width, &mut out);
+        }
+    }
+    out
+}
+
+/// Fold one line of prose (it starts with a word, not a space) at spaces.
+fn fold_line(line: &str, width: usize, out: &mut String) {
+    let mut current = String::new();
+    for word in line.split(' ').filter(|w| !w.is_empty()) {
+        let fits = current.chars().count() + 1 + word.chars().count() <= width;
+        if !current.trim_start().is_empty() && !fits {
+            out.push_str(&current);
+            out.push('\n');
+            current = "  ".to_string();
+        } else if !current.trim_start().is_empty() {
+            current.push(' ');
+        }
+        current.push_str(word);
+    }
+    out.push_str(&current);
+}
+
+/// What a cell says about its row, and so how it is shown on a terminal.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Tone {
+    Plain,
+    /// A failure: red.
+    Bad,
+    /// Worse than the baseline: yellow.
+    Worse,
+    /// Skipped or not measured: dimmed, out of the way.
+    Quiet,
+}
+
+/// `text` as a cell in `tone`, coloured only when the style allows it.
+pub fn cell(text: impl Into<String>, tone: Tone) -> Cell {
+    paint(Cell::new(text.into()), tone, current().color)
+}
+
+/// Every cell of a row in one tone.
+pub fn row(cells: Vec<String>, tone: Tone) -> Vec<Cell> {
+    cells.into_iter().map(|c| cell(c, tone)).collect()
+}
+
+/// A row whose cells each get the tone `tone_of(index, text)` gives.
+pub fn toned(cells: Vec<String>, tone_of: impl Fn(usize, &str) -> Tone) -> Vec<Cell> {
+    cells
+        .into_iter()
+        .enumerate()
+        .map(|(i, c)| {
+            let tone = tone_of(i, &c);
+            cell(c, tone)
+        })
+        .collect()
+}
+
+/// The tone of a comparison's verdict: "slower" stands out, the rest stays plain.
+pub fn verdict_tone(verdict: &str) -> Tone {
+    if verdict.contains("slower") {
+        Tone::Worse
+    } else {
+        Tone::Plain
+    }
+}
+
+fn paint(c: Cell, tone: Tone, color: bool) -> Cell {
+    if !color {
+        return c;
+    }
+    match tone {
+        Tone::Plain => c,
+        Tone::Bad => c.fg(Color::Red).add_attribute(Attribute::Bold),
+        Tone::Worse => c.fg(Color::Yellow),
+        Tone::Quiet => c.add_attribute(Attribute::Dim),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_narrow_width_is_raised_to_the_minimum() {
+        assert_eq!(Style::new(10, false).width, MIN_WIDTH);
+        assert_eq!(Style::new(120, true).width, 120);
+    }
+
+    #[test]
+    fn long_lines_fold_at_spaces_and_short_ones_stay() {
+        let text = "short\nwarning: one two three four five six\n";
+        let folded = fit_to(text, 16);
+        assert_eq!(
+            folded,
+            "short\nwarning: one two\n  three four\n  five six\n"
+        );
+        assert_eq!(
+            fit_to(" a table row stays whole", 6),
+            " a table row stays whole"
+        );
+        assert_eq!(fit_to("unbreakable-word x", 5), "unbreakable-word\n  x");
+        let coloured = "\x1b[31m a very long coloured row that stays whole\x1b[0m";
+        assert_eq!(fit_to(coloured, 10), coloured);
+    }
+
+    #[test]
+    fn only_slower_verdicts_stand_out() {
+        assert_eq!(verdict_tone("today 54.6× slower"), Tone::Worse);
+        assert_eq!(verdict_tone("slower (p = 1.0e-3)"), Tone::Worse);
+        assert_eq!(verdict_tone("today 6.10× faster"), Tone::Plain);
+        assert_eq!(verdict_tone("no significant change"), Tone::Plain);
+    }
+
+    #[test]
+    fn without_colour_a_cell_is_its_text_alone() {
+        let plain = paint(Cell::new("FAILED"), Tone::Bad, false);
+        assert_eq!(plain, Cell::new("FAILED"));
+        let red = paint(Cell::new("FAILED"), Tone::Bad, true);
+        assert_ne!(red, Cell::new("FAILED"));
+    }
+}
