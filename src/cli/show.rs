@@ -4,7 +4,7 @@
 use anyhow::Result;
 use clap::Args;
 
-use super::db::{usage_if_user, DbArgs};
+use super::db::DbArgs;
 use crate::report;
 use crate::store::{overhead_from_calibration, status_name, Store, StoredRun};
 
@@ -49,6 +49,5 @@ pub fn execute(args: ShowArgs) -> Result<u8> {
 
 /// The run the user named, in full.
 pub fn load(store: &Store, name: &str) -> Result<StoredRun> {
-    let id = store.resolve(name).map_err(usage_if_user)?;
-    Ok(store.load(id)?)
+    super::db::load_run(store, name)
 }

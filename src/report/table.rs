@@ -64,11 +64,18 @@ pub fn run_table(run: &Run, overhead: &Overhead, wide: bool) -> String {
         run.environment.cpu.model,
         run.environment.kernel.release,
     ));
-    out.push_str(&format!(
-        "clock read {} per sample and empty loop {} per op subtracted; medians of clean samples\n",
-        format_seconds(overhead.clock_s),
-        format_seconds(overhead.per_iter_s),
-    ));
+    if overhead.clock_s.is_finite() {
+        out.push_str(&format!(
+            "clock read {} per sample and empty loop {} per op subtracted; medians of clean \
+             samples\n",
+            format_seconds(overhead.clock_s),
+            format_seconds(overhead.per_iter_s),
+        ));
+    } else {
+        // A run of whole jobs timed by their own processes (the exerciser's): nothing was
+        // calibrated, so nothing was subtracted.
+        out.push_str("whole jobs, timed once each: no clock or loop overhead subtracted\n");
+    }
     out.push_str(&t.to_string());
     out.push('\n');
     out.push_str(&summary_line(run));
@@ -115,7 +122,9 @@ fn result_row(r: &BenchResult) -> Vec<String> {
                     .filter(|n| !n.starts_with("below resolution") && !n.starts_with("derived"))
                     .cloned(),
             );
-            let ci = if r.derived {
+            // One figure (a derived row, a job timed once) has no spread to show.
+            let single = r.derived || s.n < 2;
+            let ci = if single {
                 String::new()
             } else {
                 format!("±{:.1}%", s.relative_ci() * 100.0)
@@ -131,7 +140,7 @@ fn result_row(r: &BenchResult) -> Vec<String> {
                 r.id.clone(),
                 format_value(s.median, r.unit),
                 ci,
-                if r.derived {
+                if single {
                     String::new()
                 } else {
                     format_value(s.sd, r.unit)

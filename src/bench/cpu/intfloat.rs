@@ -46,7 +46,8 @@ pub fn rows() -> Vec<Benchmark> {
                 ))
             },
         )
-        .with_plan(calibrated_whole),
+        .with_plan(calibrated_whole)
+        .per("program run"),
         Benchmark::new(
             "cpu.intfloat.2",
             "program 2: program 1 with floating point variables",
@@ -59,7 +60,8 @@ pub fn rows() -> Vec<Benchmark> {
                 ))
             },
         )
-        .with_plan(calibrated_whole),
+        .with_plan(calibrated_whole)
+        .per("program run"),
         Benchmark::new(
             "cpu.intfloat.3",
             "program 3: Euclid's subtraction gcd of every pair in 1..100, integer variables",
@@ -72,7 +74,8 @@ pub fn rows() -> Vec<Benchmark> {
                 ))
             },
         )
-        .with_plan(calibrated_whole),
+        .with_plan(calibrated_whole)
+        .per("program run"),
         Benchmark::new(
             "cpu.intfloat.4",
             "program 4: program 3 with floating point variables",
@@ -85,7 +88,8 @@ pub fn rows() -> Vec<Benchmark> {
                 ))
             },
         )
-        .with_plan(calibrated_whole),
+        .with_plan(calibrated_whole)
+        .per("program run"),
     ]
 }
 

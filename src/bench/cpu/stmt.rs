@@ -718,6 +718,7 @@ macro_rules! row {
             prepare::<$t, $S>,
         )
         .with_plan(calibrated_whole)
+        .per("statement")
     };
 }
 
