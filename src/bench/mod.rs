@@ -4,7 +4,7 @@
 //! is what `list`, `run`, the docs and the smoke test are all driven by.
 
 use crate::harness::contract::{Benchmark, Derived};
-use crate::model::RunOptions;
+use crate::model::{Basis, Run, RunOptions, SCHEMA_VERSION};
 
 pub mod cache;
 pub mod cpu;
@@ -40,7 +40,7 @@ impl Registry {
         benches.extend(pipe::all());
         benches.extend(udg::all());
         benches.extend(proc::all());
-        benches.extend(vm::all());
+        benches.extend(vm::all(options));
         benches.extend(cache::all());
         benches.extend(cpu::all());
         benches.extend(io::all());
@@ -72,10 +72,34 @@ impl Registry {
         self.benches.iter().find(|b| b.id() == id)
     }
 
+    /// What the figure of `id` is per, as its row declares it (measured or derived).
+    pub fn basis_of(&self, id: &str) -> Option<Basis> {
+        self.find(id).map(|b| b.metric().basis.clone()).or_else(|| {
+            self.derived
+                .iter()
+                .find(|d| d.id == id)
+                .map(|d| d.basis.clone())
+        })
+    }
+
     /// The benchmarks `words` select (see [`select::select`]).
     pub fn select(&self, words: &[String]) -> Result<Vec<&Benchmark>, SelectError> {
         select::select(&self.benches, words)
     }
+}
+
+/// Bring a record read from a file or the store up to this schema: a result written
+/// before results carried their basis (schema version 1) gets the basis its id's row
+/// declares in the registry the run's own options build (so `--pages` is honoured). An
+/// id no longer registered keeps none: its figure is shown, never divided.
+pub fn fill_bases(run: &mut Run) {
+    if run.results.iter().any(|r| r.basis.is_none()) {
+        let reg = Registry::new(&run.options);
+        for r in run.results.iter_mut().filter(|r| r.basis.is_none()) {
+            r.basis = reg.basis_of(&r.id);
+        }
+    }
+    run.schema_version = run.schema_version.max(SCHEMA_VERSION);
 }
 
 #[cfg(test)]
@@ -121,6 +145,51 @@ mod tests {
             w.run(1)
                 .unwrap_or_else(|e| panic!("{}: one operation failed: {e:#}", b.id()));
         }
+    }
+
+    #[test]
+    fn an_old_record_gets_the_basis_its_rows_declare() {
+        let json = include_str!("../../tests/fixtures/run-quick.json");
+        let mut run: Run = serde_json::from_str(json).unwrap();
+        assert_eq!(run.schema_version, 1);
+        assert!(run.results.iter().all(|r| r.basis.is_none()));
+        fill_bases(&mut run);
+        assert_eq!(run.schema_version, SCHEMA_VERSION);
+        let basis = |id: &str| {
+            run.results
+                .iter()
+                .find(|r| r.id == id)
+                .and_then(|r| r.basis.clone())
+                .unwrap_or_else(|| panic!("{id} has no basis"))
+        };
+        assert_eq!(
+            basis("cpu.proc_call"),
+            Basis::job(1_000_000, "call of dummy(a, b, c)")
+        );
+        assert_eq!(basis("vm.seqpage"), Basis::job(75_000, "page touch"));
+        assert_eq!(
+            basis("pipe.piper"),
+            Basis::job(2_000, "512-byte pipe write")
+        );
+        assert_eq!(basis("syscall.getpid"), Basis::per("system call"));
+        assert_eq!(basis("ctx.switch"), Basis::per("signal round trip"));
+        // A record's own options decide: 1,000 pages make seqpage a job of 10,000 touches.
+        let mut small: Run = serde_json::from_str(json).unwrap();
+        small.options.pages = Some(1_000);
+        fill_bases(&mut small);
+        let seq = small.results.iter().find(|r| r.id == "vm.seqpage").unwrap();
+        assert_eq!(seq.basis, Some(Basis::job(10_000, "page touch")));
+    }
+
+    #[test]
+    fn a_result_that_says_its_basis_keeps_it_and_an_unknown_id_gets_none() {
+        let json = include_str!("../../tests/fixtures/run-quick.json");
+        let mut run: Run = serde_json::from_str(json).unwrap();
+        run.results[0].basis = Some(Basis::per("something else"));
+        run.results[1].id = "gone.row".into();
+        fill_bases(&mut run);
+        assert_eq!(run.results[0].basis, Some(Basis::per("something else")));
+        assert_eq!(run.results[1].basis, None);
     }
 
     #[test]

@@ -23,7 +23,7 @@ use crate::harness::children::{Pair, Partner};
 use crate::harness::contract::{Benchmark, Ctx, Derived, Workload};
 use crate::harness::interrupt;
 use crate::harness::interrupt::Interrupted;
-use crate::model::{Details, Unit};
+use crate::model::{Basis, Details, Unit};
 
 pub fn all() -> Vec<Benchmark> {
     rows()
@@ -36,14 +36,16 @@ fn rows() -> Vec<Benchmark> {
             "send SIGUSR1 to yourself and run its handler (001 signocsw; PERQ kt8)",
             berkeley("Table 1/2: signocsw; also 003 Kashtan kt8"),
             prepare_self,
-        ),
+        )
+        .per("signal to oneself"),
         Benchmark::new(
             "signal.pingpong",
             "round trip of signals between two processes: 2 signals + 2 switches (001 csw; kt7)",
             berkeley("Table 1/2: csw; also 003 Kashtan kt7"),
             prepare_pingpong,
         )
-        .partnered(),
+        .partnered()
+        .per("signal round trip"),
     ]
 }
 
@@ -54,6 +56,7 @@ pub fn derived() -> Vec<Derived> {
                 signal.pingpong − 2 × signal.self, 001's csw − 2 × signocsw",
         source: berkeley("Table 2 text: overhead = t1 − 2 × t2 (csw, signocsw)"),
         unit: Unit::SecondsPerOp,
+        basis: Basis::per("signal round trip"),
         inputs: &["signal.pingpong", "signal.self"],
         compute: context_switch,
     }]

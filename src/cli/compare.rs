@@ -1,4 +1,4 @@
-//! `timeshare compare A B [C…] [--threshold PCT]`: runs (id, label or `last`) and
+//! `timeshare compare A B [C…] [--threshold PCT]`: runs (id, label, `last`, `last-any`) and
 //! historical machines (`timeshare reference` lists them) side by side.
 
 use anyhow::Result;
@@ -9,11 +9,12 @@ use super::{output, suggest, Exit, UsageError};
 use crate::model::change::DEFAULT_MIN_EFFECT;
 use crate::reference::{self, Quantity};
 use crate::report::compare::{compare_table, Column};
-use crate::store::{status_name, Store, StoredRun};
+use crate::store::{status_name, Store, StoreError, StoredRun, LAST, LAST_ANY};
 
 #[derive(Debug, Args)]
 pub struct CompareArgs {
-    /// Runs (id, label or `last`) and reference machines; the first is the baseline
+    /// Runs (an id, a label, `last` = the newest complete run, `last-any`) and reference
+    /// machines; the first is the baseline
     #[arg(required = true, num_args = 2..)]
     pub names: Vec<String>,
     /// The smallest difference of medians, in percent, that is called a change
@@ -43,27 +44,35 @@ pub fn execute(args: CompareArgs) -> Result<Exit> {
         .iter()
         .map(|n| column(store.as_ref(), n))
         .collect::<Result<Vec<_>>>()?;
-    output::print_text(&compare_table(&columns, args.threshold / 100.0))?;
+    let table =
+        compare_table(&columns, args.threshold / 100.0).map_err(|e| UsageError(e.to_string()))?;
+    output::print_text(&table)?;
     Ok(Exit::Success)
 }
 
-/// A name is a run when it is `last` or a number; else a reference machine; else a label.
+/// A name is a run when it is `last`, `last-any` or a number; else a reference machine;
+/// else a label.
 fn column(store: Option<&Store>, name: &str) -> Result<Column> {
-    let is_run_name = name == "last" || name.parse::<i64>().is_ok();
+    let is_run_name = name == LAST || name == LAST_ANY || name.parse::<i64>().is_ok();
     if !is_run_name {
         if let Some(machine) = reference::machine(name) {
-            let figures = reference::figures_of(name)
+            let figures: Vec<_> = reference::figures_of(name)
                 .into_iter()
                 .filter(|f| f.quantity == Quantity::Headline)
                 .collect();
+            if figures.is_empty() {
+                return Err(UsageError(format!(
+                    "{name} has no figure to compare with: {}",
+                    machine.about
+                ))
+                .into());
+            }
             return Ok(Column::Machine { machine, figures });
         }
     }
     let store = store.expect("a store is opened when a name is not a machine");
-    let id = store.resolve(name).map_err(|e| {
-        if is_run_name {
-            usage_if_user(e)
-        } else {
+    let id = store.resolve(name).map_err(|e| match e {
+        StoreError::UnknownLabel(_) => {
             let machines = reference::machines();
             UsageError(format!(
                 "no run or reference machine named {name:?} (see `timeshare history` and \
@@ -72,8 +81,9 @@ fn column(store: Option<&Store>, name: &str) -> Result<Column> {
             ))
             .into()
         }
+        e => usage_if_user(e),
     })?;
-    let stored = store.load(id)?;
+    let stored = super::db::load_id(store, id)?;
     Ok(run_column(stored))
 }
 

@@ -7,7 +7,7 @@ use anyhow::Result;
 use clap::Args;
 
 use super::UsageError;
-use crate::store::{self, Store};
+use crate::store::{self, Store, StoredRun};
 
 #[derive(Debug, Args, Clone, Default)]
 pub struct DbArgs {
@@ -84,4 +84,18 @@ pub fn usage_if_user(e: store::StoreError) -> anyhow::Error {
     } else {
         e.into()
     }
+}
+
+/// The run the user named (an id, a label, `last`, `last-any`), in full, brought up to
+/// this schema (see [`crate::bench::fill_bases`]).
+pub fn load_run(store: &Store, name: &str) -> Result<StoredRun> {
+    let id = store.resolve(name).map_err(usage_if_user)?;
+    load_id(store, id)
+}
+
+/// The run `id`, in full, brought up to this schema.
+pub fn load_id(store: &Store, id: i64) -> Result<StoredRun> {
+    let mut stored = store.load(id)?;
+    crate::bench::fill_bases(&mut stored.run);
+    Ok(stored)
 }

@@ -1,6 +1,12 @@
 //! `timeshare exercise [--jobs cc=4,…|--sweep 1,5,10,…] [--quick] [--json FILE]` — the
 //! system exerciser of seed 004 (see `crate::exercise`).
 //!
+//! The exercise is stored like any run (`--db`, `--label`, `--no-save`): `exercise.TYPE`
+//! is each job type alone (its trusted run), `exercise.batch.N` each batch of N processes
+//! (see [`crate::model::exercise::Report::to_run`]), so `history`, `show`, `export`,
+//! `compare` (e.g. with `vax780-4.1bsd`) and `table 004-jobs` read it. `--json` writes the
+//! exerciser's own record (schema `timeshare.exercise/1`); `export` writes the stored run.
+//!
 //! Exit status: 0 every instance ran and matched its trusted output; 1 at least one
 //! instance failed (differed, crashed, was killed, could not start) or a type's setup
 //! failed; 2 bad input; 3 nothing was checked because every requested job type was
@@ -16,7 +22,8 @@ use clap::{Args, CommandFactory};
 use super::outfile::OutputFile;
 use super::{output, Cli, Exit, UsageError};
 use crate::exercise::{self, jobs, Config, Interrupted, Request};
-use crate::harness::interrupt;
+use crate::harness::{interrupt, quiet, sysinfo};
+use crate::model::{Mode, RunOptions};
 use crate::report;
 
 const MAX_INSTANCES: usize = 10_000;
@@ -54,6 +61,14 @@ pub struct ExerciseArgs {
     /// Kill an instance still running after SECONDS (it fails)
     #[arg(long, value_name = "SECONDS", default_value_t = 600)]
     pub timeout: u64,
+    /// A label to remember the run by
+    #[arg(long)]
+    pub label: Option<String>,
+    /// Do not store the run in the results database
+    #[arg(long)]
+    pub no_save: bool,
+    #[command(flatten)]
+    pub db: super::db::DbArgs,
 }
 
 pub fn execute(args: ExerciseArgs) -> Result<Exit> {
@@ -67,6 +82,15 @@ pub fn execute(args: ExerciseArgs) -> Result<Exit> {
         .as_deref()
         .map(|p| OutputFile::open(p, "--json"))
         .transpose()?;
+    // The database is opened (and its schema checked) before anything runs.
+    let mut store = if args.no_save {
+        None
+    } else {
+        args.db.open_for_run()?
+    };
+    let options = run_options(&args);
+    let environment = sysinfo::detect(&dir);
+    let warnings = quiet::warnings(&environment);
     let config = Config {
         request,
         dir,
@@ -102,6 +126,13 @@ pub fn execute(args: ExerciseArgs) -> Result<Exit> {
         bytes.push(b'\n');
         out.write(&bytes)?;
     }
+    if let Some(store) = store.as_mut() {
+        let run = report.to_run(options, environment, warnings, chrono::Utc::now());
+        let id = store
+            .save_run(&run)
+            .context("cannot store the exercise's run")?;
+        eprintln!("stored as run {id} in {}", store.path());
+    }
     Ok(if report.failed > 0 {
         Exit::Failed
     } else if report.passed == 0 {
@@ -109,6 +140,25 @@ pub fn execute(args: ExerciseArgs) -> Result<Exit> {
     } else {
         Exit::Success
     })
+}
+
+/// The options recorded with the stored run: the mode and the words that chose the jobs.
+fn run_options(args: &ExerciseArgs) -> RunOptions {
+    let mut selection = vec!["exercise".to_string()];
+    if let Some(sweep) = &args.sweep {
+        selection.extend(["--sweep".to_string(), sweep.clone()]);
+        if let Some(types) = &args.types {
+            selection.extend(["--types".to_string(), types.clone()]);
+        }
+    } else if let Some(jobs) = &args.jobs {
+        selection.extend(["--jobs".to_string(), jobs.clone()]);
+    }
+    RunOptions {
+        mode: if args.quick { Mode::Quick } else { Mode::Full },
+        selection,
+        label: args.label.clone(),
+        ..RunOptions::default()
+    }
 }
 
 /// The validated request: counts, a sweep, or the default counts.
@@ -174,6 +224,14 @@ fn parse_list(spec: &str, flag: &str) -> Result<Vec<usize>> {
     if list.is_empty() {
         return Err(UsageError(format!("{flag}: give numbers of processes, e.g. 1,5,10")).into());
     }
+    // Each number is one batch, stored as `exercise.batch.N`: twice the same is one id
+    // for two batches.
+    if let Some(n) = list
+        .iter()
+        .find(|n| list.iter().filter(|m| m == n).count() > 1)
+    {
+        return Err(UsageError(format!("{flag}: {n} given twice")).into());
+    }
     Ok(list)
 }
 
@@ -204,5 +262,7 @@ mod tests {
         }
         assert_eq!(parse_list("1,5,40", "--sweep").unwrap(), [1, 5, 40]);
         assert!(parse_list("1,-5", "--sweep").is_err());
+        let twice = parse_list("1,5,1", "--sweep").unwrap_err();
+        assert!(twice.to_string().contains("1 given twice"), "{twice}");
     }
 }

@@ -32,11 +32,17 @@ fn list() -> String {
             .iter()
             .filter(|f| f.machine == m.name && f.quantity == Quantity::Headline)
             .count();
+        // A machine the seeds describe without printing a figure for it says so.
+        let count = if n == 0 {
+            "none printed".to_string()
+        } else {
+            n.to_string()
+        };
         t.add_row(vec![
             m.name.to_string(),
             m.hardware.to_string(),
             m.system.to_string(),
-            n.to_string(),
+            count,
             m.about.to_string(),
         ]);
     }
@@ -56,19 +62,29 @@ fn one(name: &str) -> Result<String> {
             suggest::hint(name, names.iter().copied())
         ))
     })?;
+    let figures = reference::figures_of(name);
+    if figures.is_empty() {
+        return Ok(format!(
+            "{}: {}, {} — {}\nno figure of this machine is printed in the seeds: there is \
+             nothing to compare with.\n",
+            m.name, m.hardware, m.system, m.about
+        ));
+    }
     let mut t = new_table(&[
         "id",
         "figure",
-        "per op",
+        "value",
+        "per",
         "as printed",
         "conversion",
         "source",
     ]);
-    for f in reference::figures_of(name) {
+    for f in figures {
         t.add_row(vec![
             f.id.clone(),
             f.quantity.name().to_string(),
             format_value(f.value, f.unit),
+            f.basis.op.to_string(),
             f.printed.clone(),
             f.conversion.clone(),
             format!("seed {}, {}", f.seed, f.place),

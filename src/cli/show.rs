@@ -5,7 +5,7 @@
 use anyhow::Result;
 use clap::Args;
 
-use super::db::{usage_if_user, DbArgs};
+use super::db::DbArgs;
 use super::{output, Exit};
 use crate::report;
 use crate::store::{overhead_from_calibration, status_name, Store, StoredRun};
@@ -57,6 +57,5 @@ pub fn execute(args: ShowArgs) -> Result<Exit> {
 
 /// The run the user named, in full.
 pub fn load(store: &Store, name: &str) -> Result<StoredRun> {
-    let id = store.resolve(name).map_err(usage_if_user)?;
-    Ok(store.load(id)?)
+    super::db::load_run(store, name)
 }

@@ -13,7 +13,7 @@ use crate::report::table::new_table;
 pub struct TableArgs {
     /// A seed table, e.g. 001-2 (Berkeley's Table 2) or 002-4 (Bell Labs' Figure 4)
     pub key: Option<String>,
-    /// The run to show: an id, a label or `last`
+    /// The run to show: an id, a label, `last` (the newest complete run) or `last-any`
     #[arg(long, default_value = "last")]
     pub run: String,
     #[command(flatten)]

@@ -212,6 +212,8 @@ fn set_up(job: &'static JobType, root: &Path, config: &Config) -> Result<TypeSta
             trusted_file: job.output.to_string(),
             trusted_bytes: bytes.len() as u64,
             setup_real_s: ran[0].real_s,
+            setup_user_s: ran[0].user_s,
+            setup_sys_s: ran[0].sys_s,
         }),
         Ok(_) => Ok(TypeState::SetupFailed {
             reason: format!("the trusted run left {} empty", job.output),

@@ -15,7 +15,7 @@ use std::time::Duration;
 use anyhow::Result;
 
 use super::state::RunState;
-use crate::model::{family_of, Metric, Mode, RunOptions, Source, Unit};
+use crate::model::{family_of, Basis, Metric, Mode, RunOptions, Source, Unit};
 
 /// Prepares a benchmark's workload in its context.
 type Prepare = dyn Fn(&Ctx) -> Result<Box<dyn Workload>> + Send + Sync;
@@ -69,8 +69,23 @@ impl Benchmark {
         self
     }
 
+    /// Its unit, direction and basis. The constructors' bases are generic: a row with a
+    /// historical figure names its operation after this (`per`, `per_job`).
     pub fn with_metric(mut self, metric: Metric) -> Self {
         self.metric = metric;
+        self
+    }
+
+    /// Its figure is per one `op` ("system call", "page touch"; for a throughput row, what
+    /// its bytes are). Set after [`Benchmark::with_metric`], which replaces the basis.
+    pub fn per(mut self, op: &'static str) -> Self {
+        self.metric.basis = Basis::per(op);
+        self
+    }
+
+    /// Its figure is per job of `ops` operations `op` (cpu.proc_call: 1,000,000 calls).
+    pub fn per_job(mut self, ops: u64, op: &'static str) -> Self {
+        self.metric.basis = Basis::job(ops, op);
         self
     }
 
@@ -122,8 +137,8 @@ impl Benchmark {
         self.source
     }
 
-    pub fn metric(&self) -> Metric {
-        self.metric
+    pub fn metric(&self) -> &Metric {
+        &self.metric
     }
 
     /// How many samples of how many operations in `mode`.
@@ -382,6 +397,8 @@ pub struct Derived {
     pub about: &'static str,
     pub source: Source,
     pub unit: Unit,
+    /// What its figure is per.
+    pub basis: Basis,
     /// Ids of the rows whose medians `compute` receives, in this order.
     pub inputs: &'static [&'static str],
     pub compute: fn(&[f64]) -> f64,

@@ -148,7 +148,7 @@ impl Runner {
         let m = sampler::measure(
             workload.as_mut(),
             &b.plan(self.options.mode),
-            &b.metric(),
+            b.metric(),
             &sampler::refresh_overhead(&self.overhead)?,
         )?;
         // The check first, while children are still there to report; the details and
@@ -184,6 +184,7 @@ fn empty_result(b: &Benchmark) -> BenchResult {
         source: b.source().describe(),
         unit: metric.unit,
         better: metric.better,
+        basis: Some(metric.basis.clone()),
         status: Status::Failed {
             error: "not run".into(),
         },
@@ -222,6 +223,7 @@ pub fn derive(d: &Derived, results: &[BenchResult]) -> Option<BenchResult> {
         source: d.source.describe(),
         unit: d.unit,
         better: d.unit.default_better(),
+        basis: Some(d.basis.clone()),
         status: Status::Ok,
         derived: true,
         calibration: None,

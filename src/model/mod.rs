@@ -3,6 +3,7 @@
 //! Nothing here measures, prints or touches the file system; everything is serde data or a
 //! pure function, so it can be tested against known values.
 
+pub mod basis;
 pub mod change;
 pub mod details;
 pub mod environment;
@@ -14,6 +15,7 @@ pub mod result;
 pub mod stats;
 pub mod unit;
 
+pub use basis::{Basis, Measure, NotComparable};
 pub use details::Details;
 pub use environment::*;
 pub use load::LoadOptions;

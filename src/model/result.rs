@@ -1,18 +1,24 @@
 //! The result record: one run, and per benchmark everything needed to trust its figure.
 //! Serialised as JSON (schema in `docs/result-format.md`); `SCHEMA_VERSION` changes whenever
 //! a field changes meaning or a required field is added.
+//!
+//! Version 2 added each result's `basis` (what its figure is per). A version-1 record has
+//! none; whoever reads one fills it from the id's registered metric
+//! (`bench::fill_bases`), and a row no longer registered keeps `None`: its figure is
+//! then shown but never divided by another.
 
 use std::collections::BTreeMap;
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
+use super::basis::{Basis, Measure};
 use super::environment::Environment;
 use super::stats::Summary;
 use super::unit::{Better, Unit};
 use super::Mode;
 
-pub const SCHEMA_VERSION: u32 = 1;
+pub const SCHEMA_VERSION: u32 = 2;
 
 /// One invocation of `timeshare run`.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -110,6 +116,11 @@ pub struct BenchResult {
     pub source: String,
     pub unit: Unit,
     pub better: Better,
+    /// What the figure (and every sample, and `times`) is per: one operation, or a job of
+    /// several. `None` only in a record older than schema version 2 whose id is no longer
+    /// registered.
+    #[serde(default)]
+    pub basis: Option<Basis>,
     pub status: Status,
     /// True for a row computed from other rows (e.g. `ctx.switch`), not measured itself.
     #[serde(default)]
@@ -146,6 +157,18 @@ impl BenchResult {
     /// The headline figure: the median of the clean samples, in `unit`.
     pub fn median(&self) -> Option<f64> {
         self.summary.as_ref().map(|s| s.median)
+    }
+
+    /// The headline figure with its unit and basis, when there is one and its basis is
+    /// known: what comparisons divide.
+    pub fn measure(&self) -> Option<Measure> {
+        let basis = self.basis.clone()?;
+        self.median().map(|m| Measure::new(m, self.unit, basis))
+    }
+
+    /// `value` (a sample, or one of `times`) as a figure of this row: same unit and basis.
+    pub fn measure_of(&self, value: f64, unit: Unit) -> Option<Measure> {
+        self.basis.clone().map(|b| Measure::new(value, unit, b))
     }
 
     /// The family's record, when the details are one of type `T`.

@@ -3,6 +3,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::basis::{Basis, ANY_BYTE, ANY_JOB, ANY_OPERATION};
+
 /// The unit of a benchmark's headline figure, in SI base units.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -30,6 +32,23 @@ impl Unit {
         }
     }
 
+    /// What kind of quantity it is: seconds per operation and seconds per job are both
+    /// times, and divide into each other once brought to one operation.
+    pub fn dimension(self) -> Dimension {
+        match self {
+            Unit::SecondsPerOp | Unit::Seconds => Dimension::Time,
+            Unit::BytesPerSecond => Dimension::Rate,
+            Unit::Ratio => Dimension::Ratio,
+            Unit::Count => Dimension::Count,
+        }
+    }
+
+    /// True when a job's figure is the sum of its operations' (a time, a count), so that
+    /// one operation's is the job's divided by its operations; false for a rate or a ratio.
+    pub fn grows_with_work(self) -> bool {
+        matches!(self.dimension(), Dimension::Time | Dimension::Count)
+    }
+
     /// The direction in which a figure in this unit improves, by default.
     pub fn default_better(self) -> Better {
         match self {
@@ -37,6 +56,15 @@ impl Unit {
             _ => Better::Lower,
         }
     }
+}
+
+/// The kind of quantity a unit measures.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Dimension {
+    Time,
+    Rate,
+    Ratio,
+    Count,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -55,15 +83,20 @@ pub enum Combine {
     HarmonicMean,
 }
 
-/// What a benchmark reports: its unit, which way is better, and for throughput rows how
-/// many bytes one operation moves (so the harness can turn time per op into bytes/s).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// What a benchmark reports: its unit, which way is better, what its figure is per, and
+/// for throughput rows how many bytes one operation moves (so the harness can turn time
+/// per op into bytes/s).
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Metric {
     pub unit: Unit,
     pub better: Better,
     pub combine: Combine,
     /// Bytes moved by one operation; required for `Unit::BytesPerSecond`.
     pub bytes_per_op: Option<u64>,
+    /// What one figure covers: one operation, or a job of several (see [`Basis`]). Rows a
+    /// historical figure is set beside must name their operation (`per`, `per_job`); the
+    /// others may keep the constructors' generic names.
+    pub basis: Basis,
 }
 
 impl Metric {
@@ -74,6 +107,7 @@ impl Metric {
             better: Better::Lower,
             combine: Combine::Mean,
             bytes_per_op: None,
+            basis: Basis::per(ANY_OPERATION),
         }
     }
 
@@ -84,6 +118,7 @@ impl Metric {
             better: Better::Higher,
             combine: Combine::Sum,
             bytes_per_op: Some(bytes_per_op),
+            basis: Basis::per(ANY_BYTE),
         }
     }
 
@@ -94,6 +129,23 @@ impl Metric {
             better: Better::Lower,
             combine: Combine::Mean,
             bytes_per_op: None,
+            basis: Basis::per(ANY_JOB),
+        }
+    }
+
+    /// The figure is per one `op` (for a rate: `op` is what its bytes are).
+    pub fn per(self, op: &'static str) -> Self {
+        Metric {
+            basis: Basis::per(op),
+            ..self
+        }
+    }
+
+    /// The figure is per job of `ops` operations `op`.
+    pub fn per_job(self, ops: u64, op: &'static str) -> Self {
+        Metric {
+            basis: Basis::job(ops, op),
+            ..self
         }
     }
 }

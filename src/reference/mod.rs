@@ -1,6 +1,10 @@
 //! The historical machines of the seeds, as data: each published figure keyed by the
 //! catalogue id it corresponds to, with its source (seed file, table, row, column), the
-//! figure as printed, and the conversion to the per-operation unit timeshare reports.
+//! figure as printed, the conversion to one operation, and its basis: what that one
+//! operation is, in the seed's own terms ("system call", "page touch", "call of
+//! dummy(a, b, c)"). A figure is only ever divided by a run's through
+//! [`crate::model::Measure::divided_by`], which refuses two figures of different operations;
+//! a test walks every figure against the registered row of its id.
 //!
 //! One file per seed. Every value is transcribed from `shared/seeds/*.txt`; where the OCR
 //! of a seed is damaged, the file says how it was read, and figures that could not be read
@@ -12,7 +16,7 @@ mod seed002;
 mod seed003;
 mod seed004;
 
-use crate::model::Unit;
+use crate::model::{Basis, Measure, Unit};
 
 /// A historical machine (hardware and system) that the seeds measured.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -67,6 +71,16 @@ pub struct Figure {
     /// The figure per operation, in `unit` (SI: seconds per op, or bytes per second).
     pub value: f64,
     pub unit: Unit,
+    /// What `value` is per: always one operation (the conversion above made it so), named
+    /// as the seed describes it.
+    pub basis: Basis,
+}
+
+impl Figure {
+    /// The figure with its unit and basis: what a comparison divides.
+    pub fn measure(&self) -> Measure {
+        Measure::new(self.value, self.unit, self.basis.clone())
+    }
 }
 
 /// Every reference machine, in the order of the seeds.
@@ -110,7 +124,8 @@ pub fn headline(machine: &str, id: &str) -> Option<Figure> {
 }
 
 /// A figure given as a total for `ops` operations, printed as `printed`, converted to
-/// seconds per operation. `what` names one operation ("getpid calls").
+/// seconds per operation. `what` names the operations in the conversion's words ("getpid
+/// calls"); `op` is one of them, the figure's basis ("system call").
 #[allow(clippy::too_many_arguments)]
 fn per_op(
     machine: &'static str,
@@ -122,6 +137,7 @@ fn per_op(
     seconds: f64,
     ops: f64,
     what: &str,
+    op: &'static str,
 ) -> Figure {
     let conversion = if ops == 1.0 {
         format!("{printed} per {what}")
@@ -138,20 +154,13 @@ fn per_op(
         conversion,
         value: seconds / ops,
         unit: Unit::SecondsPerOp,
+        basis: Basis::per(op),
     }
 }
 
 /// "100000" → "100,000", as the seeds print counts.
 fn group_thousands(n: f64) -> String {
-    let s = format!("{}", n as u64);
-    let mut out = String::new();
-    for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
+    crate::model::basis::group_thousands(n as u64)
 }
 
 /// Seconds from the seeds' "m:ss.s" or "ss.s" notation.

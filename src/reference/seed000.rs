@@ -9,6 +9,13 @@
 //! `load.script.N`). The seed's configurations differ in I/O devices only: the 11/45 is
 //! C1 in Table 1 and C2 elsewhere; the 11/70 is C4 in Table 1 and C7 elsewhere.
 //!
+//! Bases: Table 1 is per game of 130 plies (both sides of a 65-move game), Table 3 per
+//! program run; Table 9's real is "the average of all the programs run simultaneously",
+//! so it is per copy, and Table 10's columns "have the same meaning", so per script. (The
+//! `load.cpu.N` and `load.script.N` rows report their whole batch, so those two tables
+//! set a figure beside them that no division can honestly match: `compare` and `table`
+//! say "not comparable".)
+//!
 //! Not transcribed: Table 2 (Gibson-mix programs 1–5 in C and Fortran: which one
 //! `cpu.gibson` is cannot be told), Table 4 (`cpu.cache` reports ns per read; the seed
 //! gives only the whole run's time, not the number of reads), Table 5 (raw disk-to-disk
@@ -59,6 +66,16 @@ pub fn figures() -> Vec<Figure> {
     out
 }
 
+/// What one of a row's figures is per, by the seed's text.
+fn basis(id: &str) -> &'static str {
+    match id.split('.').nth(1) {
+        Some("chess") => "game of 130 plies",
+        Some("intfloat") => "program run",
+        Some("cpu") => "copy (average real over the copies)",
+        _ => "script (average real over the users)",
+    }
+}
+
 fn job(
     machine: &'static str,
     id: &'static str,
@@ -77,6 +94,7 @@ fn job(
         minutes_seconds(printed),
         1.0,
         "job",
+        basis(id),
     );
     f.unit = crate::model::Unit::Seconds;
     f.conversion = format!("{printed} = {} s per job", minutes_seconds(printed));

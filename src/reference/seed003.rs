@@ -27,9 +27,23 @@
 //! - Kashtan table (m:ss, PDP-11/70, Microcode Unix, PNX only): real times. kt9–kt11 are
 //!   5 MBytes, taken as 5 × 2^20 bytes; kt11 moves 5 MB each way, and its rate is the
 //!   total (10 MB) over the real time.
+//! - kt7, "Two processes signal each other 20,000 times", is read as 20,000 round trips
+//!   (a signal each way), the unit Berkeley's csw counted — seed 001 modelled its kernel
+//!   benchmarks "after the Kashtan benchmarks", and its csw's count is of round trips
+//!   although its Table 1 calls them "context switches". The per-round-trip figure this
+//!   gives on the 11/70 (4.2 ms) matches the VAX-11/750's csw (4.5 ms), a machine of the
+//!   same speed by the two notes' getpid (310 µs here, 280 µs under 4.1BSD); read as
+//!   20,000 single signals it would be twice that.
+//!
+//! Bases: the statement tables are per statement (a loop row's statement is the whole
+//! 10-iteration loop), the nested-call rows per nest of five calls; the Zilog programs
+//! per one of the operations their description counts (sieve pass, call of
+//! dummy(a, b, c), getpid call, 512-byte pipe write); kt6 per random 512-byte write, kt7
+//! per signal round trip, kt8 per signal to itself; kt5 and kt9–kt11 are rates of the
+//! bytes they name.
 
 use super::{minutes_seconds, per_op, Figure, Machine, Quantity};
-use crate::model::Unit;
+use crate::model::{Basis, Unit};
 
 pub fn machines() -> Vec<Machine> {
     vec![
@@ -105,13 +119,22 @@ const TABLE_32: [[f64; 10]; 4] = [
 ];
 
 /// Zilog programs, seconds as printed for PDP 11/70, Acc Unix, Microcode, PNX: row, id,
-/// operations, what one operation is.
+/// operations, what they are, what one is (the basis).
+type ZilogRow = (
+    &'static str,
+    &'static str,
+    f64,
+    &'static str,
+    &'static str,
+    [f64; 4],
+);
+
 #[rustfmt::skip]
-const ZILOG: &[(&str, &str, f64, &str, [f64; 4])] = &[
-    ("sieve", "cpu.sieve", 20.0, "sieve passes over 0..8191", [3.7, 27.0, 11.5, 14.0]),
-    ("proc", "cpu.proc_call", 1_000_000.0, "calls of dummy(a, b, c)", [36.1, 148.4, 41.9, 42.2]),
-    ("sys", "syscall.getpid", 10_000.0, "getpid calls", [3.1, 712.0, 2.3, 2.5]),
-    ("piper", "pipe.piper", 2_000.0, "pipe writes of 512 bytes", [16.2, 398.0, 7.7, 8.5]),
+const ZILOG: &[ZilogRow] = &[
+    ("sieve", "cpu.sieve", 20.0, "sieve passes over 0..8191", "sieve pass over 8,191 flags", [3.7, 27.0, 11.5, 14.0]),
+    ("proc", "cpu.proc_call", 1_000_000.0, "calls of dummy(a, b, c)", "call of dummy(a, b, c)", [36.1, 148.4, 41.9, 42.2]),
+    ("sys", "syscall.getpid", 10_000.0, "getpid calls", "system call", [3.1, 712.0, 2.3, 2.5]),
+    ("piper", "pipe.piper", 2_000.0, "pipe writes of 512 bytes", "512-byte pipe write", [16.2, 398.0, 7.7, 8.5]),
 ];
 const ZILOG_MACHINES: [&str; 4] = ["pdp11-70-ral", "perq-accent", "perq-mcunix", "perq-pnx"];
 
@@ -132,7 +155,7 @@ const MB: f64 = 1_048_576.0;
 pub fn figures() -> Vec<Figure> {
     let mut out = Vec::new();
     statements(&mut out);
-    for &(row, id, ops, what, secs) in ZILOG {
+    for &(row, id, ops, what, op, secs) in ZILOG {
         for (k, machine) in ZILOG_MACHINES.into_iter().enumerate() {
             out.push(per_op(
                 machine,
@@ -144,6 +167,7 @@ pub fn figures() -> Vec<Figure> {
                 secs[k],
                 ops,
                 what,
+                op,
             ));
         }
     }
@@ -197,6 +221,11 @@ fn statement(
     column: &str,
     us: f64,
 ) -> Figure {
+    let op = if id.starts_with("call.") {
+        "nest of five calls"
+    } else {
+        "statement"
+    };
     per_op(
         machine,
         id,
@@ -206,7 +235,8 @@ fn statement(
         format!("{us} µs"),
         us * 1e-6,
         1.0,
-        "statement",
+        op,
+        op,
     )
 }
 
@@ -214,7 +244,7 @@ fn kashtan(machine: &'static str, prog: &str, id: &'static str, real: &str) -> F
     let secs = minutes_seconds(real);
     let place = format!("Kashtan programs, {prog}, {machine}, Real");
     let printed = format!("{real} (m:ss)");
-    let rate = |bytes: f64, what: &str| Figure {
+    let rate = |bytes: f64, what: &str, op: &'static str| Figure {
         machine,
         id: id.to_string(),
         quantity: Quantity::Headline,
@@ -224,17 +254,34 @@ fn kashtan(machine: &'static str, prog: &str, id: &'static str, real: &str) -> F
         conversion: format!("{what} / {secs} s"),
         value: bytes / secs,
         unit: Unit::BytesPerSecond,
+        basis: Basis::per(op),
     };
     match prog {
-        "kt5" => rate(2.0 * MB, "2 MBytes written"),
-        "kt9" => rate(5.0 * MB, "5 MBytes through a pipe to itself"),
-        "kt10" => rate(5.0 * MB, "5 MBytes between two processes"),
-        "kt11" => rate(10.0 * MB, "5 MBytes each way (10 MBytes in all)"),
+        "kt5" => rate(2.0 * MB, "2 MBytes written", "byte written to disk"),
+        "kt9" => rate(
+            5.0 * MB,
+            "5 MBytes through a pipe to itself",
+            "byte written to oneself through a pipe",
+        ),
+        "kt10" => rate(
+            5.0 * MB,
+            "5 MBytes between two processes",
+            "byte sent to another process through a pipe",
+        ),
+        "kt11" => rate(
+            10.0 * MB,
+            "5 MBytes each way (10 MBytes in all)",
+            "byte through a pipe, both directions counted",
+        ),
         _ => {
-            let (ops, what) = match prog {
-                "kt6" => (4_000.0, "random 512-byte writes"),
-                "kt7" => (20_000.0, "signals between two processes"),
-                _ => (1_000.0, "signals to itself"),
+            let (ops, what, op) = match prog {
+                "kt6" => (4_000.0, "random 512-byte writes", "random 512-byte write"),
+                "kt7" => (
+                    20_000.0,
+                    "signal round trips between two processes",
+                    "signal round trip",
+                ),
+                _ => (1_000.0, "signals to itself", "signal to oneself"),
             };
             per_op(
                 machine,
@@ -246,6 +293,7 @@ fn kashtan(machine: &'static str, prog: &str, id: &'static str, real: &str) -> F
                 secs,
                 ops,
                 what,
+                op,
             )
         }
     }

@@ -3,15 +3,15 @@
 //! Edition VII, 3 MB).
 //!
 //! The seed's results against the number of processes are graphs, not printed figures,
-//! so the only numbers in the text are each job type run alone (real seconds, "on the
-//! P-E" and "on the VAX") and the P-E's 80-process average (real 15:43, user 11:13,
-//! sys 3:51 over 7 trials; kept here as a comment, not a figure: it is a whole batch). The
-//! PDP-11/44 has no printed figure at all and is listed with none.
+//! so the only numbers in the text are each job type run alone (real, user and sys
+//! seconds, "on the P-E" and "on the VAX") and the P-E's 80-process average (real 15:43,
+//! user 11:13, sys 3:51 over 7 trials; kept here as a comment, not a figure: it is a whole
+//! batch whose mix of job types the text does not give). The PDP-11/44 has no printed
+//! figure at all: `reference` says so rather than list it with none.
 //!
 //! Ids: the exerciser's job types `exercise.ed`, `exercise.cc`, `exercise.float`,
-//! `exercise.nroff` (one instance of the job, seconds per job). The catalogue names the
-//! job types (§8) but no ids yet; these keys follow its `family.name` rule and must match
-//! the exercise family's ids when it lands.
+//! `exercise.nroff`, each per job run alone — what `timeshare exercise` stores for a type
+//! from its trusted run, made alone before any batch.
 
 use super::{per_op, Figure, Machine, Quantity};
 use crate::model::Unit;
@@ -22,13 +22,13 @@ pub fn machines() -> Vec<Machine> {
             name: "vax780-4.1bsd",
             hardware: "DEC VAX-11/780, 3 MB",
             system: "4.1BSD",
-            about: "seed 004: each job type alone (the load curves are graphs only)",
+            about: "seed 004: each job type alone, real, user and sys (the load curves are graphs only)",
         },
         Machine {
             name: "pe3242",
             hardware: "Perkin-Elmer 3242, 3 MB",
             system: "Wollongong Edition VII UNIX",
-            about: "seed 004: each job type alone (the load curves are graphs only)",
+            about: "seed 004: each job type alone, real, user and sys (the load curves are graphs only)",
         },
         Machine {
             name: "pdp11-44",
@@ -39,31 +39,44 @@ pub fn machines() -> Vec<Machine> {
     ]
 }
 
-/// Each job alone: label as printed, id, real seconds on the P-E, real seconds on the VAX.
-const JOBS: &[(&str, &str, f64, f64)] = &[
-    ("editor", "exercise.ed", 10.2, 11.6),
-    ("C compile", "exercise.cc", 39.0, 30.5),
-    ("floating point", "exercise.float", 16.0, 25.0),
-    ("nroff", "exercise.nroff", 9.6, 9.0),
+/// What each figure is per: one instance of the job type, run alone.
+const BASIS: &str = "job run alone";
+
+/// Each job alone: label as printed, id, then (real, user, sys) seconds on the P-E and on
+/// the VAX.
+#[rustfmt::skip]
+const JOBS: &[(&str, &str, [f64; 3], [f64; 3])] = &[
+    ("editor", "exercise.ed", [10.2, 4.4, 3.8], [11.6, 3.7, 2.4]),
+    ("C compile", "exercise.cc", [39.0, 26.5, 7.1], [30.5, 20.3, 3.5]),
+    ("floating point", "exercise.float", [16.0, 12.7, 2.2], [25.0, 23.5, 1.3]),
+    ("nroff", "exercise.nroff", [9.6, 5.0, 3.1], [9.0, 4.4, 1.9]),
 ];
 
 pub fn figures() -> Vec<Figure> {
     let mut out = Vec::new();
     for &(label, id, pe, vax) in JOBS {
-        for (machine, on, real) in [("pe3242", "P-E", pe), ("vax780-4.1bsd", "VAX", vax)] {
-            let mut f = per_op(
-                machine,
-                id,
-                Quantity::Headline,
-                "004",
-                format!("§3 job times alone \"on the {on}\", {label}, real"),
-                format!("{real} s"),
-                real,
-                1.0,
-                "job",
-            );
-            f.unit = Unit::Seconds;
-            out.push(f);
+        for (machine, on, times) in [("pe3242", "P-E", pe), ("vax780-4.1bsd", "VAX", vax)] {
+            let columns = [
+                (Quantity::Headline, "real"),
+                (Quantity::User, "user"),
+                (Quantity::System, "sys"),
+            ];
+            for (k, (quantity, column)) in columns.into_iter().enumerate() {
+                let mut f = per_op(
+                    machine,
+                    id,
+                    quantity,
+                    "004",
+                    format!("§3 job times alone \"on the {on}\", {label}, {column}"),
+                    format!("{} s", times[k]),
+                    times[k],
+                    1.0,
+                    "job run alone",
+                    BASIS,
+                );
+                f.unit = Unit::Seconds;
+                out.push(f);
+            }
         }
     }
     out

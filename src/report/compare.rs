@@ -5,10 +5,18 @@
 //! ([`crate::model::change`]: Mann–Whitney U plus a minimum effect), so noise is not
 //! called a change. Against a historical machine there are no samples, only the seed's
 //! figure, and the verdict is the speed-up of today's run over it.
+//!
+//! Every ratio is a [`Measure::divided_by`]: both figures are brought to one operation of
+//! their basis first (a run's job of 1,000,000 calls becomes one call), and two figures of
+//! different operations (a batch of copies and one copy, a dup and a dup + close) are
+//! "not comparable" with the reason, never a ratio. With a historical machine among the
+//! columns, every figure is shown per operation, as the seeds' are.
+
+use std::fmt;
 
 use crate::model::change::{self, Verdict};
 use crate::model::unit::format_value;
-use crate::model::{BenchResult, Better, Run, Status, Unit};
+use crate::model::{BenchResult, Better, Measure, NotComparable, Run, Status, Unit};
 use crate::reference::{Figure, Machine};
 
 use super::style;
@@ -28,6 +36,18 @@ pub enum Column {
         figures: Vec<Figure>,
     },
 }
+
+/// The columns share no id: there is nothing to compare. Says which ids each side has.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NoCommonIds(pub String);
+
+impl fmt::Display for NoCommonIds {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for NoCommonIds {}
 
 impl Column {
     fn name(&self) -> &str {
@@ -64,16 +84,17 @@ impl Column {
                 None => Cell::Missing,
                 Some(r) => run_cell(r),
             },
-            Column::Machine { figures, .. } => match figures.iter().find(|f| f.id == id) {
+            Column::Machine { machine, figures } => match figures.iter().find(|f| f.id == id) {
                 None => Cell::Missing,
-                Some(f) => Cell::Value {
+                Some(f) => Cell::Value(Value {
                     value: f.value,
                     unit: f.unit,
+                    measure: Some(f.measure()),
                     better: f.unit.default_better(),
                     samples: None,
-                    source: Some(format!("seed {}, {}", f.seed, f.place)),
+                    source: Some(short_source(f.seed, &f.place, machine.name)),
                     below_resolution: false,
-                },
+                }),
             },
         }
     }
@@ -83,16 +104,45 @@ enum Cell {
     Missing,
     /// Skipped, failed or without a figure: the word to show.
     NoFigure(&'static str),
-    Value {
-        value: f64,
-        unit: Unit,
-        better: Better,
-        /// The clean samples, for a run's measured (not derived) row.
-        samples: Option<Vec<f64>>,
-        source: Option<String>,
-        /// The run's figure is the raw one: the operation was cheaper than the clock.
-        below_resolution: bool,
-    },
+    Value(Value),
+}
+
+struct Value {
+    /// The figure as stored, in its unit.
+    value: f64,
+    unit: Unit,
+    /// The same with its basis; `None` when an old record does not say what it is per.
+    measure: Option<Measure>,
+    better: Better,
+    /// The clean samples, for a run's measured (not derived) row.
+    samples: Option<Vec<f64>>,
+    source: Option<String>,
+    /// The run's figure is the raw one: the operation was cheaper than the clock.
+    below_resolution: bool,
+}
+
+impl Value {
+    /// The figure per operation (as the seeds give theirs), or as stored when its basis is
+    /// unknown or it cannot be divided.
+    fn shown(&self, per_op: bool) -> String {
+        match (&self.measure, per_op) {
+            (Some(m), true) => match m.per_op() {
+                Ok(one) => format_value(one.value(), one.unit()),
+                Err(_) => format_value(self.value, self.unit),
+            },
+            _ => format_value(self.value, self.unit),
+        }
+    }
+}
+
+/// "003 Zilog programs, row sys": the seed and the place in it, without the machine's own
+/// name, which heads the column already — a long citation would wrap every row.
+fn short_source(seed: &str, place: &str, machine: &str) -> String {
+    let place = place
+        .strip_suffix(machine)
+        .map(|p| p.trim_end_matches([',', ' ']))
+        .unwrap_or(place);
+    format!("{seed} {}", place.replace(&format!(", {machine},"), ","))
 }
 
 fn run_cell(r: &BenchResult) -> Cell {
@@ -107,29 +157,38 @@ fn run_cell(r: &BenchResult) -> Cell {
                 .filter(|s| !s.culled)
                 .map(|s| s.value)
                 .collect();
-            Cell::Value {
+            Cell::Value(Value {
                 value: median,
                 unit: r.unit,
+                measure: r.measure(),
                 better: r.better,
                 samples: (!r.derived && !clean.is_empty()).then_some(clean),
                 source: None,
                 below_resolution: r.below_resolution,
-            }
+            })
         }
     }
 }
 
-/// Seconds per operation and seconds per job are both seconds: comparable.
-fn same_dimension(a: Unit, b: Unit) -> bool {
-    let secs = |u| matches!(u, Unit::SecondsPerOp | Unit::Seconds);
-    a == b || (secs(a) && secs(b))
+/// The ids the first column shares with another, in the first column's order.
+fn common_ids(columns: &[Column]) -> Vec<String> {
+    let others: Vec<String> = columns[1..].iter().flat_map(Column::ids).collect();
+    let mut ids: Vec<String> = Vec::new();
+    for id in columns[0].ids() {
+        if others.contains(&id) && !ids.contains(&id) {
+            ids.push(id);
+        }
+    }
+    ids
 }
 
 /// The ids to show: with a historical machine among the columns, those the first column
 /// has and another column has too; otherwise every id of every run, first column first.
 fn row_ids(columns: &[Column]) -> Vec<String> {
+    if columns.iter().any(Column::is_machine) {
+        return common_ids(columns);
+    }
     let mut ids: Vec<String> = Vec::new();
-    let with_machine = columns.iter().any(Column::is_machine);
     for c in columns {
         for id in c.ids() {
             if !ids.contains(&id) {
@@ -137,26 +196,47 @@ fn row_ids(columns: &[Column]) -> Vec<String> {
             }
         }
     }
-    if with_machine {
-        ids.retain(|id| {
-            !matches!(columns[0].cell(id), Cell::Missing)
-                && columns[1..]
-                    .iter()
-                    .any(|c| !matches!(c.cell(id), Cell::Missing))
-        });
-    }
     ids
 }
 
+/// "run 3 has 5 ids (exercise.cc, exercise.ed, …)".
+fn ids_of(c: &Column) -> String {
+    let ids = c.ids();
+    let mut unique: Vec<&String> = Vec::new();
+    for id in &ids {
+        if !unique.contains(&id) {
+            unique.push(id);
+        }
+    }
+    const SHOWN: usize = 4;
+    let mut list: Vec<&str> = unique.iter().take(SHOWN).map(|s| s.as_str()).collect();
+    if unique.len() > SHOWN {
+        list.push("…");
+    }
+    match unique.len() {
+        0 => format!("{} has no figure", c.name()),
+        1 => format!("{} has 1 id ({})", c.name(), list.join(", ")),
+        n => format!("{} has {n} ids ({})", c.name(), list.join(", ")),
+    }
+}
+
 /// The comparison table; `min_effect` is the smallest relative change called a change.
-pub fn compare_table(columns: &[Column], min_effect: f64) -> String {
+/// Refused when the first column shares no id with any other.
+pub fn compare_table(columns: &[Column], min_effect: f64) -> Result<String, NoCommonIds> {
+    if common_ids(columns).is_empty() {
+        let sides: Vec<String> = columns.iter().map(ids_of).collect();
+        return Err(NoCommonIds(format!(
+            "no id in common: {}",
+            sides.join("; ")
+        )));
+    }
+    let with_machine = columns.iter().any(Column::is_machine);
     let mut header = vec!["benchmark".to_string(), columns[0].name().to_string()];
     for c in &columns[1..] {
         header.push(c.name().to_string());
         header.push("ratio".into());
         header.push("verdict".into());
     }
-    let with_machine = columns.iter().any(Column::is_machine);
     if with_machine {
         header.push("historical source".into());
     }
@@ -165,36 +245,45 @@ pub fn compare_table(columns: &[Column], min_effect: f64) -> String {
     let ids = row_ids(columns);
     // Each later column is (figure, ratio, verdict) from index 2: verdicts at 4, 7, …
     let verdict_cols: Vec<usize> = (0..columns.len() - 1).map(|k| 4 + 3 * k).collect();
+    let mut converted: Vec<String> = Vec::new();
+    let mut reasons: Vec<String> = Vec::new();
     for id in &ids {
         let first = columns[0].cell(id);
-        let mut row = vec![id.clone(), show(&first)];
+        let mut row = vec![id.clone(), show(&first, with_machine)];
         let mut source = String::new();
-        for c in &columns[1..] {
+        for (k, c) in columns.iter().enumerate().skip(1) {
             let other = c.cell(id);
-            row.push(show(&other));
-            let (ratio, verdict) = judge(
-                &first,
-                &other,
-                columns[0].is_machine(),
-                c.is_machine(),
-                min_effect,
-            );
+            row.push(show(&other, with_machine));
+            let (ratio, verdict) = judge(&columns[0], &first, c, &other, min_effect);
             row.push(ratio);
-            row.push(verdict);
+            // The reason a pair cannot be divided is long: it goes under the table.
+            match verdict.strip_prefix("not comparable: ") {
+                Some(why) => {
+                    reasons.push(format!("{id}: {why}"));
+                    row.push("not comparable".into());
+                }
+                None => row.push(verdict),
+            }
             if let (
-                Cell::Value {
+                Cell::Value(Value {
                     source: Some(s), ..
-                },
+                }),
                 true,
             ) = (&other, source.is_empty())
             {
                 source = s.clone();
             }
+            if with_machine && k == 1 {
+                note_conversion(id, &first, &mut converted);
+            }
+            if with_machine {
+                note_conversion(id, &other, &mut converted);
+            }
         }
         if with_machine {
-            if let Cell::Value {
+            if let Cell::Value(Value {
                 source: Some(s), ..
-            } = &first
+            }) = &first
             {
                 source = s.clone();
             }
@@ -220,70 +309,134 @@ pub fn compare_table(columns: &[Column], min_effect: f64) -> String {
         out.push_str(&c.describe());
         out.push('\n');
     }
-    if ids.is_empty() {
-        out.push_str("no id in common\n");
-        return out;
-    }
     out.push_str(&format!("{t}\n"));
+    for r in reasons {
+        out.push_str(&format!("not comparable: {r}\n"));
+    }
     out.push_str(&format!(
-        "ratio = column / {}. Between runs: a change is called when a Mann–Whitney U test on \
-         the clean samples gives p < {} and the medians differ by at least {:.0}%; \
-         otherwise \"no significant change\". Against a historical machine: today's speed-up.\n",
+        "ratio = column / {}, each figure taken per one operation of its basis; two figures \
+         of different operations are \"not comparable\". Between runs: a change is called \
+         when a Mann–Whitney U test on the clean samples gives p < {} and the medians differ \
+         by at least {:.0}%; otherwise \"no significant change\". Against a historical \
+         machine: today's speed-up.\n",
         columns[0].name(),
         change::ALPHA,
         min_effect * 100.0
     ));
-    out
+    if with_machine {
+        out.push_str(
+            "Figures are per operation, as the seeds give theirs (`timeshare reference \
+             MACHINE` shows each historical conversion)",
+        );
+        if converted.is_empty() {
+            out.push_str(".\n");
+        } else {
+            out.push_str(&format!(
+                "; today's whole jobs divided by their operations: {}.\n",
+                converted.join(", ")
+            ));
+        }
+    }
+    Ok(out)
 }
 
-fn show(c: &Cell) -> String {
+/// Remember that `id`'s figure in `cell` was a job, shown per operation.
+fn note_conversion(id: &str, cell: &Cell, converted: &mut Vec<String>) {
+    if let Cell::Value(Value {
+        measure: Some(m), ..
+    }) = cell
+    {
+        let b = m.basis();
+        let line = format!(
+            "{id} (job of {} × {})",
+            crate::model::basis::group_thousands(b.ops),
+            b.op
+        );
+        if b.ops > 1 && m.unit().grows_with_work() && !converted.contains(&line) {
+            converted.push(line);
+        }
+    }
+}
+
+fn show(c: &Cell, per_op: bool) -> String {
     match c {
         Cell::Missing => "—".into(),
         Cell::NoFigure(w) => (*w).into(),
-        Cell::Value { value, unit, .. } => format_value(*value, *unit),
+        Cell::Value(v) => v.shown(per_op),
+    }
+}
+
+/// Why `first` and `other` cannot be divided, in words naming the columns.
+fn not_comparable(first: &Column, other: &Column, why: NotComparable) -> String {
+    match why {
+        NotComparable::Ops {
+            first: a,
+            second: b,
+        } => format!(
+            "not comparable: {} per {a}, {} per {b}",
+            first.name(),
+            other.name()
+        ),
+        NotComparable::Units {
+            first: a,
+            second: b,
+        } => format!(
+            "not comparable: units differ ({} {}, {} {})",
+            first.name(),
+            a.symbol(),
+            other.name(),
+            b.symbol()
+        ),
+        NotComparable::NoOps => "not comparable: a job of no operations".into(),
     }
 }
 
 /// The ratio and the verdict of `other` against `first`.
 fn judge(
+    first_col: &Column,
     first: &Cell,
+    other_col: &Column,
     other: &Cell,
-    first_is_machine: bool,
-    other_is_machine: bool,
     min_effect: f64,
 ) -> (String, String) {
-    let (
-        Cell::Value {
-            value: a,
-            unit: ua,
-            better,
-            samples: sa,
-            below_resolution: ra,
-            ..
-        },
-        Cell::Value {
-            value: b,
-            unit: ub,
-            samples: sb,
-            below_resolution: rb,
-            ..
-        },
-    ) = (first, other)
-    else {
+    let (Cell::Value(a), Cell::Value(b)) = (first, other) else {
         return (String::new(), String::new());
     };
-    if !same_dimension(*ua, *ub) {
-        return (String::new(), "units differ".into());
-    }
-    let ratio = b / a;
+    let (Some(ma), Some(mb)) = (&a.measure, &b.measure) else {
+        let unknown = if a.measure.is_none() {
+            first_col.name()
+        } else {
+            other_col.name()
+        };
+        return (
+            String::new(),
+            format!("not comparable: {unknown} does not say what its figure is per"),
+        );
+    };
+    // Checked in the columns' order, so that the reason names each side's operation.
+    let ratio = match ma.check(mb).and_then(|()| mb.divided_by(ma)) {
+        Ok(r) => r,
+        Err(why) => return (String::new(), not_comparable(first_col, other_col, why)),
+    };
     let ratio_text = format!("×{}", figures3(ratio));
-    let verdict = match (first_is_machine, other_is_machine) {
+    let verdict = match (first_col.is_machine(), other_col.is_machine()) {
         // A raw figure below the clock's resolution measures the clock, not the operation:
         // its changes are the clock's.
-        (false, false) if *ra || *rb => "below resolution: no verdict".into(),
-        (false, false) => match (sa, sb) {
+        (false, false) if a.below_resolution || b.below_resolution => {
+            "below resolution: no verdict".into()
+        }
+        (false, false) => match (&a.samples, &b.samples) {
             (Some(sa), Some(sb)) => {
-                let c = change::compare(sa, sb, *better, min_effect);
+                // Samples are in each run's basis: bring both to one operation.
+                let per = |s: &[f64], m: &Measure| -> Vec<f64> {
+                    let ops = if m.unit().grows_with_work() {
+                        m.basis().ops.max(1) as f64
+                    } else {
+                        1.0
+                    };
+                    s.iter().map(|v| v / ops).collect()
+                };
+                let c = change::compare(&per(sa, ma), &per(sb, mb), a.better, min_effect);
                 match c.verdict {
                     Verdict::Faster | Verdict::Slower => {
                         format!("{} (p = {:.1e})", c.verdict.describe(), c.p_value)
@@ -293,18 +446,20 @@ fn judge(
             }
             _ => "no samples (derived)".into(),
         },
-        // Today's run against a machine: how many times faster today is.
-        (false, true) => speed_up(*a, *b, *better),
-        (true, false) => speed_up(*b, *a, *better),
+        // Today's run against a machine: how many times faster today is. `ratio` is
+        // then/today when the machine is the other column, today/then when it is first.
+        (false, true) => speed_up(ratio, a.better),
+        (true, false) => speed_up(1.0 / ratio, b.better),
         (true, true) => String::new(),
     };
     (ratio_text, verdict)
 }
 
-fn speed_up(today: f64, then: f64, better: Better) -> String {
+/// `then_over_today`: the historical figure over today's, both per operation.
+fn speed_up(then_over_today: f64, better: Better) -> String {
     let factor = match better {
-        Better::Lower => then / today,
-        Better::Higher => today / then,
+        Better::Lower => then_over_today,
+        Better::Higher => 1.0 / then_over_today,
     };
     if factor >= 1.0 {
         format!("today {}× faster", figures3(factor))

@@ -4,10 +4,19 @@
 
 use crate::model::exercise::{Batch, Outcome, Report, Times, TypeState};
 use crate::model::unit;
+use crate::model::Run;
 use crate::report::table::{new_table, right};
 
 /// The whole text report: types, the batch or sweep tables, failures, summary line.
 pub fn render(report: &Report) -> String {
+    let mut out = tables(report);
+    out.push_str(&summary_line(report));
+    out.push('\n');
+    out
+}
+
+/// Types, the batch or sweep tables and the failures, without the summary line.
+fn tables(report: &Report) -> String {
     let mut out = String::new();
     out.push_str(&types_section(report));
     if report.sweep {
@@ -19,9 +28,15 @@ pub fn render(report: &Report) -> String {
         }
     }
     out.push_str(&failures(report));
-    out.push_str(&summary_line(report));
-    out.push('\n');
     out
+}
+
+/// The exerciser's tables of a stored run (`show`), rebuilt from its results' details;
+/// empty when the run has no exercise result.
+pub fn stored_tables(run: &Run) -> String {
+    Report::from_run(run)
+        .map(|r| tables(&r))
+        .unwrap_or_default()
 }
 
 fn types_section(report: &Report) -> String {
@@ -32,6 +47,7 @@ fn types_section(report: &Report) -> String {
                 trusted_file,
                 trusted_bytes,
                 setup_real_s,
+                ..
             } => s.push_str(&format!(
                 "{:<6} ready: trusted {trusted_file} ({trusted_bytes} bytes) in {}\n",
                 t.name,

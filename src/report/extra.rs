@@ -31,6 +31,7 @@ pub fn extra_tables(run: &Run) -> String {
         super::io::io_table,
         super::load::tables,
         super::mixed::mixed_table,
+        super::exercise::stored_tables,
     ];
     renderers
         .iter()

@@ -1,10 +1,12 @@
 //! A run printed in the layout of one of the seeds' tables: the seed's rows in the seed's
 //! order, today's figure beside the historical machines' columns, and today's speed-up
 //! over the last of them. All figures per operation (the conversion of each historical
-//! figure is in `timeshare reference MACHINE`).
+//! figure is in `timeshare reference MACHINE`): today's whole jobs are divided by the
+//! operations their basis declares, and a row whose figures are of different operations
+//! says "not comparable", with the reason under the table.
 
 use crate::model::unit::format_value;
-use crate::model::{BenchResult, Better, Run, Status, Unit};
+use crate::model::{BenchResult, Better, Measure, NotComparable, Run, Status, Unit};
 use crate::reference::{self, Figure, Quantity};
 
 use super::compare::figures3;
@@ -41,7 +43,7 @@ pub const TABLES: &[SeedTable] = &[
     SeedTable { key: "003-c32", seed: "003", prefix: "C statements (32 bits)", title: "C statements, 32-bit integers", quantities: H },
     SeedTable { key: "003-kashtan", seed: "003", prefix: "Kashtan", title: "Kashtan programs kt5–kt11 (real)", quantities: H },
     SeedTable { key: "003-zilog", seed: "003", prefix: "Zilog", title: "Zilog programs", quantities: H },
-    SeedTable { key: "004-jobs", seed: "004", prefix: "§3", title: "each job type alone (real)", quantities: H },
+    SeedTable { key: "004-jobs", seed: "004", prefix: "§3", title: "each job type alone (real, user, sys)", quantities: HUS },
 ];
 
 pub fn find(key: &str) -> Option<&'static SeedTable> {
@@ -97,24 +99,36 @@ fn row_label(f: &Figure) -> String {
     second.strip_prefix("row ").unwrap_or(second).to_string()
 }
 
-/// Today's figure of `quantity` for a result, per operation.
-fn today(r: Option<&BenchResult>, quantity: Quantity) -> Option<(f64, Unit)> {
+/// Today's figure of `quantity` for a result, in the result's basis (user and system
+/// time are per operation of the same basis as the headline).
+fn today(r: Option<&BenchResult>, quantity: Quantity) -> Option<Measure> {
     let r = r.filter(|r| r.status == Status::Ok)?;
     match quantity {
-        Quantity::Headline => r.median().map(|m| (m, r.unit)),
-        Quantity::User => r.times.as_ref().map(|t| (t.user_s, Unit::SecondsPerOp)),
-        Quantity::System => r.times.as_ref().map(|t| (t.system_s, Unit::SecondsPerOp)),
+        Quantity::Headline => r.measure(),
+        Quantity::User => r
+            .times
+            .as_ref()
+            .and_then(|t| r.measure_of(t.user_s, Unit::SecondsPerOp)),
+        Quantity::System => r
+            .times
+            .as_ref()
+            .and_then(|t| r.measure_of(t.system_s, Unit::SecondsPerOp)),
         Quantity::FaultService => None,
     }
 }
 
+/// Today's figure per operation, or why there is none.
 fn today_text(r: Option<&BenchResult>, quantity: Quantity) -> String {
     match (r, today(r, quantity)) {
-        (_, Some((v, u))) => format_value(v, u),
+        (_, Some(m)) => match m.per_op() {
+            Ok(one) => format_value(one.value(), one.unit()),
+            Err(_) => format_value(m.value(), m.unit()),
+        },
         (None, _) => "not run".into(),
         (Some(r), None) => match &r.status {
             Status::Skipped { .. } => "skipped".into(),
             Status::Failed { .. } => "failed".into(),
+            Status::Ok if r.basis.is_none() => "basis unknown".into(),
             Status::Ok => "—".into(),
         },
     }
@@ -135,6 +149,7 @@ pub fn render(table: &SeedTable, run: &Run, run_name: &str) -> String {
     header.push(format!("today vs {}", short(last)));
     let header_refs: Vec<&str> = header.iter().map(String::as_str).collect();
     let mut t = new_table(&header_refs);
+    let mut reasons: Vec<String> = Vec::new();
     for (label, id) in table.rows(&figures) {
         let result = run.results.iter().find(|r| r.id == id);
         let mut row = vec![label, id.clone()];
@@ -151,30 +166,47 @@ pub fn render(table: &SeedTable, run: &Run, run_name: &str) -> String {
             .iter()
             .find(|f| f.machine == last && f.id == id && f.quantity == Quantity::Headline);
         row.push(match (today(result, Quantity::Headline), then) {
-            (Some((now, _)), Some(f)) => {
-                let better = result.map(|r| r.better).unwrap_or(Better::Lower);
-                let factor = match better {
-                    Better::Lower => f.value / now,
-                    Better::Higher => now / f.value,
-                };
-                format!("{}×", figures3(factor))
-            }
+            (Some(now), Some(f)) => match f.measure().divided_by(&now) {
+                Ok(then_over_now) => {
+                    let better = result.map(|r| r.better).unwrap_or(Better::Lower);
+                    let factor = match better {
+                        Better::Lower => then_over_now,
+                        Better::Higher => 1.0 / then_over_now,
+                    };
+                    format!("{}×", figures3(factor))
+                }
+                Err(why) => {
+                    let why = match why {
+                        NotComparable::Ops { first, second } => {
+                            format!("today per {second}, {} per {first}", short(last))
+                        }
+                        other => other.to_string(),
+                    };
+                    reasons.push(format!("{id}: {why}"));
+                    "not comparable".into()
+                }
+            },
             _ => String::new(),
         });
         t.add_row(row);
     }
     let cols: Vec<usize> = (2..header.len()).collect();
     right(&mut t, &cols);
-    format!(
+    let mut out = format!(
         "seed {} {}: {}, per operation — today = {run_name} ({}, {}); columns: {}\n{t}\n\
          historical figures are the seed's, converted to one operation \
-         (`timeshare reference MACHINE` shows each conversion); the last column is how many \
-         times faster today is than {last}.\n",
+         (`timeshare reference MACHINE` shows each conversion), and today's whole jobs are \
+         divided by the operations they hold; the last column is how many times faster \
+         today is than {last}.\n",
         table.seed,
         table.prefix.trim_end_matches([',', ' ']),
         table.title,
         run.environment.hostname,
         run.started_at.format("%Y-%m-%d %H:%M UTC"),
         machines.join(", "),
-    )
+    );
+    for r in reasons {
+        out.push_str(&format!("not comparable: {r}\n"));
+    }
+    out
 }

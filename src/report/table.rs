@@ -162,11 +162,18 @@ pub fn run_table(run: &Run, overhead: &Overhead, wide: bool) -> String {
         run.environment.cpu.model,
         run.environment.kernel.release,
     ));
-    out.push_str(&format!(
-        "clock read {} per sample and empty loop {} per op subtracted; medians of clean samples\n",
-        format_seconds(overhead.clock_s),
-        format_seconds(overhead.per_iter_s),
-    ));
+    if overhead.clock_s.is_finite() {
+        out.push_str(&format!(
+            "clock read {} per sample and empty loop {} per op subtracted; medians of clean \
+             samples\n",
+            format_seconds(overhead.clock_s),
+            format_seconds(overhead.per_iter_s),
+        ));
+    } else {
+        // A run of whole jobs timed by their own processes (the exerciser's): nothing was
+        // calibrated, so nothing was subtracted.
+        out.push_str("whole jobs, timed once each: no clock or loop overhead subtracted\n");
+    }
     out.push_str(&format!("{t}\n"));
     out
 }
@@ -222,6 +229,10 @@ pub fn spread_cells(r: &BenchResult, s: &Summary) -> [String; 3] {
     } else {
         r.samples.len().to_string()
     };
+    // One figure (a job timed once) has no spread to show.
+    if s.n < 2 {
+        return [String::new(), String::new(), samples];
+    }
     [
         format!("±{:.1}%", s.relative_ci() * 100.0),
         format_value(s.sd, r.unit),

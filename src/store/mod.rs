@@ -48,8 +48,19 @@ pub enum StoreError {
     UnknownRun(String),
     #[error("no run labelled {0:?} in the database (see `timeshare history`)")]
     UnknownLabel(String),
+    #[error(
+        "the label {label:?} names {} runs ({}): name one by its id (see `timeshare history`)",
+        ids.len(),
+        ids.iter().map(i64::to_string).collect::<Vec<_>>().join(", ")
+    )]
+    AmbiguousLabel { label: String, ids: Vec<i64> },
     #[error("the database is empty: no run to call `last` (run `timeshare run` first)")]
     NoRuns,
+    #[error(
+        "no complete run to call `last`: the newest, run {latest}, is {status} \
+         (name it by its id, or say `last-any`)"
+    )]
+    NoCompleteRun { latest: i64, status: String },
     #[error("database error: {0}")]
     Sqlite(#[from] rusqlite::Error),
     #[error("stored record is damaged: {0}")]
@@ -66,7 +77,9 @@ impl StoreError {
                 | StoreError::CannotOpen { .. }
                 | StoreError::UnknownRun(_)
                 | StoreError::UnknownLabel(_)
+                | StoreError::AmbiguousLabel { .. }
                 | StoreError::NoRuns
+                | StoreError::NoCompleteRun { .. }
         )
     }
 }
@@ -98,6 +111,21 @@ pub struct RunRow {
     pub imported_from: Option<String>,
     pub results: usize,
 }
+
+/// What `import` did with a run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Imported {
+    /// Stored as this new run.
+    New(i64),
+    /// The same run (same start instant, same host) is already stored as this one;
+    /// nothing was written.
+    AlreadyStored(i64),
+}
+
+/// The names `resolve` takes besides ids and labels: the newest complete run, and the
+/// newest run whatever its status.
+pub const LAST: &str = "last";
+pub const LAST_ANY: &str = "last-any";
 
 /// A run read back, with the overhead its table header names.
 #[derive(Debug, Clone)]
@@ -180,11 +208,40 @@ impl Store {
         Ok(())
     }
 
-    /// Store a whole run read from elsewhere (`timeshare import`), in one transaction.
-    pub fn import_run(&mut self, run: &Run, from: &str) -> Result<i64, StoreError> {
-        let tx = self.conn.transaction()?;
+    /// Store a whole run read from elsewhere (`timeshare import`), in one transaction —
+    /// unless the same run is already here: a run is the same when it started at the same
+    /// instant on the same host (its `started_at` has nanoseconds, and one host starts
+    /// one run per instant), whatever else an export or a later schema changed in its file.
+    pub fn import_run(&mut self, run: &Run, from: &str) -> Result<Imported, StoreError> {
+        let tx = self
+            .conn
+            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+        let same: Option<i64> = tx
+            .query_row(
+                "SELECT min(id) FROM runs WHERE started_at = ?1 AND host = ?2",
+                params![run.started_at.to_rfc3339(), run.environment.hostname],
+                |r| r.get(0),
+            )
+            .optional()?
+            .flatten();
+        if let Some(id) = same {
+            return Ok(Imported::AlreadyStored(id));
+        }
         let overhead = overhead_from_calibration(run);
         let id = insert_run(&tx, run, overhead.as_ref(), Some(from), None)?;
+        for (seq, r) in run.results.iter().enumerate() {
+            insert_result(&tx, id, seq, r)?;
+        }
+        tx.commit()?;
+        Ok(Imported::New(id))
+    }
+
+    /// Store a whole run made here that was not recorded as it went (the exerciser's),
+    /// in one transaction.
+    pub fn save_run(&mut self, run: &Run) -> Result<i64, StoreError> {
+        let tx = self.conn.transaction()?;
+        let overhead = overhead_from_calibration(run);
+        let id = insert_run(&tx, run, overhead.as_ref(), None, None)?;
         for (seq, r) in run.results.iter().enumerate() {
             insert_result(&tx, id, seq, r)?;
         }
@@ -202,16 +259,28 @@ impl Store {
         Ok(rows.into_iter().map(RawRow::into_row).collect())
     }
 
-    /// A run by the name the user gave: `last`, a numeric id, or a label (the newest run
-    /// with that label).
+    /// A run by the name the user gave: `last` (the newest complete run: one still
+    /// going or interrupted is not what a comparison wants), `last-any` (the newest,
+    /// whatever its status), a numeric id, or a label (which must name one run: a label
+    /// given to several is ambiguous, and the error lists them).
     pub fn resolve(&self, name: &str) -> Result<i64, StoreError> {
-        if name == "last" {
-            return self
-                .conn
-                .query_row("SELECT max(id) FROM runs", [], |r| {
-                    r.get::<_, Option<i64>>(0)
-                })?
-                .ok_or(StoreError::NoRuns);
+        if name == LAST_ANY {
+            return self.newest()?.ok_or(StoreError::NoRuns);
+        }
+        if name == LAST {
+            let complete: Option<i64> = self.conn.query_row(
+                "SELECT max(id) FROM runs WHERE status = 'complete'",
+                [],
+                |r| r.get(0),
+            )?;
+            if let Some(id) = complete {
+                return Ok(id);
+            }
+            let latest = self.runs()?.into_iter().next().ok_or(StoreError::NoRuns)?;
+            return Err(StoreError::NoCompleteRun {
+                latest: latest.id,
+                status: status_name(latest.status).to_string(),
+            });
         }
         if let Ok(id) = name.parse::<i64>() {
             let found: Option<i64> = self
@@ -220,11 +289,27 @@ impl Store {
                 .optional()?;
             return found.ok_or_else(|| StoreError::UnknownRun(name.to_string()));
         }
-        self.conn
-            .query_row("SELECT max(id) FROM runs WHERE label = ?1", [name], |r| {
-                r.get::<_, Option<i64>>(0)
-            })?
-            .ok_or_else(|| StoreError::UnknownLabel(name.to_string()))
+        let mut stmt = self
+            .conn
+            .prepare("SELECT id FROM runs WHERE label = ?1 ORDER BY id")?;
+        let ids: Vec<i64> = stmt
+            .query_map([name], |r| r.get(0))?
+            .collect::<Result<_, _>>()?;
+        match ids.as_slice() {
+            [] => Err(StoreError::UnknownLabel(name.to_string())),
+            [id] => Ok(*id),
+            _ => Err(StoreError::AmbiguousLabel {
+                label: name.to_string(),
+                ids,
+            }),
+        }
+    }
+
+    /// The newest run's id, whatever its status.
+    fn newest(&self) -> Result<Option<i64>, StoreError> {
+        Ok(self
+            .conn
+            .query_row("SELECT max(id) FROM runs", [], |r| r.get(0))?)
     }
 
     /// True when `name` names a run here (without saying which error it would be).
@@ -475,6 +560,7 @@ mod tests {
             source: "test".into(),
             unit: Unit::SecondsPerOp,
             better: Better::Lower,
+            basis: Some(crate::model::Basis::per("system call")),
             status: Status::Ok,
             derived: false,
             calibration: Some(Calibration {
@@ -532,22 +618,35 @@ mod tests {
         assert_eq!(back.row.results, 2);
     }
 
+    /// A run that started and ended (complete), labelled `label`.
+    fn complete(store: &mut Store, label: Option<&str>) -> i64 {
+        let id = store.begin_run(&run(label), &overhead()).unwrap();
+        store
+            .finish_run(id, RunStatus::Complete, Utc::now())
+            .unwrap();
+        id
+    }
+
     #[test]
-    fn runs_are_named_by_id_label_or_last() {
+    fn runs_are_named_by_id_label_last_or_last_any() {
         let dir = tempfile::tempdir().unwrap();
         let mut store = Store::open(&dir.path().join("runs.db")).unwrap();
         assert!(matches!(store.resolve("last"), Err(StoreError::NoRuns)));
-        let a = store.begin_run(&run(Some("base")), &overhead()).unwrap();
-        let b = store.begin_run(&run(None), &overhead()).unwrap();
-        let c = store.begin_run(&run(Some("base")), &overhead()).unwrap();
-        assert_eq!(store.resolve("last").unwrap(), c);
-        assert_eq!(store.resolve(&a.to_string()).unwrap(), a);
-        assert_eq!(store.resolve(&b.to_string()).unwrap(), b);
+        assert!(matches!(store.resolve("last-any"), Err(StoreError::NoRuns)));
+        let a = complete(&mut store, Some("base"));
+        let b = complete(&mut store, None);
+        // Still going (this process is its writer): the newest run, not a complete one.
+        let c = store.begin_run(&run(Some("going")), &overhead()).unwrap();
+        assert_eq!(store.resolve("last").unwrap(), b, "the newest complete run");
         assert_eq!(
-            store.resolve("base").unwrap(),
+            store.resolve("last-any").unwrap(),
             c,
-            "the newest with that label"
+            "the newest of any status"
         );
+        assert_eq!(store.resolve(&a.to_string()).unwrap(), a);
+        assert_eq!(store.resolve(&c.to_string()).unwrap(), c);
+        assert_eq!(store.resolve("base").unwrap(), a);
+        assert_eq!(store.resolve("going").unwrap(), c);
         assert!(matches!(
             store.resolve("99"),
             Err(StoreError::UnknownRun(_))
@@ -558,6 +657,42 @@ mod tests {
         ));
         let ids: Vec<i64> = store.runs().unwrap().iter().map(|r| r.id).collect();
         assert_eq!(ids, vec![c, b, a], "newest first");
+    }
+
+    #[test]
+    fn a_label_given_to_two_runs_is_ambiguous_and_lists_them() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = Store::open(&dir.path().join("runs.db")).unwrap();
+        let a = complete(&mut store, Some("base"));
+        complete(&mut store, Some("other"));
+        let c = complete(&mut store, Some("base"));
+        let err = store.resolve("base").unwrap_err();
+        match &err {
+            StoreError::AmbiguousLabel { label, ids } => {
+                assert_eq!(label, "base");
+                assert_eq!(ids, &vec![a, c]);
+            }
+            other => panic!("{other}"),
+        }
+        assert!(err.is_usage());
+        assert!(err.to_string().contains("names 2 runs (1, 3)"), "{err}");
+    }
+
+    #[test]
+    fn last_is_never_an_unfinished_run() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = Store::open(&dir.path().join("runs.db")).unwrap();
+        let id = store.begin_run(&run(None), &overhead()).unwrap();
+        store
+            .finish_run(id, RunStatus::Interrupted, Utc::now())
+            .unwrap();
+        let err = store.resolve("last").unwrap_err();
+        assert!(
+            matches!(&err, StoreError::NoCompleteRun { latest, status } if *latest == id && status == "interrupted"),
+            "{err}"
+        );
+        assert!(err.to_string().contains("last-any"), "{err}");
+        assert_eq!(store.resolve("last-any").unwrap(), id);
     }
 
     #[test]
@@ -584,11 +719,56 @@ mod tests {
         let mut r = run(None);
         r.status = RunStatus::Complete;
         r.results = vec![result("syscall.getpid", 1e-7)];
-        let id = store.import_run(&r, "elsewhere.json").unwrap();
+        let Imported::New(id) = store.import_run(&r, "elsewhere.json").unwrap() else {
+            panic!("a new run was not stored");
+        };
         let back = store.load(id).unwrap();
         assert_eq!(back.row.imported_from.as_deref(), Some("elsewhere.json"));
         assert_eq!(back.overhead.per_iter_s, 1e-9);
         assert_eq!(back.run.results.len(), 1);
+    }
+
+    #[test]
+    fn the_same_run_is_imported_once_whatever_its_file_says_besides() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = Store::open(&dir.path().join("runs.db")).unwrap();
+        let mut r = run(None);
+        r.status = RunStatus::Complete;
+        r.results = vec![result("syscall.getpid", 1e-7)];
+        let first = store.import_run(&r, "a.json").unwrap();
+        let Imported::New(id) = first else {
+            panic!("{first:?}")
+        };
+        // Re-exported with a label and more results: still the same run.
+        let mut again = r.clone();
+        again.options.label = Some("renamed".into());
+        again.results.push(result("syscall.getuid", 2e-7));
+        assert_eq!(
+            store.import_run(&again, "b.json").unwrap(),
+            Imported::AlreadyStored(id)
+        );
+        assert_eq!(store.runs().unwrap().len(), 1, "nothing written");
+        // Another host, or another start: another run.
+        let mut elsewhere = r.clone();
+        elsewhere.environment.hostname = "otherhost".into();
+        assert!(matches!(
+            store.import_run(&elsewhere, "c.json").unwrap(),
+            Imported::New(_)
+        ));
+        let mut later = r.clone();
+        later.started_at += chrono::Duration::nanoseconds(1);
+        assert!(matches!(
+            store.import_run(&later, "d.json").unwrap(),
+            Imported::New(_)
+        ));
+        // A run recorded here as it went, then imported from its `--json` file: the same.
+        let live = store.begin_run(&run(None), &overhead()).unwrap();
+        let mut file = run(None);
+        file.started_at = store.load(live).unwrap().run.started_at;
+        assert_eq!(
+            store.import_run(&file, "live.json").unwrap(),
+            Imported::AlreadyStored(live)
+        );
     }
 
     #[test]

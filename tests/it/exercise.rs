@@ -434,3 +434,108 @@ fn a_type_whose_trusted_run_fails_fails_its_instances_and_the_others_run() {
     );
     assert!(is_empty_dir(scratch.path()));
 }
+
+#[test]
+fn an_exercise_is_stored_and_read_like_any_run() {
+    if !have(&["cc", "ed", "nroff"]) {
+        return;
+    }
+    let scratch = tempfile::tempdir().unwrap();
+    let db = scratch.path().join("runs.db");
+    let with_db = |args: &[&str]| {
+        let out = timeshare()
+            .args(args)
+            .arg("--db")
+            .arg(&db)
+            .assert()
+            .success()
+            .get_output()
+            .stdout
+            .clone();
+        String::from_utf8(out).unwrap()
+    };
+    timeshare()
+        .args([
+            "exercise",
+            "--jobs",
+            "cc=1,ed=2,nroff=1",
+            "--label",
+            "ex",
+            "--dir",
+        ])
+        .arg(scratch.path())
+        .arg("--db")
+        .arg(&db)
+        .assert()
+        .success()
+        .stderr(predicates::str::contains("stored as run 1"));
+    let history = with_db(&["history"]);
+    assert!(history.contains("exercise --jobs cc=1,ed=2,nroff=1") && history.contains("ex"));
+
+    // Each type alone and the batch of four, with their figures.
+    let run = json(with_db(&["export", "ex"]).as_bytes());
+    for id in [
+        "exercise.cc",
+        "exercise.ed",
+        "exercise.nroff",
+        "exercise.batch.4",
+    ] {
+        let r = crate::common::result(&run, id);
+        assert_eq!(r["status"]["state"], "ok", "{r}");
+        assert!(r["summary"]["median"].as_f64().unwrap() > 0.0, "{r}");
+    }
+    assert_eq!(
+        crate::common::result(&run, "exercise.batch.4")["basis"],
+        serde_json::json!({"ops": 4, "op": "exerciser process (cc×1, ed×2, nroff×1)"})
+    );
+
+    // Seed 004's table and machines now have today's figures beside them.
+    let table = with_db(&["table", "004-jobs"]);
+    for id in ["exercise.cc", "exercise.ed", "exercise.nroff"] {
+        let line = table.lines().find(|l| l.contains(id)).unwrap();
+        assert!(
+            !line.contains("not run") && line.trim_end().ends_with('×'),
+            "{table}"
+        );
+    }
+    let compared = with_db(&["compare", "ex", "vax780-4.1bsd"]);
+    let cc = compared
+        .lines()
+        .find(|l| l.trim_start().starts_with("exercise.cc "))
+        .unwrap_or_else(|| panic!("{compared}"));
+    assert!(cc.contains("30.5 s") && cc.contains("today"), "{compared}");
+
+    // `show` rebuilds the exerciser's own tables; the run imports elsewhere.
+    let shown = with_db(&["show", "last"]);
+    assert!(
+        shown.contains("cc#1") && shown.contains("exercise.batch.4"),
+        "{shown}"
+    );
+    let file = scratch.path().join("ex.json");
+    std::fs::write(&file, with_db(&["export", "last"])).unwrap();
+    let other = scratch.path().join("other.db");
+    timeshare()
+        .args(["import"])
+        .arg(&file)
+        .arg("--db")
+        .arg(&other)
+        .assert()
+        .success()
+        .stdout(predicates::str::contains("imported 4 results"));
+
+    // --no-save stores nothing.
+    timeshare()
+        .args(["exercise", "--jobs", "ed=1", "--no-save", "--dir"])
+        .arg(scratch.path())
+        .arg("--db")
+        .arg(&db)
+        .assert()
+        .success();
+    assert_eq!(
+        with_db(&["history"])
+            .lines()
+            .filter(|l| l.trim_start().starts_with(|c: char| c.is_ascii_digit()))
+            .count(),
+        1
+    );
+}

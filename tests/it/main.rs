@@ -1,6 +1,7 @@
 //! The one integration-test binary: the `timeshare` executable driven as a user would,
 //! one module per area. Each test works in its own temporary directory.
 
+mod basis;
 mod cli;
 mod common;
 mod cpu;

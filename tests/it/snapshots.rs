@@ -1,8 +1,10 @@
 //! What timeshare prints, pinned: `list`, and the tables, exports and comparisons made from
 //! one fixed run (`tests/fixtures/run-quick.json`, a real `run --quick --json` of every
-//! id). A change to any of them shows here as a reviewable diff (`cargo insta review`),
-//! never as a silent drift of a column. Everything is rendered [`WIDTH`] columns wide,
-//! whatever the terminal the tests run from.
+//! id, kept in schema version 1 so that reading an old file stays tested) and one fixed
+//! exercise (`tests/fixtures/exercise-quick.json`, a real `exercise --quick`, exported). A
+//! change to any of them shows here as a reviewable diff (`cargo insta review`), never as
+//! a silent drift of a column. Everything is rendered [`WIDTH`] columns wide, whatever the
+//! terminal the tests run from.
 
 use std::path::Path;
 
@@ -10,6 +12,11 @@ use crate::common::{store_with, timeshare, FIXTURE};
 
 /// The width the pinned output is rendered at: the width of piped output by default.
 const WIDTH: &str = "100";
+
+const EXERCISE: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/tests/fixtures/exercise-quick.json"
+);
 
 /// A database in its own temporary directory holding the fixture as run 1.
 fn store_with_fixture() -> tempfile::TempDir {
@@ -83,11 +90,43 @@ fn exports_of_a_fixed_run_are_pinned() {
             output(db.path(), &["export", "1", "--format", format])
         );
     }
-    // The JSON export is the fixture itself, field for field.
+    // The JSON export is the fixture itself, field for field, brought up to schema 2:
+    // each result gained the basis its id's row declares, and nothing else changed.
     let exported: serde_json::Value =
         serde_json::from_str(&output(db.path(), &["export", "1", "--format", "json"])).unwrap();
-    let fixture: serde_json::Value =
+    let mut fixture: serde_json::Value =
         serde_json::from_slice(&std::fs::read(FIXTURE).unwrap()).unwrap();
+    assert_eq!(fixture["schema_version"], 1);
+    assert_eq!(exported["schema_version"], 2);
+    fixture["schema_version"] = 2.into();
+    let mut exported = exported;
+    for r in exported["results"].as_array_mut().unwrap() {
+        let basis = r.as_object_mut().unwrap().remove("basis").unwrap();
+        assert!(
+            basis["ops"].as_u64().unwrap() >= 1 && basis["op"].is_string(),
+            "{basis}"
+        );
+    }
+    assert_eq!(exported, fixture);
+}
+
+#[test]
+fn a_stored_exercise_is_pinned_with_seed_004s_machines() {
+    let db = store_with(Path::new(EXERCISE));
+    insta::assert_snapshot!("exercise_show", output(db.path(), &["show", "1"]));
+    insta::assert_snapshot!(
+        "exercise_table_004-jobs",
+        output(db.path(), &["table", "004-jobs", "--run", "1"])
+    );
+    for machine in ["vax780-4.1bsd", "pe3242"] {
+        let name = format!("exercise_compare_{machine}");
+        insta::assert_snapshot!(name, output(db.path(), &["compare", "1", machine]));
+    }
+    // Exported, it is the recorded file again.
+    let exported: serde_json::Value =
+        serde_json::from_str(&output(db.path(), &["export", "1"])).unwrap();
+    let fixture: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(EXERCISE).unwrap()).unwrap();
     assert_eq!(exported, fixture);
 }
 

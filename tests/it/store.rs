@@ -185,9 +185,14 @@ fn compare_calls_noise_no_change_and_a_thirty_percent_shift_slower() {
     let slower: Vec<f64> = base.iter().map(|v| v * 1.3).collect();
     let dir = tempfile::tempdir().unwrap();
     let fixtures = db();
-    for (name, samples) in [("a", &base), ("b", &same), ("c", &slower)] {
+    for (k, (name, samples)) in [("a", &base), ("b", &same), ("c", &slower)]
+        .into_iter()
+        .enumerate()
+    {
         let file = dir.path().join(format!("{name}.json"));
-        let fixture = with_samples(&run, "syscall.getpid", samples);
+        let mut fixture = with_samples(&run, "syscall.getpid", samples);
+        // Three runs, not one imported three times: each starts at its own instant.
+        fixture["started_at"] = format!("2026-01-0{}T00:00:00Z", k + 1).into();
         std::fs::write(&file, serde_json::to_vec(&fixture).unwrap()).unwrap();
         fixtures.import(&file);
     }
@@ -226,6 +231,66 @@ fn compare_sets_a_run_beside_the_historical_machines() {
     ] {
         assert!(listed.contains(m), "{m} missing: {listed}");
     }
+}
+
+#[test]
+fn a_run_is_imported_once_a_label_names_one_run_and_a_comparison_needs_a_common_id() {
+    let db = db();
+    db.run("base");
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("run.json");
+    std::fs::write(&file, db.ok(&["export", "last"])).unwrap();
+    // The run is already here (it was stored as it ran): importing it is a no-op that
+    // says so, twice over.
+    for _ in 0..2 {
+        let said = db.ok(&["import", file.to_str().unwrap()]);
+        assert!(
+            said.contains("not imported") && said.contains("run 1 already"),
+            "{said}"
+        );
+    }
+    assert_eq!(history_rows(&db.ok(&["history"])).len(), 1);
+
+    db.run("base");
+    timeshare()
+        .args(["show", "base", "--db"])
+        .arg(&db.path)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "the label \"base\" names 2 runs (1, 2): name one by its id",
+        ));
+    assert!(db.ok(&["show", "2"]).contains("run 2"));
+
+    // No id in common: an error that says what each side has, not an empty table.
+    db.bad(
+        &["compare", "last", "vax780-4.1bsd"],
+        "no id in common: run 2 has 3 ids (syscall.getpid, syscall.getpid.libc, syscall.getuid); \
+         vax780-4.1bsd has 4 ids (exercise.ed, exercise.cc, exercise.float, exercise.nroff)",
+    );
+    db.bad(&["compare", "last", "pdp11-44"], "pdp11-44 has no figure");
+}
+
+#[test]
+fn an_old_result_file_is_read_with_the_bases_its_rows_declare() {
+    // The fixture is a schema-1 file: no result says what it is per.
+    let db = db();
+    let fixture = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/run-quick.json");
+    db.import(Path::new(fixture));
+    let run = json(db.ok(&["export", "last"]).as_bytes());
+    assert_eq!(run["schema_version"], 2);
+    let proc_call = crate::common::result(&run, "cpu.proc_call");
+    assert_eq!(
+        proc_call["basis"],
+        serde_json::json!({"ops": 1000000, "op": "call of dummy(a, b, c)"})
+    );
+    let out = db.ok(&["compare", "last", "pdp11-70-ral"]);
+    let line = row(&out, "cpu.proc_call");
+    // 1.71 ms for a million calls is 1.71 ns a call: 36.1 µs / 1.71 ns.
+    assert!(
+        line.contains("1.71 ns") && line.contains("today 21058× faster"),
+        "{out}"
+    );
 }
 
 #[test]
@@ -369,7 +434,9 @@ fn a_run_killed_with_sigkill_shows_as_interrupted() {
     let rows = history_rows(&history);
     assert_eq!(rows.len(), 1, "{history}");
     assert!(rows[0].contains("interrupted"), "{history}");
-    let shown = db.ok(&["show", "last"]);
+    // `last` is the last complete run: an interrupted one is named by its id or `last-any`.
+    db.bad(&["show", "last"], "no complete run to call `last`");
+    let shown = db.ok(&["show", "last-any"]);
     assert!(
         shown.contains("interrupted") && shown.contains("syscall."),
         "{shown}"

@@ -13,7 +13,7 @@ fn syscall_quick_reports_every_id_in_valid_json() {
         .assert()
         .success();
     let run = json(&std::fs::read(&path).unwrap());
-    assert_eq!(run["schema_version"], 1);
+    assert_eq!(run["schema_version"], 2);
     assert!(run["environment"]["cpu"]["model"].is_string());
     let listed = timeshare().args(["list", "syscall"]).assert().success();
     let listing = String::from_utf8_lossy(&listed.get_output().stdout).to_string();
@@ -32,6 +32,7 @@ fn syscall_quick_reports_every_id_in_valid_json() {
                     assert!(s[field].is_number(), "{id}: no {field}");
                 }
                 assert!(r["culled"].is_number(), "{id}: no culled count");
+                assert!(r["basis"]["op"].is_string(), "{id}: no basis");
                 assert!(s["median"].as_f64().unwrap() > 0.0, "{id}");
             }
             "skipped" => assert!(r["status"]["reason"].as_str().unwrap().len() > 10),

@@ -48,7 +48,8 @@ pub fn rows() -> Vec<Benchmark> {
                 ))
             },
         )
-        .with_plan(calibrated_whole),
+        .with_plan(calibrated_whole)
+        .per("program run"),
         Benchmark::new(
             "cpu.intfloat.2",
             "program 2: program 1 with floating point variables",
@@ -61,7 +62,8 @@ pub fn rows() -> Vec<Benchmark> {
                 ))
             },
         )
-        .with_plan(calibrated_whole),
+        .with_plan(calibrated_whole)
+        .per("program run"),
         Benchmark::new(
             "cpu.intfloat.3",
             "program 3: Euclid's subtraction gcd of every pair in 1..100, integer variables",
@@ -74,7 +76,8 @@ pub fn rows() -> Vec<Benchmark> {
                 ))
             },
         )
-        .with_plan(calibrated_whole),
+        .with_plan(calibrated_whole)
+        .per("program run"),
         Benchmark::new(
             "cpu.intfloat.4",
             "program 4: program 3 with floating point variables",
@@ -87,7 +90,8 @@ pub fn rows() -> Vec<Benchmark> {
                 ))
             },
         )
-        .with_plan(calibrated_whole),
+        .with_plan(calibrated_whole)
+        .per("program run"),
     ]
 }
 

@@ -41,14 +41,16 @@ pub fn rows() -> Vec<Benchmark> {
                 }) as Box<dyn Workload>)
             },
         )
-        .with_plan(calibrated_whole),
+        .with_plan(calibrated_whole)
+        .per_job(SIEVE_PASSES as u64, "sieve pass over 8,191 flags"),
         Benchmark::new(
             "cpu.proc_call",
             "1,000,000 calls of dummy(a, b, c) returning a + b + c",
             perq("§5 Zilog programs: proc_call, 1,000,000 calls of dummy(a,b,c)"),
             |_| Ok(Box::new(ProcCalls) as Box<dyn Workload>),
         )
-        .with_plan(calibrated_whole),
+        .with_plan(calibrated_whole)
+        .per_job(CALLS as u64, "call of dummy(a, b, c)"),
     ]
 }
 

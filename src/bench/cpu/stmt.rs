@@ -719,6 +719,7 @@ macro_rules! row {
             prepare::<$t, $S>,
         )
         .with_plan(calibrated_whole)
+        .per("statement")
     };
 }
 

@@ -57,7 +57,8 @@ pub fn rows() -> Vec<Benchmark> {
             KT5,
             |ctx| seqwrite(ctx, Want::Bypass),
         )
-        .with_metric(Metric::throughput(KT5_BYTES)),
+        .with_metric(Metric::throughput(KT5_BYTES))
+        .per("byte written to disk"),
         Benchmark::new(
             "io.seqwrite.cached",
             "write 2 MB sequentially in 64 KiB requests into the page cache, no fsync (kt5)",
@@ -71,7 +72,8 @@ pub fn rows() -> Vec<Benchmark> {
             KT6,
             |ctx| randwrite(ctx, Want::Bypass),
         )
-        .with_plan(kt6_plan),
+        .with_plan(kt6_plan)
+        .per("random 512-byte write"),
         Benchmark::new(
             "io.randwrite.cached",
             "4000 writes of 512 bytes at random offsets in a 2 MiB file, page cache (kt6)",

@@ -30,41 +30,47 @@ fn rows() -> Vec<Benchmark> {
             "write then read a 4-byte message on one pipe (001 pipeself4)",
             berkeley("Table 1/2: pipeself4"),
             |c| msg(c, Pattern::ToSelf, 4),
-        ),
+        )
+        .per("message to oneself"),
         Benchmark::new(
             "pipe.self.512",
             "write then read a 512-byte message on one pipe (001 pipeself512)",
             berkeley("Table 1/2: pipeself512"),
             |c| msg(c, Pattern::ToSelf, 512),
-        ),
+        )
+        .per("message to oneself"),
         Benchmark::new(
             "pipe.discard.4",
             "write a 4-byte message to a child that reads and discards it (001 pipediscard4)",
             berkeley("Table 1/2: pipediscard4"),
             |c| msg(c, Pattern::Discard, 4),
         )
-        .partnered(),
+        .partnered()
+        .per("message to a child"),
         Benchmark::new(
             "pipe.discard.512",
             "write a 512-byte message to a child that discards it (001 pipediscard512)",
             berkeley("Table 1/2: pipediscard512"),
             |c| msg(c, Pattern::Discard, 512),
         )
-        .partnered(),
+        .partnered()
+        .per("message to a child"),
         Benchmark::new(
             "pipe.back.4",
             "round trip of a 4-byte message with a child over two pipes (001 pipeback4)",
             berkeley("Table 1/2: pipeback4"),
             |c| msg(c, Pattern::Back, 4),
         )
-        .partnered(),
+        .partnered()
+        .per("message round trip"),
         Benchmark::new(
             "pipe.back.512",
             "round trip of a 512-byte message with a child over two pipes (001 pipeback512)",
             berkeley("Table 1/2: pipeback512"),
             |c| msg(c, Pattern::Back, 512),
         )
-        .partnered(),
+        .partnered()
+        .per("message round trip"),
         Benchmark::new(
             "pipe.back.4.fpu",
             "pipe.back.4 with vector registers live in both processes (002's FP context cost)",
@@ -74,7 +80,8 @@ fn rows() -> Vec<Benchmark> {
             ),
             |c| message::prepare(c, Transport::Pipe, Pattern::Back, 4, true),
         )
-        .partnered(),
+        .partnered()
+        .per("message round trip"),
         Benchmark::new(
             "pipe.bw.self",
             "5 MB written to yourself through a pipe, 4 KB at a time (Kashtan kt9); MB/s",
@@ -82,7 +89,8 @@ fn rows() -> Vec<Benchmark> {
             bandwidth::prepare_self,
         )
         .with_metric(Metric::throughput(bandwidth::TRANSFER as u64))
-        .with_plan(whole_transfers),
+        .with_plan(whole_transfers)
+        .per("byte written to oneself through a pipe"),
         Benchmark::new(
             "pipe.bw.one",
             "5 MB through a pipe to a child that reads it all (Kashtan kt10); MB/s",
@@ -91,7 +99,8 @@ fn rows() -> Vec<Benchmark> {
         )
         .with_metric(Metric::throughput(bandwidth::TRANSFER as u64))
         .with_plan(whole_transfers)
-        .partnered(),
+        .partnered()
+        .per("byte sent to another process through a pipe"),
         Benchmark::new(
             "pipe.bw.both",
             "two processes each send 5 MB to the other at once (Kashtan kt11); MB/s of both",
@@ -100,7 +109,8 @@ fn rows() -> Vec<Benchmark> {
         )
         .with_metric(Metric::throughput(2 * bandwidth::TRANSFER as u64))
         .with_plan(whole_transfers)
-        .partnered(),
+        .partnered()
+        .per("byte through a pipe, both directions counted"),
         Benchmark::new(
             "pipe.piper",
             "2,000 pipe writes of 512 bytes to a reading child, time for all (Zilog piper)",
@@ -109,6 +119,7 @@ fn rows() -> Vec<Benchmark> {
         )
         .with_metric(Metric::job())
         .with_plan(whole_transfers)
-        .partnered(),
+        .partnered()
+        .per_job(2_000, "512-byte pipe write"),
     ]
 }

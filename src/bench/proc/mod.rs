@@ -10,7 +10,7 @@ use anyhow::Result;
 
 use super::micro::{berkeley, processes};
 use crate::harness::contract::{Benchmark, Ctx, Derived, Host, Skip, SupportCheck, Workload};
-use crate::model::{Source, Unit};
+use crate::model::{Basis, Source, Unit};
 
 pub mod create;
 pub mod jobs;
@@ -29,6 +29,7 @@ pub fn derived() -> Vec<Derived> {
                 1,080, mean of the 0 and 1k heap rows (001 Table 3)",
         source: berkeley("Table 3 and its text: ms per byte of exec arguments"),
         unit: Unit::SecondsPerOp,
+        basis: Basis::per("byte of environment"),
         inputs: &[
             "proc.exec.null.0.env1k",
             "proc.exec.null.0",
@@ -98,10 +99,23 @@ fn row(
 ) -> Benchmark {
     let b = Benchmark::new(id, about, source, prepare)
         .with_plan(processes)
-        .partnered();
+        .partnered()
+        .per(creation_op(id));
     match supported {
         Some(check) => b.requires(check),
         None => b,
+    }
+}
+
+/// What one operation of a process-creation row is, by its id (001 Table 1's words).
+fn creation_op(id: &str) -> &'static str {
+    match id.split('.').nth(1) {
+        Some("fork") => "fork-exit-wait",
+        Some("vfork") => "vfork-exit-wait",
+        Some("exec") => "fork-exec-exit-wait",
+        Some("vexec") => "vfork-exec-exit-wait",
+        Some("spawn") => "posix_spawn-exit-wait",
+        _ => "posix_spawn of sh -c running the null job, wait",
     }
 }
 

@@ -19,6 +19,7 @@ macro_rules! args_row {
             SOURCE,
             |_| Ok(with_args::<$n>()),
         )
+        .per("system call")
     };
 }
 

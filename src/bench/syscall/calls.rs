@@ -23,7 +23,8 @@ pub fn rows() -> Vec<Benchmark> {
             fig("Figure 6: subroutine overhead (100 calls per event pair)"),
             |_| Ok(empty_calls()),
         )
-        .with_plan(|mode| Plan::fixed(100, samples(mode))),
+        .with_plan(|mode| Plan::fixed(100, samples(mode)))
+        .per("subroutine call"),
         Benchmark::new(
             "call.subroutine.single",
             "an empty non-inlined function call, each call timed by itself",
@@ -40,7 +41,8 @@ pub fn rows() -> Vec<Benchmark> {
                     black_box(by_value_1(black_box(1), black_box(2), black_box(3)));
                 })) as Box<dyn Workload>)
             },
-        ),
+        )
+        .per("nest of five calls"),
         Benchmark::new(
             "call.nested5.byref",
             "5 nested calls passing three integers by reference",
@@ -51,7 +53,8 @@ pub fn rows() -> Vec<Benchmark> {
                     by_ref_1(black_box(&mut a), black_box(&mut b), black_box(&mut c));
                 })) as Box<dyn Workload>)
             },
-        ),
+        )
+        .per("nest of five calls"),
     ]
 }
 

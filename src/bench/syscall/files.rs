@@ -38,7 +38,8 @@ pub fn rows() -> Vec<Benchmark> {
                     unsafe { libc::close(d) as i64 }
                 }))
             },
-        ),
+        )
+        .per("dup + close"),
         Benchmark::new(
             "syscall.stat",
             "stat a file by a three-component path in the scratch directory",

@@ -23,7 +23,8 @@ pub fn rows() -> Vec<Benchmark> {
             "getpid by the raw syscall instruction: the minimum cost of entering the kernel",
             fig("Figure 4: gpid; also 003 Zilog 'System call'"),
             |_| Ok(raw_loop("getpid", libc::SYS_getpid, &[])),
-        ),
+        )
+        .per("system call"),
         Benchmark::new(
             "syscall.getpid.libc",
             "getpid through the C library wrapper (002's indirect path)",
@@ -37,19 +38,22 @@ pub fn rows() -> Vec<Benchmark> {
                     || unsafe { libc::getpid() } as i64,
                 ))
             },
-        ),
+        )
+        .per("system call"),
         Benchmark::new(
             "syscall.getuid",
             "getuid by the raw syscall instruction",
             fig("Figure 4: guid"),
             |_| Ok(raw_loop("getuid", libc::SYS_getuid, &[])),
-        ),
+        )
+        .per("system call"),
         Benchmark::new(
             "syscall.getgid",
             "getgid by the raw syscall instruction",
             fig("Figure 4: ggid"),
             |_| Ok(raw_loop("getgid", libc::SYS_getgid, &[])),
-        ),
+        )
+        .per("system call"),
         Benchmark::new(
             "syscall.times",
             "times(2): the process's and its children's CPU times",
@@ -62,7 +66,8 @@ pub fn rows() -> Vec<Benchmark> {
                     libc::times(black_box(&mut t)) as i64
                 }))
             },
-        ),
+        )
+        .per("system call"),
         Benchmark::new(
             "syscall.alarm",
             "alarm(0): cancel a (non-existent) alarm",
@@ -76,13 +81,15 @@ pub fn rows() -> Vec<Benchmark> {
                     || unsafe { libc::alarm(black_box(0)) } as i64,
                 ))
             },
-        ),
+        )
+        .per("system call"),
         Benchmark::new(
             "syscall.signal",
             "sigaction: install a handler for SIGUSR2",
             fig("Figure 4: sig"),
             prepare_signal,
-        ),
+        )
+        .per("system call"),
         Benchmark::new(
             "syscall.kill",
             "kill(self, 0): permission and existence check, no signal sent",
@@ -94,13 +101,15 @@ pub fn rows() -> Vec<Benchmark> {
                     libc::kill(black_box(me), 0) as i64
                 }))
             },
-        ),
+        )
+        .per("system call"),
         Benchmark::new(
             "syscall.nice",
             "setpriority to the current nice value: nice(0)'s kernel work",
             fig("Figure 4: nice"),
             prepare_nice,
-        ),
+        )
+        .per("system call"),
         Benchmark::new(
             "syscall.setuid",
             "setuid to the current uid (privileged path; root only)",
@@ -112,7 +121,8 @@ pub fn rows() -> Vec<Benchmark> {
                 }))
             },
         )
-        .root_only(ROOT_ONLY),
+        .root_only(ROOT_ONLY)
+        .per("system call"),
         Benchmark::new(
             "syscall.setgid",
             "setgid to the current gid (privileged path; root only)",
@@ -124,7 +134,8 @@ pub fn rows() -> Vec<Benchmark> {
                 }))
             },
         )
-        .root_only(ROOT_ONLY),
+        .root_only(ROOT_ONLY)
+        .per("system call"),
     ]
 }
 

@@ -14,7 +14,8 @@ pub fn rows() -> Vec<Benchmark> {
             "read CLOCK_MONOTONIC, the clock every sample is timed with (vDSO)",
             fig("Figure 2: event call timing"),
             |_| Ok(clock_loop(libc::CLOCK_MONOTONIC)),
-        ),
+        )
+        .per("clock read"),
         Benchmark::new(
             "syscall.time",
             "clock_gettime(CLOCK_REALTIME) through the vDSO: no kernel entry",
@@ -38,7 +39,8 @@ pub fn rows() -> Vec<Benchmark> {
                     }
                 }))
             },
-        ),
+        )
+        .per("system call"),
     ]
 }
 

@@ -18,7 +18,8 @@ pub fn rows() -> Vec<Benchmark> {
         "read terminal attributes (ioctl TCGETS) of a pseudo-terminal opened for the purpose",
         fig("Figure 4: gtty(s)"),
         prepare,
-    )]
+    )
+    .per("system call")]
 }
 
 fn prepare(_: &Ctx) -> Result<Box<dyn Workload>> {

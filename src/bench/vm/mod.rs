@@ -35,8 +35,11 @@ use region::Advice;
 /// Seed 001's run script: `seqpage -p 7500`.
 pub const DEFAULT_PAGES: u64 = 7_500;
 
-pub fn all() -> Vec<Benchmark> {
-    let mut all: Vec<Benchmark> = CASES.iter().map(|c| c.benchmark()).collect();
+/// The family's rows for a run with `options`: each paging job's figure is per job of the
+/// page touches it makes over `--pages` pages.
+pub fn all(options: &RunOptions) -> Vec<Benchmark> {
+    let pages = pages(options);
+    let mut all: Vec<Benchmark> = CASES.iter().map(|c| c.benchmark(pages)).collect();
     all.push(pagefault::benchmark());
     all
 }
@@ -145,7 +148,7 @@ pub const CASES: &[Case] = &[
 ];
 
 impl Case {
-    fn benchmark(self) -> Benchmark {
+    fn benchmark(self, pages: u64) -> Benchmark {
         Benchmark::new(
             self.id,
             self.about,
@@ -154,6 +157,7 @@ impl Case {
         )
         .with_metric(Metric::job())
         .with_plan(Plan::job)
+        .per_job(self.pattern.touches(pages), "page touch")
     }
 
     fn prepare(&self, ctx: &Ctx) -> Result<Box<dyn Workload>> {
@@ -443,11 +447,40 @@ mod tests {
 
     #[test]
     fn every_table_6_program_is_a_row() {
-        let all = all();
+        let all = all(&RunOptions::default());
         let ids: Vec<_> = all.iter().map(|b| b.id()).collect();
         assert_eq!(ids.len(), 13);
         for s in [1, 10, 30, 40, 50, 60, 80, 10000] {
             assert!(ids.contains(&format!("vm.gausspage.{s}").as_str()));
         }
+    }
+
+    #[test]
+    fn each_paging_job_is_per_its_page_touches_over_the_pages_asked() {
+        let basis = |pages: Option<u64>, id: &str| {
+            let options = RunOptions {
+                pages,
+                ..RunOptions::default()
+            };
+            all(&options)
+                .into_iter()
+                .find(|b| b.id() == id)
+                .map(|b| b.metric().basis.clone())
+                .unwrap()
+        };
+        use crate::model::Basis;
+        assert_eq!(basis(None, "vm.seqpage"), Basis::job(75_000, "page touch"));
+        assert_eq!(
+            basis(Some(1_000), "vm.seqpage"),
+            Basis::job(10_000, "page touch")
+        );
+        assert_eq!(
+            basis(Some(1_000), "vm.randpage"),
+            Basis::job(30_000, "page touch")
+        );
+        assert_eq!(
+            basis(None, "vm.gausspage.40"),
+            Basis::job(30_000, "page touch")
+        );
     }
 }

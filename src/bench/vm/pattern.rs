@@ -50,6 +50,17 @@ pub fn gauss_step(rng: &mut SmallRng, sd: f64, pn: i64, npages: i64) -> i64 {
     }
 }
 
+impl Pattern {
+    /// The page touches one job makes over `npages` pages: what its figure is per.
+    pub fn touches(self, npages: u64) -> u64 {
+        match self {
+            Pattern::Seq { passes } => npages * passes as u64,
+            Pattern::Rand { touches } => touches as u64,
+            Pattern::Gauss { steps, .. } => steps as u64,
+        }
+    }
+}
+
 /// Feeds the page numbers of `pattern` over `npages` pages to `touch`, in order, and
 /// returns how many touches were made. `after_first_pass` is called once, after seqpage's
 /// first sweep (the only one that faults on fresh memory), and for the others never.
@@ -135,6 +146,21 @@ mod tests {
         let within = |k: f64| xs.iter().filter(|x| x.abs() < k).count() as f64 / 2e5;
         assert!((within(1.0) - 0.683).abs() < 0.01, "{}", within(1.0));
         assert!((within(2.0) - 0.954).abs() < 0.01, "{}", within(2.0));
+    }
+
+    #[test]
+    fn a_job_makes_the_touches_its_basis_declares() {
+        for pattern in [
+            Pattern::Seq { passes: 3 },
+            Pattern::Rand { touches: 500 },
+            Pattern::Gauss {
+                sd: 5.0,
+                steps: 700,
+            },
+        ] {
+            let made = walk(pattern, 200, |_| {}, || {});
+            assert_eq!(made, pattern.touches(200), "{pattern:?}");
+        }
     }
 
     #[test]

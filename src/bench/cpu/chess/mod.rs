@@ -95,7 +95,8 @@ pub fn rows() -> Vec<Benchmark> {
         |_| Ok(Box::new(ChessGames::default()) as Box<dyn Workload>),
     )
     .with_metric(Metric::job())
-    .with_plan(Plan::job)]
+    .with_plan(Plan::job)
+    .per("game of 130 plies")]
 }
 
 #[derive(Default)]

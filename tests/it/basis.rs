@@ -1,0 +1,174 @@
+//! Every historical figure against the row of its id: the same kind of quantity (a time
+//! with a time, a rate with a rate) of the same operation, so that `compare` and `table`
+//! can divide them — or, for the few the seeds measured differently, refused with the
+//! reason below, and refused for certain (a figure that became comparable must leave the
+//! list). A figure given a wrong basis on purpose is caught.
+
+use timeshare::bench::Registry;
+use timeshare::model::basis::ANY_OPERATION;
+use timeshare::model::exercise::{self, ALONE};
+use timeshare::model::{Basis, Measure, Unit};
+use timeshare::reference::{self, Figure, Quantity};
+
+/// Figures the seeds measured per a different operation than today's row, and why.
+const NOT_COMPARABLE: &[(&str, &str)] = &[
+    (
+        "syscall.dup",
+        "seed 002 timed each dup and closed the twelve descriptors outside the timing; \
+         the row times a dup and its close",
+    ),
+    (
+        "load.cpu.",
+        "seed 000 Table 9's real is the average over the copies; the row's figure is the \
+         whole batch (its slowest copy)",
+    ),
+    (
+        "load.script.",
+        "seed 000 Table 10's real is per script; the row's figure is the whole staggered run",
+    ),
+];
+
+fn known_incomparable(id: &str) -> bool {
+    NOT_COMPARABLE
+        .iter()
+        .any(|(prefix, _)| id == *prefix || (prefix.ends_with('.') && id.starts_with(prefix)))
+}
+
+/// The unit and basis today's row of `id` declares, for the figure's quantity.
+fn registered(reg: &Registry, id: &str, quantity: Quantity) -> Option<(Unit, Basis)> {
+    let (unit, basis) = if let Some(b) = reg.find(id) {
+        (b.metric().unit, b.metric().basis.clone())
+    } else if let Some(d) = reg.derived().iter().find(|d| d.id == id) {
+        (d.unit, d.basis.clone())
+    } else if id.starts_with(&exercise::alone_id("")) {
+        (Unit::Seconds, Basis::per(ALONE))
+    } else {
+        return None;
+    };
+    // User and system time are kept per operation of the same basis as the headline.
+    let unit = match quantity {
+        Quantity::User | Quantity::System => Unit::SecondsPerOp,
+        _ => unit,
+    };
+    Some((unit, basis))
+}
+
+/// Every figure that cannot be divided by its row's figure, with the reason.
+fn mismatches(figures: &[Figure], reg: &Registry) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for f in figures {
+        // Table 8's fault service time has no row of its own: nothing divides it.
+        if f.quantity == Quantity::FaultService {
+            assert_eq!(f.basis, Basis::per("page fault"), "{f:?}");
+            continue;
+        }
+        let Some((unit, basis)) = registered(reg, &f.id, f.quantity) else {
+            out.push((f.id.clone(), "no registered row".to_string()));
+            continue;
+        };
+        let today = Measure::new(1.0, unit, basis);
+        if let Err(why) = f.measure().divided_by(&today) {
+            out.push((f.id.clone(), format!("{}: {why}", f.machine)));
+        }
+    }
+    out
+}
+
+#[test]
+fn every_reference_figure_has_the_unit_and_basis_of_its_row() {
+    let reg = Registry::with_defaults();
+    let figures = reference::figures();
+    assert!(figures.len() > 300, "{} figures", figures.len());
+    for f in &figures {
+        assert_eq!(f.basis.ops, 1, "{f:?}: a figure is per one operation");
+        assert!(
+            !f.basis.is_generic() && f.basis.op != ANY_OPERATION,
+            "{f:?}: a historical figure names its operation"
+        );
+    }
+    let found = mismatches(&figures, &reg);
+    let unexpected: Vec<_> = found
+        .iter()
+        .filter(|(id, _)| !known_incomparable(id))
+        .collect();
+    assert!(
+        unexpected.is_empty(),
+        "figures that cannot be divided by their row's: {unexpected:#?}"
+    );
+    // The list stays true: each entry is still refused, for some figure of its id.
+    for (prefix, why) in NOT_COMPARABLE {
+        assert!(
+            found
+                .iter()
+                .any(|(id, _)| id == prefix || id.starts_with(prefix)),
+            "{prefix} is listed as not comparable ({why}) but every figure of it now is"
+        );
+    }
+}
+
+#[test]
+fn every_row_a_figure_is_set_beside_names_its_operation() {
+    let reg = Registry::with_defaults();
+    for f in reference::figures() {
+        if let Some((_, basis)) = registered(&reg, &f.id, Quantity::Headline) {
+            assert!(
+                !basis.is_generic(),
+                "{}: the row has a historical figure ({}) but only a generic basis {basis}",
+                f.id,
+                f.place
+            );
+        }
+    }
+}
+
+#[test]
+fn a_figure_given_a_wrong_basis_on_purpose_is_caught() {
+    let reg = Registry::with_defaults();
+    let mut figures: Vec<Figure> = reference::figures()
+        .into_iter()
+        .filter(|f| f.id == "cpu.proc_call" && f.machine == "pdp11-70-ral")
+        .collect();
+    assert_eq!(mismatches(&figures, &reg), vec![]);
+    // The error the issue found: the figure of a whole job of a million calls taken for
+    // the figure of one.
+    figures[0].basis = Basis::per("job of 1,000,000 calls");
+    let found = mismatches(&figures, &reg);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert!(
+        found[0].1.contains("per job of 1,000,000 calls"),
+        "{found:?}"
+    );
+    // A rate set beside a time is caught too.
+    let mut rate = reference::figures()
+        .into_iter()
+        .find(|f| f.id == "pipe.bw.self")
+        .unwrap();
+    rate.id = "syscall.getpid".into();
+    rate.basis = Basis::per("system call");
+    let found = mismatches(&[rate], &reg);
+    assert!(found[0].1.contains("B/s vs s/op"), "{found:?}");
+}
+
+#[test]
+fn the_issue_s_three_rows_are_per_operation_speed_ups_in_the_thousands() {
+    // Today's figures as the issue saw them: whole jobs. Per operation, the 11/70 and
+    // the VAX are thousands of times slower, not faster.
+    let reg = Registry::with_defaults();
+    let today = |id: &str, value: f64| {
+        let (unit, basis) = registered(&reg, id, Quantity::Headline).unwrap();
+        Measure::new(value, unit, basis)
+    };
+    let then = |machine: &str, id: &str| reference::headline(machine, id).unwrap().measure();
+    let proc_call = then("pdp11-70-ral", "cpu.proc_call")
+        .divided_by(&today("cpu.proc_call", 1.97e-3))
+        .unwrap();
+    assert!((18_000.0..19_000.0).contains(&proc_call), "{proc_call}");
+    let piper = then("pdp11-70-ral", "pipe.piper")
+        .divided_by(&today("pipe.piper", 1.33e-3))
+        .unwrap();
+    assert!((12_000.0..12_500.0).contains(&piper), "{piper}");
+    let seqpage = then("vax750-4.2bsd", "vm.seqpage")
+        .divided_by(&today("vm.seqpage", 22.9e-3))
+        .unwrap();
+    assert!(seqpage > 40_000.0, "{seqpage}");
+}
