@@ -1,4 +1,4 @@
-//! The clock: CLOCK_MONOTONIC through the vDSO (METHOD.md), and the cost of reading it —
+//! The clock: CLOCK_MONOTONIC through the vDSO (docs/method.md), and the cost of reading it —
 //! seed 002's "event call", calibrated first and used to correct every other figure.
 
 /// Nanoseconds on CLOCK_MONOTONIC.

@@ -1,4 +1,4 @@
-//! The environment record (METHOD.md): machine, kernel and mitigations, clock source,
+//! The environment record (docs/method.md): machine, kernel and mitigations, clock source,
 //! virtualisation and container limits, the working directory's file system, privilege.
 //! Every reader is forgiving: a missing file gives an empty field, never an error.
 

@@ -1,4 +1,4 @@
-//! The environment record: what the machine was when a run was made (METHOD.md).
+//! The environment record: what the machine was when a run was made (docs/method.md).
 //! Without it two results cannot be compared honestly.
 
 use std::collections::BTreeMap;

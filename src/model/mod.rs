@@ -28,7 +28,7 @@ pub use unit::{Better, Combine, Metric, Unit};
 /// "modern" for rows the seeds did not have.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Source {
-    /// `seed` is the seed's number as in `shared/CATALOGUE.md` ("000" … "004");
+    /// `seed` is the seed's number ("000" … "004", the table in docs/families.md);
     /// `place` names the table, figure, row or appendix program.
     Seed {
         seed: &'static str,
