@@ -12,6 +12,7 @@ mod load;
 mod micro;
 mod mixed;
 mod output;
+mod selftest;
 mod snapshots;
 mod store;
 mod syscall;
