@@ -89,7 +89,7 @@ fn sysinfo_json_is_the_environment_record() {
 fn an_interrupted_run_keeps_what_it_measured() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("r.json");
-    let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("timeshare"))
+    let child = crate::common::command()
         .args(["run", "syscall", "--full", "--json"])
         .arg(&path)
         .stdout(std::process::Stdio::piped())
@@ -117,10 +117,7 @@ fn an_interrupted_run_keeps_what_it_measured() {
 fn on_one_cpu(args: &[&str]) -> std::process::Output {
     use std::os::unix::process::CommandExt;
     let mut c = std::process::Command::new(assert_cmd::cargo::cargo_bin("timeshare"));
-    c.args(args).env(
-        "TIMESHARE_DB",
-        concat!(env!("CARGO_TARGET_TMPDIR"), "/it-runs.db"),
-    );
+    crate::common::isolate(&mut c).args(args);
     // SAFETY: between fork and exec only sched_getaffinity and sched_setaffinity run,
     // both async-signal-safe system calls, on a cpu_set_t on the stack.
     unsafe {
@@ -354,4 +351,45 @@ fn help_lists_the_exit_statuses() {
         .success()
         .stdout(predicate::str::contains("Exit status:"))
         .stdout(predicate::str::contains("130  interrupted"));
+}
+
+/// Every `timeshare` the tests start has `HOME` and `XDG_DATA_HOME` in a directory of the
+/// tests' own and a database of the tests' own; after commands that store (a finished
+/// run, an interrupted one) that home is still empty: no test writes to a user's data.
+#[test]
+fn the_users_data_directory_is_never_written() {
+    use crate::common::{command, pristine_home};
+    let c = command();
+    let env = |name: &str| {
+        c.get_envs()
+            .find(|(k, _)| *k == name)
+            .and_then(|(_, v)| v.map(std::path::PathBuf::from))
+    };
+    let home = pristine_home();
+    assert_eq!(env("HOME"), Some(home.join("home")));
+    assert_eq!(env("XDG_DATA_HOME"), Some(home.join("data")));
+    assert!(env("TIMESHARE_DB").is_some());
+
+    timeshare()
+        .args(["run", "syscall.getpid", "--quick"])
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("stored as run"));
+    let child = command()
+        .args(["run", "syscall", "--quick"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) };
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(130));
+    for sub in ["home", "data"] {
+        let left: Vec<_> = std::fs::read_dir(home.join(sub))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        assert!(left.is_empty(), "written to the test's {sub}: {left:?}");
+    }
 }
