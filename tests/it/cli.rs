@@ -89,15 +89,27 @@ fn sysinfo_json_is_the_environment_record() {
 fn an_interrupted_run_keeps_what_it_measured() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("r.json");
+    // A database of its own, to see when a first result is stored: however loaded the
+    // machine, the interrupt comes after something was measured.
+    let db_dir = tempfile::tempdir().unwrap();
+    let db = db_dir.path().join("runs.db");
     let child = crate::common::command()
         .args(["run", "syscall", "--full", "--json"])
         .arg(&path)
+        .arg("--db")
+        .arg(&db)
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::null())
         .spawn()
         .unwrap();
-    // Long enough for a few rows even on a loaded machine; the whole run takes ~20 s.
-    std::thread::sleep(std::time::Duration::from_millis(4000));
+    let start = std::time::Instant::now();
+    while stored_results(&db) < 1 {
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        assert!(
+            start.elapsed() < std::time::Duration::from_secs(120),
+            "no result stored in two minutes"
+        );
+    }
     unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) };
     let out = child.wait_with_output().unwrap();
     assert_eq!(out.status.code(), Some(130));
@@ -111,6 +123,18 @@ fn an_interrupted_run_keeps_what_it_measured() {
     assert!(n < listed, "the run stopped early ({n} results)");
     let leftovers: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
     assert_eq!(leftovers.len(), 1, "only r.json remains");
+}
+
+/// Results stored so far in the database at `db` (0 before it exists).
+fn stored_results(db: &std::path::Path) -> i64 {
+    db.exists()
+        .then(|| {
+            let conn = rusqlite::Connection::open(db).ok()?;
+            conn.query_row("SELECT count(*) FROM results", [], |r| r.get(0))
+                .ok()
+        })
+        .flatten()
+        .unwrap_or(0)
 }
 
 /// A `timeshare` that may use one CPU only, as under `taskset -c N`.
