@@ -46,7 +46,7 @@ pub fn processes(mode: Mode) -> Plan {
 pub mod testing {
     use std::sync::{Mutex, MutexGuard};
 
-    use crate::harness::contract::{Ctx, StandaloneCtx, Workload};
+    use crate::harness::contract::{Ctx, StandaloneCtx};
     use crate::model::{Placement, RunOptions};
 
     static FORKING: Mutex<()> = Mutex::new(());
@@ -65,39 +65,5 @@ pub mod testing {
         })
         .unwrap();
         f(&standalone.ctx())
-    }
-
-    /// The calling thread's CPU time, in seconds: immune to waiting for a CPU, which on a
-    /// loaded 2-CPU machine dwarfs the work; precise (the scheduler's own ns count).
-    pub fn thread_cpu_s() -> f64 {
-        // SAFETY: timespec is plain data that clock_gettime fills.
-        let mut t: libc::timespec = unsafe { std::mem::zeroed() };
-        // SAFETY: the timespec is valid to write.
-        unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) };
-        t.tv_sec as f64 + t.tv_nsec as f64 * 1e-9
-    }
-
-    /// The measuring thread's CPU time for run(2n) over that for run(n), fastest of 9
-    /// interleaved repeats each: about 2 when every operation really does the work.
-    pub fn doubling_ratio(w: &mut dyn Workload, n: u64) -> f64 {
-        w.run(n).unwrap();
-        let mut one = Vec::new();
-        let mut two = Vec::new();
-        for _ in 0..9 {
-            for (k, v) in [(n, &mut one), (2 * n, &mut two)] {
-                let t = thread_cpu_s();
-                w.run(k).unwrap();
-                v.push(thread_cpu_s() - t);
-            }
-        }
-        let min = |v: &[f64]| v.iter().copied().fold(f64::INFINITY, f64::min);
-        min(&two) / min(&one)
-    }
-
-    pub fn assert_scales(what: &str, ratio: f64) {
-        assert!(
-            (1.3..3.5).contains(&ratio),
-            "{what}: twice the operations took {ratio:.2}× the time"
-        );
     }
 }

@@ -17,6 +17,7 @@ pub mod mixed;
 pub mod pipe;
 pub mod proc;
 pub mod select;
+pub mod selftest;
 pub mod signal;
 pub mod syscall;
 pub mod udg;

@@ -23,6 +23,7 @@ mod outfile;
 mod output;
 mod reference;
 mod run;
+mod selftest;
 mod show;
 mod suggest;
 mod sysinfo;
@@ -73,6 +74,8 @@ pub enum Command {
     Completions(completions::CompletionsArgs),
     /// Write the manual page (roff) of timeshare or of one command to standard output
     Man(man::ManArgs),
+    /// Check that the benchmarks' timing holds up: twice the work, twice the time
+    Selftest(selftest::SelftestArgs),
     /// Print the move list of the cpu.chess game, one move per line (an exerciser job)
     #[command(hide = true)]
     ChessGame(chess_game::ChessGameArgs),
@@ -100,6 +103,7 @@ pub fn main() -> ExitCode {
         Command::Exercise(args) => exercise::execute(args),
         Command::Completions(args) => completions::execute(args),
         Command::Man(args) => man::execute(args),
+        Command::Selftest(args) => selftest::execute(args),
         Command::ChessGame(args) => chess_game::execute(args),
     };
     match outcome {

@@ -177,7 +177,9 @@ impl Benchmark {
     }
 
     /// Set up (open descriptors, create files, start children); the workload's `Drop`
-    /// undoes all of it.
+    /// undoes all of it. A reason that shows only here (the scratch directory's file
+    /// system cannot run programs) is returned as a [`Skip`] error: the row is skipped
+    /// with it, not failed.
     pub fn prepare(&self, ctx: &Ctx) -> Result<Box<dyn Workload>> {
         (self.prepare)(ctx)
     }
@@ -215,7 +217,8 @@ pub trait Workload {
 }
 
 /// Why a benchmark cannot run on this machine.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
 pub struct Skip(pub String);
 
 impl Skip {

@@ -10,7 +10,7 @@ use std::time::Instant;
 use anyhow::{Context, Result};
 use chrono::Utc;
 
-use super::contract::{Benchmark, Ctx, Derived, Host};
+use super::contract::{Benchmark, Ctx, Derived, Host, Skip};
 use super::interrupt::{self, Interrupted};
 use super::state::RunState;
 use super::{quiet, sampler, sysinfo};
@@ -118,6 +118,13 @@ impl Runner {
         if let Err(e) = outcome {
             if e.downcast_ref::<Interrupted>().is_some() {
                 return Err(Interrupted);
+            }
+            if let Some(skip) = e.downcast_ref::<Skip>() {
+                result.status = Status::Skipped {
+                    reason: skip.0.clone(),
+                };
+                result.duration_s = started.elapsed().as_secs_f64();
+                return Ok(result);
             }
             result.status = Status::Failed {
                 error: format!("{e:#}"),

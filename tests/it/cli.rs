@@ -89,15 +89,27 @@ fn sysinfo_json_is_the_environment_record() {
 fn an_interrupted_run_keeps_what_it_measured() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("r.json");
-    let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("timeshare"))
+    // A database of its own, to see when a first result is stored: however loaded the
+    // machine, the interrupt comes after something was measured.
+    let db_dir = tempfile::tempdir().unwrap();
+    let db = db_dir.path().join("runs.db");
+    let child = crate::common::command()
         .args(["run", "syscall", "--full", "--json"])
         .arg(&path)
+        .arg("--db")
+        .arg(&db)
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::null())
         .spawn()
         .unwrap();
-    // Long enough for a few rows even on a loaded machine; the whole run takes ~20 s.
-    std::thread::sleep(std::time::Duration::from_millis(4000));
+    let start = std::time::Instant::now();
+    while stored_results(&db) < 1 {
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        assert!(
+            start.elapsed() < std::time::Duration::from_secs(120),
+            "no result stored in two minutes"
+        );
+    }
     unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) };
     let out = child.wait_with_output().unwrap();
     assert_eq!(out.status.code(), Some(130));
@@ -113,14 +125,23 @@ fn an_interrupted_run_keeps_what_it_measured() {
     assert_eq!(leftovers.len(), 1, "only r.json remains");
 }
 
+/// Results stored so far in the database at `db` (0 before it exists).
+fn stored_results(db: &std::path::Path) -> i64 {
+    db.exists()
+        .then(|| {
+            let conn = rusqlite::Connection::open(db).ok()?;
+            conn.query_row("SELECT count(*) FROM results", [], |r| r.get(0))
+                .ok()
+        })
+        .flatten()
+        .unwrap_or(0)
+}
+
 /// A `timeshare` that may use one CPU only, as under `taskset -c N`.
 fn on_one_cpu(args: &[&str]) -> std::process::Output {
     use std::os::unix::process::CommandExt;
     let mut c = std::process::Command::new(assert_cmd::cargo::cargo_bin("timeshare"));
-    c.args(args).env(
-        "TIMESHARE_DB",
-        concat!(env!("CARGO_TARGET_TMPDIR"), "/it-runs.db"),
-    );
+    crate::common::isolate(&mut c).args(args);
     // SAFETY: between fork and exec only sched_getaffinity and sched_setaffinity run,
     // both async-signal-safe system calls, on a cpu_set_t on the stack.
     unsafe {
@@ -354,4 +375,45 @@ fn help_lists_the_exit_statuses() {
         .success()
         .stdout(predicate::str::contains("Exit status:"))
         .stdout(predicate::str::contains("130  interrupted"));
+}
+
+/// Every `timeshare` the tests start has `HOME` and `XDG_DATA_HOME` in a directory of the
+/// tests' own and a database of the tests' own; after commands that store (a finished
+/// run, an interrupted one) that home is still empty: no test writes to a user's data.
+#[test]
+fn the_users_data_directory_is_never_written() {
+    use crate::common::{command, pristine_home};
+    let c = command();
+    let env = |name: &str| {
+        c.get_envs()
+            .find(|(k, _)| *k == name)
+            .and_then(|(_, v)| v.map(std::path::PathBuf::from))
+    };
+    let home = pristine_home();
+    assert_eq!(env("HOME"), Some(home.join("home")));
+    assert_eq!(env("XDG_DATA_HOME"), Some(home.join("data")));
+    assert!(env("TIMESHARE_DB").is_some());
+
+    timeshare()
+        .args(["run", "syscall.getpid", "--quick"])
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("stored as run"));
+    let child = command()
+        .args(["run", "syscall", "--quick"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) };
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(130));
+    for sub in ["home", "data"] {
+        let left: Vec<_> = std::fs::read_dir(home.join(sub))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        assert!(left.is_empty(), "written to the test's {sub}: {left:?}");
+    }
 }

@@ -1,5 +1,8 @@
 //! Shared helpers for the integration tests.
 
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
 use assert_cmd::Command;
 
 /// Output width for tests that read what a row or a sentence says, not how it is laid
@@ -7,16 +10,46 @@ use assert_cmd::Command;
 /// (`output.rs`, `snapshots.rs`) set their own width.
 pub const UNWRAPPED: &str = "1000";
 
-/// The built `timeshare` binary, with a fixed output width ([`UNWRAPPED`]), and a results
-/// database under the target directory: no test ever writes to the user's own.
+/// The built `timeshare` binary, in the environment of [`command`].
 pub fn timeshare() -> Command {
-    let mut c = Command::cargo_bin("timeshare").expect("binary built");
-    c.env("COLUMNS", UNWRAPPED);
-    c.env(
-        "TIMESHARE_DB",
-        concat!(env!("CARGO_TARGET_TMPDIR"), "/it-runs.db"),
-    );
+    Command::from_std(command())
+}
+
+/// The built `timeshare` binary as a plain process (for tests that signal or wait on it),
+/// in the environment of [`isolate`].
+pub fn command() -> std::process::Command {
+    let mut c = std::process::Command::new(assert_cmd::cargo::cargo_bin("timeshare"));
+    isolate(&mut c);
     c
+}
+
+/// The environment every `timeshare` the tests start gets, also through a command that
+/// runs it in turn (setpriv, taskset): a fixed output width ([`UNWRAPPED`]), a results
+/// database under the target directory, and `HOME` and `XDG_DATA_HOME` in empty
+/// directories of the tests' own ([`pristine_home`]): no test ever writes to the user's
+/// own data (`cli::the_users_data_directory_is_never_written`).
+pub fn isolate(c: &mut std::process::Command) -> &mut std::process::Command {
+    c.env("COLUMNS", UNWRAPPED)
+        .env(
+            "TIMESHARE_DB",
+            concat!(env!("CARGO_TARGET_TMPDIR"), "/it-runs.db"),
+        )
+        .env("HOME", pristine_home().join("home"))
+        .env("XDG_DATA_HOME", pristine_home().join("data"))
+}
+
+/// Empty `home` and `data` directories, made anew when the tests start, that every
+/// `timeshare` the tests run gets as its `HOME` and `XDG_DATA_HOME`. They must stay empty.
+pub fn pristine_home() -> &'static Path {
+    static HOME: OnceLock<PathBuf> = OnceLock::new();
+    HOME.get_or_init(|| {
+        let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("it-pristine-home");
+        let _ = std::fs::remove_dir_all(&dir);
+        for sub in ["home", "data"] {
+            std::fs::create_dir_all(dir.join(sub)).expect("a pristine home for the tests");
+        }
+        dir
+    })
 }
 
 /// A real `run --quick --json` of every id, kept as a fixture.

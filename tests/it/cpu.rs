@@ -75,8 +75,9 @@ fn cpu_quick_reports_every_id_with_its_checks() {
     assert!(div["details"]["statement"].is_string());
 }
 
-// The CPU-heavy checks live here rather than among the unit tests, so that they do not
-// compete for the two cores with the harness's own timing tests in the same process.
+// The CPU-heavy checks live here rather than among the unit tests, one at a time. That
+// twice the operations of every kernel take about twice the time is a timing claim,
+// checked by `timeshare selftest cpu.doubling` (and once by the selftest test).
 
 mod heavy {
     use std::sync::{Mutex, MutexGuard};
@@ -92,10 +93,6 @@ mod heavy {
     }
     use timeshare::bench::cpu::chess::board::{perft, Position, START_FEN};
     use timeshare::bench::cpu::chess::{play_game, DEPTH, EXPECTED_HASH, EXPECTED_NODES, PLIES};
-    use timeshare::harness::clock::now_ns;
-    use timeshare::harness::contract::{StandaloneCtx, Workload};
-    use timeshare::harness::rusage::thread_preemptions;
-    use timeshare::model::RunOptions;
 
     fn perft_fen(fen: &str, depth: u32) -> u64 {
         perft(&mut Position::from_fen(fen).unwrap(), depth)
@@ -137,94 +134,5 @@ mod heavy {
         let game = play_game(PLIES, DEPTH);
         assert_eq!(game.moves.len(), 130);
         assert_eq!((game.hash(), game.nodes), (EXPECTED_HASH, EXPECTED_NODES));
-    }
-
-    /// The fastest of up to `tries` timings of `run(n)` in ns, preferring timings during
-    /// which the thread was not preempted (the harness's culling rule): on a loaded
-    /// 2-core machine most timings of a few ms are disturbed, and only clean ones show
-    /// the work itself.
-    fn clean_ns(w: &mut dyn Workload, n: u64, tries: usize) -> u64 {
-        let mut best_clean = u64::MAX;
-        let mut best_any = u64::MAX;
-        let mut clean = 0;
-        for _ in 0..tries {
-            let p0 = thread_preemptions();
-            let t0 = now_ns();
-            w.run(n).expect("the kernel checks its own result");
-            let t = now_ns() - t0;
-            best_any = best_any.min(t);
-            if thread_preemptions() == p0 {
-                best_clean = best_clean.min(t);
-                clean += 1;
-                if clean >= 3 {
-                    break;
-                }
-            }
-        }
-        if best_clean == u64::MAX {
-            best_any
-        } else {
-            best_clean
-        }
-    }
-
-    /// The fastest clean timings of n and 2n operations and their ratio. Interleaved, so
-    /// that both sizes see the same phases of the machine's load (a VM's stolen time does
-    /// not show as a preemption); rounds stop early once the ratio is plainly about 2.
-    fn doubling_ratio(w: &mut dyn Workload, n: u64, rounds: usize) -> (u64, u64, f64) {
-        let (mut one, mut two) = (u64::MAX, u64::MAX);
-        for round in 0..rounds {
-            one = one.min(clean_ns(w, n, 3));
-            two = two.min(clean_ns(w, 2 * n, 3));
-            let ratio = two as f64 / one as f64;
-            if round >= 2 && (1.8..=2.2).contains(&ratio) {
-                break;
-            }
-        }
-        (one, two, two as f64 / one as f64)
-    }
-
-    /// Twice the operations take about twice the time for every kernel of the family:
-    /// nothing was optimised away, and each operation is really done. (Meaningful in the
-    /// release profile, which `cargo test --release` uses.)
-    #[test]
-    fn twice_the_operations_take_twice_the_time() {
-        let _alone = one_at_a_time();
-        let standalone = StandaloneCtx::new(RunOptions::default()).unwrap();
-        let ctx = standalone.ctx();
-        let mut bad = Vec::new();
-        for b in timeshare::bench::cpu::all() {
-            let mut w = b.prepare(&ctx).unwrap();
-            // A batch of at least 0.2 ms (a whole game for the chess row): short enough to
-            // fit in one scheduler time slice on a loaded machine.
-            let mut n = 1;
-            while n < 1 << 40 && clean_ns(w.as_mut(), n, 3) < 200_000 {
-                n *= 4;
-            }
-            let chess = b.id() == "cpu.chess";
-            let rounds = if chess { 3 } else { 30 };
-            let mut ratio = doubling_ratio(w.as_mut(), n, rounds);
-            if !(1.6..=2.5).contains(&ratio.2) {
-                // Once more, with batches 8 times longer (but the same one game for
-                // chess), so that anything constant per call (a timer interrupt, a
-                // frequency step) weighs less.
-                if !chess {
-                    n *= 8;
-                }
-                ratio = doubling_ratio(w.as_mut(), n, rounds);
-            }
-            let (one, two, ratio) = ratio;
-            if !(1.6..=2.5).contains(&ratio) {
-                bad.push(format!(
-                    "{}: n = {n}: {one} ns, 2n: {two} ns, ratio {ratio:.2}",
-                    b.id()
-                ));
-            }
-        }
-        assert!(
-            bad.is_empty(),
-            "not proportional to the work:\n{}",
-            bad.join("\n")
-        );
     }
 }

@@ -249,7 +249,7 @@ fn an_interrupted_run_leaves_no_process_and_no_directory() {
     }
     let scratch = tempfile::tempdir().unwrap();
     let dir = scratch.path().canonicalize().unwrap();
-    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("timeshare"))
+    let mut child = crate::common::command()
         .args(["exercise", "--jobs", "cc=6,float=6", "--dir"])
         .arg(&dir)
         .stdout(Stdio::null())
@@ -318,7 +318,7 @@ fn an_instance_that_cannot_start_names_the_limit_it_hit() {
     let limit = processes_of(uid) + 3;
     let scratch = tempfile::tempdir().unwrap();
     std::fs::set_permissions(scratch.path(), std::fs::Permissions::from_mode(0o777)).unwrap();
-    let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("timeshare"));
+    let mut cmd = crate::common::command();
     cmd.args(["exercise", "--jobs", "ed=4", "--dir"])
         .arg(scratch.path())
         .env("COLUMNS", UNWRAPPED);

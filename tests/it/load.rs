@@ -1,13 +1,11 @@
 //! The load family end to end: Table 9's copies and knee, failing and missing commands in
 //! a script, refusals, and nothing left behind after a run or an interrupt.
 //!
-//! The machine may be shared: response-time ratios (Inc) are only held to the 2-CPU shape
-//! when the machine is quiet (load average below 0.5 before and after); otherwise the
-//! figures are printed and only properties that background load cannot change are
-//! checked (the CPU work grows with the copies, every field is there). The tests of this
-//! module run one at a time so as not to load the machine for each other; to check the
-//! 2-CPU shape, run `cargo test --release --test it load::cpu_copies` alone on an idle
-//! machine.
+//! The machine may be shared: only properties that background load cannot change are
+//! checked here (the CPU work grows with the copies, every field is there). The shape of
+//! the response times (copies up to the CPUs side by side, twice as many twice as long)
+//! needs an idle machine: `timeshare selftest load.cpu.shape`. The tests of this module
+//! run one at a time so as not to load the machine for each other.
 
 use std::path::Path;
 use std::process::Stdio;
@@ -76,14 +74,7 @@ fn cpu_copies_give_table9_and_the_knee() {
         4
     );
     assert!(d4["knee"]["statement"].as_str().unwrap().contains("knee"));
-    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
-    if before < 0.5 && after < 0.5 && cpus == 2 {
-        assert!(incs[0] < 1.25, "Inc(2) = {}", incs[0]);
-        assert!((1.5..2.5).contains(&incs[1]), "Inc(4) = {}", incs[1]);
-        assert_eq!(d4["knee"]["copies"], 2);
-    } else {
-        eprintln!("machine busy or not 2 CPUs: the 2-CPU shape of Inc is not checked");
-    }
+    assert!(incs.iter().all(|i| i.is_finite() && *i > 0.0), "{incs:?}");
 }
 
 /// A `sort` on PATH that exits 1 (UnixBench's shell test scores *higher* then): the
@@ -265,7 +256,6 @@ fn nothing_remains_after_a_run_or_an_interrupt() {
     let script = work.path().join("slow.sh");
     // A unique sleep length marks the script's commands in /proc.
     std::fs::write(&script, "echo start\nsleep 31.4159\necho never\n").unwrap();
-    let bin = assert_cmd::cargo::cargo_bin("timeshare");
 
     // 1. A finished run: every process reaped, every scratch directory removed.
     timeshare()
@@ -300,7 +290,7 @@ fn nothing_remains_after_a_run_or_an_interrupt() {
         ],
     ];
     for args in cases {
-        let mut cmd = std::process::Command::new(&bin);
+        let mut cmd = crate::common::command();
         cmd.args(args);
         if args.contains(&"--script") {
             cmd.arg(&script);
@@ -356,12 +346,12 @@ fn a_copy_refused_mid_run_stops_the_row_cleanly() {
     let bin = assert_cmd::cargo::cargo_bin("timeshare");
     let script = format!(
         "for i in $(seq 34); do sleep 29.2718 >/dev/null 2>&1 & done; prlimit --nproc=40 {} run load.cpu.8 \
-         --copies 8 --footprint-mib 1 --dir {} --json -; echo \"rc=$?\" >&2",
+         --copies 8 --footprint-mib 1 --dir {} --json - --no-save; echo \"rc=$?\" >&2",
         bin.display(),
         scratch.path().display()
     );
     use std::os::unix::process::CommandExt;
-    let out = std::process::Command::new("setpriv")
+    let out = crate::common::isolate(&mut std::process::Command::new("setpriv"))
         .args([
             "--reuid",
             "nobody",

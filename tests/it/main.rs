@@ -13,6 +13,7 @@ mod load;
 mod micro;
 mod mixed;
 mod output;
+mod selftest;
 mod snapshots;
 mod store;
 mod syscall;

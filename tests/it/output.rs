@@ -14,15 +14,14 @@ use crate::common::{store_with, timeshare, FIXTURE};
 /// a caller that wires standard output itself.
 fn raw(args: &[&str], db: Option<&Path>) -> Command {
     let mut c = Command::new(assert_cmd::cargo::cargo_bin("timeshare"));
-    c.args(args).env_remove("COLUMNS").env_remove("NO_COLOR");
-    match db {
-        Some(db) => c.arg("--db").arg(db),
-        // Never the user's own database.
-        None => c.env(
-            "TIMESHARE_DB",
-            concat!(env!("CARGO_TARGET_TMPDIR"), "/it-runs.db"),
-        ),
-    };
+    // Never the user's own database or home; the width and colour of this test's own.
+    crate::common::isolate(&mut c)
+        .args(args)
+        .env_remove("COLUMNS")
+        .env_remove("NO_COLOR");
+    if let Some(db) = db {
+        c.arg("--db").arg(db);
+    }
     c
 }
 

@@ -370,7 +370,7 @@ fn the_default_database_is_in_the_data_directory_and_no_save_skips_it() {
 fn concurrent_runs_share_one_database() {
     let db = db();
     let spawn = || {
-        std::process::Command::new(assert_cmd::cargo::cargo_bin("timeshare"))
+        crate::common::command()
             .args(["run", "syscall.getpid", "syscall.getuid", "--quick", "--db"])
             .arg(&db.path)
             .stdout(std::process::Stdio::null())
@@ -392,7 +392,7 @@ fn concurrent_runs_share_one_database() {
 fn a_run_killed_with_sigkill_shows_as_interrupted() {
     let db = db();
     // Its scratch directory goes in the test's own: nothing can remove it after SIGKILL.
-    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("timeshare"))
+    let mut child = crate::common::command()
         .args(["run", "syscall", "--full", "--db"])
         .arg(&db.path)
         .arg("--dir")

@@ -55,7 +55,7 @@ fn an_ordinary_user_gets_root_rows_skipped_with_the_reason() {
     std::fs::copy(assert_cmd::cargo::cargo_bin("timeshare"), &bin).unwrap();
     let open = std::os::unix::fs::PermissionsExt::from_mode(0o755);
     std::fs::set_permissions(dir.path(), open).unwrap();
-    let out = std::process::Command::new("setpriv")
+    let out = crate::common::isolate(&mut std::process::Command::new("setpriv"))
         .args([
             "--reuid",
             "nobody",

@@ -107,33 +107,13 @@ fn thread_cpu_s() -> f64 {
 mod tests {
     use super::*;
 
+    // That the time grows in proportion to the rounds is a timing claim, checked by
+    // `timeshare selftest load.kernel.doubling`.
     #[test]
     fn the_checksum_depends_on_the_work() {
         let a = compute(1 << 16, 3).unwrap();
         assert_eq!(a, compute(1 << 16, 3).unwrap());
         assert_ne!(a, compute(1 << 16, 4).unwrap());
         assert_ne!(a, compute(1 << 17, 3).unwrap());
-    }
-
-    #[test]
-    fn twice_the_rounds_take_about_twice_the_time() {
-        let time = |rounds| {
-            let mut v: Vec<f64> = (0..5)
-                .map(|_| {
-                    let t = thread_cpu_s();
-                    compute(1 << 20, rounds).unwrap();
-                    thread_cpu_s() - t
-                })
-                .collect();
-            // The fastest: other tests sharing the caches only ever add stalls.
-            v.sort_by(f64::total_cmp);
-            v[0]
-        };
-        // Each call also maps and first-touches the footprint, a fixed cost: with
-        // t(r) = a + b·r, (t(3r) − t(r)) / (t(2r) − t(r)) = 2 whatever a is. 2,000 rounds
-        // (~6 ms here) so that one stolen tick does not swamp the work.
-        let base = time(2_000);
-        let ratio = (time(6_000) - base) / (time(4_000) - base);
-        assert!((1.5..2.7).contains(&ratio), "ratio {ratio}");
     }
 }

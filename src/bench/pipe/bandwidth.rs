@@ -283,25 +283,3 @@ impl Workload for Both {
         }))
     }
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::bench::micro::testing::{assert_scales, doubling_ratio, forking, with_ctx};
-    use crate::model::Placement;
-
-    #[test]
-    fn transfers_scale_with_the_work() {
-        let _one_at_a_time = forking();
-        // One CPU for both sides: a change of placement between the n and 2n runs would
-        // change the CPU time of the transfer, not the work.
-        with_ctx(Placement::Same, |ctx| {
-            let mut w = prepare_self(ctx).unwrap();
-            assert_scales("kt9", doubling_ratio(w.as_mut(), 1));
-            let mut w = prepare_both(ctx).unwrap();
-            assert_scales("kt11", doubling_ratio(w.as_mut(), 1));
-            let mut w = prepare_piper(ctx).unwrap();
-            assert_scales("piper", doubling_ratio(w.as_mut(), 4));
-        });
-    }
-}

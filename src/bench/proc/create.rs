@@ -310,6 +310,9 @@ impl Workload for Creation {
     }
 }
 
+// That twice the creations take about twice the time, that fork's cost grows with the
+// parent's heap and that a bigger job costs no less are timing claims, checked by
+// `timeshare selftest proc`.
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -351,47 +354,5 @@ mod tests {
                 .run(2)
                 .unwrap();
         }
-    }
-}
-
-#[cfg(test)]
-mod scaling {
-    use super::*;
-    use crate::bench::micro::testing::{assert_scales, doubling_ratio, forking, thread_cpu_s};
-
-    /// The parent's fastest CPU time for one creation over 15 (fork copies the page
-    /// tables in the parent, so the heap shows there; waiting for a CPU does not).
-    fn per_op(w: &mut Creation) -> f64 {
-        (0..15)
-            .map(|_| {
-                let t = thread_cpu_s();
-                w.run(1).unwrap();
-                thread_cpu_s() - t
-            })
-            .fold(f64::INFINITY, f64::min)
-    }
-
-    #[test]
-    fn process_creation_scales_with_the_work() {
-        let _one_at_a_time = forking();
-        let mut w = Creation::new(Create::Fork, None, 0).unwrap();
-        assert_scales("fork", doubling_ratio(&mut w, 10));
-        let mut w = Creation::new(Create::Vfork, None, 0).unwrap();
-        assert_scales("vfork", doubling_ratio(&mut w, 20));
-    }
-
-    /// What `proc.fork.100k` ≥ `proc.fork.0` stands for, with a heap big enough to see
-    /// above the noise: fork copies the page tables of everything the parent touched.
-    #[test]
-    fn fork_cost_grows_with_the_heap() {
-        let _one_at_a_time = forking();
-        // One at a time: the big heap must not exist while the small fork is timed.
-        let s = per_op(&mut Creation::new(Create::Fork, None, 0).unwrap());
-        let b = per_op(&mut Creation::new(Create::Fork, None, 64 << 20).unwrap());
-        assert!(b > 1.3 * s, "fork with 64 MB more heap {b} s vs {s} s");
-        // vfork shares the memory instead: the heap must not matter much.
-        let vs = per_op(&mut Creation::new(Create::Vfork, None, 0).unwrap());
-        let vb = per_op(&mut Creation::new(Create::Vfork, None, 64 << 20).unwrap());
-        assert!(vb < b && vs < s, "vfork {vs}/{vb} vs fork {s}/{b}");
     }
 }

@@ -52,8 +52,14 @@ fn fork_only(how: Create, heap: usize) -> Result<Box<dyn Workload>> {
     Ok(Box::new(Creation::new(how, None, heap)?))
 }
 
-fn exec_job(how: Create, job: Job, heap: usize, more_env: bool) -> Result<Box<dyn Workload>> {
-    let path = jobs::locate(job).map_err(|s| anyhow::anyhow!(s.0))?;
+fn exec_job(
+    ctx: &Ctx,
+    how: Create,
+    job: Job,
+    heap: usize,
+    more_env: bool,
+) -> Result<Box<dyn Workload>> {
+    let path = jobs::install(job, ctx.scratch)?;
     let extra = if more_env {
         jobs::extra_environment()
     } else {
@@ -68,18 +74,18 @@ fn shell(ctx: &Ctx) -> Result<Box<dyn Workload>> {
         .host
         .find_program("sh")
         .ok_or_else(|| anyhow::anyhow!("no sh on PATH"))?;
-    let null = jobs::locate(Job::Null).map_err(|s| anyhow::anyhow!(s.0))?;
+    let null = jobs::install(Job::Null, ctx.scratch)?;
     let command = null.to_string_lossy().into_owned();
     let args = ExecArgs::new(&sh, &["-c", &command], Vec::new())?;
     Ok(Box::new(Creation::new(Create::Spawn, Some(args), 0)?))
 }
 
 fn need_null(_: &Host) -> Result<(), Skip> {
-    jobs::locate(Job::Null).map(drop)
+    jobs::available(Job::Null)
 }
 
 fn need_big(_: &Host) -> Result<(), Skip> {
-    jobs::locate(Job::Big).map(drop)
+    jobs::available(Job::Big)
 }
 
 fn need_sh(host: &Host) -> Result<(), Skip> {
@@ -139,48 +145,48 @@ fn rows() -> Vec<Benchmark> { vec![
     row("proc.vfork.100k", "grow the heap 100 KB, then vfork-exit-wait (001 vforks100k)",
         berkeley("Table 1/2: vforks100k"), None, |_| fork_only(Vfork, 100 * KB)),
     row("proc.exec.null.0", "fork-exec the null job-exit-wait (001 execs0null)",
-        berkeley("Table 1/2: execs0null"), NULL, |_| exec_job(Fork, Null, 0, false)),
+        berkeley("Table 1/2: execs0null"), NULL, |ctx| exec_job(ctx, Fork, Null, 0, false)),
     row("proc.exec.null.1k", "heap +1 KB, then fork-exec the null job-exit-wait (001 execs1knull)",
-        berkeley("Table 1/2: execs1knull"), NULL, |_| exec_job(Fork, Null, KB, false)),
+        berkeley("Table 1/2: execs1knull"), NULL, |ctx| exec_job(ctx, Fork, Null, KB, false)),
     row("proc.exec.null.100k", "heap +100 KB, then fork-exec the null job (001 execs100knull)",
-        berkeley("Table 1/2: execs100knull"), NULL, |_| exec_job(Fork, Null, 100 * KB, false)),
+        berkeley("Table 1/2: execs100knull"), NULL, |ctx| exec_job(ctx, Fork, Null, 100 * KB, false)),
     row("proc.exec.big.0", "fork-exec the big job (250 KB data)-exit-wait (001 execs0big)",
-        berkeley("Table 1/2: execs0big"), BIG, |_| exec_job(Fork, Big, 0, false)),
+        berkeley("Table 1/2: execs0big"), BIG, |ctx| exec_job(ctx, Fork, Big, 0, false)),
     row("proc.exec.big.1k", "heap +1 KB, then fork-exec the big job (001 execs1kbig)",
-        berkeley("Table 1/2: execs1kbig"), BIG, |_| exec_job(Fork, Big, KB, false)),
+        berkeley("Table 1/2: execs1kbig"), BIG, |ctx| exec_job(ctx, Fork, Big, KB, false)),
     row("proc.exec.big.100k", "heap +100 KB, then fork-exec the big job (001 execs100kbig)",
-        berkeley("Table 1/2: execs100kbig"), BIG, |_| exec_job(Fork, Big, 100 * KB, false)),
+        berkeley("Table 1/2: execs100kbig"), BIG, |ctx| exec_job(ctx, Fork, Big, 100 * KB, false)),
     row("proc.vexec.null.0", "vfork-exec the null job-exit-wait (001 vexecs0null)",
-        berkeley("Table 1/2: vexecs0null"), NULL, |_| exec_job(Vfork, Null, 0, false)),
+        berkeley("Table 1/2: vexecs0null"), NULL, |ctx| exec_job(ctx, Vfork, Null, 0, false)),
     row("proc.vexec.null.1k", "heap +1 KB, then vfork-exec the null job (001 vexecs1knull)",
-        berkeley("Table 1/2: vexecs1knull"), NULL, |_| exec_job(Vfork, Null, KB, false)),
+        berkeley("Table 1/2: vexecs1knull"), NULL, |ctx| exec_job(ctx, Vfork, Null, KB, false)),
     row("proc.vexec.null.100k", "heap +100 KB, then vfork-exec the null job (001 vexecs100knull)",
-        berkeley("Table 1/2: vexecs100knull"), NULL, |_| exec_job(Vfork, Null, 100 * KB, false)),
+        berkeley("Table 1/2: vexecs100knull"), NULL, |ctx| exec_job(ctx, Vfork, Null, 100 * KB, false)),
     row("proc.vexec.big.0", "vfork-exec the big job-exit-wait (001 vexecs0big)",
-        berkeley("Table 1/2: vexecs0big"), BIG, |_| exec_job(Vfork, Big, 0, false)),
+        berkeley("Table 1/2: vexecs0big"), BIG, |ctx| exec_job(ctx, Vfork, Big, 0, false)),
     row("proc.vexec.big.1k", "heap +1 KB, then vfork-exec the big job (001 vexecs1kbig)",
-        berkeley("Table 1/2: vexecs1kbig"), BIG, |_| exec_job(Vfork, Big, KB, false)),
+        berkeley("Table 1/2: vexecs1kbig"), BIG, |ctx| exec_job(ctx, Vfork, Big, KB, false)),
     row("proc.vexec.big.100k", "heap +100 KB, then vfork-exec the big job (001 vexecs100kbig)",
-        berkeley("Table 1/2: vexecs100kbig"), BIG, |_| exec_job(Vfork, Big, 100 * KB, false)),
+        berkeley("Table 1/2: vexecs100kbig"), BIG, |ctx| exec_job(ctx, Vfork, Big, 100 * KB, false)),
     row("proc.exec.null.0.env1k", "proc.exec.null.0 with 1,080 more bytes of environment",
-        berkeley("Table 3: execs0null (1K env)"), NULL, |_| exec_job(Fork, Null, 0, true)),
+        berkeley("Table 3: execs0null (1K env)"), NULL, |ctx| exec_job(ctx, Fork, Null, 0, true)),
     row("proc.exec.null.1k.env1k", "proc.exec.null.1k with 1,080 more bytes of environment",
-        berkeley("Table 3: execs1knull (1K env)"), NULL, |_| exec_job(Fork, Null, KB, true)),
+        berkeley("Table 3: execs1knull (1K env)"), NULL, |ctx| exec_job(ctx, Fork, Null, KB, true)),
     row("proc.exec.null.100k.env1k", "proc.exec.null.100k with 1,080 more bytes of environment",
         berkeley("run script: execs 1000 102400 nulljob, large environment"), NULL,
-        |_| exec_job(Fork, Null, 100 * KB, true)),
+        |ctx| exec_job(ctx, Fork, Null, 100 * KB, true)),
     row("proc.exec.big.0.env1k", "proc.exec.big.0 with 1,080 more bytes of environment",
         berkeley("run script: execs 1000 0 bigjob, large environment"), BIG,
-        |_| exec_job(Fork, Big, 0, true)),
+        |ctx| exec_job(ctx, Fork, Big, 0, true)),
     row("proc.exec.big.1k.env1k", "proc.exec.big.1k with 1,080 more bytes of environment",
         berkeley("run script: execs 1000 1024 bigjob, large environment"), BIG,
-        |_| exec_job(Fork, Big, KB, true)),
+        |ctx| exec_job(ctx, Fork, Big, KB, true)),
     row("proc.exec.big.100k.env1k", "proc.exec.big.100k with 1,080 more bytes of environment",
         berkeley("run script: execs 1000 102400 bigjob, large environment"), BIG,
-        |_| exec_job(Fork, Big, 100 * KB, true)),
+        |ctx| exec_job(ctx, Fork, Big, 100 * KB, true)),
     row("proc.spawn", "posix_spawn the null job, wait", Source::Modern(
         "posix_spawn, how modern programs start processes (vfork-like in glibc)"), NULL,
-        |_| exec_job(Spawn, Null, 0, false)),
+        |ctx| exec_job(ctx, Spawn, Null, 0, false)),
     row("proc.shell", "posix_spawn `sh -c` of the null job, wait", Source::Modern(
         "a shell command, as system() and scripts start programs"), Some(need_sh), shell),
 ]}
