@@ -117,6 +117,15 @@ pub fn main() -> ExitCode {
 
 /// The status of a command that ended in `e`: the user's mistake, or the machine's.
 fn exit_for(e: &anyhow::Error) -> Exit {
+    // A Ctrl-C before the first row (while the overhead is measured, say) is still an
+    // interruption, not a failure.
+    let interrupted = e
+        .downcast_ref::<crate::harness::interrupt::Interrupted>()
+        .is_some()
+        || e.downcast_ref::<crate::exercise::Interrupted>().is_some();
+    if interrupted {
+        return Exit::Interrupted;
+    }
     let usage = e.downcast_ref::<UsageError>().is_some()
         || e.downcast_ref::<crate::bench::select::SelectError>()
             .is_some()

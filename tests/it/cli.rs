@@ -103,7 +103,7 @@ fn an_interrupted_run_keeps_what_it_measured() {
         .spawn()
         .unwrap();
     let start = std::time::Instant::now();
-    while stored_results(&db) < 1 {
+    while crate::common::stored_results(&db) < 1 {
         std::thread::sleep(std::time::Duration::from_millis(100));
         assert!(
             start.elapsed() < std::time::Duration::from_secs(120),
@@ -123,18 +123,6 @@ fn an_interrupted_run_keeps_what_it_measured() {
     assert!(n < listed, "the run stopped early ({n} results)");
     let leftovers: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
     assert_eq!(leftovers.len(), 1, "only r.json remains");
-}
-
-/// Results stored so far in the database at `db` (0 before it exists).
-fn stored_results(db: &std::path::Path) -> i64 {
-    db.exists()
-        .then(|| {
-            let conn = rusqlite::Connection::open(db).ok()?;
-            conn.query_row("SELECT count(*) FROM results", [], |r| r.get(0))
-                .ok()
-        })
-        .flatten()
-        .unwrap_or(0)
 }
 
 /// A `timeshare` that may use one CPU only, as under `taskset -c N`.

@@ -83,3 +83,17 @@ pub fn result<'a>(run: &'a serde_json::Value, id: &str) -> &'a serde_json::Value
         .find(|r| r["id"] == id)
         .unwrap_or_else(|| panic!("no result for {id}"))
 }
+
+/// Results stored so far in the database at `db` (0 before it exists): a test that must
+/// interrupt a run mid-way waits for these rather than for a time, which a loaded machine
+/// stretches.
+pub fn stored_results(db: &std::path::Path) -> i64 {
+    db.exists()
+        .then(|| {
+            let conn = rusqlite::Connection::open(db).ok()?;
+            conn.query_row("SELECT count(*) FROM results", [], |r| r.get(0))
+                .ok()
+        })
+        .flatten()
+        .unwrap_or(0)
+}

@@ -222,24 +222,36 @@ fn assert_nothing_left(tmp: &Path, label: &str) {
     assert!(left.is_empty(), "files left in {}: {left:?}", tmp.display());
 }
 
-/// Run the four families with a unique label, interrupt after `after` (to the process
-/// only, or to its whole group as a terminal's Ctrl-C does), and check that it stops with
-/// 130 and leaves no process and no file.
-fn interrupted_run_leaves_nothing(after: Duration, whole_group: bool) {
+/// Run the four families with a unique label, interrupt once `after_results` rows are
+/// stored (to the process only, or to its whole group as a terminal's Ctrl-C does), and
+/// check that it stops with 130 and leaves no process and no file.
+fn interrupted_run_leaves_nothing(after_results: i64, whole_group: bool) {
     use std::os::unix::process::CommandExt;
     let dir = tempfile::tempdir().unwrap();
+    // The database lives apart from the temporary directory that must be left empty.
+    let db_dir = tempfile::tempdir().unwrap();
+    let db = db_dir.path().join("runs.db");
     let label = format!("itest-{}-{}", std::process::id(), whole_group);
     let mut child = crate::common::command()
         .args([
-            "run", "proc", "pipe", "udg", "signal", "--quick", "--label", &label,
+            "run", "proc", "pipe", "udg", "signal", "--quick", "--label", &label, "--db",
         ])
+        .arg(&db)
         .env("TMPDIR", dir.path())
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .process_group(0)
         .spawn()
         .unwrap();
-    std::thread::sleep(after);
+    // Mid-run, however loaded the machine: after some rows are stored, not after a time.
+    let start = std::time::Instant::now();
+    while crate::common::stored_results(&db) < after_results {
+        std::thread::sleep(Duration::from_millis(50));
+        assert!(
+            start.elapsed() < Duration::from_secs(180),
+            "no {after_results} results stored in three minutes"
+        );
+    }
     let pid = child.id() as i32;
     let target = if whole_group { -pid } else { pid };
     // SAFETY: signalling the child (or its own process group) we started.
@@ -251,12 +263,12 @@ fn interrupted_run_leaves_nothing(after: Duration, whole_group: bool) {
 
 #[test]
 fn sigint_to_the_process_mid_run_leaves_no_child_and_no_file() {
-    interrupted_run_leaves_nothing(Duration::from_millis(700), false);
+    interrupted_run_leaves_nothing(1, false);
 }
 
 #[test]
 fn ctrl_c_to_the_process_group_mid_run_leaves_no_child_and_no_file() {
-    interrupted_run_leaves_nothing(Duration::from_millis(2500), true);
+    interrupted_run_leaves_nothing(4, true);
 }
 
 /// A scratch directory on a file system mounted noexec cannot run the null and big jobs:
