@@ -52,7 +52,7 @@ pub fn execute(args: CompareArgs) -> Result<Exit> {
 
 /// A name is a run when it is `last`, `last-any` or a number; else a reference machine;
 /// else a label.
-fn column(store: Option<&Store>, name: &str) -> Result<Column> {
+pub(super) fn column(store: Option<&Store>, name: &str) -> Result<Column> {
     let is_run_name = name == LAST || name == LAST_ANY || name.parse::<i64>().is_ok();
     if !is_run_name {
         if let Some(machine) = reference::machine(name) {
@@ -87,7 +87,7 @@ fn column(store: Option<&Store>, name: &str) -> Result<Column> {
     Ok(run_column(stored))
 }
 
-fn run_column(stored: StoredRun) -> Column {
+pub(super) fn run_column(stored: StoredRun) -> Column {
     let row = &stored.row;
     let about = format!(
         "{} · {} · {} · {}{}{}",

@@ -22,6 +22,7 @@ mod man;
 mod outfile;
 mod output;
 mod reference;
+mod report;
 mod run;
 mod selftest;
 mod show;
@@ -66,6 +67,9 @@ pub enum Command {
     Compare(compare::CompareArgs),
     /// List the historical machines of the seeds, or one machine's figures
     Reference(reference::ReferenceArgs),
+    /// Write a self-contained HTML report with charts: one run, several side by side, or
+    /// one id's history
+    Report(report::ReportArgs),
     /// Print a run in the layout of a seed's table, with the historical columns beside it
     Table(table::TableArgs),
     /// Run many copies of real jobs at once and check every output byte for byte (seed 004)
@@ -99,6 +103,7 @@ pub fn main() -> ExitCode {
         Command::Import(args) => import::execute(args),
         Command::Compare(args) => compare::execute(args),
         Command::Reference(args) => reference::execute(args),
+        Command::Report(args) => report::execute(args),
         Command::Table(args) => table::execute(args),
         Command::Exercise(args) => exercise::execute(args),
         Command::Completions(args) => completions::execute(args),

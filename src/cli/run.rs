@@ -38,6 +38,12 @@ pub struct RunArgs {
     /// Also write the whole result as JSON to FILE ('-' for standard output)
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
+    /// Also write a self-contained HTML report with charts to FILE (see `timeshare report`)
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
+    /// Draw a small text chart under the memory-hierarchy, paging, load and sweep tables
+    #[arg(long)]
+    pub chart: bool,
     /// Pin the measuring process to CPU N
     #[arg(long, value_name = "N")]
     pub cpu: Option<usize>,
@@ -123,6 +129,11 @@ pub fn execute(args: RunArgs) -> Result<Exit> {
         .as_deref()
         .map(|p| OutputFile::open(p, "--json"))
         .transpose()?;
+    let html = args
+        .html
+        .as_deref()
+        .map(|p| OutputFile::open(p, "--html"))
+        .transpose()?;
     let options = RunOptions {
         mode: if args.full { Mode::Full } else { Mode::Quick },
         selection: args.select.clone(),
@@ -170,6 +181,12 @@ pub fn execute(args: RunArgs) -> Result<Exit> {
         &runner.overhead,
         args.wide,
     ))?;
+    if args.chart {
+        let charts = report::textchart::charts(&run);
+        if !charts.is_empty() {
+            text_out(&format!("\n{charts}"))?;
+        }
+    }
     if let Some(out) = json {
         out.write(&report::json::to_json(&run)?)?;
     }
@@ -179,6 +196,25 @@ pub fn execute(args: RunArgs) -> Result<Exit> {
         if let Some(id) = r.run_id() {
             eprintln!("stored as run {id} in {}", r.path());
         }
+    }
+    if let Some(out) = html {
+        let name = match recorder.as_ref().and_then(|r| r.run_id()) {
+            Some(id) => format!("run {id}"),
+            None => "this run".to_string(),
+        };
+        let about = format!(
+            "{} · {}",
+            run.started_at.format("%Y-%m-%d %H:%M UTC"),
+            run.environment.hostname
+        );
+        let columns = [report::compare::Column::Run {
+            name,
+            about,
+            run: Box::new(run.clone()),
+        }];
+        out.write(
+            report::html::report(&columns, crate::model::change::DEFAULT_MIN_EFFECT).as_bytes(),
+        )?;
     }
     text_out(&report::table::summary_line(&run))?;
     Ok(exit_status(&run))

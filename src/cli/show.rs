@@ -17,6 +17,9 @@ pub struct ShowArgs {
     /// Also show elapsed, user and system time per operation and the kernel's counters
     #[arg(long, short = 'w')]
     pub wide: bool,
+    /// Draw a small text chart under the memory-hierarchy, paging, load and sweep tables
+    #[arg(long)]
+    pub chart: bool,
     #[command(flatten)]
     pub db: DbArgs,
 }
@@ -47,6 +50,13 @@ pub fn execute(args: ShowArgs) -> Result<Exit> {
         &overhead,
         args.wide,
     ));
+    if args.chart {
+        let charts = report::textchart::charts(&stored.run);
+        if !charts.is_empty() {
+            text.push('\n');
+            text.push_str(&charts);
+        }
+    }
     for w in &stored.run.warnings {
         text.push_str(&format!("warning: {w}\n"));
     }

@@ -50,14 +50,16 @@ impl fmt::Display for NoCommonIds {
 impl std::error::Error for NoCommonIds {}
 
 impl Column {
-    fn name(&self) -> &str {
+    /// The column's short name: "run 12", or the machine's.
+    pub fn name(&self) -> &str {
         match self {
             Column::Run { name, .. } => name,
             Column::Machine { machine, .. } => machine.name,
         }
     }
 
-    fn describe(&self) -> String {
+    /// The column's name and what it is, on one line.
+    pub fn describe(&self) -> String {
         match self {
             Column::Run { name, about, .. } => format!("{name}: {about}"),
             Column::Machine { machine, .. } => format!(
@@ -92,6 +94,7 @@ impl Column {
                     measure: Some(f.measure()),
                     better: f.unit.default_better(),
                     samples: None,
+                    ci: None,
                     source: Some(short_source(f.seed, &f.place, machine.name)),
                     below_resolution: false,
                 }),
@@ -116,6 +119,9 @@ struct Value {
     better: Better,
     /// The clean samples, for a run's measured (not derived) row.
     samples: Option<Vec<f64>>,
+    /// The confidence interval of the median as factors of it (low, high), for a run's
+    /// measured row with more than one sample.
+    ci: Option<(f64, f64)>,
     source: Option<String>,
     /// The run's figure is the raw one: the operation was cheaper than the clock.
     below_resolution: bool,
@@ -163,6 +169,11 @@ fn run_cell(r: &BenchResult) -> Cell {
                 measure: r.measure(),
                 better: r.better,
                 samples: (!r.derived && !clean.is_empty()).then_some(clean),
+                ci: r
+                    .summary
+                    .as_ref()
+                    .filter(|s| !r.derived && s.n > 1 && s.median > 0.0)
+                    .map(|s| (s.ci_low / s.median, s.ci_high / s.median)),
                 source: None,
                 below_resolution: r.below_resolution,
             })
@@ -336,6 +347,77 @@ pub fn compare_table(columns: &[Column], min_effect: f64) -> Result<String, NoCo
                 converted.join(", ")
             ));
         }
+    }
+    Ok(out)
+}
+
+/// One id of one later column judged against the first: what the report's comparison
+/// chart draws.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Judgement {
+    pub id: String,
+    /// The figures as the table shows them.
+    pub first: String,
+    pub other: String,
+    /// The later column's figure over the first's, per one operation of their basis.
+    pub ratio: Option<f64>,
+    /// The ratio's range from the two confidence intervals, where the columns have them.
+    pub ratio_range: Option<(f64, f64)>,
+    /// "faster (p = …)", "slower …", "no significant change", "today 40× faster",
+    /// "not comparable: …", or empty when a side has no figure.
+    pub verdict: String,
+}
+
+/// For each column after the first, its name and every shown id judged against the
+/// first column (the comparison table's rows, as numbers).
+pub fn judgements(
+    columns: &[Column],
+    min_effect: f64,
+) -> Result<Vec<(String, Vec<Judgement>)>, NoCommonIds> {
+    if common_ids(columns).is_empty() {
+        let sides: Vec<String> = columns.iter().map(ids_of).collect();
+        return Err(NoCommonIds(format!(
+            "no id in common: {}",
+            sides.join("; ")
+        )));
+    }
+    let with_machine = columns.iter().any(Column::is_machine);
+    let ids = row_ids(columns);
+    let mut out = Vec::new();
+    for c in &columns[1..] {
+        let mut rows = Vec::new();
+        for id in &ids {
+            let first = columns[0].cell(id);
+            let other = c.cell(id);
+            let (_, verdict) = judge(&columns[0], &first, c, &other, min_effect);
+            let (ratio, ratio_range) = match (&first, &other) {
+                (Cell::Value(a), Cell::Value(b)) => {
+                    let ratio = match (&a.measure, &b.measure) {
+                        (Some(ma), Some(mb)) => ma.check(mb).and_then(|()| mb.divided_by(ma)).ok(),
+                        _ => None,
+                    };
+                    let range = ratio.and_then(|q| match (a.ci, b.ci) {
+                        (None, None) => None,
+                        (ca, cb) => {
+                            let (alo, ahi) = ca.unwrap_or((1.0, 1.0));
+                            let (blo, bhi) = cb.unwrap_or((1.0, 1.0));
+                            Some((q * blo / ahi, q * bhi / alo))
+                        }
+                    });
+                    (ratio, range)
+                }
+                _ => (None, None),
+            };
+            rows.push(Judgement {
+                id: id.clone(),
+                first: show(&first, with_machine),
+                other: show(&other, with_machine),
+                ratio,
+                ratio_range,
+                verdict,
+            });
+        }
+        out.push((c.name().to_string(), rows));
     }
     Ok(out)
 }

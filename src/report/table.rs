@@ -342,6 +342,18 @@ pub fn format_bytes(b: u64) -> String {
 /// `timeshare sysinfo`.
 pub fn sysinfo_table(env: &Environment, warnings: &[String]) -> String {
     let mut t = new_table(&[]);
+    for (k, v) in environment_rows(env) {
+        t.add_row(vec![k.to_string(), v]);
+    }
+    let mut out = format!("{t}\n");
+    for w in warnings {
+        out.push_str(&format!("warning: {w}\n"));
+    }
+    out
+}
+
+/// The environment record as (what, value) lines: `sysinfo`'s table and the HTML report's.
+pub fn environment_rows(env: &Environment) -> Vec<(&'static str, String)> {
     let gib = |b: u64| format!("{:.1} GiB", b as f64 / (1u64 << 30) as f64);
     let caches = env
         .cpu
@@ -365,7 +377,7 @@ pub fn sysinfo_table(env: &Environment, warnings: &[String]) -> String {
         .filter(|(_, v)| v.starts_with("Vulnerable"))
         .map(|(k, v)| format!("{k}: {v}"))
         .collect();
-    let rows: Vec<(&str, String)> = vec![
+    let rows: Vec<(&'static str, String)> = vec![
         ("host", env.hostname.clone()),
         (
             "kernel",
@@ -475,14 +487,7 @@ pub fn sysinfo_table(env: &Environment, warnings: &[String]) -> String {
             ),
         ),
     ];
-    for (k, v) in rows {
-        t.add_row(vec![k.to_string(), v]);
-    }
-    let mut out = format!("{t}\n");
-    for w in warnings {
-        out.push_str(&format!("warning: {w}\n"));
-    }
-    out
+    rows
 }
 
 #[cfg(test)]

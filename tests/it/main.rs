@@ -13,6 +13,7 @@ mod load;
 mod micro;
 mod mixed;
 mod output;
+mod report;
 mod selftest;
 mod snapshots;
 mod store;

@@ -1,0 +1,198 @@
+//! `timeshare report [RUN|MACHINE|FILE…] [-o FILE] [--force]` and `report --trend ID`: one
+//! self-contained HTML file (inline CSS and SVG, no script, nothing fetched) for a stored
+//! run, several side by side with the first as baseline, a JSON file (`run --json`,
+//! `exercise --json`), or one id's history across the stored runs.
+//!
+//! The file is named after what it shows (`timeshare-run-12.html`) unless `-o` names it,
+//! and an existing file is never overwritten without `--force`.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+use clap::Args;
+
+use super::db::DbArgs;
+use super::outfile::OutputFile;
+use super::{Exit, UsageError};
+use crate::model::change::DEFAULT_MIN_EFFECT;
+use crate::model::exercise::Report;
+use crate::model::{Environment, Run, RunOptions};
+use crate::report::compare::Column;
+use crate::report::html;
+
+#[derive(Debug, Args)]
+pub struct ReportArgs {
+    /// Runs (an id, a label, `last`, `last-any`), JSON files of a run or of `exercise
+    /// --json`, and reference machines; the first is the baseline [default: last]
+    #[arg(conflicts_with = "trend")]
+    pub names: Vec<String>,
+    /// The history of one id across every stored run, with its confidence intervals
+    #[arg(long, value_name = "ID")]
+    pub trend: Option<String>,
+    /// Write to FILE ('-' for standard output) [default: timeshare-run-N.html]
+    #[arg(long, short, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// Overwrite FILE if it exists
+    #[arg(long)]
+    pub force: bool,
+    /// The smallest difference of medians, in percent, that is called a change
+    #[arg(long, value_name = "PCT", default_value_t = DEFAULT_MIN_EFFECT * 100.0)]
+    pub threshold: f64,
+    #[command(flatten)]
+    pub db: DbArgs,
+}
+
+pub fn execute(args: ReportArgs) -> Result<Exit> {
+    if !(args.threshold >= 0.0 && args.threshold.is_finite()) {
+        return Err(UsageError(format!(
+            "--threshold {}: give a percentage ≥ 0",
+            args.threshold
+        ))
+        .into());
+    }
+    let (default_name, page) = match &args.trend {
+        Some(id) => (format!("trend-{id}"), trend(&args.db, id)?),
+        None => {
+            let names = if args.names.is_empty() {
+                vec![crate::store::LAST.to_string()]
+            } else {
+                args.names.clone()
+            };
+            let columns = columns(&args.db, &names)?;
+            let stem: Vec<String> = columns.iter().map(|c| c.name().replace(' ', "-")).collect();
+            (
+                stem.join("-"),
+                html::report(&columns, args.threshold / 100.0),
+            )
+        }
+    };
+    let path = args.output.clone().unwrap_or_else(|| {
+        let safe: String = default_name
+            .chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || "._-".contains(c) {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .collect();
+        PathBuf::from(format!("timeshare-{safe}.html"))
+    });
+    write(&path, args.force, page.as_bytes())?;
+    Ok(Exit::Success)
+}
+
+/// Write `bytes` to `path`, refusing an existing file without `force`; says where and how
+/// big on standard error.
+pub fn write(path: &Path, force: bool, bytes: &[u8]) -> Result<()> {
+    if path != Path::new("-") && path.exists() && !force {
+        return Err(UsageError(format!(
+            "{} exists: give --force to overwrite it, or another file with -o",
+            path.display()
+        ))
+        .into());
+    }
+    let out = OutputFile::open(path, "--output")?;
+    let stdout = out.is_stdout();
+    out.write(bytes)?;
+    if !stdout {
+        eprintln!(
+            "report written to {} ({} KiB)",
+            path.display(),
+            bytes.len().div_ceil(1024)
+        );
+    }
+    Ok(())
+}
+
+/// The columns named: a JSON file when the name is one, else a run or a machine.
+fn columns(db: &DbArgs, names: &[String]) -> Result<Vec<Column>> {
+    let is_file = |n: &str| n.ends_with(".json") && Path::new(n).is_file();
+    let store = if names
+        .iter()
+        .all(|n| is_file(n) || crate::reference::machine(n).is_some())
+    {
+        None
+    } else {
+        Some(db.open_existing()?)
+    };
+    names
+        .iter()
+        .map(|n| {
+            if is_file(n) {
+                file_column(Path::new(n))
+            } else {
+                super::compare::column(store.as_ref(), n)
+            }
+        })
+        .collect()
+}
+
+/// A run from a JSON file: a run (`run --json`, `export`) or an exerciser's record
+/// (`exercise --json`), which becomes a run as `exercise` stores it.
+fn file_column(path: &Path) -> Result<Column> {
+    let bad = |why: String| UsageError(format!("{}: {why}", path.display()));
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let value: serde_json::Value =
+        serde_json::from_str(&text).map_err(|e| bad(format!("not JSON: {e}")))?;
+    let mut run: Run = if value["schema"] == "timeshare.exercise/1" {
+        let report: Report = serde_json::from_value(value)
+            .map_err(|e| bad(format!("not an exerciser record: {e}")))?;
+        let selection = if report.sweep {
+            vec!["exercise".into(), "--sweep".into()]
+        } else {
+            vec!["exercise".into()]
+        };
+        let options = RunOptions {
+            selection,
+            ..RunOptions::default()
+        };
+        let at = report.started_at;
+        report.to_run(options, Environment::default(), Vec::new(), at)
+    } else {
+        serde_json::from_value(value).map_err(|e| bad(format!("not a timeshare run: {e}")))?
+    };
+    crate::bench::fill_bases(&mut run);
+    let name = path
+        .file_name()
+        .map(|f| f.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "file".into());
+    Ok(Column::Run {
+        about: format!(
+            "{} · {} · from {}",
+            run.started_at.format("%Y-%m-%d %H:%M UTC"),
+            run.environment.hostname,
+            path.display()
+        ),
+        name,
+        run: Box::new(run),
+    })
+}
+
+/// `--trend ID`: every stored run that has `id`, oldest first.
+fn trend(db: &DbArgs, id: &str) -> Result<String> {
+    let store = db.open_existing()?;
+    let mut rows = store.runs()?;
+    rows.reverse();
+    let mut points = Vec::new();
+    for row in rows {
+        let stored = super::db::load_id(&store, row.id)?;
+        if let Some(r) = stored.run.results.into_iter().find(|r| r.id == id) {
+            points.push(html::TrendPoint {
+                name: format!("run {}", row.id),
+                label: row.label,
+                started_at: row.started_at,
+                result: r,
+            });
+        }
+    }
+    if points.is_empty() {
+        return Err(UsageError(format!(
+            "no stored run has {id} (see `timeshare history` and `timeshare list`)"
+        ))
+        .into());
+    }
+    Ok(html::trend(id, &points))
+}
