@@ -605,7 +605,10 @@ mod tests {
             times: times.clone(),
             note: "per copy".into(),
         };
-        assert!(restate(&mut m, own(vec![0.6, 0.7])).is_err(), "one figure short");
+        assert!(
+            restate(&mut m, own(vec![0.6, 0.7])).is_err(),
+            "one figure short"
+        );
         restate(&mut m, own(vec![0.6, 0.5, 0.7])).unwrap();
         assert_eq!(
             m.samples.iter().map(|s| s.value).collect::<Vec<_>>(),

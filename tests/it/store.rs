@@ -465,10 +465,14 @@ fn a_seed_table_takes_each_row_from_the_newest_run_that_has_it() {
     assert!(line("syscall.getuid").contains("run 2"), "{table}");
     assert!(line("syscall.alarm").contains("run 1"), "{table}");
     assert!(
-        table.contains("the newest run that has each row") && table.contains("run 1 (")
+        table.contains("the newest run that has each row")
+            && table.contains("run 1 (")
             && table.contains("run 2 ("),
         "{table}"
     );
     let one = db.ok(&["table", "002-4", "--run", "1"]);
-    assert!(one.contains("today = run 1 (") && !one.contains("run 2"), "{one}");
+    assert!(
+        one.contains("today = run 1 (") && !one.contains("run 2"),
+        "{one}"
+    );
 }
