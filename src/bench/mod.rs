@@ -97,10 +97,28 @@ pub fn fill_bases(run: &mut Run) {
     if run.results.iter().any(|r| r.basis.is_none()) {
         let reg = Registry::new(&run.options);
         for r in run.results.iter_mut().filter(|r| r.basis.is_none()) {
-            r.basis = reg.basis_of(&r.id);
+            r.basis = former_basis(&r.id).or_else(|| reg.basis_of(&r.id));
         }
     }
     run.schema_version = run.schema_version.max(SCHEMA_VERSION);
+}
+
+/// Rows whose figure changed meaning after schema version 1 (the registry declares the new
+/// one): a version-1 figure keeps the basis it was measured on. `load.cpu.N` and
+/// `load.script.N` reported the whole batch's wall time before they reported seed 000's
+/// average per copy and per script.
+fn former_basis(id: &str) -> Option<Basis> {
+    if id.starts_with("load.cpu.") {
+        Some(Basis::per(
+            "batch of copies started together (wall time of the slowest)",
+        ))
+    } else if id.starts_with("load.script.") {
+        Some(Basis::per(
+            "run of every user's script, staggered (wall time of all)",
+        ))
+    } else {
+        None
+    }
 }
 
 #[cfg(test)]
@@ -174,6 +192,13 @@ mod tests {
         );
         assert_eq!(basis("syscall.getpid"), Basis::per("system call"));
         assert_eq!(basis("ctx.switch"), Basis::per("signal round trip"));
+        // A version-1 load figure was the whole batch's wall time: never taken for the
+        // per-copy figure the row now reports.
+        assert_ne!(
+            basis("load.cpu.2"),
+            Registry::with_defaults().basis_of("load.cpu.2").unwrap()
+        );
+        assert!(basis("load.script.5").op.contains("wall time of all"));
         // A record's own options decide: 1,000 pages make seqpage a job of 10,000 touches.
         let mut small: Run = serde_json::from_str(json).unwrap();
         small.options.pages = Some(1_000);

@@ -1,5 +1,8 @@
 //! Turning what the user typed (`run syscall pipe.self.4 proc.fork`) into benchmarks.
-//! A word selects a whole family, an exact id, or every id under a dotted prefix.
+//! A word selects a whole family, an exact id (that id only: `pipe.back.4` is not also
+//! `pipe.back.4.fpu`), or every id under a dotted prefix: a word that is no id
+//! (`proc.fork`, `syscall.args`), or any word ending in `.` or `*` (`pipe.back.4.`,
+//! `pipe.back.4*`: `pipe.back.4` and every id under it).
 
 use thiserror::Error;
 
@@ -11,7 +14,8 @@ pub enum SelectError {
     Unknown(String),
 }
 
-/// Does `word` select `b`?
+/// Does `word`, read as a family or a dotted prefix, select `b`? (`vm.seqpage` selects
+/// `vm.seqpage.advise` too; [`select`] reads an exact id as that id only.)
 pub fn matches(word: &str, b: &Benchmark) -> bool {
     let id = b.id();
     word == b.family()
@@ -29,14 +33,24 @@ pub fn select<'a>(
     if words.is_empty() {
         return Ok(registry.iter().collect());
     }
+    let selects = |w: &str, b: &Benchmark| -> bool {
+        if let Some(prefix) = w.strip_suffix(['*', '.']) {
+            let prefix = prefix.trim_end_matches(['*', '.']);
+            return !prefix.is_empty() && matches(prefix, b);
+        }
+        if registry.iter().any(|x| x.id() == w) {
+            return b.id() == w;
+        }
+        matches(w, b)
+    };
     for w in words {
-        if !registry.iter().any(|b| matches(w, b)) {
+        if !registry.iter().any(|b| selects(w, b)) {
             return Err(SelectError::Unknown(w.clone()));
         }
     }
     Ok(registry
         .iter()
-        .filter(|b| words.iter().any(|w| matches(w, b)))
+        .filter(|b| words.iter().any(|w| selects(w, b)))
         .collect())
 }
 
@@ -64,10 +78,32 @@ mod tests {
     }
 
     #[test]
-    fn a_prefix_stops_at_a_dot() {
-        let s = ids(&["syscall.getpid"]);
-        assert_eq!(s, vec!["syscall.getpid", "syscall.getpid.libc"]);
+    fn an_exact_id_selects_that_id_only() {
+        assert_eq!(ids(&["syscall.getpid"]), vec!["syscall.getpid"]);
+        assert_eq!(ids(&["pipe.back.4"]), vec!["pipe.back.4"]);
+        assert_eq!(ids(&["vm.seqpage"]), vec!["vm.seqpage"]);
+    }
+
+    #[test]
+    fn a_trailing_dot_or_star_selects_the_prefix() {
+        let fpu = vec!["pipe.back.4", "pipe.back.4.fpu"];
+        assert_eq!(ids(&["pipe.back.4."]), fpu);
+        assert_eq!(ids(&["pipe.back.4*"]), fpu);
+        assert_eq!(ids(&["pipe.back.4.*"]), fpu);
+        assert_eq!(ids(&["syscall.getpid*"]).len(), 2);
+        assert_eq!(ids(&["syscall*"]), ids(&["syscall"]));
+        let reg = Registry::with_defaults();
+        assert!(reg.select(&["*".to_string()]).is_err());
+        assert!(reg.select(&[".".to_string()]).is_err());
+    }
+
+    #[test]
+    fn a_word_that_is_no_id_selects_every_id_under_it_and_stops_at_a_dot() {
         assert!(ids(&["syscall.args"]).len() == 7);
+        assert!(ids(&["proc.fork"])
+            .iter()
+            .all(|i| i.starts_with("proc.fork.")));
+        assert!(!ids(&["pipe.back"]).is_empty());
     }
 
     #[test]

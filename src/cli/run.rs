@@ -27,7 +27,8 @@ use crate::store::Recorder;
 
 #[derive(Debug, Args)]
 pub struct RunArgs {
-    /// Benchmark ids, families or id prefixes, mixed freely (default: everything registered)
+    /// Benchmark ids (that id only), families or id prefixes (`pipe.back.` or `pipe.back*`:
+    /// every id under it), mixed freely (default: everything registered)
     pub select: Vec<String>,
     /// Few, short samples: a first look in seconds (the default)
     #[arg(long, conflicts_with = "full")]

@@ -1,11 +1,14 @@
-//! `timeshare table [KEY] [--run RUN]`: a stored run (default `last`) in the layout of a
-//! seed's table, with the historical machines' columns beside it. Without KEY, the list.
+//! `timeshare table [KEY] [--run RUN]`: stored figures in the layout of a seed's table,
+//! with the historical machines' columns beside them: each row from the newest complete
+//! run that measured it (a column says which), or all from `--run RUN`. Without KEY, the
+//! list of every table and figure of the five papers.
 
 use anyhow::Result;
 use clap::Args;
 
 use super::db::DbArgs;
 use super::{output, suggest, Exit, UsageError};
+use crate::model::{RunStatus, Status};
 use crate::report::seed_table::{self, TABLES};
 use crate::report::table::new_table;
 
@@ -13,9 +16,10 @@ use crate::report::table::new_table;
 pub struct TableArgs {
     /// A seed table, e.g. 001-2 (Berkeley's Table 2) or 002-4 (Bell Labs' Figure 4)
     pub key: Option<String>,
-    /// The run to show: an id, a label, `last` (the newest complete run) or `last-any`
-    #[arg(long, default_value = "last")]
-    pub run: String,
+    /// Take every row from this run: an id, a label, `last` (the newest complete run) or
+    /// `last-any` (default: each row from the newest complete run that measured it)
+    #[arg(long)]
+    pub run: Option<String>,
     #[command(flatten)]
     pub db: DbArgs,
 }
@@ -34,19 +38,70 @@ pub fn execute(args: TableArgs) -> Result<Exit> {
         ))
     })?;
     let store = args.db.open_existing()?;
-    let stored = super::show::load(&store, &args.run)?;
-    let name = format!("run {}", stored.row.id);
-    output::print_text(&seed_table::render(table, &stored.run, &name))?;
+    if let Some(run) = &args.run {
+        let stored = super::show::load(&store, run)?;
+        let name = format!("run {}", stored.row.id);
+        output::print_text(&seed_table::render(table, &stored.run, &name))?;
+        return Ok(Exit::Success);
+    }
+    // Newest first, complete runs only, loaded until every row has a measured figure.
+    let ids: Vec<String> = table
+        .rows(&table.figures())
+        .into_iter()
+        .map(|(_, id)| id)
+        .collect();
+    let mut runs = Vec::new();
+    for row in store.runs()? {
+        if row.status != RunStatus::Complete {
+            continue;
+        }
+        let stored = super::db::load_id(&store, row.id)?;
+        let has = |id: &String| {
+            stored
+                .run
+                .results
+                .iter()
+                .any(|r| &r.id == id && r.status == Status::Ok)
+        };
+        let useful = ids.iter().any(has);
+        let done_before = |runs: &[(i64, crate::model::Run)], id: &String| {
+            runs.iter().any(|(_, r)| {
+                r.results
+                    .iter()
+                    .any(|x| &x.id == id && x.status == Status::Ok)
+            })
+        };
+        if useful && ids.iter().any(|id| has(id) && !done_before(&runs, id)) {
+            runs.push((row.id, stored.run));
+        }
+        if ids.iter().all(|id| done_before(&runs, id)) {
+            break;
+        }
+    }
+    if runs.is_empty() {
+        // Nothing measured any row: the newest complete run, to say "not run" honestly.
+        let stored = super::show::load(&store, "last")?;
+        runs.push((stored.row.id, stored.run));
+    }
+    let sources: Vec<seed_table::Source> = runs
+        .iter()
+        .map(|(id, run)| seed_table::Source {
+            name: format!("run {id}"),
+            run,
+        })
+        .collect();
+    output::print_text(&seed_table::render_from(table, &sources))?;
     Ok(Exit::Success)
 }
 
 fn list() -> String {
-    let mut t = new_table(&["table", "seed", "what"]);
+    let mut t = new_table(&["table", "seed", "what", "status"]);
     for s in TABLES {
         t.add_row(vec![
             s.key.to_string(),
-            format!("{} {}", s.seed, s.prefix.trim_end_matches([',', ' '])),
+            format!("{} {}", s.seed, s.name()),
             s.title.to_string(),
+            s.status().name().to_string(),
         ]);
     }
     format!("{t}\n")

@@ -214,6 +214,25 @@ pub trait Workload {
     fn notes(&self) -> Vec<String> {
         Vec::new()
     }
+    /// The row's own figure for each sample, when the timed call is not the figure the
+    /// seed measured: seed 000's Table 9 is the average real time of the copies a batch
+    /// started, not the batch's wall time. `None` (the default): the harness's timing is
+    /// the figure. Read once after `notes`; see [`OwnFigures`].
+    fn own_figures(&mut self) -> Option<OwnFigures> {
+        None
+    }
+}
+
+/// A workload's own figures, replacing the harness's timing of each sample in the headline
+/// (the harness's timing stays the workload's to keep in its details).
+#[derive(Debug, Clone, PartialEq)]
+pub struct OwnFigures {
+    /// One value per sample taken, in order, in the row's unit and basis.
+    pub values: Vec<f64>,
+    /// Elapsed, user and system time per operation of the row's basis.
+    pub times: crate::model::OpTimes,
+    /// One sentence for the main table: what the figure is.
+    pub note: String,
 }
 
 /// Why a benchmark cannot run on this machine.

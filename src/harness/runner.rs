@@ -152,7 +152,7 @@ impl Runner {
             state: &self.state,
         };
         let mut workload = b.prepare(&ctx)?;
-        let m = sampler::measure(
+        let mut m = sampler::measure(
             workload.as_mut(),
             &b.plan(self.options.mode),
             b.metric(),
@@ -163,11 +163,15 @@ impl Runner {
         let checked = workload.finish();
         result.details = workload.details();
         result.notes = workload.notes();
+        let own = workload.own_figures();
         drop(workload);
         scratch
             .close()
             .context("cannot remove the scratch directory")?;
         checked.context("the benchmark's check of its own work failed")?;
+        if let Some(own) = own {
+            sampler::restate(&mut m, own)?;
+        }
         result.status = Status::Ok;
         result.calibration = Some(m.calibration);
         result.summary = Some(m.summary);

@@ -19,7 +19,7 @@
 use std::hint::black_box;
 
 use super::clock::{self, now_ns};
-use super::contract::{Batch, LoopWorkload, Plan, Workload};
+use super::contract::{Batch, LoopWorkload, OwnFigures, Plan, Workload};
 use super::counters::Snapshot;
 use super::cpu::current_cpu;
 use super::interrupt::{self, Interrupted};
@@ -305,6 +305,34 @@ pub fn measure_with(
     })
 }
 
+/// Replace the timed figures of `m` by a workload's own (see [`OwnFigures`]): each
+/// sample's value, both summaries and the per-operation times. Refused when the workload
+/// gives a different number of values than samples were taken.
+pub fn restate(m: &mut Measured, own: OwnFigures) -> Result<()> {
+    if own.values.len() != m.samples.len() {
+        bail!(
+            "the row gave {} figures for {} samples",
+            own.values.len(),
+            m.samples.len()
+        );
+    }
+    for (s, v) in m.samples.iter_mut().zip(&own.values) {
+        s.value = *v;
+    }
+    let kept: Vec<f64> = m
+        .samples
+        .iter()
+        .filter(|s| !s.culled)
+        .map(|s| s.value)
+        .collect();
+    m.summary = Summary::from_values(&kept)?;
+    m.raw_summary = m.summary.clone();
+    m.below_resolution = false;
+    m.times = own.times;
+    m.notes.push(own.note);
+    Ok(())
+}
+
 /// Seconds per operation in the metric's unit (bytes/s for throughput rows).
 fn in_unit(per_op_s: f64, metric: &Metric) -> f64 {
     match (metric.unit, metric.bytes_per_op) {
@@ -550,6 +578,46 @@ mod tests {
             per_iter_s: per_iter_ns * 1e-9,
             resolution_s: 1e-9,
         }
+    }
+
+    #[test]
+    fn a_workload_s_own_figures_replace_the_timed_ones_sample_for_sample() {
+        // A batch of copies lasting 1 s whose copies averaged 0.6 s: the figure is 0.6 s.
+        let clock = Virtual::default();
+        let mut m = measure_with(
+            &mut exact(&clock, 1_000_000_000),
+            &Plan::job(crate::model::Mode::Quick),
+            &Metric::job(),
+            &overhead_of(&clock, 0.0),
+            &clock,
+        )
+        .unwrap();
+        assert_eq!(m.samples.len(), 3);
+        assert!((m.summary.median - 1.0).abs() < 1e-9);
+        let times = OpTimes {
+            ops: 6,
+            elapsed_s: 0.6,
+            user_s: 0.5,
+            system_s: 0.1,
+        };
+        let own = |values: Vec<f64>| OwnFigures {
+            values,
+            times: times.clone(),
+            note: "per copy".into(),
+        };
+        assert!(
+            restate(&mut m, own(vec![0.6, 0.7])).is_err(),
+            "one figure short"
+        );
+        restate(&mut m, own(vec![0.6, 0.5, 0.7])).unwrap();
+        assert_eq!(
+            m.samples.iter().map(|s| s.value).collect::<Vec<_>>(),
+            vec![0.6, 0.5, 0.7]
+        );
+        assert!((m.summary.median - 0.6).abs() < 1e-12);
+        assert!((m.summary.mean - 0.6).abs() < 1e-12);
+        assert_eq!(m.times, times);
+        assert!(m.notes.contains(&"per copy".to_string()));
     }
 
     #[test]

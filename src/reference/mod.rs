@@ -39,6 +39,12 @@ pub enum Quantity {
     User,
     /// System CPU time per operation.
     System,
+    /// User + system CPU time per operation (seed 000 Tables 9 and 10's CPU column).
+    Cpu,
+    /// The mean over the samples, where the headline is their median (seed 002).
+    Mean,
+    /// The standard deviation over the samples (seed 002: of single calls).
+    Sd,
     /// Page-fault service time: system time / page faults (001 Table 8).
     FaultService,
 }
@@ -49,6 +55,9 @@ impl Quantity {
             Quantity::Headline => "elapsed",
             Quantity::User => "user",
             Quantity::System => "system",
+            Quantity::Cpu => "cpu",
+            Quantity::Mean => "mean",
+            Quantity::Sd => "SD",
             Quantity::FaultService => "fault service",
         }
     }

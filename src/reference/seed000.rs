@@ -11,10 +11,8 @@
 //!
 //! Bases: Table 1 is per game of 130 plies (both sides of a 65-move game), Table 3 per
 //! program run; Table 9's real is "the average of all the programs run simultaneously",
-//! so it is per copy, and Table 10's columns "have the same meaning", so per script. (The
-//! `load.cpu.N` and `load.script.N` rows report their whole batch, so those two tables
-//! set a figure beside them that no division can honestly match: `compare` and `table`
-//! say "not comparable".)
+//! so it is per copy, and Table 10's columns "have the same meaning", so per script — the
+//! figures `load.cpu.N` and `load.script.N` report.
 //!
 //! Not transcribed: Table 2 (Gibson-mix programs 1–5 in C and Fortran: which one
 //! `cpu.gibson` is cannot be told), Table 4 (`cpu.cache` reports ns per read; the seed
@@ -24,6 +22,7 @@
 //! ones, so a ratio would mean nothing), Table 11 (interference ratios, no per-op figure).
 
 use super::{minutes_seconds, per_op, Figure, Quantity};
+use crate::model::details::load::{PER_COPY, PER_SCRIPT};
 
 /// (table, row, id, 11/45 real, 11/70 real), real as printed.
 #[rustfmt::skip]
@@ -40,6 +39,20 @@ const JOBS: &[(&str, &str, &str, &str, &str)] = &[
     ("Table 10", "# Scripts 1", "load.script.1", "9:20.3", "4:18.7"),
     ("Table 10", "# Scripts 5", "load.script.5", "44:58.1", "16:35.9"),
     ("Table 10", "# Scripts 9", "load.script.9", "87:49.3", "29:27.4"),
+];
+
+/// Tables 9 and 10's CPU column: (table, row, id, 11/45, 11/70), as printed. "Total CPU
+/// time required (user plus system)", and nearly constant from 1 to 15 copies, so one
+/// copy's (one script's): the figure the rows report as user + system per copy.
+#[rustfmt::skip]
+const CPU: &[(&str, &str, &str, &str, &str)] = &[
+    ("Table 9", "# Execs 1", "load.cpu.1", "22.7", "8.5"),
+    ("Table 9", "# Execs 2", "load.cpu.2", "22.9", "8.5"),
+    ("Table 9", "# Execs 5", "load.cpu.5", "23.0", "8.6"),
+    ("Table 9", "# Execs 10", "load.cpu.10", "23.0", "8.7"),
+    ("Table 10", "# Scripts 1", "load.script.1", "6:00.5", "3:13.3"),
+    ("Table 10", "# Scripts 5", "load.script.5", "6:23.1", "3:23.7"),
+    ("Table 10", "# Scripts 9", "load.script.9", "6:38.9", "3:33.6"),
 ];
 
 pub fn figures() -> Vec<Figure> {
@@ -63,7 +76,36 @@ pub fn figures() -> Vec<Figure> {
         "C7",
         "1:26.8",
     ));
+    for &(table, row, id, cpu45, cpu70) in CPU {
+        for (machine, config, printed) in [("pdp11-45", "C2", cpu45), ("pdp11-70", "C7", cpu70)] {
+            out.push(cpu(machine, id, table, row, config, printed));
+        }
+    }
+    out.push(cpu(
+        "pdp11-70",
+        "load.cpu.15",
+        "Table 9",
+        "# Execs 15",
+        "C7",
+        "8.8",
+    ));
     out
+}
+
+/// A CPU (user + system) figure of Table 9 or 10, per copy or script.
+fn cpu(
+    machine: &'static str,
+    id: &'static str,
+    table: &str,
+    row: &str,
+    config: &str,
+    printed: &str,
+) -> Figure {
+    let mut f = job(machine, id, table, row, config, printed);
+    f.quantity = Quantity::Cpu;
+    f.place = format!("{table}, row {row}, Config {config}, CPU");
+    f.unit = crate::model::Unit::SecondsPerOp;
+    f
 }
 
 /// What one of a row's figures is per, by the seed's text.
@@ -71,8 +113,8 @@ fn basis(id: &str) -> &'static str {
     match id.split('.').nth(1) {
         Some("chess") => "game of 130 plies",
         Some("intfloat") => "program run",
-        Some("cpu") => "copy (average real over the copies)",
-        _ => "script (average real over the users)",
+        Some("cpu") => PER_COPY,
+        _ => PER_SCRIPT,
     }
 }
 
@@ -90,7 +132,10 @@ fn job(
         Quantity::Headline,
         "000",
         format!("{table}, row {row}, Config {config}, Real"),
-        format!("{printed} (m:ss)"),
+        format!(
+            "{printed} {}",
+            if printed.contains(':') { "(m:ss)" } else { "s" }
+        ),
         minutes_seconds(printed),
         1.0,
         "job",

@@ -154,31 +154,56 @@ fn basis(id: &str) -> &'static str {
     }
 }
 
+/// A row's median, mean and SD as printed, in µs per call: three figures of one place
+/// ("Figure 4 (nofpp), row gpid, 11/70" + " Med").
+fn stats(
+    machine: &'static str,
+    id: &'static str,
+    place: String,
+    [med, mean, sd]: [f64; 3],
+) -> Vec<Figure> {
+    let printed = format!("Med {med} µs (Mean {mean}, SD {sd})");
+    let mut out = Vec::new();
+    for (column, quantity, us) in [
+        ("Med", Quantity::Headline, med),
+        ("Mean", Quantity::Mean, mean),
+        ("SD", Quantity::Sd, sd),
+    ] {
+        let mut f = micro(
+            machine,
+            id,
+            format!("{place} {column}"),
+            printed.clone(),
+            us,
+            "call",
+        );
+        f.quantity = quantity;
+        out.push(f);
+    }
+    out
+}
+
 pub fn figures() -> Vec<Figure> {
     let mut out = Vec::new();
     let nofpp = ["pdp11-40", "pdp11-45", "pdp11-70"];
     for &(row, id, cols) in FIGURE_4 {
         for (k, [med, mean, sd]) in cols.into_iter().enumerate() {
-            out.push(micro(
+            out.extend(stats(
                 nofpp[k],
                 id,
-                format!("Figure 4 (nofpp), row {row}, {} Med", CPUS[k]),
-                format!("Med {med} µs (Mean {mean}, SD {sd})"),
-                med,
-                "call",
+                format!("Figure 4 (nofpp), row {row}, {}", CPUS[k]),
+                [med, mean, sd],
             ));
         }
     }
     let fpp = ["pdp11-45-fpp", "pdp11-70-fpp"];
     for &(row, id, cols) in FIGURE_5 {
         for (k, [med, mean, sd]) in cols.into_iter().enumerate() {
-            out.push(micro(
+            out.extend(stats(
                 fpp[k],
                 id,
-                format!("Figure 5 (fpp), row {row}, {} Med", CPUS[k + 1]),
-                format!("Med {med} µs (Mean {mean}, SD {sd})"),
-                med,
-                "call",
+                format!("Figure 5 (fpp), row {row}, {}", CPUS[k + 1]),
+                [med, mean, sd],
             ));
         }
     }
@@ -219,17 +244,16 @@ pub fn figures() -> Vec<Figure> {
         ("pdp11-45", "11/45", 37.0, 37.0, 1.0),
         ("pdp11-70", "11/70", 18.0, 18.0, 5.0),
     ] {
-        out.push(micro(
+        out.extend(stats(
             machine,
             "call.subroutine",
-            format!("Figure 6, {cpu} Med"),
-            format!("Med {med} µs (Mean {mean}, SD {sd})"),
-            med,
-            "call",
+            format!("Figure 6, row subroutine call, {cpu}"),
+            [med, mean, sd],
         ));
     }
     // Figure 2: the event call made from a user program ("user" column), the clock read
-    // every other figure was corrected by; nfpp and fpp rows.
+    // every other figure was corrected by; its nfpp and fpp rows are one row here, the
+    // fpp figures in the `-fpp` machines' columns.
     for (machine, cpu, row, us) in [
         ("pdp11-40", "11/40", "nfpp", 1340.0),
         ("pdp11-45", "11/45", "nfpp", 870.0),
@@ -240,7 +264,7 @@ pub fn figures() -> Vec<Figure> {
         out.push(micro(
             machine,
             "timer.clock",
-            format!("Figure 2, row {row}, {cpu} user"),
+            format!("Figure 2, row event call (user), {cpu} {row}"),
             format!("{us} µs"),
             us,
             "event call",

@@ -243,7 +243,11 @@ fn statement(
 fn kashtan(machine: &'static str, prog: &str, id: &'static str, real: &str) -> Figure {
     let secs = minutes_seconds(real);
     let place = format!("Kashtan programs, {prog}, {machine}, Real");
-    let printed = format!("{real} (m:ss)");
+    let printed = if real.contains(':') {
+        format!("{real} (m:ss)")
+    } else {
+        format!("{real} s")
+    };
     let rate = |bytes: f64, what: &str, op: &'static str| Figure {
         machine,
         id: id.to_string(),

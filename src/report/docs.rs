@@ -158,3 +158,92 @@ fn conditions(b: &Benchmark) -> String {
 fn cell(s: &str) -> String {
     s.replace('|', "\\|")
 }
+
+/// The five papers, as the coverage page names them.
+const PAPERS: &[(&str, &str)] = &[
+    (
+        "000",
+        "Brandt & Thompson, *Benchmark of UNIX on DEC 11/70*, Bell Labs 1975",
+    ),
+    (
+        "001",
+        "McKusick, Leffler & Karels, *Measuring and Improving the Performance of Berkeley UNIX*",
+    ),
+    (
+        "002",
+        "Perez & Raleigh, *UNIX System Call Measurements*, Bell Labs 1976",
+    ),
+    (
+        "003",
+        "RAL PERQ note, 1983: C statements, Kashtan and Zilog programs",
+    ),
+    ("004", "Tuori, *A UNIX Benchmarking Tool*, DCIEM 1982"),
+];
+
+/// `docs/coverage.md`: every table and figure of the five papers, its `table` key, how far
+/// it is reproduced, its historical figures, today's rows (`registered` says which ids are
+/// rows of the registry) and, where it differs from the paper, why.
+pub fn coverage_markdown(registered: &dyn Fn(&str) -> bool) -> String {
+    use super::seed_table::{Coverage, TABLES};
+    let mut out = String::from(
+        "# Coverage of the papers\n\n\
+         Generated from the registry and the reference data by \
+         `UPDATE_DOCS=1 cargo test --release --test it docs`; do not edit.\n\n\
+         Every table and figure of the five papers has a key: `timeshare table KEY` prints the \
+         paper's rows and columns with today's figures beside them, each of the same statistic \
+         and basis (a test walks every key). Status: **reproduced** — the paper's figures beside \
+         today's; **partly** — the same, with a line saying what differs; **today only** — \
+         today's rows are measured but no historical figure can honestly be set beside them; \
+         **not measured** — nothing to measure today, for the reason given.\n",
+    );
+    let mut totals = [0usize; 4];
+    for (seed, title) in PAPERS {
+        out.push_str(&format!("\n## Seed {seed}: {title}\n\n"));
+        out.push_str("| key | in the paper | what | status | figures | today's rows | why |\n");
+        out.push_str("|---|---|---|---|---|---|---|\n");
+        for t in TABLES.iter().filter(|t| t.seed == *seed) {
+            let figures = t.figures();
+            let rows: Vec<String> = t
+                .rows(&figures)
+                .into_iter()
+                .map(|(_, id)| {
+                    if registered(&id) {
+                        format!("`{id}`")
+                    } else {
+                        format!("`{id}` (not registered)")
+                    }
+                })
+                .collect();
+            let status = t.status();
+            totals[match status {
+                Coverage::Reproduced => 0,
+                Coverage::Partly => 1,
+                Coverage::MeasuredOnly => 2,
+                Coverage::NotMeasurable => 3,
+            }] += 1;
+            out.push_str(&format!(
+                "| `{}` | {} | {} | {} | {} | {} | {} |\n",
+                t.key,
+                t.name(),
+                t.title,
+                status.name(),
+                figures.len(),
+                if rows.is_empty() {
+                    "—".to_string()
+                } else {
+                    rows.join(", ")
+                },
+                t.why.join(" ").replace('|', "\\|"),
+            ));
+        }
+    }
+    out.push_str(&format!(
+        "\n{} keys: {} reproduced, {} partly, {} today only, {} not measured.\n",
+        totals.iter().sum::<usize>(),
+        totals[0],
+        totals[1],
+        totals[2],
+        totals[3]
+    ));
+    out
+}

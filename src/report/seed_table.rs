@@ -5,68 +5,234 @@
 //! operations their basis declares, and a row whose figures are of different operations
 //! says "not comparable", with the reason under the table.
 
+use crate::model::details::vm::{Paging, PAGE_FAULT};
 use crate::model::unit::format_value;
-use crate::model::{BenchResult, Better, Measure, NotComparable, Run, Status, Unit};
+use crate::model::{Basis, BenchResult, Better, Measure, NotComparable, Run, Status, Unit};
 use crate::reference::{self, Figure, Quantity};
 
 use super::compare::figures3;
 use super::table::{new_table, right};
 
-/// A seed table timeshare can reproduce: its key on the command line, and which reference
-/// figures are its rows and columns.
+/// A table or figure of one of the five papers, as `timeshare table KEY` prints it.
 pub struct SeedTable {
     pub key: &'static str,
     pub seed: &'static str,
     /// The start of the figures' `place`: "Table 2," selects seed 001's Table 2.
     pub prefix: &'static str,
     pub title: &'static str,
+    /// The paper's columns, each set beside today's figure of the same statistic and basis.
     pub quantities: &'static [Quantity],
+    /// The table's name in the paper when `prefix` is another's ("Table 3").
+    pub name: Option<&'static str>,
+    /// Only the rows whose id starts with this (Table 3 of seed 001 is Table 2's exec rows).
+    pub only: Option<&'static str>,
+    /// Today's rows shown beside the paper's, after those the historical figures name
+    /// (tables whose figures are not transcribed, or that have extra rows).
+    pub ids: &'static [&'static str],
+    /// Where today's system cannot be measured the paper's way, or the table compares
+    /// different programs: one sentence each, printed under the table.
+    pub why: &'static [&'static str],
 }
 
 const H: &[Quantity] = &[Quantity::Headline];
 const HUS: &[Quantity] = &[Quantity::Headline, Quantity::User, Quantity::System];
+const HC: &[Quantity] = &[Quantity::Headline, Quantity::Cpu];
+/// Seed 002's columns: median, mean and SD per call.
+const MMS: &[Quantity] = &[Quantity::Headline, Quantity::Mean, Quantity::Sd];
+const FS: &[Quantity] = &[Quantity::FaultService];
+
+const T: SeedTable = SeedTable {
+    key: "",
+    seed: "",
+    prefix: "",
+    title: "",
+    quantities: H,
+    name: None,
+    only: None,
+    ids: &[],
+    why: &[],
+};
+
+/// Seed 002's SD is of single calls; today's of calibrated batches.
+const SD_OF_BATCHES: &str = "the paper's SD is of single calls timed one by one; today's SD is of \
+     the calibrated batches' per-call means, so it is smaller by about the square root of the \
+     batch (single-call samples: not measured yet)";
 
 #[rustfmt::skip]
 pub const TABLES: &[SeedTable] = &[
-    SeedTable { key: "000-1", seed: "000", prefix: "Table 1,", title: "chess, 130 moves (real)", quantities: H },
-    SeedTable { key: "000-3", seed: "000", prefix: "Table 3,", title: "compute-bound programs 1–4 in C (real)", quantities: H },
-    SeedTable { key: "000-9", seed: "000", prefix: "Table 9,", title: "N copies of a compute-bound program (average real)", quantities: H },
-    SeedTable { key: "000-10", seed: "000", prefix: "Table 10,", title: "N command scripts (real per script)", quantities: H },
-    SeedTable { key: "001-2", seed: "001", prefix: "Table 2,", title: "Kernel Benchmark results (elapsed, user, system)", quantities: HUS },
-    SeedTable { key: "001-7", seed: "001", prefix: "Table 7,", title: "Paging benchmark results (real, user, system)", quantities: HUS },
-    SeedTable { key: "002-2", seed: "002", prefix: "Figure 2,", title: "Event (clock) call timing", quantities: H },
-    SeedTable { key: "002-3", seed: "002", prefix: "Figure 3,", title: "Direct vs. indirect system call timing", quantities: H },
-    SeedTable { key: "002-4", seed: "002", prefix: "Figure 4 ", title: "System call timing, no floating point (median)", quantities: H },
-    SeedTable { key: "002-5", seed: "002", prefix: "Figure 5 ", title: "System call timing, floating point (median)", quantities: H },
-    SeedTable { key: "002-6", seed: "002", prefix: "Figure 6,", title: "Subroutine call", quantities: H },
-    SeedTable { key: "003-c16", seed: "003", prefix: "C statements (16 bits)", title: "C statements, 16-bit integers", quantities: H },
-    SeedTable { key: "003-c32", seed: "003", prefix: "C statements (32 bits)", title: "C statements, 32-bit integers", quantities: H },
-    SeedTable { key: "003-kashtan", seed: "003", prefix: "Kashtan", title: "Kashtan programs kt5–kt11 (real)", quantities: H },
-    SeedTable { key: "003-zilog", seed: "003", prefix: "Zilog", title: "Zilog programs", quantities: H },
-    SeedTable { key: "004-jobs", seed: "004", prefix: "§3", title: "each job type alone (real, user, sys)", quantities: HUS },
+    SeedTable { key: "000-1", seed: "000", prefix: "Table 1,", title: "chess, 130 moves (real)",
+        why: &["the paper timed its own chess program; cpu.chess is timeshare's engine playing a fixed \
+                130-ply game without floating point: the same kind of work, not the same program"], ..T },
+    SeedTable { key: "000-2", seed: "000", prefix: "Table 2,", title: "Gibson-mix programs, CPU per loop (ms)",
+        ids: &["cpu.gibson"],
+        why: &["the paper's five Gibson-mix programs (C and Fortran) are not printed and the loop's \
+                operation counts are not given, so no historical figure is set beside cpu.gibson"], ..T },
+    SeedTable { key: "000-3", seed: "000", prefix: "Table 3,", title: "compute-bound programs 1–4 in C (real)",
+        why: &["programs 1–4 came from an IBM 370/168 comparison and are not printed; cpu.intfloat.1–4 \
+                are timeshare's integer (1, 3) and floating-point (2, 4) counterparts: different programs"], ..T },
+    SeedTable { key: "000-4", seed: "000", prefix: "Table 4,", title: "cache-resident random reads",
+        ids: &["cpu.cache"],
+        why: &["the paper gives the whole run's time without the number of reads, and an 85.3% cache \
+                hit rate; cpu.cache gives ns per read by array size. The hit rate needs hardware \
+                counters and is not counted here: unavailable"], ..T },
+    SeedTable { key: "000-5", seed: "000", prefix: "Table 5,", title: "raw disk-to-disk copies (dd, 8192-word blocks)",
+        ids: &["io.copy"],
+        why: &["the paper copied raw RK05, RP03, RP04 and RS04 devices; io.copy copies a file through \
+                the working directory's file system: the devices are gone, so no ratio is given"], ..T },
+    SeedTable { key: "000-6", seed: "000", prefix: "Table 6,", title: "recompiling UNIX (real, CPU)",
+        ids: &["mixed.build"],
+        why: &["the 1975 system's sources are not at hand; mixed.build builds a bundled multi-file C \
+                program with today's compiler: a build, not the same build"], ..T },
+    SeedTable { key: "000-7", seed: "000", prefix: "Table 7,", title: "building the Fortran compiler (real, CPU)",
+        why: &["no counterpart: the 1975 Fortran compiler's sources and assembler are not on today's \
+                system, and building a modern Fortran compiler is a different job of hours; \
+                mixed.build (000-6) is the nearest measured build"], ..T },
+    SeedTable { key: "000-8", seed: "000", prefix: "Table 8,", title: "password guessing (crypt of a word list, reversed through a pipe)",
+        ids: &["mixed.crypt"],
+        why: &["the paper used /etc/passwd and the 72,000 words of /usr/dict/words with the 1975 crypt; \
+                mixed.crypt uses a bundled word list and today's crypt, so no ratio is given"], ..T },
+    SeedTable { key: "000-9", seed: "000", prefix: "Table 9,", title: "N copies of a compute-bound program (real and CPU per copy)",
+        quantities: HC,
+        why: &["Inc (average real / real of one copy) and the batch's wall time are in `timeshare show RUN`"], ..T },
+    SeedTable { key: "000-10", seed: "000", prefix: "Table 10,", title: "N command scripts (real and CPU per script)",
+        quantities: HC,
+        why: &["the 1975 script ran the commands of its day; load.script runs the bundled user1975 \
+                script's nearest modern equivalents. Config C8 rows are not transcribed"], ..T },
+    SeedTable { key: "000-11", seed: "000", prefix: "Table 11,", title: "a compute-bound program beside K disk readers (user CPU, ratio alone)",
+        ids: &["load.iointerference.0", "load.iointerference.1", "load.iointerference.2",
+               "load.iointerference.3", "load.iointerference.4"],
+        why: &["the paper's readers were dd's of raw RS04, RP04, RP03 and RK05 devices; today's read \
+                files on the working directory's device. Ratio alone is in `timeshare show RUN`"], ..T },
+    SeedTable { key: "000-C", seed: "000", prefix: "Attachment C", title: "per-command accounting of the command script",
+        ids: &["load.script.1", "load.script.5", "load.script.9"],
+        why: &["the per-command table (count, %, average real and CPU, real/CPU) is in \
+                `timeshare show RUN`; the paper's came from shell accounting of USG's machines"], ..T },
+    SeedTable { key: "001-1", seed: "001", prefix: "Table 1,", title: "kernel benchmark programs",
+        why: &["a list of programs and their counts, no figures: their results are `table 001-2`"], ..T },
+    SeedTable { key: "001-2", seed: "001", prefix: "Table 2,", title: "Kernel Benchmark results (elapsed, user, system)", quantities: HUS, ..T },
+    SeedTable { key: "001-3", seed: "001", prefix: "Table 2,", title: "Benchmark results with a large (1 KB) environment", quantities: HUS,
+        name: Some("Table 3"), only: Some("proc.exec.null."),
+        why: &["Table 3 repeats Table 2's exec rows with 1 KB more environment; the figures are Table 2's"], ..T },
+    SeedTable { key: "001-4", seed: "001", prefix: "Table 4,", title: "call times for namei in 4.2BSD",
+        ids: &["fs.namei.1", "fs.namei.2", "fs.namei.4", "fs.namei.8", "fs.namei.symlink"],
+        why: &["4.2BSD's namei profile (percent of time in each part) has no user-space counterpart; \
+                fs.namei.D gives today's path translation cost by depth, warm dentry cache"], ..T },
+    SeedTable { key: "001-5", seed: "001", prefix: "Table 5,", title: "active file systems during buffer cache tests",
+        why: &["a description of the machine's file systems, no figures; today's is in `timeshare sysinfo`"], ..T },
+    SeedTable { key: "001-6", seed: "001", prefix: "Table 6,", title: "paging benchmark programs",
+        why: &["a list of programs, no figures: their results are `table 001-7`"], ..T },
+    SeedTable { key: "001-7", seed: "001", prefix: "Table 7,", title: "Paging benchmark results (real, user, system)", quantities: HUS,
+        why: &["the paper paged 7,500 1 KB pages on a 4.5 MB machine; today's rows page only under \
+                --memory-limit or with --pages larger than memory (each row's details say which)"], ..T },
+    SeedTable { key: "001-8", seed: "001", prefix: "Table 8,", title: "Page fault service times (system time / page faults)", quantities: FS, ..T },
+    SeedTable { key: "001-9", seed: "001", prefix: "Table 9,", title: "call times for namei with the per-process cache",
+        ids: &["fs.namei.1", "fs.namei.2", "fs.namei.4", "fs.namei.8"],
+        why: &["Linux has one dentry cache, not 4.3BSD's per-process and system-wide name caches: \
+                their hit rates cannot be counted from user space"], ..T },
+    SeedTable { key: "001-10", seed: "001", prefix: "Table 10,", title: "call times for namei with both caches",
+        ids: &["fs.namei.1", "fs.namei.2", "fs.namei.4", "fs.namei.8"],
+        why: &["as 001-9: one dentry cache today; cold, warm and negative lookups are not separate rows yet"], ..T },
+    SeedTable { key: "001-11", seed: "001", prefix: "Table 11,", title: "alternative inline code expansions",
+        why: &["a study of the kernel's generated code (sed scripts expanding calls inline), not a \
+                measurement of a running system: nothing to measure"], ..T },
+    SeedTable { key: "002-1", seed: "002", prefix: "Figure 1,", title: "cycle stealing by Unibus DMA devices",
+        why: &["a diagram of the Unibus's DMA cycle stealing: no figures, and no Unibus today"], ..T },
+    SeedTable { key: "002-2", seed: "002", prefix: "Figure 2,", title: "Event (clock) call timing, user", ..T },
+    SeedTable { key: "002-3", seed: "002", prefix: "Figure 3,", title: "Direct vs. indirect system call timing (median)",
+        why: &["today's syscall.args.N are direct calls with N arguments; the indirect call through \
+                syscall(2) is not a row yet"], ..T },
+    SeedTable { key: "002-4", seed: "002", prefix: "Figure 4 ", title: "System call timing, no floating point (median, mean, SD)",
+        quantities: MMS, why: &[SD_OF_BATCHES], ..T },
+    SeedTable { key: "002-5", seed: "002", prefix: "Figure 5 ", title: "System call timing, floating point (median, mean, SD)",
+        quantities: MMS, why: &[SD_OF_BATCHES], ..T },
+    SeedTable { key: "002-6", seed: "002", prefix: "Figure 6,", title: "Subroutine call (median, mean, SD)",
+        quantities: MMS, why: &[SD_OF_BATCHES], ..T },
+    SeedTable { key: "003-c16", seed: "003", prefix: "C statements (16 bits)", title: "C statements, 16-bit integers", ..T },
+    SeedTable { key: "003-c32", seed: "003", prefix: "C statements (32 bits)", title: "C statements, 32-bit integers", ..T },
+    SeedTable { key: "003-kashtan", seed: "003", prefix: "Kashtan", title: "Kashtan programs kt5–kt11 (real)",
+        why: &["the note prints real time only for these programs"], ..T },
+    SeedTable { key: "003-zilog", seed: "003", prefix: "Zilog", title: "Zilog programs",
+        ids: &["io.disk.seqwrite", "io.disk.seqread", "io.disk.randread"],
+        why: &["the disk test's three columns hold figures for three of four machines and which one is \
+                missing cannot be told: its historical figures are not transcribed"], ..T },
+    SeedTable { key: "004-jobs", seed: "004", prefix: "§3", title: "each job type alone (real, user, sys)", quantities: HUS, ..T },
+    SeedTable { key: "004-graphs", seed: "004", prefix: "Graphs", title: "real, user, sys per process against the number of processes",
+        why: &["the paper's graphs are drawn, not tabulated: no figures to transcribe. Today's curve is \
+                `timeshare exercise` (its batches are exercise.batch.N rows of the stored run)"], ..T },
 ];
 
 pub fn find(key: &str) -> Option<&'static SeedTable> {
     TABLES.iter().find(|t| t.key == key)
 }
 
+/// How far a table is reproduced, from its data (the coverage page's status column).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Coverage {
+    /// The paper's figures beside today's, nothing said against them.
+    Reproduced,
+    /// The paper's figures beside today's, with a line saying what differs.
+    Partly,
+    /// Today's rows measured, no historical figure set beside them (the line says why).
+    MeasuredOnly,
+    /// Nothing to measure today (the line says why).
+    NotMeasurable,
+}
+
+impl Coverage {
+    pub fn name(self) -> &'static str {
+        match self {
+            Coverage::Reproduced => "reproduced",
+            Coverage::Partly => "partly",
+            Coverage::MeasuredOnly => "today only",
+            Coverage::NotMeasurable => "not measured",
+        }
+    }
+}
+
 impl SeedTable {
-    fn figures(&self) -> Vec<Figure> {
+    /// The paper's figures in this table, in transcription order.
+    pub fn figures(&self) -> Vec<Figure> {
         reference::figures()
             .into_iter()
             .filter(|f| f.seed == self.seed && f.place.starts_with(self.prefix))
+            .filter(|f| self.only.is_none_or(|p| f.id.starts_with(p)))
             .collect()
     }
 
-    /// (label as printed, id) in the seed's order.
-    fn rows(&self, figures: &[Figure]) -> Vec<(String, String)> {
+    /// (label as printed, id) in the seed's order, then today's extra rows.
+    pub fn rows(&self, figures: &[Figure]) -> Vec<(String, String)> {
         let mut rows: Vec<(String, String)> = Vec::new();
         for f in figures {
             if !rows.iter().any(|(_, id)| *id == f.id) {
                 rows.push((row_label(f), f.id.clone()));
             }
         }
+        for id in self.ids {
+            if !rows.iter().any(|(_, i)| i == id) {
+                rows.push(("(today)".to_string(), id.to_string()));
+            }
+        }
         rows
+    }
+
+    /// "Table 3", "Figure 4", "Attachment C": the table's name in the paper.
+    pub fn name(&self) -> &'static str {
+        self.name
+            .unwrap_or_else(|| self.prefix.trim_end_matches([',', ' ']))
+    }
+
+    /// How far this table is reproduced.
+    pub fn status(&self) -> Coverage {
+        match (
+            self.figures().is_empty(),
+            self.why.is_empty(),
+            self.ids.is_empty(),
+        ) {
+            (false, true, _) => Coverage::Reproduced,
+            (false, false, _) => Coverage::Partly,
+            (true, _, false) => Coverage::MeasuredOnly,
+            (true, _, true) => Coverage::NotMeasurable,
+        }
     }
 
     fn machines(&self, figures: &[Figure]) -> Vec<&'static str> {
@@ -99,22 +265,34 @@ fn row_label(f: &Figure) -> String {
     second.strip_prefix("row ").unwrap_or(second).to_string()
 }
 
-/// Today's figure of `quantity` for a result, in the result's basis (user and system
-/// time are per operation of the same basis as the headline).
-fn today(r: Option<&BenchResult>, quantity: Quantity) -> Option<Measure> {
-    let r = r.filter(|r| r.status == Status::Ok)?;
+/// What today's column of `quantity` is, for a row of `unit` and `basis`: the unit and
+/// basis of the figure the layout sets beside the paper's. User, system and CPU time are
+/// kept per operation of the headline's basis; the fault service time is per page fault.
+pub fn column_kind(quantity: Quantity, unit: Unit, basis: &Basis) -> (Unit, Basis) {
     match quantity {
-        Quantity::Headline => r.measure(),
-        Quantity::User => r
-            .times
-            .as_ref()
-            .and_then(|t| r.measure_of(t.user_s, Unit::SecondsPerOp)),
-        Quantity::System => r
-            .times
-            .as_ref()
-            .and_then(|t| r.measure_of(t.system_s, Unit::SecondsPerOp)),
-        Quantity::FaultService => None,
+        Quantity::Headline | Quantity::Mean | Quantity::Sd => (unit, basis.clone()),
+        Quantity::User | Quantity::System | Quantity::Cpu => (Unit::SecondsPerOp, basis.clone()),
+        Quantity::FaultService => (Unit::SecondsPerOp, Basis::per(PAGE_FAULT)),
     }
+}
+
+/// Today's figure of `quantity` for a result, with the unit and basis of
+/// [`column_kind`].
+pub fn today(r: Option<&BenchResult>, quantity: Quantity) -> Option<Measure> {
+    let r = r.filter(|r| r.status == Status::Ok)?;
+    let basis = r.basis.as_ref()?;
+    let times = r.times.as_ref();
+    let value = match quantity {
+        Quantity::Headline => r.median()?,
+        Quantity::Mean => r.summary.as_ref()?.mean,
+        Quantity::Sd => r.summary.as_ref()?.sd,
+        Quantity::User => times?.user_s,
+        Quantity::System => times?.system_s,
+        Quantity::Cpu => times.map(|t| t.user_s + t.system_s)?,
+        Quantity::FaultService => r.details_as::<Paging>()?.fault_service_s?,
+    };
+    let (unit, basis) = column_kind(quantity, r.unit, basis);
+    Some(Measure::new(value, unit, basis))
 }
 
 /// Today's figure per operation, or why there is none.
@@ -134,38 +312,140 @@ fn today_text(r: Option<&BenchResult>, quantity: Quantity) -> String {
     }
 }
 
-/// The table for `run` (named `run_name` in the title).
+/// A run today's figures may come from, and the name the table gives it ("run 12").
+pub struct Source<'a> {
+    pub name: String,
+    pub run: &'a Run,
+}
+
+/// The result of `id` in the first of `sources` (newest first) that measured it, else the
+/// first that has it at all (skipped, failed), with the index of its source.
+fn pick<'a>(sources: &'a [Source<'a>], id: &str) -> Option<(usize, &'a BenchResult)> {
+    let find = |ok: bool| {
+        sources.iter().enumerate().find_map(|(k, s)| {
+            s.run
+                .results
+                .iter()
+                .find(|r| r.id == id && (!ok || r.status == Status::Ok))
+                .map(|r| (k, r))
+        })
+    };
+    find(true).or_else(|| find(false))
+}
+
+/// The table for one run (named `run_name` in the title).
 pub fn render(table: &SeedTable, run: &Run, run_name: &str) -> String {
+    render_from(
+        table,
+        &[Source {
+            name: run_name.to_string(),
+            run,
+        }],
+    )
+}
+
+/// The table with today's figure of each row from the newest of `sources` that has it
+/// (newest first); a column says which run each row came from when there is more than one.
+pub fn render_from(table: &SeedTable, sources: &[Source]) -> String {
     let figures = table.figures();
     let machines = table.machines(&figures);
+    let several = sources.len() > 1;
     let mut header = vec!["row".to_string(), "id".to_string()];
-    for q in table.quantities {
-        header.push(format!("today {}", q.name()));
+    if several {
+        header.push("run".to_string());
+    }
+    // Seed 002's median, mean and SD share one cell per machine, as the paper prints them.
+    let grouped = table.quantities.contains(&Quantity::Mean);
+    if grouped {
+        let names: Vec<&str> = table
+            .quantities
+            .iter()
+            .map(|&q| column_name(table, q))
+            .collect();
+        let names = names.join(" / ");
+        header.push(format!("today {names}"));
         for m in &machines {
-            header.push(short(m));
+            header.push(format!("{} {names}", short(m)));
+        }
+    }
+    for &q in table.quantities.iter().filter(|_| !grouped) {
+        let name = column_name(table, q);
+        header.push(format!("today {name}"));
+        for m in &machines {
+            header.push(if table.quantities.len() == 1 {
+                short(m)
+            } else {
+                format!("{} {name}", short(m))
+            });
         }
     }
     let last = machines.last().copied().unwrap_or("");
-    header.push(format!("today vs {}", short(last)));
+    let ratio = table.quantities[0];
+    if !machines.is_empty() {
+        header.push(format!("today vs {}", short(last)));
+    }
     let header_refs: Vec<&str> = header.iter().map(String::as_str).collect();
     let mut t = new_table(&header_refs);
     let mut reasons: Vec<String> = Vec::new();
+    let mut used: Vec<usize> = Vec::new();
     for (label, id) in table.rows(&figures) {
-        let result = run.results.iter().find(|r| r.id == id);
+        let picked = pick(sources, &id);
+        let result = picked.map(|(_, r)| r);
         let mut row = vec![label, id.clone()];
-        for &q in table.quantities {
+        if several {
+            row.push(match picked {
+                Some((k, _)) => {
+                    if !used.contains(&k) {
+                        used.push(k);
+                    }
+                    sources[k].name.clone()
+                }
+                None => String::new(),
+            });
+        } else if picked.is_some() && used.is_empty() {
+            used.push(0);
+        }
+        let then_text = |m: &str, q: Quantity| {
+            figures
+                .iter()
+                .find(|f| f.machine == m && f.id == id && f.quantity == q)
+                .map(|f| format_value(f.value, f.unit))
+        };
+        if grouped {
+            let cells: Vec<String> = table
+                .quantities
+                .iter()
+                .map(|&q| today_text(result, q))
+                .collect();
+            row.push(cells.join(" / "));
+            for m in &machines {
+                let cells: Vec<Option<String>> =
+                    table.quantities.iter().map(|&q| then_text(m, q)).collect();
+                row.push(if cells.iter().all(Option::is_none) {
+                    String::new()
+                } else {
+                    cells
+                        .into_iter()
+                        .map(|c| c.unwrap_or_else(|| "—".into()))
+                        .collect::<Vec<_>>()
+                        .join(" / ")
+                });
+            }
+        }
+        for &q in table.quantities.iter().filter(|_| !grouped) {
             row.push(today_text(result, q));
             for m in &machines {
-                let f = figures
-                    .iter()
-                    .find(|f| f.machine == *m && f.id == id && f.quantity == q);
-                row.push(f.map(|f| format_value(f.value, f.unit)).unwrap_or_default());
+                row.push(then_text(m, q).unwrap_or_default());
             }
+        }
+        if machines.is_empty() {
+            t.add_row(row);
+            continue;
         }
         let then = figures
             .iter()
-            .find(|f| f.machine == last && f.id == id && f.quantity == Quantity::Headline);
-        row.push(match (today(result, Quantity::Headline), then) {
+            .find(|f| f.machine == last && f.id == id && f.quantity == ratio);
+        row.push(match (today(result, ratio), then) {
             (Some(now), Some(f)) => match f.measure().divided_by(&now) {
                 Ok(then_over_now) => {
                     let better = result.map(|r| r.better).unwrap_or(Better::Lower);
@@ -190,23 +470,60 @@ pub fn render(table: &SeedTable, run: &Run, run_name: &str) -> String {
         });
         t.add_row(row);
     }
-    let cols: Vec<usize> = (2..header.len()).collect();
+    let first_col = if several { 3 } else { 2 };
+    let cols: Vec<usize> = (first_col..header.len()).collect();
     right(&mut t, &cols);
+    let today_is = match (several, sources.first()) {
+        (false, Some(s)) => describe(s),
+        (true, _) => format!(
+            "the newest run that has each row (column run): {}",
+            used.iter()
+                .map(|&k| describe(&sources[k]))
+                .collect::<Vec<_>>()
+                .join("; ")
+        ),
+        (false, None) => "no run".to_string(),
+    };
     let mut out = format!(
-        "seed {} {}: {}, per operation — today = {run_name} ({}, {}); columns: {}\n{t}\n\
-         historical figures are the seed's, converted to one operation \
-         (`timeshare reference MACHINE` shows each conversion), and today's whole jobs are \
-         divided by the operations they hold; the last column is how many times faster \
-         today is than {last}.\n",
+        "seed {} {}: {}, per operation — today = {today_is}",
         table.seed,
-        table.prefix.trim_end_matches([',', ' ']),
+        table.name(),
         table.title,
-        run.environment.hostname,
-        run.started_at.format("%Y-%m-%d %H:%M UTC"),
-        machines.join(", "),
     );
+    if machines.is_empty() {
+        out.push_str(&format!("; no historical figures\n{t}\n"));
+    } else {
+        out.push_str(&format!(
+            "; columns: {}\n{t}\nhistorical figures are the seed's, converted to one operation \
+             (`timeshare reference MACHINE` shows each conversion), and today's whole jobs are \
+             divided by the operations they hold; the last column is how many times faster \
+             today is than {last} ({}).\n",
+            machines.join(", "),
+            column_name(table, ratio),
+        ));
+    }
+    for w in table.why {
+        out.push_str(&format!("why: {w}\n"));
+    }
     for r in reasons {
         out.push_str(&format!("not comparable: {r}\n"));
     }
     out
+}
+
+/// A column's statistic as the paper names it: seed 002's headline is the median.
+fn column_name(table: &SeedTable, q: Quantity) -> &'static str {
+    match q {
+        Quantity::Headline if table.quantities.contains(&Quantity::Mean) => "median",
+        q => q.name(),
+    }
+}
+
+fn describe(s: &Source) -> String {
+    format!(
+        "{} ({}, {})",
+        s.name,
+        s.run.environment.hostname,
+        s.run.started_at.format("%Y-%m-%d %H:%M UTC")
+    )
 }

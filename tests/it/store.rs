@@ -51,7 +51,7 @@ impl Db {
         timeshare()
             .args([
                 "run",
-                "syscall.getpid",
+                "syscall.getpid*",
                 "syscall.getuid",
                 "--quick",
                 "--label",
@@ -440,5 +440,39 @@ fn a_run_killed_with_sigkill_shows_as_interrupted() {
     assert!(
         shown.contains("interrupted") && shown.contains("syscall."),
         "{shown}"
+    );
+}
+
+/// `table KEY` takes each row from the newest complete run that measured it and says which
+/// run that was; `--run` takes every row from one run.
+#[test]
+fn a_seed_table_takes_each_row_from_the_newest_run_that_has_it() {
+    let db = db();
+    db.import(Path::new(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/run-quick.json"
+    )));
+    db.run("newer");
+    let table = db.ok(&["table", "002-4"]);
+    let line = |row: &str| {
+        table
+            .lines()
+            .find(|l| l.split_whitespace().nth(1) == Some(row))
+            .unwrap_or_else(|| panic!("no {row} row: {table}"))
+            .to_string()
+    };
+    assert!(line("syscall.getpid").contains("run 2"), "{table}");
+    assert!(line("syscall.getuid").contains("run 2"), "{table}");
+    assert!(line("syscall.alarm").contains("run 1"), "{table}");
+    assert!(
+        table.contains("the newest run that has each row")
+            && table.contains("run 1 (")
+            && table.contains("run 2 ("),
+        "{table}"
+    );
+    let one = db.ok(&["table", "002-4", "--run", "1"]);
+    assert!(
+        one.contains("today = run 1 (") && !one.contains("run 2"),
+        "{one}"
     );
 }

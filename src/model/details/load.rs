@@ -5,6 +5,13 @@ use serde::{Deserialize, Serialize};
 use super::Record;
 use crate::model::knee::Knee;
 
+/// What a `load.cpu.N` figure is per: seed 000 Table 9's Real, "the average of all the
+/// programs run simultaneously".
+pub const PER_COPY: &str = "copy of the compute-bound program (average real over the copies)";
+/// What a `load.script.N` figure is per: Table 10's columns "have the same meaning" as
+/// Table 9's, so one script, averaged over the users.
+pub const PER_SCRIPT: &str = "user's command script (average real over the users)";
+
 /// `load.cpu.N` (Table 9): N copies of a compute-bound program at once.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CpuCopies {
@@ -27,6 +34,12 @@ impl Record for CpuCopies {}
 pub struct CopiesSummary {
     /// Average real time of a copy.
     pub avg_real_s: f64,
+    /// User + system time of one copy (total CPU / copies): Table 9's CPU column.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_per_copy_s: Option<f64>,
+    /// The batch's wall time, first start to last end (the headline before it was per copy).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub batch_real_s: Option<f64>,
     pub min_real_s: f64,
     pub max_real_s: f64,
     /// User + system time of all copies.
@@ -86,6 +99,10 @@ impl Record for Scripts {}
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ScriptsSummary {
     pub avg_real_s: f64,
+    /// The staggered run's wall time, first user's start to last user's end (the headline
+    /// before it was per script).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run_real_s: Option<f64>,
     pub avg_cpu_s: f64,
     pub baseline_real_s: Option<f64>,
     pub inc: Option<f64>,

@@ -4,6 +4,9 @@ use serde::{Deserialize, Serialize};
 
 use super::Record;
 
+/// What a fault service time is per (seed 001 Table 8: system time / page faults).
+pub const PAGE_FAULT: &str = "page fault";
+
 /// What one paging job cost, measured around it (passed from a child over a pipe as
 /// plain bytes under a memory limit, hence `repr(C)`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
