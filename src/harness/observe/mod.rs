@@ -31,11 +31,6 @@ pub struct Watch {
 }
 
 impl Watch {
-    /// Nothing watched.
-    pub fn none() -> Watch {
-        Watch::new(&ObserveOptions::default(), &Host::detect(), None)
-    }
-
     /// Check what `options` asks for on `host`; `pinned` is the measuring CPU (`--cpu`).
     pub fn new(options: &ObserveOptions, host: &Host, pinned: Option<usize>) -> Watch {
         let mut warnings = Vec::new();
@@ -195,6 +190,58 @@ pub fn pass_ops(batch: u64, calibrated: bool, seconds_per_op: Option<f64>) -> u6
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::harness::contract::{LoopWorkload, StandaloneCtx};
+    use crate::model::{RunOptions, Source};
+
+    fn getpid_row(declared: &'static [(&'static str, f64)]) -> Benchmark {
+        Benchmark::new("test.getpid", "x", Source::Modern("x"), |_| {
+            Ok(Box::new(LoopWorkload::new(|| {
+                // SAFETY: getpid has no preconditions.
+                std::hint::black_box(unsafe { libc::syscall(libc::SYS_getpid) });
+            })))
+        })
+        .expects_syscalls(declared)
+    }
+
+    #[test]
+    fn a_row_that_does_not_make_its_declared_calls_is_flagged() {
+        let opts = ObserveOptions {
+            trace: true,
+            ..ObserveOptions::default()
+        };
+        let sa = StandaloneCtx::new(RunOptions::default()).unwrap();
+        let watch = Watch::new(&opts, &sa.host, None);
+        if !watch.wants_pass() {
+            // Not root, or no tracefs: the reason is the run's warning.
+            eprintln!("skipped: {}", watch.warnings.join("; "));
+            assert!(watch
+                .warnings
+                .iter()
+                .any(|w| w.starts_with("--trace: cannot")));
+            return;
+        }
+        let run = |declared| {
+            let (mut obs, mut notes) = (Observation::default(), Vec::new());
+            watch
+                .count_passes(
+                    &getpid_row(declared),
+                    &sa.ctx(),
+                    10_000,
+                    &mut obs,
+                    &mut notes,
+                )
+                .unwrap();
+            (obs.trace.unwrap(), notes)
+        };
+        let (right, notes) = run(&[("getpid", 1.0)]);
+        assert!(!right.flagged() && notes.is_empty(), "{right:?} {notes:?}");
+        assert_eq!(right.expected[0].counted_per_op, 1.0, "{right:?}");
+        // Deliberately wrong: it claims getppid, and twice the getpid it makes.
+        let (wrong, notes) = run(&[("getppid", 1.0), ("getpid", 2.0)]);
+        assert!(wrong.flagged());
+        assert_eq!(notes.len(), 2, "{notes:?}");
+        assert!(notes[0].contains("declared 1.00 getppid per operation, counted 0.00"));
+    }
 
     #[test]
     fn a_counted_pass_is_long_enough_to_count_but_a_fixed_batch_stays() {

@@ -26,6 +26,9 @@ impl Sampling {
     pub fn start(interval: Duration, cpus: Option<Vec<usize>>) -> Result<Sampling> {
         let (tx, rx) = mpsc::channel::<()>();
         let disks = physical_disks();
+        // The first reading on the caller's thread, before the benchmark starts: however
+        // late the thread is scheduled, the series covers the benchmark from its start.
+        let start = Reading::take(&disks)?;
         let thread = std::thread::Builder::new()
             .name("timeshare-observe".into())
             .spawn(move || -> Result<Series> {
@@ -33,7 +36,6 @@ impl Sampling {
                     // Best effort: on a machine with one usable CPU it stays where it is.
                     let _ = crate::harness::cpu::pin_to(&cpus);
                 }
-                let start = Reading::take(&disks)?;
                 let mut last = start.clone();
                 let mut lines = Vec::new();
                 let mut next = start.at + interval;
@@ -45,7 +47,10 @@ impl Sampling {
                     };
                     let now = Reading::take(&disks)?;
                     // A stop right after a tick adds no empty line.
-                    if !stopping || now.at.duration_since(last.at) >= interval / 20 {
+                    if !stopping
+                        || lines.is_empty()
+                        || now.at.duration_since(last.at) >= interval / 20
+                    {
                         let t = now.at.duration_since(start.at).as_secs_f64();
                         lines.push(now.line_since(&last, t));
                     }
@@ -104,8 +109,9 @@ mod tests {
         let s = Sampling::start(Duration::from_millis(20), None).unwrap();
         std::thread::sleep(Duration::from_millis(110));
         let series = s.stop().unwrap();
-        // Five full intervals and a partial one; a slow machine may merge a tick or two.
-        assert!((4..=7).contains(&series.lines.len()), "{series:?}");
+        // About five full intervals and a partial one; how many depends on how busy the
+        // machine is (no timing claim here), their coverage does not.
+        assert!(!series.lines.is_empty(), "{series:?}");
         let last = series.lines.last().unwrap();
         assert!(last.t_s >= 0.11, "{}", last.t_s);
         let covered: f64 = series.lines.iter().map(|l| l.interval_s).sum();

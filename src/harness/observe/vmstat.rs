@@ -77,7 +77,7 @@ impl Reading {
             let Ok(d) = DiskStat::from_line(line) else {
                 continue;
             };
-            if disks.iter().any(|n| *n == d.name) {
+            if disks.contains(&d.name) {
                 kept.insert(
                     d.name.clone(),
                     [d.sectors_read, d.sectors_written, d.time_in_progress],
