@@ -19,8 +19,10 @@ mod history;
 mod import;
 mod list;
 mod man;
+mod monitor;
 mod outfile;
 mod output;
+mod profile;
 mod reference;
 mod report;
 mod run;
@@ -74,6 +76,10 @@ pub enum Command {
     Table(table::TableArgs),
     /// Run many copies of real jobs at once and check every output byte for byte (seed 004)
     Exercise(exercise::ExerciseArgs),
+    /// Watch the machine: vmstat/iostat lines (processes, memory, faults, disks, CPU)
+    Monitor(monitor::MonitorArgs),
+    /// Print the flat profile `run --profile` stored for one row of a run
+    Profile(profile::ProfileArgs),
     /// Write the completion script for a shell (bash, zsh, fish, …) to standard output
     Completions(completions::CompletionsArgs),
     /// Write the manual page (roff) of timeshare or of one command to standard output
@@ -106,6 +112,8 @@ pub fn main() -> ExitCode {
         Command::Report(args) => report::execute(args),
         Command::Table(args) => table::execute(args),
         Command::Exercise(args) => exercise::execute(args),
+        Command::Monitor(args) => monitor::execute(args),
+        Command::Profile(args) => profile::execute(args),
         Command::Completions(args) => completions::execute(args),
         Command::Man(args) => man::execute(args),
         Command::Selftest(args) => selftest::execute(args),

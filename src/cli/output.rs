@@ -2,7 +2,7 @@
 //!
 //! A reader that stops early (`timeshare list | head -1`) closes the pipe, and the next
 //! write fails with EPIPE (Rust ignores SIGPIPE, so there is no signal). That is the
-//! reader's choice, not an error: [`print`] notes it and drops the rest of the output
+//! reader's choice, not an error: [`print()`] notes it and drops the rest of the output
 //! quietly, and the command ends with its own status (a run still stores what it
 //! measured). Every subcommand prints through here, never with `print!`, which would
 //! panic.
@@ -38,8 +38,8 @@ pub fn print(text: impl AsRef<[u8]>) -> io::Result<()> {
 }
 
 /// Human-readable text (tables and the sentences around them), its long lines folded to
-/// the output's width; see [`print`]. Formats for programs (JSON, CSV, roff) go through
-/// [`print`] untouched.
+/// the output's width; see [`print()`]. Formats for programs (JSON, CSV, roff) go through
+/// [`print()`] untouched.
 pub fn print_text(text: &str) -> io::Result<()> {
     print(crate::report::style::fit(text))
 }

@@ -21,7 +21,9 @@ use crate::harness::children::Pair;
 use crate::harness::contract::Benchmark;
 use crate::harness::tee::Tee;
 use crate::harness::{cpu, interrupt, Observer, Runner};
-use crate::model::{BenchResult, LoadOptions, Mode, Placement, Run, RunOptions, RunStatus, Status};
+use crate::model::{
+    BenchResult, LoadOptions, Mode, ObserveOptions, Placement, Run, RunOptions, RunStatus, Status,
+};
 use crate::report;
 use crate::store::Recorder;
 
@@ -70,6 +72,19 @@ pub struct RunArgs {
     /// Run the vm family inside a memory cgroup limited to SIZE (e.g. 12M), so it pages
     #[arg(long, value_name = "SIZE", value_parser = crate::bench::vm::parse_size)]
     pub memory_limit: Option<u64>,
+    /// Sample the machine's vmstat view during each row, every SECONDS (default 0.1)
+    #[arg(long, value_name = "SECONDS", num_args = 0..=1, default_missing_value = "0.1")]
+    pub observe: Option<f64>,
+    /// Profile each row system-wide with `perf record -g`; `timeshare profile` shows it
+    #[arg(long)]
+    pub profile: bool,
+    /// Count task clock, context switches, faults, migrations (and cycles, instructions,
+    /// cache and branch misses where there is a PMU) per operation
+    #[arg(long)]
+    pub counters: bool,
+    /// Count the system calls per operation and check the ones each row declares
+    #[arg(long)]
+    pub trace: bool,
     /// Options of the `load` family (boxed: they are rarely given)
     #[command(flatten)]
     pub load: Box<LoadArgs>,
@@ -135,6 +150,14 @@ pub fn execute(args: RunArgs) -> Result<Exit> {
         .as_deref()
         .map(|p| OutputFile::open(p, "--html"))
         .transpose()?;
+    if let Some(s) = args.observe {
+        if !(s.is_finite() && (0.01..=60.0).contains(&s)) {
+            return Err(UsageError(format!(
+                "--observe {s}: give an interval from 0.01 to 60 seconds"
+            ))
+            .into());
+        }
+    }
     let options = RunOptions {
         mode: if args.full { Mode::Full } else { Mode::Quick },
         selection: args.select.clone(),
@@ -144,6 +167,12 @@ pub fn execute(args: RunArgs) -> Result<Exit> {
         pages: args.pages,
         memory_limit: args.memory_limit,
         load,
+        observe: ObserveOptions {
+            interval_s: args.observe,
+            profile: args.profile,
+            counters: args.counters,
+            trace: args.trace,
+        },
     };
     crate::bench::vm::check_options(&options).map_err(UsageError)?;
     let reg = Registry::new(&options);

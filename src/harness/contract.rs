@@ -37,6 +37,7 @@ pub struct Benchmark {
     root_only: Option<&'static str>,
     requires: Option<SupportCheck>,
     partnered: bool,
+    syscalls: &'static [(&'static str, f64)],
     prepare: Box<Prepare>,
 }
 
@@ -58,6 +59,7 @@ impl Benchmark {
             root_only: None,
             requires: None,
             partnered: false,
+            syscalls: &[],
             prepare: Box::new(prepare),
         }
     }
@@ -115,6 +117,20 @@ impl Benchmark {
     pub fn partnered(mut self) -> Self {
         self.partnered = true;
         self
+    }
+
+    /// The system calls one operation makes, by name and count per operation, in this
+    /// process and its partners together (`getpid` once for `syscall.getpid`; `clone`,
+    /// `wait4` and the child's `exit_group` for `proc.fork.0`). `run --trace` counts them
+    /// through the kernel's tracepoints and flags a row that does not make them.
+    pub fn expects_syscalls(mut self, calls: &'static [(&'static str, f64)]) -> Self {
+        self.syscalls = calls;
+        self
+    }
+
+    /// The declared system calls per operation (see [`Benchmark::expects_syscalls`]).
+    pub fn expected_syscalls(&self) -> &'static [(&'static str, f64)] {
+        self.syscalls
     }
 
     /// The stable id, `family.name[.variant]`: the key of stored results and comparisons.

@@ -10,6 +10,7 @@ pub mod counters;
 pub mod cpu;
 pub mod interrupt;
 pub mod memlimit;
+pub mod observe;
 pub mod procgroup;
 pub mod quiet;
 pub mod runner;

@@ -12,10 +12,11 @@ use chrono::Utc;
 
 use super::contract::{Benchmark, Ctx, Derived, Host, Skip};
 use super::interrupt::{self, Interrupted};
+use super::observe::{self, Watch};
 use super::state::RunState;
 use super::{quiet, sampler, sysinfo};
 use crate::model::{
-    BenchResult, Details, Overhead, Run, RunOptions, RunStatus, Status, Summary, Tool,
+    BenchResult, Details, Observation, Overhead, Run, RunOptions, RunStatus, Status, Summary, Tool,
     SCHEMA_VERSION,
 };
 
@@ -37,6 +38,9 @@ pub struct Runner {
     pub scratch_root: PathBuf,
     /// What the rows of this run share (see [`RunState`]).
     state: RunState,
+    /// What each benchmark is watched by (`--observe`, `--profile`, `--counters`,
+    /// `--trace`), and what this machine refused, said once.
+    watch: Watch,
 }
 
 impl Runner {
@@ -47,9 +51,12 @@ impl Runner {
             super::cpu::check_usable(cpu)?;
             super::cpu::pin_to(&[cpu])?;
         }
+        let host = Host::detect();
+        let watch = Watch::new(&options.observe, &host, options.cpu);
         Ok(Runner {
             options,
-            host: Host::detect(),
+            host,
+            watch,
             overhead: sampler::measure_overhead()
                 .context("measuring the clock and loop overhead")?,
             scratch_root: scratch_root.to_path_buf(),
@@ -69,7 +76,10 @@ impl Runner {
             schema_version: SCHEMA_VERSION,
             tool: Tool::this(),
             options: self.options.clone(),
-            warnings: quiet::warnings(&environment),
+            warnings: quiet::warnings(&environment)
+                .into_iter()
+                .chain(self.watch.warnings.iter().cloned())
+                .collect(),
             environment,
             started_at: Utc::now(),
             finished_at: None,
@@ -152,12 +162,28 @@ impl Runner {
             state: &self.state,
         };
         let mut workload = b.prepare(&ctx)?;
-        let mut m = sampler::measure(
+        let overhead = sampler::refresh_overhead(&self.overhead)?;
+        // The watchers start after the set-up and stop before the check: they see the
+        // sampling, and nothing of theirs is inside a timed sample but the series thread,
+        // which sleeps between its reads (and runs on another CPU when the run is pinned).
+        let mut observation = Observation::default();
+        let profiling = self.watch.start_profile();
+        let series = self.watch.start_series()?;
+        let m = sampler::measure(
             workload.as_mut(),
             &b.plan(self.options.mode),
             b.metric(),
-            &sampler::refresh_overhead(&self.overhead)?,
-        )?;
+            &overhead,
+        );
+        if let Some(s) = series {
+            observation.series = Some(s.stop()?);
+        }
+        let mut watch_notes = Vec::new();
+        match profiling.and_then(|p| p.map(|p| p.stop()).transpose()) {
+            Ok(p) => observation.profile = p,
+            Err(e) => watch_notes.push(format!("--profile: no profile: {e:#}")),
+        }
+        let mut m = m?;
         // The check first, while children are still there to report; the details and
         // notes are kept even when it fails the row.
         let checked = workload.finish();
@@ -165,6 +191,27 @@ impl Runner {
         result.notes = workload.notes();
         let own = workload.own_figures();
         drop(workload);
+        if self.watch.wants_pass() && checked.is_ok() {
+            let pass = scratch.path().join("counted");
+            std::fs::create_dir(&pass)?;
+            let ctx = Ctx {
+                scratch: &pass,
+                ..ctx
+            };
+            let per_op = m.times.elapsed_s;
+            let ops =
+                observe::pass_ops(m.calibration.batch, m.calibration.calibrated, Some(per_op));
+            if let Err(e) =
+                self.watch
+                    .count_passes(b, &ctx, ops, &mut observation, &mut watch_notes)
+            {
+                watch_notes.push(format!(
+                    "--counters/--trace: the counted pass failed: {e:#}"
+                ));
+            }
+        }
+        result.notes.extend(watch_notes);
+        result.observe = (!observation.is_empty()).then_some(observation);
         scratch
             .close()
             .context("cannot remove the scratch directory")?;
@@ -209,6 +256,7 @@ fn empty_result(b: &Benchmark) -> BenchResult {
         times: None,
         counters: None,
         details: None,
+        observe: None,
         notes: Vec::new(),
         duration_s: 0.0,
     }
@@ -248,6 +296,7 @@ pub fn derive(d: &Derived, results: &[BenchResult]) -> Option<BenchResult> {
         details: Some(Details::of(&crate::model::details::DerivedInputs {
             inputs: d.inputs.iter().map(|s| s.to_string()).collect(),
         })),
+        observe: None,
         notes: vec![format!("derived from {}", d.inputs.join(", "))],
         duration_s: 0.0,
     })

@@ -367,6 +367,7 @@ fn empty(id: String, source: &str, basis: Basis) -> BenchResult {
         times: None,
         counters: None,
         details: None,
+        observe: None,
         notes: Vec::new(),
         duration_s: 0.0,
     }

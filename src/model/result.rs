@@ -82,6 +82,14 @@ pub struct RunOptions {
     /// Options of the `load` family (§6).
     #[serde(default)]
     pub load: super::load::LoadOptions,
+    /// What to watch while each benchmark runs (`--observe`, `--profile`, `--counters`,
+    /// `--trace`).
+    #[serde(default, skip_serializing_if = "no_observation")]
+    pub observe: super::observe::ObserveOptions,
+}
+
+fn no_observation(o: &super::observe::ObserveOptions) -> bool {
+    !o.any()
 }
 
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, Default)]
@@ -145,6 +153,9 @@ pub struct BenchResult {
     pub counters: Option<CounterDeltas>,
     /// Anything the benchmark itself reports beyond the headline (parameters, tables).
     pub details: Option<super::Details>,
+    /// What was watched while it ran: the vmstat series, profile, counters, system calls.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub observe: Option<super::observe::Observation>,
     /// What a reader should know about this row (below resolution, culling not possible,
     /// placement used…), in words.
     #[serde(default)]

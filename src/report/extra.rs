@@ -32,6 +32,7 @@ pub fn extra_tables(run: &Run) -> String {
         super::load::tables,
         super::mixed::mixed_table,
         super::exercise::stored_tables,
+        super::observe::tables,
     ];
     renderers
         .iter()

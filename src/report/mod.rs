@@ -14,6 +14,7 @@ pub mod load;
 pub mod markdown;
 pub mod micro;
 pub mod mixed;
+pub mod observe;
 pub mod seed_table;
 pub mod style;
 pub mod table;

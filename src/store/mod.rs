@@ -578,6 +578,7 @@ mod tests {
             times: None,
             counters: None,
             details: None,
+            observe: None,
             notes: vec![],
             duration_s: 0.1,
         }

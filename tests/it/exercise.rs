@@ -319,7 +319,8 @@ fn an_instance_that_cannot_start_names_the_limit_it_hit() {
     let scratch = tempfile::tempdir().unwrap();
     std::fs::set_permissions(scratch.path(), std::fs::Permissions::from_mode(0o777)).unwrap();
     let mut cmd = crate::common::command();
-    cmd.args(["exercise", "--jobs", "ed=4", "--dir"])
+    // Not stored: the tests' database belongs to root, and this run is another user's.
+    cmd.args(["exercise", "--jobs", "ed=4", "--no-save", "--dir"])
         .arg(scratch.path())
         .env("COLUMNS", UNWRAPPED);
     unsafe {

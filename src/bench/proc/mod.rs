@@ -133,7 +133,8 @@ use Job::{Big, Null};
 #[rustfmt::skip]
 fn rows() -> Vec<Benchmark> { vec![
     row("proc.fork.0", "fork-exit-wait (001 forks0)", berkeley("Table 1/2: forks0"), None,
-        |_| fork_only(Fork, 0)),
+        |_| fork_only(Fork, 0))
+        .expects_syscalls(&[("clone", 1.0), ("wait4", 1.0), ("exit_group", 1.0)]),
     row("proc.fork.1k", "grow the heap 1 KB, touch it, then fork-exit-wait (001 forks1k)",
         berkeley("Table 1/2: forks1k"), None, |_| fork_only(Fork, KB)),
     row("proc.fork.100k", "grow the heap 100 KB, touch it, then fork-exit-wait (001 forks100k)",

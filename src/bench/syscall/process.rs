@@ -24,7 +24,8 @@ pub fn rows() -> Vec<Benchmark> {
             fig("Figure 4: gpid; also 003 Zilog 'System call'"),
             |_| Ok(raw_loop("getpid", libc::SYS_getpid, &[])),
         )
-        .per("system call"),
+        .per("system call")
+        .expects_syscalls(&[("getpid", 1.0)]),
         Benchmark::new(
             "syscall.getpid.libc",
             "getpid through the C library wrapper (002's indirect path)",

@@ -1,0 +1,348 @@
+//! `run --profile`: `perf record -a -g` around one benchmark, its flat profile kept.
+//!
+//! The recording is system-wide (seed 001 profiled the kernel, not one program), so the
+//! kernel's side of a fork or a pipe round trip is in it; the shares are then counted over
+//! the samples of the benchmark's own processes — timeshare and every process it started
+//! during the recording, followed through perf's fork events — so a compiler running
+//! beside it on a shared machine does not fill the profile.
+//!
+//! `perf.data` lives in a private temporary directory that is removed with the
+//! [`Recording`]; the `perf` child is its own process group (a Ctrl-C meant for timeshare
+//! is handled by timeshare), is killed when the recording is dropped, and is told by the
+//! kernel (`PR_SET_PDEATHSIG`) to end if timeshare itself dies.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Context, Result};
+
+use super::perf::paranoid;
+use crate::model::observe::{Profile, ProfileEntry};
+
+/// Samples per second per CPU: perf's usual odd rate, out of step with the timer tick.
+pub const FREQUENCY_HZ: u32 = 999;
+/// Functions kept per profile.
+pub const TOP: usize = 25;
+
+/// The `perf` program, if it is there and this user may record the whole machine; else
+/// why not, in words a reader can act on.
+pub fn available(perf: Option<PathBuf>, is_root: bool) -> std::result::Result<PathBuf, String> {
+    let Some(perf) = perf else {
+        return Err("perf is not installed (Debian: apt-get install linux-perf)".into());
+    };
+    match Command::new(&perf)
+        .arg("--version")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+    {
+        Ok(s) if s.success() => {}
+        _ => {
+            return Err(format!(
+                "{} --version fails (no perf for this kernel?)",
+                perf.display()
+            ))
+        }
+    }
+    if !is_root {
+        if let Some(p) = paranoid().filter(|&p| p > 0) {
+            return Err(format!(
+                "recording the whole machine needs root, CAP_PERFMON or \
+                 kernel.perf_event_paranoid ≤ 0, and it is {p}"
+            ));
+        }
+    }
+    Ok(perf)
+}
+
+/// A `perf record` running beside a benchmark.
+pub struct Recording {
+    child: Option<Child>,
+    perf: PathBuf,
+    dir: tempfile::TempDir,
+}
+
+impl Recording {
+    /// Start recording and wait until perf writes its file (it then has its events open).
+    pub fn start(perf: &Path) -> Result<Recording> {
+        let dir = tempfile::Builder::new()
+            .prefix("timeshare-perf-")
+            .tempdir()
+            .context("making a directory for perf.data")?;
+        let data = dir.path().join("perf.data");
+        let log = std::fs::File::create(dir.path().join("perf.log"))?;
+        let mut cmd = Command::new(perf);
+        cmd.args(["record", "-a", "-g", "--quiet", "-F"])
+            .arg(FREQUENCY_HZ.to_string())
+            .arg("-o")
+            .arg(&data)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(log)
+            .process_group(0);
+        // SAFETY: prctl is async-signal-safe and touches no memory of the parent's.
+        unsafe {
+            cmd.pre_exec(|| {
+                libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0);
+                Ok(())
+            });
+        }
+        let child = cmd.spawn().context("starting perf record")?;
+        let mut rec = Recording {
+            child: Some(child),
+            perf: perf.to_path_buf(),
+            dir,
+        };
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            if let Some(status) = rec.child_mut().try_wait()? {
+                bail!("perf record ended at once ({status}): {}", rec.log());
+            }
+            if std::fs::metadata(&data).is_ok_and(|m| m.len() > 0) {
+                break;
+            }
+            if Instant::now() > deadline {
+                bail!("perf record did not start within 10 s");
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        // perf writes the file's header before it has synthesised the running tasks and
+        // enabled its events; give it that moment.
+        std::thread::sleep(Duration::from_millis(200));
+        Ok(rec)
+    }
+
+    fn child_mut(&mut self) -> &mut Child {
+        self.child
+            .as_mut()
+            .expect("the child is there until stopped")
+    }
+
+    fn log(&self) -> String {
+        std::fs::read_to_string(self.dir.path().join("perf.log"))
+            .unwrap_or_default()
+            .lines()
+            .last()
+            .unwrap_or("")
+            .to_string()
+    }
+
+    /// Stop perf (SIGINT, as at a terminal), read the samples and return the flat profile
+    /// of this process's tree.
+    pub fn stop(mut self) -> Result<Profile> {
+        let mut child = self.child.take().expect("stopped once");
+        // SAFETY: kill with a pid we spawned and have not yet reaped.
+        unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while child.try_wait()?.is_none() {
+            if Instant::now() > deadline {
+                let _ = child.kill();
+                let _ = child.wait();
+                bail!("perf record did not end within 30 s of being told to");
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        let out = Command::new(&self.perf)
+            .args([
+                "script",
+                "--show-task-events",
+                "-F",
+                "pid,tid,ip,sym,dso",
+                "-i",
+            ])
+            .arg(self.dir.path().join("perf.data"))
+            .stdin(Stdio::null())
+            .stderr(Stdio::null())
+            .output()
+            .context("running perf script")?;
+        if !out.status.success() {
+            bail!("perf script failed ({}): {}", out.status, self.log());
+        }
+        let text = String::from_utf8_lossy(&out.stdout);
+        Ok(flat_profile(&text, std::process::id(), TOP))
+    }
+}
+
+impl Drop for Recording {
+    /// An interrupted or failed benchmark ends its perf child too.
+    fn drop(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+/// The flat profile of the process tree rooted at `root`, from `perf script
+/// --show-task-events -F pid,tid,ip,sym,dso` output: the top `top` functions by the
+/// samples where they were at the top of the stack, each with its commonest caller when
+/// call chains were recorded.
+pub fn flat_profile(script: &str, root: u32, top: usize) -> Profile {
+    let mut ours: BTreeSet<u32> = BTreeSet::from([root]);
+    let mut machine = 0u64;
+    let mut samples = 0u64;
+    let mut call_graph = false;
+    // (symbol, dso) → (samples, callers)
+    let mut funcs: HashMap<(String, String), (u64, BTreeMap<String, u64>)> = HashMap::new();
+    let mut lines = script.lines().peekable();
+    while let Some(line) = lines.next() {
+        let t = line.trim();
+        if t.is_empty() || line.starts_with('\t') {
+            continue;
+        }
+        let (task, rest) = t.split_once(char::is_whitespace).unwrap_or((t, ""));
+        let pid = task.split('/').next().and_then(|p| p.parse::<u32>().ok());
+        let rest = rest.trim();
+        if let Some(ev) = rest.strip_prefix("PERF_RECORD_FORK(") {
+            // PERF_RECORD_FORK(child_pid:child_tid):(parent_pid:parent_tid)
+            let child = ev.split(':').next().and_then(|p| p.parse::<u32>().ok());
+            let parent = ev
+                .split_once("):(")
+                .and_then(|(_, p)| p.split(':').next())
+                .and_then(|p| p.parse::<u32>().ok());
+            if let (Some(c), Some(p)) = (child, parent) {
+                if ours.contains(&p) {
+                    ours.insert(c);
+                }
+            }
+            continue;
+        }
+        if rest.starts_with("PERF_RECORD_") {
+            continue;
+        }
+        // A sample: its frames follow, one per line, leaf first.
+        let mut frames = Vec::new();
+        while let Some(next) = lines.peek() {
+            if next.trim().is_empty() || !next.starts_with(char::is_whitespace) {
+                break;
+            }
+            frames.push(parse_frame(next));
+            lines.next();
+        }
+        machine += 1;
+        if !pid.is_some_and(|p| ours.contains(&p)) || frames.is_empty() {
+            continue;
+        }
+        samples += 1;
+        call_graph |= frames.len() > 1;
+        let leaf = frames[0].clone();
+        let entry = funcs.entry(leaf).or_default();
+        entry.0 += 1;
+        if let Some(caller) = frames.get(1) {
+            *entry.1.entry(caller.0.clone()).or_default() += 1;
+        }
+    }
+    let mut functions: Vec<ProfileEntry> = funcs
+        .into_iter()
+        .map(|((symbol, dso), (n, callers))| ProfileEntry {
+            kernel: dso.contains("kernel.kallsyms") || dso.starts_with("[kernel"),
+            share: n as f64 / samples.max(1) as f64,
+            samples: n,
+            caller: callers
+                .into_iter()
+                .max_by(|a, b| a.1.cmp(&b.1).then(b.0.cmp(&a.0)))
+                .map(|c| c.0),
+            symbol,
+            dso,
+        })
+        .collect();
+    functions.sort_by(|a, b| b.samples.cmp(&a.samples).then(a.symbol.cmp(&b.symbol)));
+    functions.truncate(top);
+    Profile {
+        event: "cycles (cpu-clock where there is no PMU)".into(),
+        frequency_hz: FREQUENCY_HZ,
+        call_graph,
+        machine_samples: machine,
+        samples,
+        functions,
+    }
+}
+
+/// `\t ffffffff81372bba free_uid ([kernel.kallsyms])` → (symbol, dso).
+fn parse_frame(line: &str) -> (String, String) {
+    let t = line.trim();
+    let rest = t
+        .split_once(char::is_whitespace)
+        .map_or("", |(_, r)| r.trim());
+    match rest.rsplit_once(" (") {
+        Some((sym, dso)) => (
+            strip_offset(sym).to_string(),
+            dso.trim_end_matches(')').to_string(),
+        ),
+        None => (strip_offset(rest).to_string(), "[unknown]".into()),
+    }
+}
+
+/// `copy_page_range+0x1f` → `copy_page_range`.
+fn strip_offset(sym: &str) -> &str {
+    match sym.rsplit_once("+0x") {
+        Some((s, off)) if off.chars().all(|c| c.is_ascii_hexdigit()) => s,
+        _ => sym,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SCRIPT: &str = "\
+  100/100  PERF_RECORD_FORK(200:200):(100:100)
+  999/999  PERF_RECORD_FORK(300:300):(999:999)
+  200/200  PERF_RECORD_FORK(201:201):(200:200)
+100/100 
+\tffffffff81000001 copy_page_range ([kernel.kallsyms])
+\tffffffff81000002 dup_mm ([kernel.kallsyms])
+
+200/200 
+\tffffffff81000001 copy_page_range ([kernel.kallsyms])
+\tffffffff81000003 copy_process ([kernel.kallsyms])
+
+201/201 
+\tffffffff81000001 copy_page_range ([kernel.kallsyms])
+\tffffffff81000002 dup_mm ([kernel.kallsyms])
+
+100/100 
+\t          48fb19 timeshare::bench::run (/usr/bin/timeshare)
+\t            7bf8 [unknown] ([unknown])
+
+300/300 
+\t         5d03885 rustc::compile (/usr/lib/librustc.so)
+
+  200/200  PERF_RECORD_EXIT(200:200):(100:100)
+";
+
+    #[test]
+    fn the_profile_counts_the_tree_of_processes_only() {
+        let p = flat_profile(SCRIPT, 100, 10);
+        assert_eq!(p.machine_samples, 5);
+        assert_eq!(p.samples, 4, "the compiler beside it is not ours");
+        assert!(p.call_graph);
+        let top = &p.functions[0];
+        assert_eq!(top.symbol, "copy_page_range");
+        assert!(top.kernel && top.dso == "[kernel.kallsyms]");
+        assert_eq!(top.samples, 3);
+        assert_eq!(top.share, 0.75);
+        assert_eq!(top.caller.as_deref(), Some("dup_mm"), "the commoner caller");
+        let user = &p.functions[1];
+        assert_eq!(user.symbol, "timeshare::bench::run");
+        assert!(!user.kernel);
+        assert!(p.functions.iter().all(|f| f.symbol != "rustc::compile"));
+    }
+
+    #[test]
+    fn offsets_are_not_part_of_a_name() {
+        assert_eq!(strip_offset("copy_page_range+0x1f"), "copy_page_range");
+        assert_eq!(strip_offset("a+b"), "a+b");
+        let f = parse_frame("\t ffffffff8124915a ret_from_fork_asm+0x1a ([kernel.kallsyms])");
+        assert_eq!(f, ("ret_from_fork_asm".into(), "[kernel.kallsyms]".into()));
+    }
+
+    #[test]
+    fn a_missing_perf_is_said_plainly() {
+        let why = available(None, true).unwrap_err();
+        assert!(why.contains("not installed"), "{why}");
+    }
+}
