@@ -8,6 +8,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 mod chess_game;
+mod clean;
 mod compare;
 mod completions;
 mod db;
@@ -69,6 +70,8 @@ pub enum Command {
     Table(table::TableArgs),
     /// Run many copies of real jobs at once and check every output byte for byte (seed 004)
     Exercise(exercise::ExerciseArgs),
+    /// Remove what runs killed outright left behind (scratch directories, temporary files, cgroups)
+    Clean(clean::CleanArgs),
     /// Write the completion script for a shell (bash, zsh, fish, …) to standard output
     Completions(completions::CompletionsArgs),
     /// Write the manual page (roff) of timeshare or of one command to standard output
@@ -98,6 +101,7 @@ pub fn main() -> ExitCode {
         Command::Reference(args) => reference::execute(args),
         Command::Table(args) => table::execute(args),
         Command::Exercise(args) => exercise::execute(args),
+        Command::Clean(args) => clean::execute(args),
         Command::Completions(args) => completions::execute(args),
         Command::Man(args) => man::execute(args),
         Command::ChessGame(args) => chess_game::execute(args),

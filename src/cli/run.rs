@@ -112,6 +112,8 @@ impl From<PlacementArg> for Placement {
 }
 
 pub fn execute(args: RunArgs) -> Result<Exit> {
+    // First: from here on a signal asks the run to stop and clean up.
+    interrupt::install()?;
     let load = load_options(&args.load)?;
     if let Some(c) = args.cpu {
         cpu::check_usable(c).map_err(|e| UsageError(e.to_string()))?;
@@ -143,7 +145,7 @@ pub fn execute(args: RunArgs) -> Result<Exit> {
     } else {
         args.db.open_for_run()?
     };
-    interrupt::install()?;
+    super::clean::sweep(&dir);
 
     let runner = Runner::new(options, &dir)?;
     let mut recorder = store.map(|s| Recorder::new(s, runner.overhead));
