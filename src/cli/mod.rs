@@ -131,7 +131,7 @@ fn exit_for(e: &anyhow::Error) -> Exit {
 
 /// The error and its causes on one line: "cannot write r.json: Permission denied".
 fn one_line(e: &anyhow::Error) -> String {
-    format!("{e:#}").replace('\n', " ")
+    crate::report::style::escape(&format!("{e:#}").replace('\n', " ")).into_owned()
 }
 
 /// What went wrong in an I/O error, without any path a wrapper added to it (a temporary

@@ -462,12 +462,14 @@ impl RawRow {
 }
 
 fn read_run_row(r: &rusqlite::Row) -> rusqlite::Result<RawRow> {
-    let time = |s: String| {
-        DateTime::parse_from_rfc3339(&s)
+    // A time no calendar of ours holds (an import from before validation, a hand-edited
+    // row) must not make every listing fail: it reads as the earliest time there is, and
+    // the rest of the row is shown as stored.
+    let time = |s: String| -> rusqlite::Result<DateTime<Utc>> {
+        Ok(DateTime::parse_from_rfc3339(&s)
             .map(|t| t.with_timezone(&Utc))
-            .map_err(|e| {
-                rusqlite::Error::FromSqlConversionFailure(0, rusqlite::types::Type::Text, e.into())
-            })
+            .or_else(|_| s.parse::<DateTime<Utc>>())
+            .unwrap_or(DateTime::<Utc>::UNIX_EPOCH))
     };
     let pid: Option<i64> = r.get(9)?;
     let pid_start: Option<i64> = r.get(10)?;
