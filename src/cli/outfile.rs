@@ -35,7 +35,10 @@ pub enum OutputFile {
         temp: NamedTempFile,
     },
     /// A FIFO or a character device, written to as it is.
-    Stream { shown: PathBuf, target: PathBuf },
+    Stream {
+        shown: PathBuf,
+        target: PathBuf,
+    },
 }
 
 impl OutputFile {
@@ -134,7 +137,8 @@ impl OutputFile {
                 file.write_all(bytes)
                     .and_then(|()| file.sync_all())
                     .map_err(|e| failed(&shown, &e))?;
-                temp.persist(&target).map_err(|e| failed(&shown, &e.error))?;
+                temp.persist(&target)
+                    .map_err(|e| failed(&shown, &e.error))?;
             }
         }
         Ok(())

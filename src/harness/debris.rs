@@ -61,7 +61,9 @@ pub fn classify(name: &str) -> Option<Kind> {
     };
     if let Some(rest) = name.strip_prefix(".timeshare-") {
         let (pid, tail) = pid_then(rest)?;
-        return tail.ends_with(TEMP_FILE_SUFFIX).then_some(Kind::TempFile(pid));
+        return tail
+            .ends_with(TEMP_FILE_SUFFIX)
+            .then_some(Kind::TempFile(pid));
     }
     if let Some(rest) = name.strip_prefix("timeshare-vm-") {
         let (pid, tail) = pid_then(rest)?;
@@ -154,7 +156,9 @@ fn make_removable(dir: &Path) -> bool {
 pub fn sweep_temp_files(dir: &Path) -> Vec<PathBuf> {
     dead_entries(dir, |k| matches!(k, Kind::TempFile(_)))
         .into_iter()
-        .filter(|p| fs::symlink_metadata(p).is_ok_and(|m| m.is_file()) && fs::remove_file(p).is_ok())
+        .filter(|p| {
+            fs::symlink_metadata(p).is_ok_and(|m| m.is_file()) && fs::remove_file(p).is_ok()
+        })
         .collect()
 }
 
@@ -165,7 +169,10 @@ pub fn sweep_cgroups(parent: &Path) -> Vec<PathBuf> {
     for dir in dead_entries(parent, |k| matches!(k, Kind::Cgroup(_))) {
         for _ in 0..50 {
             let procs = fs::read_to_string(dir.join("cgroup.procs")).unwrap_or_default();
-            let pids: Vec<i32> = procs.lines().filter_map(|l| l.trim().parse().ok()).collect();
+            let pids: Vec<i32> = procs
+                .lines()
+                .filter_map(|l| l.trim().parse().ok())
+                .collect();
             for pid in &pids {
                 // SAFETY: kill has no memory effects; the pid is in our own dead run's group.
                 unsafe { libc::kill(*pid, libc::SIGKILL) };
@@ -207,7 +214,10 @@ mod tests {
         ] {
             assert_eq!(classify(other), None, "{other}");
         }
-        assert_eq!(classify(&format!("{}abc123", scratch_prefix())).is_some(), true);
+        assert_eq!(
+            classify(&format!("{}abc123", scratch_prefix())).is_some(),
+            true
+        );
         assert!(classify(&format!("{}abc123", exercise_prefix())).is_some());
         assert!(classify(&format!("{}abc{TEMP_FILE_SUFFIX}", temp_file_prefix())).is_some());
         assert!(classify(&cgroup_name(3)).is_some());

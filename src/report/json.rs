@@ -35,7 +35,10 @@ pub fn from_json(bytes: &[u8]) -> anyhow::Result<Run> {
         ),
     };
     if version == 0 {
-        anyhow::bail!("schema_version: 0 is out of range (1 to {})", crate::model::SCHEMA_VERSION);
+        anyhow::bail!(
+            "schema_version: 0 is out of range (1 to {})",
+            crate::model::SCHEMA_VERSION
+        );
     }
     if version > crate::model::SCHEMA_VERSION as u64 {
         anyhow::bail!(
@@ -66,9 +69,11 @@ fn kind(v: &Value) -> String {
 /// in one object (which one counts?) and NUL characters in strings.
 pub fn parse_strict(bytes: &[u8]) -> anyhow::Result<Value> {
     let mut de = serde_json::Deserializer::from_slice(bytes);
-    let value = Strict { path: String::new() }
-        .deserialize(&mut de)
-        .map_err(|e| anyhow::anyhow!("{e}"))?;
+    let value = Strict {
+        path: String::new(),
+    }
+    .deserialize(&mut de)
+    .map_err(|e| anyhow::anyhow!("{e}"))?;
     de.end().map_err(|e| anyhow::anyhow!("{e}"))?;
     Ok(value)
 }
@@ -117,7 +122,10 @@ impl<'de> Visitor<'de> for Strict {
     }
     fn visit_str<E: de::Error>(self, v: &str) -> Result<Value, E> {
         if v.contains('\0') {
-            return Err(E::custom(format!("{}: a NUL character in a string", self.at())));
+            return Err(E::custom(format!(
+                "{}: a NUL character in a string",
+                self.at()
+            )));
         }
         Ok(Value::String(v.to_string()))
     }
@@ -142,7 +150,10 @@ impl<'de> Visitor<'de> for Strict {
                 format!("{}.{key}", self.path)
             };
             if key.contains('\0') {
-                return Err(de::Error::custom(format!("{}: a NUL character in a key", self.at())));
+                return Err(de::Error::custom(format!(
+                    "{}: a NUL character in a key",
+                    self.at()
+                )));
             }
             if out.contains_key(&key) {
                 return Err(de::Error::custom(format!("{path}: the key is given twice")));
@@ -198,7 +209,10 @@ pub fn validate(run: &Run) -> anyhow::Result<()> {
                 ("ci_level", s.ci_level),
             ] {
                 if !v.is_finite() {
-                    anyhow::bail!("{}: {v} is not a finite number", at(&format!("{name}.{field}")));
+                    anyhow::bail!(
+                        "{}: {v} is not a finite number",
+                        at(&format!("{name}.{field}"))
+                    );
                 }
                 // A derived row is a difference of two others and may be below zero.
                 let signed = r.derived && !matches!(field, "sd" | "ci_level");
@@ -221,7 +235,11 @@ pub fn validate(run: &Run) -> anyhow::Result<()> {
         }
         for (j, s) in r.samples.iter().enumerate() {
             if !s.value.is_finite() {
-                anyhow::bail!("{}: {} is not a finite number", at(&format!("samples[{j}].value")), s.value);
+                anyhow::bail!(
+                    "{}: {} is not a finite number",
+                    at(&format!("samples[{j}].value")),
+                    s.value
+                );
             }
         }
         if let (Some(s), false) = (&r.summary, r.samples.is_empty()) {
@@ -282,14 +300,22 @@ mod tests {
         assert!(refused(&v).starts_with("started_at"), "{}", refused(&v));
         let mut v = fixture();
         v["schema_version"] = "1".into();
-        assert!(refused(&v).contains("schema_version: expected a whole number"), "{}", refused(&v));
+        assert!(
+            refused(&v).contains("schema_version: expected a whole number"),
+            "{}",
+            refused(&v)
+        );
         let mut v = fixture();
         v["schema_version"] = 0.into();
         assert!(refused(&v).contains("schema_version: 0 is out of range"));
         let mut v = fixture();
         v["results"][0]["summary"]["median"] = (-1.0).into();
         v["results"][0]["summary"]["min"] = (-2.0).into();
-        assert!(refused(&v).contains("results[0].summary.min"), "{}", refused(&v));
+        assert!(
+            refused(&v).contains("results[0].summary.min"),
+            "{}",
+            refused(&v)
+        );
         let mut v = fixture();
         v["results"][1]["id"] = v["results"][0]["id"].clone();
         assert!(refused(&v).contains("results[1].id"), "{}", refused(&v));
@@ -298,20 +324,32 @@ mod tests {
         assert!(refused(&v).contains("no results"));
         let mut v = fixture();
         v["results"][0]["summary"] = Value::Null;
-        assert!(refused(&v).contains("results[0].summary: missing"), "{}", refused(&v));
+        assert!(
+            refused(&v).contains("results[0].summary: missing"),
+            "{}",
+            refused(&v)
+        );
         let mut v = fixture();
         v["finished_at"] = "2001-01-01T00:00:00Z".into();
         assert!(refused(&v).contains("finished_at"), "{}", refused(&v));
         let mut v = fixture();
         v["environment"]["hostname"] = 7.into();
-        assert!(refused(&v).contains("environment.hostname"), "{}", refused(&v));
+        assert!(
+            refused(&v).contains("environment.hostname"),
+            "{}",
+            refused(&v)
+        );
     }
 
     #[test]
     fn duplicate_keys_and_nul_characters_are_refused_with_their_place() {
-        let e = parse_strict(br#"{"a": {"b": 1, "b": 2}}"#).unwrap_err().to_string();
+        let e = parse_strict(br#"{"a": {"b": 1, "b": 2}}"#)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("a.b: the key is given twice"), "{e}");
-        let e = parse_strict(br#"{"a": ["x", "y\u0000"]}"#).unwrap_err().to_string();
+        let e = parse_strict(br#"{"a": ["x", "y\u0000"]}"#)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("a[1]: a NUL character"), "{e}");
         assert!(parse_strict(br#"{"a": [1, 2.5, null, true, "s"]}"#).is_ok());
     }

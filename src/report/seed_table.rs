@@ -201,7 +201,7 @@ pub fn render(table: &SeedTable, run: &Run, run_name: &str) -> String {
         table.seed,
         table.prefix.trim_end_matches([',', ' ']),
         table.title,
-        run.environment.hostname,
+        super::style::escape(&run.environment.hostname),
         run.started_at.format("%Y-%m-%d %H:%M UTC"),
         machines.join(", "),
     );

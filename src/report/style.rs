@@ -258,7 +258,10 @@ pub fn terminal_safe(text: &str) -> std::borrow::Cow<'_, str> {
 /// The length of a colour sequence (`ESC [ 0-9;* m`) at the start of `s`.
 fn sgr_len(s: &str) -> Option<usize> {
     let body = s.strip_prefix("\x1b[")?;
-    let params = body.bytes().take_while(|b| b.is_ascii_digit() || *b == b';').count();
+    let params = body
+        .bytes()
+        .take_while(|b| b.is_ascii_digit() || *b == b';')
+        .count();
     (body.as_bytes().get(params) == Some(&b'm')).then_some(2 + params + 1)
 }
 
