@@ -106,7 +106,11 @@ pub fn execute(args: ExerciseArgs) -> Result<Exit> {
     };
     super::clean::sweep(&config.dir);
     let mut progress = |msg: &str| eprintln!("exercise: {msg}");
-    let (report, kept) = match exercise::exercise(&config, &mut progress) {
+    let outcome = exercise::exercise(&config, &mut progress);
+    if !config.keep {
+        crate::harness::debris::remove_own_scratch(&config.dir);
+    }
+    let (report, kept) = match outcome {
         Ok(r) => r,
         Err(e) if e.downcast_ref::<Interrupted>().is_some() => {
             eprintln!("timeshare: {e}");

@@ -52,7 +52,7 @@ impl OutputFile {
         let mut target = path.to_path_buf();
         match std::fs::symlink_metadata(path) {
             Ok(m) if m.file_type().is_symlink() => {
-                target = follow(path).map_err(|why| refuse(why))?;
+                target = follow(path).map_err(refuse)?;
             }
             Ok(_) => {}
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}

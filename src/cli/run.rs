@@ -154,7 +154,9 @@ pub fn execute(args: RunArgs) -> Result<Exit> {
         first: &mut progress,
         second: recorder.as_mut().map(|r| r as &mut dyn Observer),
     };
-    let run = runner.execute(&chosen, reg.derived(), &mut observers)?;
+    let run = runner.execute(&chosen, reg.derived(), &mut observers);
+    crate::harness::debris::remove_own_scratch(&dir);
+    let run = run?;
     progress.finish();
 
     // With the JSON on standard output, the tables go to standard error, out of its way.

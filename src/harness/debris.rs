@@ -152,6 +152,25 @@ fn make_removable(dir: &Path) -> bool {
     true
 }
 
+/// Remove this process's own scratch directories left in `root`: a scratch directory whose
+/// removal failed while a child was still writing into it (an interrupt at the wrong
+/// moment) is removed here, once every child is gone.
+pub fn remove_own_scratch(root: &Path) {
+    let me = std::process::id() as i32;
+    let Ok(entries) = fs::read_dir(root) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let name = e.file_name();
+        if classify(&name.to_string_lossy()) == Some(Kind::Scratch(me))
+            && e.file_type().is_ok_and(|t| t.is_dir())
+        {
+            make_removable(&e.path());
+            let _ = fs::remove_dir_all(e.path());
+        }
+    }
+}
+
 /// Remove the output temporary files dead runs left in `dir`; returns what was removed.
 pub fn sweep_temp_files(dir: &Path) -> Vec<PathBuf> {
     dead_entries(dir, |k| matches!(k, Kind::TempFile(_)))
@@ -214,10 +233,7 @@ mod tests {
         ] {
             assert_eq!(classify(other), None, "{other}");
         }
-        assert_eq!(
-            classify(&format!("{}abc123", scratch_prefix())).is_some(),
-            true
-        );
+        assert!(classify(&format!("{}abc123", scratch_prefix())).is_some());
         assert!(classify(&format!("{}abc123", exercise_prefix())).is_some());
         assert!(classify(&format!("{}abc{TEMP_FILE_SUFFIX}", temp_file_prefix())).is_some());
         assert!(classify(&cgroup_name(3)).is_some());

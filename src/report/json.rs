@@ -287,8 +287,7 @@ mod tests {
 
     fn refused(v: &Value) -> String {
         from_json(&serde_json::to_vec(v).unwrap())
-            .err()
-            .expect("refused")
+            .expect_err("refused")
             .to_string()
     }
 

@@ -162,7 +162,7 @@ fn a_hostile_run_is_shown_safely_by_every_command() {
 
 #[test]
 fn a_stored_row_with_an_impossible_year_does_not_break_the_listings() {
-    let dir = crate::common::store_with(&crate::common::FIXTURE.as_ref());
+    let dir = crate::common::store_with(crate::common::FIXTURE.as_ref());
     let db = dir.path().join("runs.db");
     let conn = rusqlite::Connection::open(&db).unwrap();
     conn.execute(
@@ -204,7 +204,7 @@ fn json_to_dev_null_leaves_it_a_character_device() {
 #[test]
 fn outputs_go_through_a_symlink_and_into_a_fifo_and_refuse_a_socket() {
     use std::os::unix::fs::FileTypeExt;
-    let dir = crate::common::store_with(&crate::common::FIXTURE.as_ref());
+    let dir = crate::common::store_with(crate::common::FIXTURE.as_ref());
     let db = dir.path().join("runs.db");
     let link = dir.path().join("link.json");
     std::os::unix::fs::symlink("target.json", &link).unwrap();
@@ -291,7 +291,7 @@ fn reading_a_foreign_database_leaves_it_byte_identical() {
 #[test]
 fn a_read_only_database_file_can_still_be_read() {
     use std::os::unix::fs::PermissionsExt;
-    let dir = crate::common::store_with(&crate::common::FIXTURE.as_ref());
+    let dir = crate::common::store_with(crate::common::FIXTURE.as_ref());
     let db = dir.path().join("runs.db");
     std::fs::set_permissions(&db, std::fs::Permissions::from_mode(0o444)).unwrap();
     let before = sha256(&db);
@@ -376,7 +376,7 @@ fn signal_campaign() {
 fn campaign(rounds: usize, delays_ms: &[u64]) {
     let workloads: &[&[&str]] = &[
         &["run", "io", "--quick"],
-        &["run", "vm.seqpage", "--quick", "--memory-limit", "64M"],
+        &["run", "vm.seqpage", "--quick", "--memory-limit", "12M"],
         &["run", "load", "--quick"],
         &["exercise", "--quick"],
     ];
