@@ -8,6 +8,7 @@ use super::db::{usage_if_user, DbArgs};
 use super::{output, suggest, Exit, UsageError};
 use crate::model::change::DEFAULT_MIN_EFFECT;
 use crate::reference::{self, Quantity};
+use crate::report;
 use crate::report::compare::{compare_table, Column};
 use crate::store::{status_name, Store, StoreError, StoredRun, LAST, LAST_ANY};
 
@@ -92,12 +93,12 @@ pub(super) fn run_column(stored: StoredRun) -> Column {
     let about = format!(
         "{} · {} · {} · {}{}{}",
         row.started_at.format("%Y-%m-%d %H:%M UTC"),
-        row.host,
+        report::style::escape(&row.host),
         row.mode,
-        row.selection,
+        report::style::escape(&row.selection),
         row.label
             .as_deref()
-            .map(|l| format!(" · label {l}"))
+            .map(|l| format!(" · label {}", report::style::escape(l)))
             .unwrap_or_default(),
         if row.status == crate::model::RunStatus::Complete {
             String::new()

@@ -59,7 +59,8 @@ impl DbArgs {
         }
     }
 
-    /// Open an existing database only: reading commands never create one.
+    /// Open an existing database for reading only: reading commands never create,
+    /// migrate or change one (see [`Store::open_read_only`]).
     pub fn open_existing(&self) -> Result<Store> {
         let path = self.path()?;
         if !path.exists() {
@@ -69,7 +70,7 @@ impl DbArgs {
             ))
             .into());
         }
-        open_at(&path)
+        Store::open_read_only(&path).map_err(usage_if_user)
     }
 }
 

@@ -72,6 +72,8 @@ pub struct ExerciseArgs {
 }
 
 pub fn execute(args: ExerciseArgs) -> Result<Exit> {
+    // First: from here on a signal asks the run to stop and clean up.
+    interrupt::install()?;
     let request = request(&args)?;
     let dir = args.dir.checked()?;
     if args.timeout == 0 {
@@ -102,9 +104,13 @@ pub fn execute(args: ExerciseArgs) -> Result<Exit> {
             .map(|c| c.get_name().to_string())
             .collect(),
     };
-    interrupt::install()?;
+    super::clean::sweep(&config.dir);
     let mut progress = |msg: &str| eprintln!("exercise: {msg}");
-    let (report, kept) = match exercise::exercise(&config, &mut progress) {
+    let outcome = exercise::exercise(&config, &mut progress);
+    if !config.keep {
+        crate::harness::debris::remove_own_scratch(&config.dir);
+    }
+    let (report, kept) = match outcome {
         Ok(r) => r,
         Err(e) if e.downcast_ref::<Interrupted>().is_some() => {
             eprintln!("timeshare: {e}");

@@ -22,15 +22,40 @@ pub struct ImportArgs {
     pub db: DbArgs,
 }
 
+/// The file's bytes, at most [`report::json::MAX_INPUT_BYTES`] of them: a run file is
+/// a few megabytes, and `/dev/zero` must not take the machine's memory.
+fn read_capped(path: &std::path::Path, shown: &str) -> Result<Vec<u8>> {
+    use std::io::Read;
+    let cap = report::json::MAX_INPUT_BYTES;
+    let reader: Box<dyn Read> = if path == std::path::Path::new("-") {
+        Box::new(std::io::stdin())
+    } else {
+        let file = std::fs::File::open(path)
+            .map_err(|e| UsageError(format!("cannot read {shown}: {e}")))?;
+        if file.metadata().is_ok_and(|m| m.is_dir()) {
+            return Err(UsageError(format!("cannot read {shown}: it is a directory")).into());
+        }
+        Box::new(file)
+    };
+    let mut buf = Vec::new();
+    reader
+        .take(cap + 1)
+        .read_to_end(&mut buf)
+        .map_err(|e| UsageError(format!("cannot read {shown}: {e}")))?;
+    if buf.len() as u64 > cap {
+        return Err(UsageError(format!(
+            "{shown} is larger than {} MiB: not a run file",
+            cap >> 20
+        ))
+        .into());
+    }
+    Ok(buf)
+}
+
 pub fn execute(args: ImportArgs) -> Result<Exit> {
     let shown = args.file.display().to_string();
-    let bytes = if shown == "-" {
-        let mut buf = Vec::new();
-        std::io::Read::read_to_end(&mut std::io::stdin(), &mut buf)?;
-        buf
-    } else {
-        std::fs::read(&args.file).map_err(|e| UsageError(format!("cannot read {shown}: {e}")))?
-    };
+    let shown = crate::report::style::escape(&shown).into_owned();
+    let bytes = read_capped(&args.file, &shown)?;
     let mut run = report::json::from_json(&bytes)
         .map_err(|e| UsageError(format!("{shown} is not a timeshare result: {e:#}")))?;
     crate::bench::fill_bases(&mut run);

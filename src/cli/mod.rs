@@ -8,6 +8,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 mod chess_game;
+mod clean;
 mod compare;
 mod completions;
 mod db;
@@ -80,6 +81,8 @@ pub enum Command {
     Monitor(monitor::MonitorArgs),
     /// Print the flat profile `run --profile` stored for one row of a run
     Profile(profile::ProfileArgs),
+    /// Remove what runs killed outright left behind (scratch directories, temporary files, cgroups)
+    Clean(clean::CleanArgs),
     /// Write the completion script for a shell (bash, zsh, fish, …) to standard output
     Completions(completions::CompletionsArgs),
     /// Write the manual page (roff) of timeshare or of one command to standard output
@@ -114,6 +117,7 @@ pub fn main() -> ExitCode {
         Command::Exercise(args) => exercise::execute(args),
         Command::Monitor(args) => monitor::execute(args),
         Command::Profile(args) => profile::execute(args),
+        Command::Clean(args) => clean::execute(args),
         Command::Completions(args) => completions::execute(args),
         Command::Man(args) => man::execute(args),
         Command::Selftest(args) => selftest::execute(args),
@@ -153,7 +157,7 @@ fn exit_for(e: &anyhow::Error) -> Exit {
 
 /// The error and its causes on one line: "cannot write r.json: Permission denied".
 fn one_line(e: &anyhow::Error) -> String {
-    format!("{e:#}").replace('\n', " ")
+    crate::report::style::escape(&format!("{e:#}").replace('\n', " ")).into_owned()
 }
 
 /// What went wrong in an I/O error, without any path a wrapper added to it (a temporary

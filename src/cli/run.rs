@@ -134,6 +134,8 @@ impl From<PlacementArg> for Placement {
 }
 
 pub fn execute(args: RunArgs) -> Result<Exit> {
+    // First: from here on a signal asks the run to stop and clean up.
+    interrupt::install()?;
     let load = load_options(&args.load)?;
     if let Some(c) = args.cpu {
         cpu::check_usable(c).map_err(|e| UsageError(e.to_string()))?;
@@ -184,7 +186,7 @@ pub fn execute(args: RunArgs) -> Result<Exit> {
     } else {
         args.db.open_for_run()?
     };
-    interrupt::install()?;
+    super::clean::sweep(&dir);
 
     let runner = Runner::new(options, &dir)?;
     let mut recorder = store.map(|s| Recorder::new(s, runner.overhead));
@@ -193,7 +195,9 @@ pub fn execute(args: RunArgs) -> Result<Exit> {
         first: &mut progress,
         second: recorder.as_mut().map(|r| r as &mut dyn Observer),
     };
-    let run = runner.execute(&chosen, reg.derived(), &mut observers)?;
+    let run = runner.execute(&chosen, reg.derived(), &mut observers);
+    crate::harness::debris::remove_own_scratch(&dir);
+    let run = run?;
     progress.finish();
 
     // With the JSON on standard output, the tables go to standard error, out of its way.

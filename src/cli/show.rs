@@ -42,7 +42,7 @@ pub fn execute(args: ShowArgs) -> Result<Exit> {
             .row
             .label
             .as_deref()
-            .map(|l| format!(" · label {l}"))
+            .map(|l| format!(" · label {}", report::style::escape(l)))
             .unwrap_or_default()
     );
     text.push_str(&report::extra::full_report(
@@ -58,7 +58,7 @@ pub fn execute(args: ShowArgs) -> Result<Exit> {
         }
     }
     for w in &stored.run.warnings {
-        text.push_str(&format!("warning: {w}\n"));
+        text.push_str(&format!("warning: {}\n", report::style::escape(w)));
     }
     text.push_str(&report::table::summary_line(&stored.run));
     output::print_text(&text)?;

@@ -73,7 +73,7 @@ pub type Progress<'a> = &'a mut dyn FnMut(&str);
 pub fn exercise(config: &Config, progress: Progress) -> Result<(Report, Option<PathBuf>)> {
     let started_at = chrono::Utc::now();
     let root = tempfile::Builder::new()
-        .prefix("timeshare-exercise-")
+        .prefix(&crate::harness::debris::exercise_prefix())
         .tempdir_in(&config.dir)
         .with_context(|| format!("cannot make a directory in {}", config.dir.display()))?;
     let types = requested_types(&config.request);
@@ -496,6 +496,10 @@ fn run_all(specs: &[Spec], timeout: Duration) -> Result<Vec<Ran>> {
 fn start_one(s: &Spec) -> std::io::Result<i32> {
     let stdout = File::create(s.dir.join("stdout"))?;
     let stderr = File::create(s.dir.join("stderr"))?;
+    // The job's own temporary directory (the compiler's files, a sort's runs), inside the
+    // scratch directory, so that whatever a killed job leaves goes with it.
+    let tmp = s.dir.join(".tmp");
+    std::fs::create_dir_all(&tmp)?;
     // /bin/sh by its path: the job's own programs are looked up on PATH, the shell is not.
     let mut cmd = Command::new("/bin/sh");
     cmd.arg("-c")
@@ -503,6 +507,7 @@ fn start_one(s: &Spec) -> std::io::Result<i32> {
         .current_dir(&s.dir)
         .env("LC_ALL", "C")
         .env("TZ", "UTC0")
+        .env("TMPDIR", &tmp)
         .env("EXERCISE_BIN", &s.bin)
         .env("TIMESHARE_EXE", &s.exe)
         .stdin(Stdio::null())

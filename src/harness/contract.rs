@@ -375,7 +375,9 @@ impl StandaloneCtx {
             options,
             host: Host::detect(),
             state: RunState::new(),
-            scratch: tempfile::Builder::new().prefix("timeshare-").tempdir()?,
+            scratch: tempfile::Builder::new()
+                .prefix(&super::debris::scratch_prefix())
+                .tempdir()?,
         })
     }
 

@@ -1,4 +1,4 @@
-//! Ctrl-C and SIGTERM: the first one asks the run to stop after cleaning up (benchmarks
+//! Ctrl-C, SIGTERM and SIGHUP (a closed terminal): the first one asks the run to stop after cleaning up (benchmarks
 //! poll [`requested`] in long loops; the runner checks between samples); a second one
 //! exits at once with 130.
 
@@ -16,7 +16,8 @@ static FLAG: OnceLock<Arc<AtomicBool>> = OnceLock::new();
 /// Install the handlers; call once, early in `main`.
 pub fn install() -> anyhow::Result<()> {
     let flag = FLAG.get_or_init(|| Arc::new(AtomicBool::new(false)));
-    for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+    for sig in [SIGINT, SIGTERM, SIGHUP] {
         // Registered first, so that it sees the flag as the previous signal left it.
         signal_hook::flag::register_conditional_shutdown(sig, 130, Arc::clone(flag))?;
         signal_hook::flag::register(sig, Arc::clone(flag))?;

@@ -92,7 +92,7 @@ fn make(parent: &Path, version: Version, limit_bytes: u64) -> Result<MemoryCgrou
     }
     static NEXT: AtomicU32 = AtomicU32::new(0);
     let n = NEXT.fetch_add(1, Ordering::Relaxed);
-    let dir = parent.join(format!("timeshare-vm-{}-{n}", std::process::id()));
+    let dir = parent.join(super::debris::cgroup_name(n));
     fs::create_dir(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     // From here on `Drop` removes the directory, also when setting the limit fails.
     let group = MemoryCgroup {
@@ -111,6 +111,21 @@ fn make(parent: &Path, version: Version, limit_bytes: u64) -> Result<MemoryCgrou
         let _ = fs::write(group.dir.join("memory.swap.max"), "0");
     }
     Ok(group)
+}
+
+/// Remove the memory cgroups that runs killed outright left below this process's own
+/// cgroup (see [`super::debris`]); returns what was removed.
+pub fn sweep_dead() -> Vec<PathBuf> {
+    let mountinfo = fs::read_to_string("/proc/self/mountinfo").unwrap_or_default();
+    let own = fs::read_to_string("/proc/self/cgroup").unwrap_or_default();
+    let mut removed = Vec::new();
+    for parent in [v2_parent(&mountinfo, &own), v1_parent(&mountinfo, &own)]
+        .into_iter()
+        .flatten()
+    {
+        removed.extend(super::debris::sweep_cgroups(&parent));
+    }
+    removed
 }
 
 /// A v2 parent must list `memory` in its subtree control; try to enable it if not.

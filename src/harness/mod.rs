@@ -8,6 +8,7 @@ pub mod contract;
 pub mod copies;
 pub mod counters;
 pub mod cpu;
+pub mod debris;
 pub mod interrupt;
 pub mod memlimit;
 pub mod observe;

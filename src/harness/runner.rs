@@ -146,7 +146,7 @@ impl Runner {
 
     fn measure(&self, b: &Benchmark, result: &mut BenchResult) -> Result<()> {
         let scratch = tempfile::Builder::new()
-            .prefix("timeshare-")
+            .prefix(&super::debris::scratch_prefix())
             .tempdir_in(&self.scratch_root)
             .with_context(|| {
                 format!(

@@ -23,6 +23,17 @@ const HEADER: [&str; 17] = [
     "note",
 ];
 
+/// A text cell a spreadsheet will not run: one that begins with `=`, `+`, `-`, `@` (or a
+/// tab or carriage return, which some programs skip before looking) gets a leading `'`,
+/// the usual mark for "this is text". Numeric cells are written by `{:e}` and left alone.
+fn text(cell: &str) -> String {
+    if cell.starts_with(['=', '+', '-', '@', '\t', '\r']) {
+        format!("'{cell}")
+    } else {
+        cell.to_string()
+    }
+}
+
 pub fn to_csv(run: &Run) -> anyhow::Result<Vec<u8>> {
     let mut w = csv::Writer::from_writer(Vec::new());
     w.write_record(HEADER)?;
@@ -35,8 +46,8 @@ pub fn to_csv(run: &Run) -> anyhow::Result<Vec<u8>> {
             Status::Failed { error } => ("failed", error.clone()),
         };
         w.write_record([
-            r.id.clone(),
-            r.family.clone(),
+            text(&r.id),
+            text(&r.family),
             status.to_string(),
             r.unit.symbol().to_string(),
             format!("{:?}", r.better).to_lowercase(),
@@ -51,7 +62,7 @@ pub fn to_csv(run: &Run) -> anyhow::Result<Vec<u8>> {
             r.culled.to_string(),
             num(r.times.as_ref().map(|t| t.user_s)),
             num(r.times.as_ref().map(|t| t.system_s)),
-            note,
+            text(&note),
         ])?;
     }
     Ok(w.into_inner()?)

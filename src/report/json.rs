@@ -1,6 +1,17 @@
-//! A run as JSON (the format is documented in `docs/result-format.md`).
+//! A run as JSON (the format is documented in `docs/result-format.md`), and a run read
+//! back from a file that may come from anywhere: checked whole before it is trusted.
 
-use crate::model::Run;
+use std::collections::HashSet;
+use std::fmt;
+
+use chrono::{DateTime, Datelike, Utc};
+use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
+use serde_json::{Map, Value};
+
+use crate::model::{Run, Status};
+
+/// The largest run file read (a full run with every sample is a few megabytes).
+pub const MAX_INPUT_BYTES: u64 = 64 << 20;
 
 pub fn to_json(run: &Run) -> serde_json::Result<Vec<u8>> {
     let mut bytes = serde_json::to_vec_pretty(run)?;
@@ -8,18 +19,328 @@ pub fn to_json(run: &Run) -> serde_json::Result<Vec<u8>> {
     Ok(bytes)
 }
 
-/// Read a run back, refusing files from a newer schema than this build knows.
+/// Read a run back, refusing files from a newer schema than this build knows and
+/// anything that is not a run this timeshare could have written (see [`validate`]). The
+/// error names the field.
 pub fn from_json(bytes: &[u8]) -> anyhow::Result<Run> {
-    let value: serde_json::Value = serde_json::from_slice(bytes)?;
-    let version = value
-        .get("schema_version")
-        .and_then(|v| v.as_u64())
-        .ok_or_else(|| anyhow::anyhow!("not a timeshare result: no schema_version"))?;
+    let value = parse_strict(bytes)?;
+    let version = match value.get("schema_version") {
+        None => anyhow::bail!("schema_version: missing (not a timeshare result)"),
+        Some(Value::Number(n)) => n.as_u64().ok_or_else(|| {
+            anyhow::anyhow!("schema_version: expected a whole number from 1, found {n}")
+        })?,
+        Some(other) => anyhow::bail!(
+            "schema_version: expected a whole number, found {}",
+            kind(other)
+        ),
+    };
+    if version == 0 {
+        anyhow::bail!(
+            "schema_version: 0 is out of range (1 to {})",
+            crate::model::SCHEMA_VERSION
+        );
+    }
     if version > crate::model::SCHEMA_VERSION as u64 {
         anyhow::bail!(
             "result schema {version} is newer than this timeshare understands ({}); upgrade timeshare",
             crate::model::SCHEMA_VERSION
         );
     }
-    Ok(serde_json::from_value(value)?)
+    let run: Run = serde_path_to_error::deserialize(value).map_err(|e| {
+        let path = e.path().to_string();
+        anyhow::anyhow!("{path}: {}", e.into_inner())
+    })?;
+    validate(&run)?;
+    Ok(run)
+}
+
+fn kind(v: &Value) -> String {
+    match v {
+        Value::Null => "null".into(),
+        Value::Bool(b) => format!("the boolean {b}"),
+        Value::Number(n) => format!("the number {n}"),
+        Value::String(s) => format!("the string {:?}", s.chars().take(20).collect::<String>()),
+        Value::Array(_) => "an array".into(),
+        Value::Object(_) => "an object".into(),
+    }
+}
+
+/// Parse JSON, refusing what `serde_json::Value` would silently accept: a key given twice
+/// in one object (which one counts?) and NUL characters in strings.
+pub fn parse_strict(bytes: &[u8]) -> anyhow::Result<Value> {
+    let mut de = serde_json::Deserializer::from_slice(bytes);
+    let value = Strict {
+        path: String::new(),
+    }
+    .deserialize(&mut de)
+    .map_err(|e| anyhow::anyhow!("{e}"))?;
+    de.end().map_err(|e| anyhow::anyhow!("{e}"))?;
+    Ok(value)
+}
+
+struct Strict {
+    path: String,
+}
+
+impl Strict {
+    fn at(&self) -> &str {
+        if self.path.is_empty() {
+            "the file"
+        } else {
+            &self.path
+        }
+    }
+}
+
+impl<'de> DeserializeSeed<'de> for Strict {
+    type Value = Value;
+    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Strict {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+    fn visit_bool<E: de::Error>(self, v: bool) -> Result<Value, E> {
+        Ok(Value::Bool(v))
+    }
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<Value, E> {
+        Ok(Value::from(v))
+    }
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<Value, E> {
+        Ok(Value::from(v))
+    }
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<Value, E> {
+        Ok(Value::from(v))
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Value, E> {
+        if v.contains('\0') {
+            return Err(E::custom(format!(
+                "{}: a NUL character in a string",
+                self.at()
+            )));
+        }
+        Ok(Value::String(v.to_string()))
+    }
+    fn visit_string<E: de::Error>(self, v: String) -> Result<Value, E> {
+        self.visit_str(&v)
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        let mut out = Vec::new();
+        while let Some(v) = seq.next_element_seed(Strict {
+            path: format!("{}[{}]", self.path, out.len()),
+        })? {
+            out.push(v);
+        }
+        Ok(Value::Array(out))
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        let mut out = Map::new();
+        while let Some(key) = map.next_key::<String>()? {
+            let path = if self.path.is_empty() {
+                key.clone()
+            } else {
+                format!("{}.{key}", self.path)
+            };
+            if key.contains('\0') {
+                return Err(de::Error::custom(format!(
+                    "{}: a NUL character in a key",
+                    self.at()
+                )));
+            }
+            if out.contains_key(&key) {
+                return Err(de::Error::custom(format!("{path}: the key is given twice")));
+            }
+            let v = map.next_value_seed(Strict { path })?;
+            out.insert(key, v);
+        }
+        Ok(Value::Object(out))
+    }
+}
+
+/// Check that a run read from a file is one this timeshare could have written: dates a
+/// calendar can hold, in order; at least one result, each id once and of the registry's
+/// shape; every figure finite and, but for a derived row (a difference), not negative;
+/// sample counts that agree with the samples; a summary for every result that is ok.
+pub fn validate(run: &Run) -> anyhow::Result<()> {
+    check_time("started_at", &run.started_at)?;
+    if let Some(f) = &run.finished_at {
+        check_time("finished_at", f)?;
+        if *f < run.started_at {
+            anyhow::bail!("finished_at: {f} is before started_at {}", run.started_at);
+        }
+    }
+    if run.results.is_empty() {
+        anyhow::bail!("results: a run with no results");
+    }
+    let mut seen = HashSet::new();
+    for (i, r) in run.results.iter().enumerate() {
+        let at = |field: &str| format!("results[{i}].{field}");
+        if !valid_id(&r.id) {
+            anyhow::bail!(
+                "{}: {:?} is not a benchmark id (lowercase letters, digits, '.', '_', '-')",
+                at("id"),
+                crate::report::style::escape(&r.id.chars().take(60).collect::<String>())
+            );
+        }
+        if !seen.insert(r.id.as_str()) {
+            anyhow::bail!("{}: {} appears twice", at("id"), r.id);
+        }
+        if !r.duration_s.is_finite() || r.duration_s < 0.0 {
+            anyhow::bail!("{}: {} is not a duration", at("duration_s"), r.duration_s);
+        }
+        for (name, s) in [("summary", &r.summary), ("raw_summary", &r.raw_summary)] {
+            let Some(s) = s else { continue };
+            for (field, v) in [
+                ("median", s.median),
+                ("mean", s.mean),
+                ("sd", s.sd),
+                ("min", s.min),
+                ("max", s.max),
+                ("ci_low", s.ci_low),
+                ("ci_high", s.ci_high),
+                ("ci_level", s.ci_level),
+            ] {
+                if !v.is_finite() {
+                    anyhow::bail!(
+                        "{}: {v} is not a finite number",
+                        at(&format!("{name}.{field}"))
+                    );
+                }
+                // A derived row is a difference of two others and may be below zero.
+                let signed = r.derived && !matches!(field, "sd" | "ci_level");
+                if v < 0.0 && !signed {
+                    anyhow::bail!("{}: {v} is negative", at(&format!("{name}.{field}")));
+                }
+            }
+            if s.n == 0 {
+                anyhow::bail!("{}: a summary of no samples", at(&format!("{name}.n")));
+            }
+        }
+        for (j, s) in r.samples.iter().enumerate() {
+            if !s.value.is_finite() {
+                anyhow::bail!(
+                    "{}: {} is not a finite number",
+                    at(&format!("samples[{j}].value")),
+                    s.value
+                );
+            }
+        }
+        if let (Some(s), false) = (&r.summary, r.samples.is_empty()) {
+            let kept = r.samples.iter().filter(|s| !s.culled).count();
+            if s.n != kept && s.n != r.samples.len() {
+                anyhow::bail!(
+                    "{}: {} samples, but the file holds {} ({} kept)",
+                    at("summary.n"),
+                    s.n,
+                    r.samples.len(),
+                    kept
+                );
+            }
+        }
+        if matches!(r.status, Status::Ok) && r.summary.is_none() {
+            anyhow::bail!("{}: missing for a result whose status is ok", at("summary"));
+        }
+    }
+    Ok(())
+}
+
+fn check_time(field: &str, t: &DateTime<Utc>) -> anyhow::Result<()> {
+    if !(1970..=9999).contains(&t.year()) {
+        anyhow::bail!("{field}: year {} out of range (1970 to 9999)", t.year());
+    }
+    Ok(())
+}
+
+/// A benchmark id as the registry makes them: `family.name[.variant]`, short, plain.
+fn valid_id(id: &str) -> bool {
+    !id.is_empty()
+        && id.len() <= 100
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b"._-".contains(&b))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fixture() -> Value {
+        serde_json::from_str(include_str!("../../tests/fixtures/run-quick.json")).unwrap()
+    }
+
+    fn refused(v: &Value) -> String {
+        from_json(&serde_json::to_vec(v).unwrap())
+            .expect_err("refused")
+            .to_string()
+    }
+
+    #[test]
+    fn the_fixture_reads_back_and_each_fault_is_named() {
+        assert!(from_json(&serde_json::to_vec(&fixture()).unwrap()).is_ok());
+        let mut v = fixture();
+        v["started_at"] = "+99999-01-01T00:00:00Z".into();
+        assert!(refused(&v).starts_with("started_at"), "{}", refused(&v));
+        let mut v = fixture();
+        v["schema_version"] = "1".into();
+        assert!(
+            refused(&v).contains("schema_version: expected a whole number"),
+            "{}",
+            refused(&v)
+        );
+        let mut v = fixture();
+        v["schema_version"] = 0.into();
+        assert!(refused(&v).contains("schema_version: 0 is out of range"));
+        let mut v = fixture();
+        v["results"][0]["summary"]["median"] = (-1.0).into();
+        v["results"][0]["summary"]["min"] = (-2.0).into();
+        assert!(
+            refused(&v).contains("results[0].summary.median: -1 is negative"),
+            "{}",
+            refused(&v)
+        );
+        let mut v = fixture();
+        v["results"][1]["id"] = v["results"][0]["id"].clone();
+        assert!(refused(&v).contains("results[1].id"), "{}", refused(&v));
+        let mut v = fixture();
+        v["results"] = Value::Array(vec![]);
+        assert!(refused(&v).contains("no results"));
+        let mut v = fixture();
+        v["results"][0]["summary"] = Value::Null;
+        assert!(
+            refused(&v).contains("results[0].summary: missing"),
+            "{}",
+            refused(&v)
+        );
+        let mut v = fixture();
+        v["finished_at"] = "2001-01-01T00:00:00Z".into();
+        assert!(refused(&v).contains("finished_at"), "{}", refused(&v));
+        let mut v = fixture();
+        v["environment"]["hostname"] = 7.into();
+        assert!(
+            refused(&v).contains("environment.hostname"),
+            "{}",
+            refused(&v)
+        );
+    }
+
+    #[test]
+    fn duplicate_keys_and_nul_characters_are_refused_with_their_place() {
+        let e = parse_strict(br#"{"a": {"b": 1, "b": 2}}"#)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("a.b: the key is given twice"), "{e}");
+        let e = parse_strict(br#"{"a": ["x", "y\u0000"]}"#)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("a[1]: a NUL character"), "{e}");
+        assert!(parse_strict(br#"{"a": [1, 2.5, null, true, "s"]}"#).is_ok());
+    }
 }

@@ -9,12 +9,12 @@ pub fn to_markdown(run: &Run) -> String {
     let env = &run.environment;
     let mut out = format!(
         "**timeshare {}** · {} mode · {} · {} × {} · kernel {} · {}\n\n",
-        run.tool.version,
+        escape(&run.tool.version),
         format!("{:?}", run.options.mode).to_lowercase(),
-        env.hostname,
+        escape(&env.hostname),
         env.cpu.logical,
-        env.cpu.model,
-        env.kernel.release,
+        escape(&env.cpu.model),
+        escape(&env.kernel.release),
         run.started_at.format("%Y-%m-%d %H:%M UTC"),
     );
     out.push_str("| benchmark | median | 95% CI | SD | samples | notes |\n");
@@ -36,7 +36,12 @@ pub fn to_markdown(run: &Run) -> String {
             (Status::Ok, None) => empty("no figure".into()),
         };
         let cells: Vec<String> = cells.iter().map(|c| escape(c)).collect();
-        out.push_str(&format!("| `{}` | {} |\n", r.id, cells.join(" | ")));
+        let id = if r.id.contains('`') {
+            escape(&r.id)
+        } else {
+            format!("`{}`", r.id)
+        };
+        out.push_str(&format!("| {id} | {} |\n", cells.join(" | ")));
     }
     out
 }
@@ -51,7 +56,34 @@ fn empty(note: String) -> [String; 5] {
     ]
 }
 
-/// A cell must not end the row early or break the line.
+/// Text from the run (a note, an error, a host name: maybe from an imported file) as
+/// Markdown that shows it and does nothing else: it cannot end the row early (`|`), break
+/// the line, open a code span (`` ` ``) or become HTML (`<`, `>`, `&`); other control
+/// characters are shown escaped.
 fn escape(cell: &str) -> String {
-    cell.replace('|', "\\|").replace('\n', " ")
+    let mut out = String::with_capacity(cell.len());
+    for c in cell.chars() {
+        match c {
+            '|' => out.push_str("\\|"),
+            '`' => out.push_str("\\`"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '&' => out.push_str("&amp;"),
+            '\n' | '\r' => out.push(' '),
+            c if c.is_control() => out.push_str(&super::style::escape(&c.to_string())),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_hostile_cell_stays_one_cell_of_text() {
+        assert_eq!(
+            super::escape("a|b`c<img src=x>&\nd\x1b"),
+            "a\\|b\\`c&lt;img src=x&gt;&amp; d\\x1b"
+        );
+    }
 }

@@ -523,7 +523,7 @@ fn describe(s: &Source) -> String {
     format!(
         "{} ({}, {})",
         s.name,
-        s.run.environment.hostname,
+        super::style::escape(&s.run.environment.hostname),
         s.run.started_at.format("%Y-%m-%d %H:%M UTC")
     )
 }

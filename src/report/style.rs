@@ -66,6 +66,7 @@ pub fn fit(text: &str) -> String {
 }
 
 fn fit_to(text: &str, width: usize) -> String {
+    let text = &*terminal_safe(text);
     let mut out = String::with_capacity(text.len());
     for (i, line) in text.split('\n').enumerate() {
         if i > 0 {
@@ -112,7 +113,8 @@ pub enum Tone {
 
 /// `text` as a cell in `tone`, coloured only when the style allows it.
 pub fn cell(text: impl Into<String>, tone: Tone) -> Cell {
-    paint(Cell::new(text.into()), tone, current().color)
+    let text: String = text.into();
+    paint(Cell::new(escape(&text)), tone, current().color)
 }
 
 /// Every cell of a row in one tone.
@@ -194,5 +196,87 @@ mod tests {
         assert_eq!(plain, Cell::new("FAILED"));
         let red = paint(Cell::new("FAILED"), Tone::Bad, true);
         assert_ne!(red, Cell::new("FAILED"));
+    }
+}
+
+/// An untrusted string (a label, a host name, an id, an error from an imported file) made
+/// safe for a terminal: control characters — newlines, escapes (ANSI, OSC), NUL, DEL, the
+/// C1 controls — and the bidirectional overrides are shown as escapes (`\n`, `\x1b`,
+/// `\u{202e}`) instead of acting. Ordinary text, accents included, is left as it is.
+pub fn escape(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.chars().any(needs_escape) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        match c {
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if (c as u32) < 0x80 && needs_escape(c) => {
+                out.push_str(&format!("\\x{:02x}", c as u32))
+            }
+            c if needs_escape(c) => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
+fn needs_escape(c: char) -> bool {
+    c.is_control() || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+}
+
+/// The last guard before a terminal: every control character but the newline and this
+/// program's own colour sequences (`ESC [ digits/; m`) is shown escaped, so that no byte
+/// from an imported file can move the cursor, retitle the window or clear the screen.
+pub fn terminal_safe(text: &str) -> std::borrow::Cow<'_, str> {
+    let risky = |c: char| c != '\n' && needs_escape(c);
+    if !text.chars().any(risky) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    let mut rest = text;
+    while let Some(c) = rest.chars().next() {
+        if c == '\x1b' {
+            if let Some(len) = sgr_len(rest) {
+                out.push_str(&rest[..len]);
+                rest = &rest[len..];
+                continue;
+            }
+        }
+        if risky(c) {
+            out.push_str(&escape(&c.to_string()));
+        } else {
+            out.push(c);
+        }
+        rest = &rest[c.len_utf8()..];
+    }
+    std::borrow::Cow::Owned(out)
+}
+
+/// The length of a colour sequence (`ESC [ 0-9;* m`) at the start of `s`.
+fn sgr_len(s: &str) -> Option<usize> {
+    let body = s.strip_prefix("\x1b[")?;
+    let params = body
+        .bytes()
+        .take_while(|b| b.is_ascii_digit() || *b == b';')
+        .count();
+    (body.as_bytes().get(params) == Some(&b'm')).then_some(2 + params + 1)
+}
+
+#[cfg(test)]
+mod escape_tests {
+    use super::*;
+
+    #[test]
+    fn controls_are_shown_and_colours_kept() {
+        assert_eq!(escape("a\nb\x1b]0;t\x07\0"), "a\\nb\\x1b]0;t\\x07\\x00");
+        assert_eq!(escape("naïve café"), "naïve café");
+        assert_eq!(escape("x\u{202e}y"), "x\\u{202e}y");
+        assert_eq!(
+            terminal_safe("\x1b[31mred\x1b[0m\n\x1b[2J\r"),
+            "\x1b[31mred\x1b[0m\n\\x1b[2J\\r"
+        );
     }
 }

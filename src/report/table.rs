@@ -155,12 +155,12 @@ pub fn run_table(run: &Run, overhead: &Overhead, wide: bool) -> String {
     let mut out = String::new();
     out.push_str(&format!(
         "timeshare {} · {} mode · {} · {} × {} · kernel {}\n",
-        run.tool.version,
+        style::escape(&run.tool.version),
         format!("{:?}", run.options.mode).to_lowercase(),
-        run.environment.hostname,
+        style::escape(&run.environment.hostname),
         run.environment.cpu.logical,
-        run.environment.cpu.model,
-        run.environment.kernel.release,
+        style::escape(&run.environment.cpu.model),
+        style::escape(&run.environment.kernel.release),
     ));
     if overhead.clock_s.is_finite() {
         out.push_str(&format!(

@@ -159,7 +159,14 @@ impl Store {
             why: e.to_string(),
         })?;
         conn.busy_timeout(Duration::from_secs(30))?;
-        // The first statement that reads the file tells a non-database apart.
+        // Before anything is written (WAL, tables): another application's database, or a
+        // file that is no database at all, is refused untouched. An empty one is made ours.
+        match schema::identify(&conn).map_err(not_db)? {
+            schema::Identity::Ours | schema::Identity::Empty => {}
+            schema::Identity::Foreign(why) => {
+                return Err(StoreError::NotADatabase { path: shown, why })
+            }
+        }
         conn.pragma_update(None, "journal_mode", "WAL")
             .map_err(not_db)?;
         conn.pragma_update(None, "foreign_keys", true)?;
@@ -168,6 +175,67 @@ impl Store {
             StoreError::Sqlite(e) => not_db(e),
             other => other,
         })?;
+        schema::mark_ours(&conn)?;
+        Ok(Store { conn, path: shown })
+    }
+
+    /// Open an existing database for reading only (`history`, `show`, `export`, …): the
+    /// file is opened with `SQLITE_OPEN_READ_ONLY`, so nothing is created, migrated or
+    /// switched to WAL, and a file without write permission reads as well as any. A
+    /// database that is not timeshare's, or is from a newer schema, is refused untouched.
+    pub fn open_read_only(path: &Path) -> Result<Store, StoreError> {
+        use rusqlite::OpenFlags;
+        let shown = path.display().to_string();
+        let not_db = |e: rusqlite::Error| StoreError::NotADatabase {
+            path: shown.clone(),
+            why: e.to_string(),
+        };
+        let flags = OpenFlags::SQLITE_OPEN_READ_ONLY
+            | OpenFlags::SQLITE_OPEN_NO_MUTEX
+            | OpenFlags::SQLITE_OPEN_URI;
+        let open = |uri: String| -> Result<Connection, StoreError> {
+            let conn =
+                Connection::open_with_flags(uri, flags).map_err(|e| StoreError::CannotOpen {
+                    path: shown.clone(),
+                    why: e.to_string(),
+                })?;
+            conn.busy_timeout(Duration::from_secs(30))?;
+            Ok(conn)
+        };
+        let uri = file_uri(path);
+        let mut conn = open(uri.clone())?;
+        let identity = match schema::identify(&conn) {
+            Ok(i) => i,
+            // A WAL database in a directory this user cannot write (no `-shm` can be made):
+            // read it as it stands on disk.
+            Err(rusqlite::Error::SqliteFailure(f, _))
+                if f.code == rusqlite::ErrorCode::CannotOpen =>
+            {
+                conn = open(format!("{uri}?immutable=1"))?;
+                schema::identify(&conn).map_err(not_db)?
+            }
+            Err(e) => return Err(not_db(e)),
+        };
+        match identity {
+            schema::Identity::Ours => {}
+            schema::Identity::Empty => {
+                return Err(StoreError::NotADatabase {
+                    path: shown,
+                    why: "it is empty".into(),
+                })
+            }
+            schema::Identity::Foreign(why) => {
+                return Err(StoreError::NotADatabase { path: shown, why })
+            }
+        }
+        let version: u32 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+        if version > schema::current_version() {
+            return Err(StoreError::NewerSchema {
+                path: shown,
+                found: version,
+                known: schema::current_version(),
+            });
+        }
         Ok(Store { conn, path: shown })
     }
 
@@ -353,6 +421,20 @@ impl Store {
     }
 }
 
+/// `path` as an SQLite `file:` URI, with the characters URIs reserve escaped.
+fn file_uri(path: &Path) -> String {
+    use std::os::unix::ffi::OsStrExt;
+    let mut uri = String::from("file:");
+    for &b in path.as_os_str().as_bytes() {
+        match b {
+            b'?' | b'#' | b'%' => uri.push_str(&format!("%{b:02X}")),
+            _ if b.is_ascii() && !b.is_ascii_control() => uri.push(b as char),
+            _ => uri.push_str(&format!("%{b:02X}")),
+        }
+    }
+    uri
+}
+
 const RUN_ROW_SQL: &str = "SELECT r.id, r.started_at, r.finished_at, r.status, r.mode, \
     r.selection, r.label, r.host, r.imported_from, r.pid, r.pid_start, r.boot_id, \
     (SELECT count(*) FROM results s WHERE s.run_id = r.id) FROM runs r";
@@ -380,12 +462,14 @@ impl RawRow {
 }
 
 fn read_run_row(r: &rusqlite::Row) -> rusqlite::Result<RawRow> {
-    let time = |s: String| {
-        DateTime::parse_from_rfc3339(&s)
+    // A time no calendar of ours holds (an import from before validation, a hand-edited
+    // row) must not make every listing fail: it reads as the earliest time there is, and
+    // the rest of the row is shown as stored.
+    let time = |s: String| -> rusqlite::Result<DateTime<Utc>> {
+        Ok(DateTime::parse_from_rfc3339(&s)
             .map(|t| t.with_timezone(&Utc))
-            .map_err(|e| {
-                rusqlite::Error::FromSqlConversionFailure(0, rusqlite::types::Type::Text, e.into())
-            })
+            .or_else(|_| s.parse::<DateTime<Utc>>())
+            .unwrap_or(DateTime::<Utc>::UNIX_EPOCH))
     };
     let pid: Option<i64> = r.get(9)?;
     let pid_start: Option<i64> = r.get(10)?;

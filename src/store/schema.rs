@@ -62,6 +62,67 @@ CREATE INDEX results_by_id ON results(id);
 /// Every migration in order; the schema version of this build is their count.
 const MIGRATIONS: &[&str] = &[V1];
 
+/// `PRAGMA application_id` of a timeshare database ("TSHR"), set when it is made or first
+/// opened for writing, so that it can be told from another application's SQLite file.
+pub const APPLICATION_ID: i32 = 0x5453_4852;
+
+/// What an SQLite file is, read without writing anything.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Identity {
+    /// timeshare's: our application id, or (older files) our tables and schema version.
+    Ours,
+    /// No tables and no application id: a new database, or an empty file.
+    Empty,
+    /// Another application's database; says why.
+    Foreign(String),
+}
+
+/// Tell timeshare's database from another application's. The first statement that reads
+/// the file also tells a file that is no database at all (an error).
+pub fn identify(conn: &Connection) -> rusqlite::Result<Identity> {
+    let tables: Vec<String> = conn
+        .prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")?
+        .query_map([], |r| r.get(0))?
+        .collect::<Result<_, _>>()?;
+    let app: i32 = conn.query_row("PRAGMA application_id", [], |r| r.get(0))?;
+    let version: u32 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+    if app == APPLICATION_ID {
+        return Ok(Identity::Ours);
+    }
+    if app != 0 {
+        return Ok(Identity::Foreign(format!(
+            "its application id is {app:#x}, not timeshare's"
+        )));
+    }
+    if tables.is_empty() && version == 0 {
+        return Ok(Identity::Empty);
+    }
+    let ours = ["environments", "results", "runs"]
+        .iter()
+        .all(|t| tables.iter().any(|n| n == t));
+    if ours && version >= 1 {
+        Ok(Identity::Ours)
+    } else {
+        Ok(Identity::Foreign(format!(
+            "it holds other tables ({})",
+            if tables.is_empty() {
+                "none".to_string()
+            } else {
+                tables.join(", ")
+            }
+        )))
+    }
+}
+
+/// Set timeshare's application id on a database opened for writing, if it has none.
+pub fn mark_ours(conn: &Connection) -> rusqlite::Result<()> {
+    let app: i32 = conn.query_row("PRAGMA application_id", [], |r| r.get(0))?;
+    if app != APPLICATION_ID {
+        conn.pragma_update(None, "application_id", APPLICATION_ID)?;
+    }
+    Ok(())
+}
+
 pub fn current_version() -> u32 {
     MIGRATIONS.len() as u32
 }

@@ -7,6 +7,7 @@ mod common;
 mod cpu;
 mod docs;
 mod exercise;
+mod hostile;
 mod house;
 mod io;
 mod load;

@@ -164,6 +164,7 @@ fn with_samples(run: &Value, id: &str, samples: &[f64]) -> Value {
     sorted.sort_by(f64::total_cmp);
     let median = (sorted[sorted.len() / 2] + sorted[(sorted.len() - 1) / 2]) / 2.0;
     r["summary"]["median"] = median.into();
+    r["summary"]["n"] = samples.len().into();
     run
 }
 
