@@ -17,6 +17,7 @@ mod exit;
 mod export;
 mod history;
 mod import;
+mod invocation;
 mod list;
 mod man;
 mod outfile;
@@ -76,6 +77,9 @@ pub enum Command {
     /// Print the move list of the cpu.chess game, one move per line (an exerciser job)
     #[command(hide = true)]
     ChessGame(chess_game::ChessGameArgs),
+    /// Measure one invocation of a run with several (used by `run --invocations`)
+    #[command(hide = true, name = crate::harness::invocations::COMMAND)]
+    Invocation(invocation::InvocationArgs),
 }
 
 /// An error that is the user's input, not the machine's: exit code 2.
@@ -101,6 +105,7 @@ pub fn main() -> ExitCode {
         Command::Completions(args) => completions::execute(args),
         Command::Man(args) => man::execute(args),
         Command::ChessGame(args) => chess_game::execute(args),
+        Command::Invocation(args) => invocation::execute(args),
     };
     match outcome {
         Ok(exit) => exit.into(),

@@ -9,6 +9,7 @@ pub mod copies;
 pub mod counters;
 pub mod cpu;
 pub mod interrupt;
+pub mod invocations;
 pub mod memlimit;
 pub mod procgroup;
 pub mod quiet;

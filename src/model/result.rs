@@ -82,6 +82,10 @@ pub struct RunOptions {
     /// Options of the `load` family (§6).
     #[serde(default)]
     pub load: super::load::LoadOptions,
+    /// Fresh processes each benchmark was measured in (`--invocations`); absent = one,
+    /// in the process of the run itself.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub invocations: Option<usize>,
 }
 
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, Default)]
@@ -151,6 +155,11 @@ pub struct BenchResult {
     pub notes: Vec<String>,
     /// Wall-clock seconds this benchmark took, calibration included.
     pub duration_s: f64,
+    /// When the run measured this id in several processes (`run --invocations K`): each
+    /// invocation's own statistics. `summary` is then across invocations; see
+    /// [`super::levels`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub invocations: Option<super::levels::Invocations>,
 }
 
 impl BenchResult {
@@ -222,6 +231,10 @@ pub struct Sample {
     pub cpu_end: i32,
     /// True when the sample was left out of the statistics as perturbed.
     pub culled: bool,
+    /// The invocation (0-based, in the order they ran) the sample was taken in, when the
+    /// run had several.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub invocation: Option<u32>,
 }
 
 impl Sample {

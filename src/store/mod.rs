@@ -580,6 +580,7 @@ mod tests {
             details: None,
             notes: vec![],
             duration_s: 0.1,
+            invocations: None,
         }
     }
 
