@@ -7,6 +7,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod ab;
 mod chess_game;
 mod compare;
 mod completions;
@@ -64,6 +65,8 @@ pub enum Command {
     Import(import::ImportArgs),
     /// Set runs and historical machines side by side, with a verdict per id
     Compare(compare::CompareArgs),
+    /// Measure two builds or settings alternately in one sitting and compare them
+    Ab(ab::AbArgs),
     /// List the historical machines of the seeds, or one machine's figures
     Reference(reference::ReferenceArgs),
     /// Print a run in the layout of a seed's table, with the historical columns beside it
@@ -99,6 +102,7 @@ pub fn main() -> ExitCode {
         Command::Export(args) => export::execute(args),
         Command::Import(args) => import::execute(args),
         Command::Compare(args) => compare::execute(args),
+        Command::Ab(args) => ab::execute(args),
         Command::Reference(args) => reference::execute(args),
         Command::Table(args) => table::execute(args),
         Command::Exercise(args) => exercise::execute(args),
