@@ -52,7 +52,7 @@ impl Side {
         let out = work.join(format!("{tag}-run.json"));
         std::fs::write(&options, serde_json::to_vec(&self.options)?)
             .with_context(|| format!("cannot write {}", options.display()))?;
-        let status = Command::new(&self.exe)
+        let mut child = Command::new(&self.exe)
             .arg(COMMAND)
             .arg("--options")
             .arg(&options)
@@ -64,8 +64,22 @@ impl Side {
             .args(ids)
             .stdin(Stdio::null())
             .stdout(Stdio::null())
-            .status()
+            .spawn()
             .with_context(|| format!("cannot start {}", self.exe.display()))?;
+        // A Ctrl-C at the terminal reaches the child too; a signal sent to this process
+        // alone is passed on, so that the child stops and writes what it measured.
+        let mut forwarded = false;
+        let status = loop {
+            if let Some(status) = child.try_wait()? {
+                break status;
+            }
+            if !forwarded && interrupt::requested() {
+                // SAFETY: kill(2) on the pid of a child we have not reaped yet.
+                unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) };
+                forwarded = true;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        };
         let text = match std::fs::read(&out) {
             Ok(t) => t,
             Err(_) if interrupt::requested() => return Err(interrupt::Interrupted.into()),
