@@ -7,6 +7,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod ab;
 mod chess_game;
 mod clean;
 mod compare;
@@ -18,6 +19,7 @@ mod exit;
 mod export;
 mod history;
 mod import;
+mod invocation;
 mod list;
 mod man;
 mod monitor;
@@ -68,6 +70,8 @@ pub enum Command {
     Import(import::ImportArgs),
     /// Set runs and historical machines side by side, with a verdict per id
     Compare(compare::CompareArgs),
+    /// Measure two builds or settings alternately in one sitting and compare them
+    Ab(ab::AbArgs),
     /// List the historical machines of the seeds, or one machine's figures
     Reference(reference::ReferenceArgs),
     /// Write a self-contained HTML report with charts: one run, several side by side, or
@@ -92,6 +96,9 @@ pub enum Command {
     /// Print the move list of the cpu.chess game, one move per line (an exerciser job)
     #[command(hide = true)]
     ChessGame(chess_game::ChessGameArgs),
+    /// Measure one invocation of a run with several (used by `run --invocations`)
+    #[command(hide = true, name = crate::harness::invocations::COMMAND)]
+    Invocation(invocation::InvocationArgs),
 }
 
 /// An error that is the user's input, not the machine's: exit code 2.
@@ -111,6 +118,7 @@ pub fn main() -> ExitCode {
         Command::Export(args) => export::execute(args),
         Command::Import(args) => import::execute(args),
         Command::Compare(args) => compare::execute(args),
+        Command::Ab(args) => ab::execute(args),
         Command::Reference(args) => reference::execute(args),
         Command::Report(args) => report::execute(args),
         Command::Table(args) => table::execute(args),
@@ -122,6 +130,7 @@ pub fn main() -> ExitCode {
         Command::Man(args) => man::execute(args),
         Command::Selftest(args) => selftest::execute(args),
         Command::ChessGame(args) => chess_game::execute(args),
+        Command::Invocation(args) => invocation::execute(args),
     };
     match outcome {
         Ok(exit) => exit.into(),

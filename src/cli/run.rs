@@ -10,7 +10,7 @@
 use std::io::IsTerminal;
 use std::path::PathBuf;
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 use clap::{Args, ValueEnum};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
@@ -20,7 +20,7 @@ use crate::bench::Registry;
 use crate::harness::children::Pair;
 use crate::harness::contract::Benchmark;
 use crate::harness::tee::Tee;
-use crate::harness::{cpu, interrupt, Observer, Runner};
+use crate::harness::{cpu, interrupt, invocations, Observer, Runner};
 use crate::model::{
     BenchResult, LoadOptions, Mode, ObserveOptions, Placement, Run, RunOptions, RunStatus, Status,
 };
@@ -38,6 +38,10 @@ pub struct RunArgs {
     /// More and longer samples: figures to keep
     #[arg(long)]
     pub full: bool,
+    /// Measure every benchmark in K fresh processes, the order shuffled between them; the
+    /// headline is then across processes [default: 1 with --quick, 3 with --full]
+    #[arg(long, value_name = "K", value_parser = clap::value_parser!(u16).range(1..=100))]
+    pub invocations: Option<u16>,
     /// Also write the whole result as JSON to FILE ('-' for standard output)
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
@@ -160,8 +164,14 @@ pub fn execute(args: RunArgs) -> Result<Exit> {
             .into());
         }
     }
+    let mode = if args.full { Mode::Full } else { Mode::Quick };
+    let invocations = args
+        .invocations
+        .map(usize::from)
+        .unwrap_or_else(|| invocations::default_invocations(mode));
     let options = RunOptions {
-        mode: if args.full { Mode::Full } else { Mode::Quick },
+        mode,
+        invocations: (invocations > 1).then_some(invocations),
         selection: args.select.clone(),
         cpu: args.cpu,
         placement: args.placement.into(),
@@ -195,7 +205,17 @@ pub fn execute(args: RunArgs) -> Result<Exit> {
         first: &mut progress,
         second: recorder.as_mut().map(|r| r as &mut dyn Observer),
     };
-    let run = runner.execute(&chosen, reg.derived(), &mut observers);
+    let run = if invocations > 1 {
+        let side = invocations::Side {
+            name: "self".into(),
+            exe: std::env::current_exe().context("cannot find this program's path")?,
+            options: runner.options.clone(),
+            dir: dir.clone(),
+        };
+        runner.execute_invocations(&chosen, reg.derived(), &mut observers, &side, invocations)
+    } else {
+        runner.execute(&chosen, reg.derived(), &mut observers)
+    };
     crate::harness::debris::remove_own_scratch(&dir);
     let run = run?;
     progress.finish();

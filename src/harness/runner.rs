@@ -14,7 +14,7 @@ use super::contract::{Benchmark, Ctx, Derived, Host, Skip};
 use super::interrupt::{self, Interrupted};
 use super::observe::{self, Watch};
 use super::state::RunState;
-use super::{quiet, sampler, sysinfo};
+use super::{invocations, quiet, sampler, sysinfo};
 use crate::model::{
     BenchResult, Details, Observation, Overhead, Run, RunOptions, RunStatus, Status, Summary, Tool,
     SCHEMA_VERSION,
@@ -64,15 +64,10 @@ impl Runner {
         })
     }
 
-    /// Run `benches` in order, then the derived rows whose inputs were all measured.
-    pub fn execute(
-        &self,
-        benches: &[&Benchmark],
-        derived: &[Derived],
-        observer: &mut dyn Observer,
-    ) -> Result<Run> {
+    /// The run record before anything is measured: environment, warnings, options.
+    fn begin(&self) -> Run {
         let environment = sysinfo::detect(&self.scratch_root);
-        let mut run = Run {
+        Run {
             schema_version: SCHEMA_VERSION,
             tool: Tool::this(),
             options: self.options.clone(),
@@ -85,7 +80,17 @@ impl Runner {
             finished_at: None,
             status: RunStatus::Running,
             results: Vec::new(),
-        };
+        }
+    }
+
+    /// Run `benches` in order, then the derived rows whose inputs were all measured.
+    pub fn execute(
+        &self,
+        benches: &[&Benchmark],
+        derived: &[Derived],
+        observer: &mut dyn Observer,
+    ) -> Result<Run> {
+        let mut run = self.begin();
         observer.run_started(&run, benches.len());
         run.status = RunStatus::Complete;
         for (i, b) in benches.iter().enumerate() {
@@ -100,6 +105,47 @@ impl Runner {
                     break;
                 }
             }
+        }
+        for d in derived {
+            if let Some(result) = derive(d, &run.results) {
+                observer.bench_finished(&result)?;
+                run.results.push(result);
+            }
+        }
+        run.finished_at = Some(Utc::now());
+        Ok(run)
+    }
+
+    /// Run `benches` in `side.invocations` fresh processes of `side.exe` (see
+    /// [`invocations`]), then merge each id's invocations into one result (its headline
+    /// across them) and compute the derived rows. The observer sees each round start
+    /// (`bench_started` with "invocation r/K") and each merged result at the end.
+    pub fn execute_invocations(
+        &self,
+        benches: &[&Benchmark],
+        derived: &[Derived],
+        observer: &mut dyn Observer,
+        side: &invocations::Side,
+        rounds: usize,
+    ) -> Result<Run> {
+        let mut run = self.begin();
+        observer.run_started(&run, benches.len());
+        let ids: Vec<String> = benches.iter().map(|b| b.id().to_string()).collect();
+        let measured = invocations::measure(
+            std::slice::from_ref(side),
+            &ids,
+            rounds,
+            &self.scratch_root,
+            &mut |r| observer.bench_started(r, &format!("invocation {}/{rounds}", r + 1)),
+        )?;
+        run.status = if measured.interrupted {
+            RunStatus::Interrupted
+        } else {
+            RunStatus::Complete
+        };
+        for result in crate::model::levels::merge_runs(&measured.runs[0], &ids) {
+            observer.bench_finished(&result)?;
+            run.results.push(result);
         }
         for d in derived {
             if let Some(result) = derive(d, &run.results) {
@@ -259,6 +305,7 @@ fn empty_result(b: &Benchmark) -> BenchResult {
         observe: None,
         notes: Vec::new(),
         duration_s: 0.0,
+        invocations: None,
     }
 }
 
@@ -299,6 +346,7 @@ pub fn derive(d: &Derived, results: &[BenchResult]) -> Option<BenchResult> {
         observe: None,
         notes: vec![format!("derived from {}", d.inputs.join(", "))],
         duration_s: 0.0,
+        invocations: None,
     })
 }
 

@@ -275,6 +275,7 @@ pub fn measure_with(
             cpu_start: r.cpu_start,
             cpu_end: r.cpu_end,
             culled: !kept,
+            invocation: None,
         })
         .collect();
 

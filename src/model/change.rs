@@ -85,6 +85,117 @@ pub fn compare(before: &[f64], after: &[f64], better: Better, min_effect: f64) -
     }
 }
 
+/// The level a comparison was decided at.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Level {
+    /// Welch's t test on the logarithms of the invocation medians (both runs had at
+    /// least [`MIN_INVOCATIONS`] invocations).
+    Invocations,
+    /// Mann–Whitney U on the pooled clean samples: the fallback, blind to the variation
+    /// between processes.
+    Samples,
+}
+
+/// Both runs need this many invocations for the comparison to use that level.
+pub const MIN_INVOCATIONS: usize = 3;
+/// The false discovery rate controlled across the ids of one comparison.
+pub const FDR: f64 = 0.05;
+
+/// One id's test, before the correction for testing many ids.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Test {
+    /// The headline of `after` over the headline of `before`.
+    pub ratio: f64,
+    pub p_value: f64,
+    pub level: Level,
+}
+
+/// The test of one id: at the invocation level when both sides have at least
+/// [`MIN_INVOCATIONS`] invocation medians, otherwise on the clean samples. `None` when
+/// either side has too little to test.
+pub fn test(
+    before: (&[f64], Option<&[f64]>),
+    after: (&[f64], Option<&[f64]>),
+    headlines: (f64, f64),
+) -> Option<Test> {
+    let ratio = headlines.1 / headlines.0;
+    match (before.1, after.1) {
+        (Some(a), Some(b)) if a.len() >= MIN_INVOCATIONS && b.len() >= MIN_INVOCATIONS => {
+            Some(Test {
+                ratio,
+                p_value: welch_log_p(a, b),
+                level: Level::Invocations,
+            })
+        }
+        _ if before.0.len() < MIN_SAMPLES || after.0.len() < MIN_SAMPLES => None,
+        _ => Some(Test {
+            ratio,
+            p_value: mann_whitney_p(before.0, after.0),
+            level: Level::Samples,
+        }),
+    }
+}
+
+/// The verdict of a test that survived (or not) the correction for many ids.
+pub fn verdict(t: &Test, discovered: bool, better: Better, min_effect: f64) -> Verdict {
+    if !(discovered && (t.ratio - 1.0).abs() >= min_effect) {
+        Verdict::NoChange
+    } else if (t.ratio > 1.0) == (better == Better::Lower) {
+        Verdict::Slower
+    } else {
+        Verdict::Faster
+    }
+}
+
+/// Benjamini–Hochberg: which of `p` are discoveries at false discovery rate `q`. The
+/// largest rank i with p₍ᵢ₎ ≤ i·q/m, and every p at or below it. NaN is never one.
+pub fn benjamini_hochberg(p: &[f64], q: f64) -> Vec<bool> {
+    let m = p.len();
+    let mut order: Vec<usize> = (0..m).filter(|&i| p[i].is_finite()).collect();
+    order.sort_by(|&a, &b| p[a].total_cmp(&p[b]));
+    let mut cut = None;
+    for (rank, &i) in order.iter().enumerate() {
+        if p[i] <= (rank + 1) as f64 * q / m as f64 {
+            cut = Some(rank);
+        }
+    }
+    let mut out = vec![false; m];
+    if let Some(c) = cut {
+        for &i in &order[..=c] {
+            out[i] = true;
+        }
+    }
+    out
+}
+
+/// Two-sided p-value of Welch's t test on the logarithms of `a` and `b` (positive
+/// figures: a ratio of medians is a difference of logs). 1.0 when both have no spread
+/// and are equal, 0.0 when they have none and differ.
+pub fn welch_log_p(a: &[f64], b: &[f64]) -> f64 {
+    let la: Vec<f64> = a
+        .iter()
+        .map(|v| v.abs().max(f64::MIN_POSITIVE).ln())
+        .collect();
+    let lb: Vec<f64> = b
+        .iter()
+        .map(|v| v.abs().max(f64::MIN_POSITIVE).ln())
+        .collect();
+    let mv = |x: &[f64]| {
+        let n = x.len() as f64;
+        let m = x.iter().sum::<f64>() / n;
+        let v = x.iter().map(|v| (v - m).powi(2)).sum::<f64>() / (n - 1.0);
+        (m, v / n, n)
+    };
+    let ((ma, sa, na), (mb, sb, nb)) = (mv(&la), mv(&lb));
+    let se2 = sa + sb;
+    if se2 <= 0.0 {
+        return if ma == mb { 1.0 } else { 0.0 };
+    }
+    let t = (mb - ma) / se2.sqrt();
+    let df = se2 * se2 / (sa * sa / (na - 1.0) + sb * sb / (nb - 1.0));
+    (2.0 * super::levels::t_cdf(-t.abs(), df)).min(1.0)
+}
+
 /// Two-sided p-value of the Mann–Whitney U test (normal approximation, tie-corrected,
 /// continuity-corrected). 1.0 when every value is tied.
 pub fn mann_whitney_p(a: &[f64], b: &[f64]) -> f64 {
@@ -196,6 +307,44 @@ mod tests {
     fn too_few_samples_give_no_verdict() {
         let c = compare(&[1.0, 1.1], &[2.0, 2.1], Better::Lower, DEFAULT_MIN_EFFECT);
         assert_eq!(c.verdict, Verdict::TooFew);
+    }
+
+    #[test]
+    fn benjamini_hochberg_matches_a_worked_example() {
+        // m = 5, q = 0.05: thresholds 0.01, 0.02, 0.03, 0.04, 0.05. Sorted: 0.001 ≤ 0.01,
+        // 0.025 > 0.02, 0.029 ≤ 0.03, 0.3, 0.9: the largest rank under its threshold is
+        // the third, so 0.025 is a discovery too (the step-up), and 0.3 and 0.9 are not.
+        let p = [0.029, 0.001, 0.9, 0.025, 0.3];
+        assert_eq!(
+            benjamini_hochberg(&p, 0.05),
+            vec![true, true, false, true, false]
+        );
+        assert_eq!(benjamini_hochberg(&[0.2, 0.5], 0.05), vec![false, false]);
+        assert_eq!(
+            benjamini_hochberg(&[f64::NAN, 0.0], 0.05),
+            vec![false, true]
+        );
+    }
+
+    #[test]
+    fn welch_matches_a_known_case() {
+        // ln values 0,1,2 against 3,4,5 (e^x): t = 3/√(2/3) = 3.674, df = 4, p = 0.0213.
+        let a: Vec<f64> = [0.0f64, 1.0, 2.0].iter().map(|x| x.exp()).collect();
+        let b: Vec<f64> = [3.0f64, 4.0, 5.0].iter().map(|x| x.exp()).collect();
+        let p = welch_log_p(&a, &b);
+        assert!((p - 0.0213).abs() < 5e-4, "p = {p}");
+        assert_eq!(welch_log_p(&[2.0; 3], &[2.0; 3]), 1.0);
+    }
+
+    #[test]
+    fn the_test_uses_invocations_when_both_sides_have_three() {
+        let s = noisy(1.0, 30, 1);
+        let inv = [1.0, 1.01, 0.99];
+        let t = test((&s, Some(&inv)), (&s, Some(&inv)), (1.0, 1.0)).unwrap();
+        assert_eq!(t.level, Level::Invocations);
+        let t = test((&s, Some(&inv[..2])), (&s, Some(&inv)), (1.0, 1.0)).unwrap();
+        assert_eq!(t.level, Level::Samples);
+        assert!(test((&s[..2], None), (&s, None), (1.0, 1.0)).is_none());
     }
 
     #[test]

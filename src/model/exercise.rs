@@ -338,6 +338,7 @@ fn one_figure(r: &mut BenchResult, real_s: f64, user_s: f64, sys_s: f64) {
         cpu_start: -1,
         cpu_end: -1,
         culled: false,
+        invocation: None,
     }];
     r.times = Some(OpTimes {
         ops: 1,
@@ -370,6 +371,7 @@ fn empty(id: String, source: &str, basis: Basis) -> BenchResult {
         observe: None,
         notes: Vec::new(),
         duration_s: 0.0,
+        invocations: None,
     }
 }
 

@@ -9,6 +9,7 @@ pub mod details;
 pub mod environment;
 pub mod exercise;
 pub mod knee;
+pub mod levels;
 pub mod load;
 pub mod observe;
 pub mod overhead;

@@ -86,6 +86,10 @@ pub struct RunOptions {
     /// `--trace`).
     #[serde(default, skip_serializing_if = "no_observation")]
     pub observe: super::observe::ObserveOptions,
+    /// Fresh processes each benchmark was measured in (`--invocations`); absent = one,
+    /// in the process of the run itself.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub invocations: Option<usize>,
 }
 
 fn no_observation(o: &super::observe::ObserveOptions) -> bool {
@@ -162,6 +166,11 @@ pub struct BenchResult {
     pub notes: Vec<String>,
     /// Wall-clock seconds this benchmark took, calibration included.
     pub duration_s: f64,
+    /// When the run measured this id in several processes (`run --invocations K`): each
+    /// invocation's own statistics. `summary` is then across invocations; see
+    /// [`super::levels`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub invocations: Option<super::levels::Invocations>,
 }
 
 impl BenchResult {
@@ -233,6 +242,10 @@ pub struct Sample {
     pub cpu_end: i32,
     /// True when the sample was left out of the statistics as perturbed.
     pub culled: bool,
+    /// The invocation (0-based, in the order they ran) the sample was taken in, when the
+    /// run had several.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub invocation: Option<u32>,
 }
 
 impl Sample {

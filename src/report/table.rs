@@ -162,10 +162,15 @@ pub fn run_table(run: &Run, overhead: &Overhead, wide: bool) -> String {
         style::escape(&run.environment.cpu.model),
         style::escape(&run.environment.kernel.release),
     ));
+    let level = match run.options.invocations {
+        Some(k) if k > 1 => {
+            format!("median of {k} processes' medians of clean samples, 95% CI across processes")
+        }
+        _ => "medians of clean samples, 95% CI within one process".to_string(),
+    };
     if overhead.clock_s.is_finite() {
         out.push_str(&format!(
-            "clock read {} per sample and empty loop {} per op subtracted; medians of clean \
-             samples\n",
+            "clock read {} per sample and empty loop {} per op subtracted; {level}\n",
             format_seconds(overhead.clock_s),
             format_seconds(overhead.per_iter_s),
         ));
@@ -224,11 +229,14 @@ pub fn spread_cells(r: &BenchResult, s: &Summary) -> [String; 3] {
     if r.derived {
         return [String::new(), String::new(), String::new()];
     }
-    let samples = if r.culled > 0 {
+    let mut samples = if r.culled > 0 {
         format!("{} ({} culled)", r.samples.len(), r.culled)
     } else {
         r.samples.len().to_string()
     };
+    if let Some(inv) = r.invocations.as_ref().filter(|i| i.count() > 1) {
+        samples = format!("{} × {samples}", inv.count());
+    }
     // One figure (a job timed once) has no spread to show.
     if s.n < 2 {
         return [String::new(), String::new(), samples];
@@ -266,6 +274,9 @@ fn result_row(r: &BenchResult) -> Vec<String> {
                     .filter(|n| !n.starts_with("below resolution") && !n.starts_with("derived"))
                     .cloned(),
             );
+            if let Some(line) = invocation_note(r) {
+                notes.insert(0, line);
+            }
             let [ci, sd, samples] = spread_cells(r, s);
             vec![
                 r.id.clone(),
@@ -280,6 +291,23 @@ fn result_row(r: &BenchResult) -> Vec<String> {
         (Status::Failed { error }, _) => no_figure(format!("FAILED: {error}")),
         (Status::Ok, None) => no_figure("no figure".into()),
     }
+}
+
+/// For a row measured in several processes: the within-process interval (the median of
+/// the invocations' own) and the share of the variance that lies between processes.
+pub fn invocation_note(r: &BenchResult) -> Option<String> {
+    let inv = r.invocations.as_ref().filter(|i| i.count() > 1)?;
+    let mut within: Vec<f64> = inv.within.iter().map(|s| s.relative_ci()).collect();
+    within.sort_by(f64::total_cmp);
+    let mid = crate::model::stats::median_of_sorted(&within);
+    let mut line = format!("within a process ±{:.1}%", mid * 100.0);
+    if let Some(c) = inv.components() {
+        line.push_str(&format!(
+            ", {:.0}% of variance between processes",
+            c.between_share() * 100.0
+        ));
+    }
+    Some(line)
 }
 
 /// "N ok, M skipped, K failed in T s": the last line `run` and `show` print.

@@ -665,6 +665,7 @@ mod tests {
             observe: None,
             notes: vec![],
             duration_s: 0.1,
+            invocations: None,
         }
     }
 

@@ -1,0 +1,130 @@
+//! `timeshare ab A B [SELECTION…] [--rounds K] [--full]`: two builds or two settings
+//! measured alternately in one sitting (A B, B A, A B … with the benchmark order shuffled
+//! every round), then compared at the invocation level, so that a drift of the machine
+//! falls on both alike. A side is `self` (this binary), the path of another timeshare
+//! binary, `dir:PATH` (this binary, scratch files in PATH) or `cpu:N` (this binary,
+//! pinned to CPU N).
+
+use std::path::PathBuf;
+
+use anyhow::{Context, Result};
+use clap::Args;
+
+use super::{output, suggest, Exit, UsageError};
+use crate::bench::Registry;
+use crate::harness::invocations::{self, Side};
+use crate::harness::{interrupt, sysinfo};
+use crate::model::change::DEFAULT_MIN_EFFECT;
+use crate::model::{Mode, Run, RunOptions, RunStatus, Tool, SCHEMA_VERSION};
+use crate::report::compare::{compare_table, Column};
+
+#[derive(Debug, Args)]
+pub struct AbArgs {
+    /// The first side: `self`, a timeshare binary's path, `dir:PATH` or `cpu:N`
+    pub a: String,
+    /// The second side, in the same forms
+    pub b: String,
+    /// Benchmark ids, families or id prefixes (default: everything registered)
+    pub select: Vec<String>,
+    /// Rounds: each side is measured in this many fresh processes
+    #[arg(long, value_name = "K", default_value_t = 5, value_parser = clap::value_parser!(u16).range(3..=100))]
+    pub rounds: u16,
+    /// More and longer samples per process
+    #[arg(long)]
+    pub full: bool,
+    /// The smallest difference, in percent, that is called a change
+    #[arg(long, value_name = "PCT", default_value_t = DEFAULT_MIN_EFFECT * 100.0)]
+    pub threshold: f64,
+    #[command(flatten)]
+    pub dir: super::dir::DirArgs,
+}
+
+fn side(spec: &str, options: &RunOptions, dir: &std::path::Path) -> Result<Side> {
+    let this = std::env::current_exe().context("cannot find this program's path")?;
+    let mut s = Side {
+        name: spec.to_string(),
+        exe: this,
+        options: options.clone(),
+        dir: dir.to_path_buf(),
+    };
+    if spec == "self" {
+    } else if let Some(d) = spec.strip_prefix("dir:") {
+        s.dir = super::dir::DirArgs {
+            dir: Some(PathBuf::from(d)),
+        }
+        .checked()?;
+    } else if let Some(n) = spec.strip_prefix("cpu:") {
+        let cpu: usize = n
+            .parse()
+            .map_err(|_| UsageError(format!("{spec}: give cpu:N with N a CPU number")))?;
+        crate::harness::cpu::check_usable(cpu).map_err(|e| UsageError(e.to_string()))?;
+        s.options.cpu = Some(cpu);
+    } else {
+        let p = PathBuf::from(spec);
+        if !p.is_file() {
+            return Err(UsageError(format!(
+                "{spec}: not `self`, `dir:PATH`, `cpu:N` or the path of a timeshare binary"
+            ))
+            .into());
+        }
+        s.exe = p;
+    }
+    Ok(s)
+}
+
+pub fn execute(args: AbArgs) -> Result<Exit> {
+    let dir = args.dir.checked()?;
+    let options = RunOptions {
+        mode: if args.full { Mode::Full } else { Mode::Quick },
+        selection: args.select.clone(),
+        invocations: Some(args.rounds as usize),
+        ..RunOptions::default()
+    };
+    let reg = Registry::new(&options);
+    let ids: Vec<String> = suggest::select(&reg, &args.select)?
+        .iter()
+        .map(|b| b.id().to_string())
+        .collect();
+    let sides = [
+        side(&args.a, &options, &dir)?,
+        side(&args.b, &options, &dir)?,
+    ];
+    interrupt::install()?;
+    let environment = sysinfo::detect(&dir);
+    let started_at = chrono::Utc::now();
+    let rounds = invocations::measure(&sides, &ids, args.rounds as usize, &dir, &mut |r| {
+        eprintln!("round {}/{}", r + 1, args.rounds)
+    })?;
+    let columns: Vec<Column> = sides
+        .iter()
+        .zip(&rounds.runs)
+        .zip(["A", "B"])
+        .map(|((s, runs), name)| Column::Run {
+            name: name.to_string(),
+            about: format!("{} ({} processes)", s.name, runs.len()),
+            run: Box::new(Run {
+                schema_version: SCHEMA_VERSION,
+                tool: Tool::this(),
+                options: s.options.clone(),
+                environment: environment.clone(),
+                started_at,
+                finished_at: Some(chrono::Utc::now()),
+                status: if rounds.interrupted {
+                    RunStatus::Interrupted
+                } else {
+                    RunStatus::Complete
+                },
+                warnings: vec![],
+                results: crate::model::levels::merge_runs(runs, &ids),
+            }),
+        })
+        .collect();
+    let table =
+        compare_table(&columns, args.threshold / 100.0).map_err(|e| UsageError(e.to_string()))?;
+    output::print_text(&table)?;
+    Ok(if rounds.interrupted {
+        Exit::Interrupted
+    } else {
+        Exit::Success
+    })
+}

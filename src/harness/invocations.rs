@@ -1,0 +1,172 @@
+//! Invocations as a level of the experiment: the same benchmarks measured again in fresh
+//! processes, so that what differs from one process to the next (where the kernel put it
+//! and its memory, the host's scheduling, the neighbours) is sampled instead of frozen
+//! into one run's figures (see `model::levels`).
+//!
+//! Each invocation re-executes a timeshare binary with the hidden subcommand [`COMMAND`]:
+//! it reads the run's options from a file, measures the listed ids in the order given,
+//! and writes its `Run` as JSON to a file in the round's scratch directory. The order is
+//! shuffled from one round to the next, so that a drift of the machine during the run
+//! does not fall on the same ids every time. With two sides (`timeshare ab`), each round
+//! runs both, in the order A B, then B A, then A B … so that a steady drift favours
+//! neither.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use anyhow::{bail, Context, Result};
+use rand::seq::SliceRandom;
+use rand::SeedableRng;
+
+use super::interrupt;
+use crate::model::{Mode, Run, RunOptions, RunStatus};
+
+/// The hidden subcommand that measures one invocation.
+pub const COMMAND: &str = "internal-invocation";
+
+/// Invocations per run when `--invocations` is not given: quick mode stays one process
+/// (its CI is the within-process one, and says so); full mode samples the process level.
+pub fn default_invocations(mode: Mode) -> usize {
+    match mode {
+        Mode::Quick => 1,
+        Mode::Full => 3,
+    }
+}
+
+/// One thing measured: a timeshare binary and the options it runs with.
+#[derive(Debug, Clone)]
+pub struct Side {
+    /// A short name for messages ("A", "self").
+    pub name: String,
+    pub exe: PathBuf,
+    pub options: RunOptions,
+    /// The scratch directory the invocation measures in (`--dir`).
+    pub dir: PathBuf,
+}
+
+impl Side {
+    /// Measure `ids` in a fresh process, in that order. `work` is a private directory for
+    /// the files that go to and from the child.
+    pub fn invoke(&self, ids: &[String], work: &Path, tag: &str) -> Result<Run> {
+        let options = work.join(format!("{tag}-options.json"));
+        let out = work.join(format!("{tag}-run.json"));
+        std::fs::write(&options, serde_json::to_vec(&self.options)?)
+            .with_context(|| format!("cannot write {}", options.display()))?;
+        let mut child = Command::new(&self.exe)
+            .arg(COMMAND)
+            .arg("--options")
+            .arg(&options)
+            .arg("--out")
+            .arg(&out)
+            .arg("--dir")
+            .arg(&self.dir)
+            .arg("--")
+            .args(ids)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .spawn()
+            .with_context(|| format!("cannot start {}", self.exe.display()))?;
+        // A Ctrl-C at the terminal reaches the child too; a signal sent to this process
+        // alone is passed on, so that the child stops and writes what it measured.
+        let mut forwarded = false;
+        let status = loop {
+            if let Some(status) = child.try_wait()? {
+                break status;
+            }
+            if !forwarded && interrupt::requested() {
+                // SAFETY: kill(2) on the pid of a child we have not reaped yet.
+                unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) };
+                forwarded = true;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        };
+        let text = match std::fs::read(&out) {
+            Ok(t) => t,
+            Err(_) if interrupt::requested() => return Err(interrupt::Interrupted.into()),
+            Err(e) => bail!(
+                "invocation {tag} of {} ended ({status}) without a result: {e}",
+                self.exe.display()
+            ),
+        };
+        let run: Run = serde_json::from_slice(&text)
+            .with_context(|| format!("cannot read the result of invocation {tag}"))?;
+        Ok(run)
+    }
+}
+
+/// What the rounds produced: per side, one `Run` per finished invocation.
+pub struct Rounds {
+    pub runs: Vec<Vec<Run>>,
+    pub interrupted: bool,
+}
+
+/// `rounds` rounds of every side over `ids`, shuffled anew each round. `on_round(r)` is
+/// called before round r (0-based). Stops early, keeping what was measured, on an
+/// interrupt.
+pub fn measure(
+    sides: &[Side],
+    ids: &[String],
+    rounds: usize,
+    scratch_root: &Path,
+    on_round: &mut dyn FnMut(usize),
+) -> Result<Rounds> {
+    let work = tempfile::Builder::new()
+        .prefix("timeshare-invocations-")
+        .tempdir_in(scratch_root)
+        .with_context(|| {
+            format!(
+                "cannot make a scratch directory in {}",
+                scratch_root.display()
+            )
+        })?;
+    let mut rng = rand::rngs::SmallRng::from_entropy();
+    let mut out = Rounds {
+        runs: vec![Vec::new(); sides.len()],
+        interrupted: false,
+    };
+    'rounds: for r in 0..rounds {
+        on_round(r);
+        let mut order = ids.to_vec();
+        if r > 0 {
+            order.shuffle(&mut rng);
+        }
+        let mut which: Vec<usize> = (0..sides.len()).collect();
+        if r % 2 == 1 {
+            which.reverse();
+        }
+        for s in which {
+            if interrupt::requested() {
+                out.interrupted = true;
+                break 'rounds;
+            }
+            let run = match sides[s].invoke(&order, work.path(), &format!("{}-{r}", s)) {
+                Ok(run) => run,
+                Err(e) if e.downcast_ref::<interrupt::Interrupted>().is_some() => {
+                    out.interrupted = true;
+                    break 'rounds;
+                }
+                Err(e) => return Err(e),
+            };
+            let stopped = run.status == RunStatus::Interrupted;
+            out.runs[s].push(run);
+            if stopped {
+                out.interrupted = true;
+                break 'rounds;
+            }
+        }
+    }
+    work.close()
+        .context("cannot remove the invocations' scratch directory")?;
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quick_stays_one_process_and_full_samples_the_process_level() {
+        assert_eq!(default_invocations(Mode::Quick), 1);
+        assert!(default_invocations(Mode::Full) >= crate::model::change::MIN_INVOCATIONS);
+    }
+}

@@ -1,0 +1,454 @@
+//! Two levels of an experiment: samples within a process, and processes ("invocations").
+//!
+//! On a shared or virtual machine most of the uncertainty of a figure lies *between*
+//! invocations — where the kernel placed the process, its memory and its neighbours, the
+//! host's scheduling — and a confidence interval computed from the samples of one process
+//! cannot see it (Kalibera and Jones, "Rigorous Benchmarking in Reasonable Time", ISMM
+//! 2013). So a run may repeat every benchmark in k fresh processes, and its headline
+//! figure is then of the invocation level:
+//!
+//! - each invocation's figure is the median of its clean samples (robust to the long tail
+//!   of interrupts within a process);
+//! - the headline is the **median of the invocation medians** (one process whose
+//!   samples were nearly all disturbed does not move it), and its 95% confidence
+//!   interval the Student-t interval of their mean, `mean ± t(k−1) · s / √k`, which is
+//!   Kalibera and Jones's two-level estimator with the within-invocation level summarised
+//!   by its median. With three invocations t is 4.30: the interval is wide unless the
+//!   invocations agree, which is the truth about three processes; one disagreeing
+//!   process widens it rather than moving the figure.
+//! - the within-invocation summaries (their own order-statistic CIs) are kept beside it.
+//!
+//! Everything here is a pure function of recorded figures.
+
+use serde::{Deserialize, Serialize};
+
+use super::result::{BenchResult, Status};
+use super::stats::{Summary, SummaryError};
+
+/// The invocation level of one result: one summary per invocation, in the order they ran.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Invocations {
+    /// Each invocation's own statistics of its clean samples (median, within CI, …).
+    pub within: Vec<Summary>,
+}
+
+impl Invocations {
+    pub fn medians(&self) -> Vec<f64> {
+        self.within.iter().map(|s| s.median).collect()
+    }
+
+    pub fn count(&self) -> usize {
+        self.within.len()
+    }
+
+    /// How the variance of an invocation's median splits between invocations and within.
+    pub fn components(&self) -> Option<Components> {
+        components(&self.within)
+    }
+}
+
+/// The summary of a figure across invocations: `n` is the number of invocations, `median`
+/// the median of their medians (the headline), `mean`, `sd`, `min` and `max` of the
+/// invocation medians, and the Student-t 95% interval of their mean. One invocation gives
+/// its own summary back.
+pub fn across(within: &[Summary]) -> Result<Summary, SummaryError> {
+    if within.len() == 1 {
+        return Ok(within[0].clone());
+    }
+    let medians: Vec<f64> = within.iter().map(|s| s.median).collect();
+    let base = Summary::from_values(&medians)?;
+    let k = medians.len() as f64;
+    let mean = base.mean;
+    let half = t_quantile(0.975, k - 1.0) * base.sd / k.sqrt();
+    Ok(Summary {
+        ci_low: mean - half,
+        ci_high: mean + half,
+        ci_level: 0.95,
+        ..base
+    })
+}
+
+/// The variance of an invocation's median, split in two (Kalibera and Jones's
+/// components, with the median as the within-level statistic).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Components {
+    /// Variance of the invocation medians around their mean.
+    pub total: f64,
+    /// The part the samples within an invocation explain: the squared standard error of
+    /// one invocation's median, from its own order-statistic interval (half-width / 1.96).
+    pub within: f64,
+    /// What is left: variation between invocations (0 when the within part explains all).
+    pub between: f64,
+    /// Samples per invocation the within part was measured with (their mean).
+    pub samples: f64,
+}
+
+impl Components {
+    /// The share of the variance that lies between invocations, 0..1.
+    pub fn between_share(&self) -> f64 {
+        if self.total <= 0.0 {
+            0.0
+        } else {
+            (self.between / self.total).clamp(0.0, 1.0)
+        }
+    }
+}
+
+/// The components of `within` (at least two invocations).
+pub fn components(within: &[Summary]) -> Option<Components> {
+    if within.len() < 2 {
+        return None;
+    }
+    let medians: Vec<f64> = within.iter().map(|s| s.median).collect();
+    let total = Summary::from_values(&medians).ok()?.sd.powi(2);
+    let se2: Vec<f64> = within
+        .iter()
+        .map(|s| ((s.ci_high - s.ci_low) / 2.0 / 1.96).powi(2))
+        .collect();
+    let within_var = se2.iter().sum::<f64>() / se2.len() as f64;
+    let samples = within.iter().map(|s| s.n as f64).sum::<f64>() / within.len() as f64;
+    Some(Components {
+        total,
+        within: within_var,
+        between: (total - within_var).max(0.0),
+        samples,
+    })
+}
+
+/// A plan to reach a relative precision: how many invocations of how many samples.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Plan {
+    pub invocations: usize,
+    pub samples: usize,
+    /// The relative half-width of the 95% interval this plan is expected to give.
+    pub expected: f64,
+}
+
+/// The cheapest plan (fewest samples in all, counting `cost_of_invocation` samples' worth
+/// of time to start a process) whose expected relative half-width of the 95% interval of
+/// the mean of invocation medians is at most `target`, given the measured `c` and
+/// `centre`. Within-invocation variance falls as 1/samples; between does not. `None`
+/// when no plan within `max_invocations` reaches it.
+pub fn plan(
+    c: &Components,
+    centre: f64,
+    target: f64,
+    max_invocations: usize,
+    cost_of_invocation: f64,
+) -> Option<Plan> {
+    if centre == 0.0 || !centre.is_finite() {
+        return None;
+    }
+    let mut best: Option<(f64, Plan)> = None;
+    for k in 2..=max_invocations.max(2) {
+        for n in [5usize, 11, 21, 51, 101] {
+            let var_one = c.between + c.within * c.samples / n as f64;
+            let expected =
+                t_quantile(0.975, (k - 1) as f64) * (var_one / k as f64).sqrt() / centre.abs();
+            if expected > target {
+                continue;
+            }
+            let cost = k as f64 * (n as f64 + cost_of_invocation);
+            if best.as_ref().is_none_or(|(b, _)| cost < *b) {
+                best = Some((
+                    cost,
+                    Plan {
+                        invocations: k,
+                        samples: n,
+                        expected,
+                    },
+                ));
+            }
+        }
+    }
+    best.map(|(_, p)| p)
+}
+
+/// One result from the results of the same id in several invocations (in the order they
+/// ran): the invocations that measured it give the headline across them; their samples
+/// are kept, each marked with its invocation; counters, times, details and calibration are
+/// the first measuring invocation's. Skipped when every invocation skipped it; failed when
+/// none measured it (with the first error).
+pub fn merge(parts: &[BenchResult]) -> BenchResult {
+    assert!(!parts.is_empty());
+    let ok: Vec<(usize, &BenchResult)> = parts
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| r.status.is_ok() && r.summary.is_some())
+        .collect();
+    let Some(&(_, first)) = ok.first() else {
+        let mut r = parts
+            .iter()
+            .find(|r| matches!(r.status, Status::Failed { .. }))
+            .unwrap_or(&parts[0])
+            .clone();
+        r.duration_s = parts.iter().map(|p| p.duration_s).sum();
+        return r;
+    };
+    let mut merged = first.clone();
+    // Below resolution anywhere: every invocation's raw figure, so that all are alike.
+    let below = ok.iter().any(|(_, r)| r.below_resolution);
+    let within: Vec<Summary> = ok
+        .iter()
+        .map(|(_, r)| {
+            if below {
+                r.raw_summary.clone().or(r.summary.clone())
+            } else {
+                r.summary.clone()
+            }
+            .expect("filtered on summary")
+        })
+        .collect();
+    let raw: Vec<Summary> = ok
+        .iter()
+        .filter_map(|(_, r)| r.raw_summary.clone())
+        .collect();
+    merged.below_resolution = below;
+    merged.summary = across(&within).ok();
+    merged.raw_summary = if raw.len() == within.len() {
+        across(&raw).ok()
+    } else {
+        None
+    };
+    merged.samples = ok
+        .iter()
+        .flat_map(|&(i, r)| {
+            r.samples.iter().cloned().map(move |mut s| {
+                s.invocation = Some(i as u32);
+                s
+            })
+        })
+        .collect();
+    merged.culled = ok.iter().map(|(_, r)| r.culled).sum();
+    merged.duration_s = parts.iter().map(|p| p.duration_s).sum();
+    let mut notes: Vec<String> = Vec::new();
+    for (_, r) in &ok {
+        for n in &r.notes {
+            if !notes.contains(n) {
+                notes.push(n.clone());
+            }
+        }
+    }
+    if ok.len() < parts.len() {
+        notes.push(format!(
+            "measured in {} of {} invocations (the others failed or skipped it)",
+            ok.len(),
+            parts.len()
+        ));
+    }
+    merged.notes = notes;
+    merged.invocations = Some(Invocations { within });
+    merged
+}
+
+/// The results of `ids`, in that order, from the runs of several invocations (in the order
+/// they ran): each id merged by [`merge`]; an id no invocation reached is left out.
+pub fn merge_runs(runs: &[super::Run], ids: &[String]) -> Vec<BenchResult> {
+    ids.iter()
+        .filter_map(|id| {
+            let parts: Vec<BenchResult> = runs
+                .iter()
+                .filter_map(|run| run.results.iter().find(|r| r.id == *id).cloned())
+                .collect();
+            (!parts.is_empty()).then(|| merge(&parts))
+        })
+        .collect()
+}
+
+/// The p-quantile of Student's t with `df` degrees of freedom (df > 0), by bisection on
+/// [`t_cdf`]; exact to about 1e-10.
+pub fn t_quantile(p: f64, df: f64) -> f64 {
+    assert!(df > 0.0 && (0.0..1.0).contains(&p) && p > 0.0);
+    if p == 0.5 {
+        return 0.0;
+    }
+    if p < 0.5 {
+        return -t_quantile(1.0 - p, df);
+    }
+    let (mut lo, mut hi) = (0.0f64, 1.0f64);
+    while t_cdf(hi, df) < p {
+        hi *= 2.0;
+        if hi > 1e12 {
+            return hi;
+        }
+    }
+    for _ in 0..200 {
+        let mid = 0.5 * (lo + hi);
+        if t_cdf(mid, df) < p {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+        if hi - lo < 1e-12 * hi.max(1.0) {
+            break;
+        }
+    }
+    0.5 * (lo + hi)
+}
+
+/// P(T ≤ t) for Student's t with `df` degrees of freedom.
+pub fn t_cdf(t: f64, df: f64) -> f64 {
+    let x = df / (df + t * t);
+    let tail = 0.5 * incomplete_beta(0.5 * df, 0.5, x);
+    if t >= 0.0 {
+        1.0 - tail
+    } else {
+        tail
+    }
+}
+
+/// The regularised incomplete beta function I_x(a, b), by Lentz's continued fraction.
+pub fn incomplete_beta(a: f64, b: f64, x: f64) -> f64 {
+    if x <= 0.0 {
+        return 0.0;
+    }
+    if x >= 1.0 {
+        return 1.0;
+    }
+    let ln_front =
+        libm::lgamma(a + b) - libm::lgamma(a) - libm::lgamma(b) + a * x.ln() + b * (1.0 - x).ln();
+    // The fraction converges fast for x < (a + 1) / (a + b + 2); use the symmetry otherwise.
+    if x < (a + 1.0) / (a + b + 2.0) {
+        ln_front.exp() * beta_fraction(a, b, x) / a
+    } else {
+        1.0 - ln_front.exp() * beta_fraction(b, a, 1.0 - x) / b
+    }
+}
+
+fn beta_fraction(a: f64, b: f64, x: f64) -> f64 {
+    const TINY: f64 = 1e-300;
+    let mut c = 1.0;
+    let mut d = 1.0 - (a + b) * x / (a + 1.0);
+    if d.abs() < TINY {
+        d = TINY;
+    }
+    d = 1.0 / d;
+    let mut h = d;
+    for m in 1..300 {
+        let m = m as f64;
+        let m2 = 2.0 * m;
+        let aa = m * (b - m) * x / ((a + m2 - 1.0) * (a + m2));
+        d = 1.0 + aa * d;
+        if d.abs() < TINY {
+            d = TINY;
+        }
+        c = 1.0 + aa / c;
+        if c.abs() < TINY {
+            c = TINY;
+        }
+        d = 1.0 / d;
+        h *= d * c;
+        let aa = -(a + m) * (a + b + m) * x / ((a + m2) * (a + m2 + 1.0));
+        d = 1.0 + aa * d;
+        if d.abs() < TINY {
+            d = TINY;
+        }
+        c = 1.0 + aa / c;
+        if c.abs() < TINY {
+            c = TINY;
+        }
+        d = 1.0 / d;
+        let del = d * c;
+        h *= del;
+        if (del - 1.0).abs() < 1e-15 {
+            break;
+        }
+    }
+    h
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn close(a: f64, b: f64, tol: f64) -> bool {
+        (a - b).abs() <= tol * (1.0 + b.abs())
+    }
+
+    #[test]
+    fn t_quantiles_match_the_published_table() {
+        // Two-sided 95% critical values of Student's t.
+        for (df, t) in [
+            (1.0, 12.706),
+            (2.0, 4.303),
+            (4.0, 2.776),
+            (9.0, 2.262),
+            (30.0, 2.042),
+        ] {
+            let q = t_quantile(0.975, df);
+            assert!(close(q, t, 2e-4), "df {df}: {q}");
+        }
+        assert!(close(t_cdf(0.0, 3.0), 0.5, 1e-12));
+        assert!(close(t_cdf(-2.776, 4.0), 0.025, 1e-3));
+    }
+
+    fn summary(median: f64, half: f64, n: usize) -> Summary {
+        Summary {
+            n,
+            median,
+            mean: median,
+            sd: half,
+            min: median - 2.0 * half,
+            max: median + 2.0 * half,
+            ci_low: median - half,
+            ci_high: median + half,
+            ci_level: 0.95,
+        }
+    }
+
+    #[test]
+    fn the_headline_across_invocations_is_the_t_interval_of_their_medians() {
+        let w = [
+            summary(10.0, 0.1, 21),
+            summary(11.0, 0.1, 21),
+            summary(12.0, 0.1, 21),
+        ];
+        let s = across(&w).unwrap();
+        assert_eq!(s.n, 3);
+        assert!(close(s.median, 11.0, 1e-12));
+        // sd of 10, 11, 12 is 1; half-width 4.303 / √3.
+        assert!(close(s.ci_high - s.mean, 4.303 / 3f64.sqrt(), 1e-3));
+        assert_eq!((s.min, s.max), (10.0, 12.0));
+        // An outlying process widens the interval but does not move the headline.
+        let w = [
+            summary(10.0, 0.1, 21),
+            summary(40.0, 0.1, 21),
+            summary(10.2, 0.1, 21),
+        ];
+        let s = across(&w).unwrap();
+        assert!(close(s.median, 10.2, 1e-12));
+        assert!(s.ci_low < 10.0 && s.ci_high > 40.0);
+        // One invocation is its own summary.
+        assert_eq!(across(&w[..1]).unwrap(), w[0]);
+    }
+
+    #[test]
+    fn components_split_the_variance() {
+        // Invocations that differ by far more than their own CIs: nearly all between.
+        let w = [summary(10.0, 0.01, 21), summary(12.0, 0.01, 21)];
+        let c = components(&w).unwrap();
+        assert!(c.between_share() > 0.99, "{c:?}");
+        // Invocations that agree within their CIs: nothing between.
+        let w = [summary(10.0, 1.0, 21), summary(10.01, 1.0, 21)];
+        let c = components(&w).unwrap();
+        assert_eq!(c.between, 0.0);
+        assert!(components(&w[..1]).is_none());
+    }
+
+    #[test]
+    fn a_plan_buys_invocations_when_the_variance_is_between() {
+        let c = Components {
+            total: 0.04,
+            within: 0.0001,
+            between: 0.04,
+            samples: 21.0,
+        };
+        // sd 0.2 around 10: 2% per invocation; ±1% needs t(k−1)·2%/√k ≤ 1%, which
+        // t(17) = 2.110 over √18 = 4.243 first meets: 18 invocations.
+        let p = plan(&c, 10.0, 0.01, 30, 10.0).unwrap();
+        assert_eq!(p.invocations, 18, "{p:?}");
+        assert_eq!(p.samples, 5, "samples do not help between-invocation noise");
+        assert!(p.expected <= 0.01);
+        assert!(plan(&c, 10.0, 0.001, 10, 10.0).is_none());
+    }
+}
