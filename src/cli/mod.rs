@@ -9,6 +9,7 @@ use clap::{Parser, Subcommand};
 
 mod chess_game;
 mod compare;
+mod crosscheck;
 mod completions;
 mod db;
 mod dir;
@@ -67,6 +68,8 @@ pub enum Command {
     Reference(reference::ReferenceArgs),
     /// Print a run in the layout of a seed's table, with the historical columns beside it
     Table(table::TableArgs),
+    /// Run each row beside the tool it cites (perf bench, lmbench, fio), pinned and interleaved
+    Crosscheck(crosscheck::CrosscheckArgs),
     /// Run many copies of real jobs at once and check every output byte for byte (seed 004)
     Exercise(exercise::ExerciseArgs),
     /// Write the completion script for a shell (bash, zsh, fish, …) to standard output
@@ -97,6 +100,7 @@ pub fn main() -> ExitCode {
         Command::Compare(args) => compare::execute(args),
         Command::Reference(args) => reference::execute(args),
         Command::Table(args) => table::execute(args),
+        Command::Crosscheck(args) => crosscheck::execute(args),
         Command::Exercise(args) => exercise::execute(args),
         Command::Completions(args) => completions::execute(args),
         Command::Man(args) => man::execute(args),

@@ -14,6 +14,7 @@ use std::time::Duration;
 
 use anyhow::Result;
 
+use super::anchor::Anchor;
 use super::state::RunState;
 use crate::model::{family_of, Basis, Metric, Mode, RunOptions, Source, Unit};
 
@@ -37,6 +38,7 @@ pub struct Benchmark {
     root_only: Option<&'static str>,
     requires: Option<SupportCheck>,
     partnered: bool,
+    anchors: Vec<Anchor>,
     prepare: Box<Prepare>,
 }
 
@@ -58,6 +60,7 @@ impl Benchmark {
             root_only: None,
             requires: None,
             partnered: false,
+            anchors: Vec::new(),
             prepare: Box::new(prepare),
         }
     }
@@ -115,6 +118,18 @@ impl Benchmark {
     pub fn partnered(mut self) -> Self {
         self.partnered = true;
         self
+    }
+
+    /// The tool a user would pick instead (perf bench, lmbench, fio), which
+    /// `timeshare crosscheck` runs beside this row; a row may have several.
+    pub fn anchor(mut self, anchor: Anchor) -> Self {
+        self.anchors.push(anchor);
+        self
+    }
+
+    /// The tools this row is checked against.
+    pub fn anchors(&self) -> &[Anchor] {
+        &self.anchors
     }
 
     /// The stable id, `family.name[.variant]`: the key of stored results and comparisons.

@@ -5,6 +5,7 @@
 
 pub mod basis;
 pub mod change;
+pub mod crosscheck;
 pub mod details;
 pub mod environment;
 pub mod exercise;

@@ -2,6 +2,7 @@
 
 pub mod cache;
 pub mod compare;
+pub mod crosscheck;
 pub mod cpu;
 pub mod csv;
 pub mod docs;

@@ -40,7 +40,7 @@ pub const DEFAULT_PAGES: u64 = 7_500;
 pub fn all(options: &RunOptions) -> Vec<Benchmark> {
     let pages = pages(options);
     let mut all: Vec<Benchmark> = CASES.iter().map(|c| c.benchmark(pages)).collect();
-    all.push(pagefault::benchmark());
+    all.extend(pagefault::benchmarks());
     all
 }
 
