@@ -6,9 +6,9 @@
 
 use super::message::{self, Pattern, Transport};
 use super::micro::berkeley;
-use crate::model::Source;
 use crate::harness::anchor::{Anchor, Parse};
 use crate::harness::contract::{Benchmark, Ctx, Workload};
+use crate::model::Source;
 
 pub fn all() -> Vec<Benchmark> {
     rows()

@@ -9,8 +9,8 @@ use clap::{Parser, Subcommand};
 
 mod chess_game;
 mod compare;
-mod crosscheck;
 mod completions;
+mod crosscheck;
 mod db;
 mod dir;
 mod exercise;

@@ -189,11 +189,7 @@ impl Anchor {
     }
 }
 
-fn locate_in(
-    program: &str,
-    path: Option<std::ffi::OsString>,
-    extra: &[&str],
-) -> Option<PathBuf> {
+fn locate_in(program: &str, path: Option<std::ffi::OsString>, extra: &[&str]) -> Option<PathBuf> {
     let on_path = path
         .iter()
         .flat_map(std::env::split_paths)
@@ -257,7 +253,10 @@ mod tests {
             .seconds(LAT_OPS)
             .unwrap();
         assert!(close(s, 3.51e-9), "{s}");
-        assert_eq!(Parse::LmbenchOpsNanoseconds("float mul").seconds(LAT_OPS), None);
+        assert_eq!(
+            Parse::LmbenchOpsNanoseconds("float mul").seconds(LAT_OPS),
+            None
+        );
     }
 
     #[test]
@@ -270,14 +269,17 @@ mod tests {
             assert_eq!(p.seconds(""), None);
             assert_eq!(p.seconds("perf: command not found\n"), None);
             assert_eq!(p.seconds("x: nan microseconds usecs/op nanoseconds"), None);
-            assert_eq!(p.seconds("integer mul: 0 nanoseconds 0 usecs/op 0 microseconds"), None);
+            assert_eq!(
+                p.seconds("integer mul: 0 nanoseconds 0 usecs/op 0 microseconds"),
+                None
+            );
         }
     }
 
     #[test]
     fn a_tool_operation_of_several_row_operations_is_divided() {
-        let a = Anchor::perf("perf bench sched pipe", &["bench", "sched", "pipe"], "x")
-            .per_row_op(2.0);
+        let a =
+            Anchor::perf("perf bench sched pipe", &["bench", "sched", "pipe"], "x").per_row_op(2.0);
         let s = a.seconds_per_row_op(PERF_PIPE).unwrap();
         assert!(close(s, 13.8503e-6 / 2.0), "{s}");
     }
@@ -314,7 +316,10 @@ mod tests {
             locate_in("lat_proc", path.clone(), &extra),
             Some(arch.join("lat_proc"))
         );
-        assert_eq!(locate_in("perf", path.clone(), &extra), Some(bin.join("perf")));
+        assert_eq!(
+            locate_in("perf", path.clone(), &extra),
+            Some(bin.join("perf"))
+        );
         assert_eq!(locate_in("fio", path, &extra), None);
     }
 }

@@ -94,10 +94,17 @@ pub struct CheckRow {
 #[serde(rename_all = "lowercase")]
 pub enum Outcome {
     /// The tool is not installed: the Debian package that provides it.
-    Missing { package: String },
+    Missing {
+        package: String,
+    },
     /// The row or the tool did not give a figure.
-    Failed { error: String },
-    Paired { pairing: Pairing, verdict: Verdict },
+    Failed {
+        error: String,
+    },
+    Paired {
+        pairing: Pairing,
+        verdict: Verdict,
+    },
 }
 
 impl CheckRow {

@@ -12,6 +12,7 @@ pub mod exercise;
 pub mod knee;
 pub mod load;
 pub mod overhead;
+pub mod resolution;
 pub mod result;
 pub mod stats;
 pub mod unit;

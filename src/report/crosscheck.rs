@@ -27,14 +27,25 @@ pub fn crosscheck_table(rows: &[CheckRow]) -> String {
                 "-".into(),
                 "-".into(),
                 tolerance(r.tolerance),
-                format!("not installed (apt-get install {package})"),
+                {
+                    notes.push(format!(
+                        "{}: {} is not installed (Debian package {package}: \
+                         apt-get install {package})",
+                        r.id, r.tool
+                    ));
+                    format!("missing [{}]", notes.len())
+                },
             ]),
             Outcome::Failed { error } => {
                 cells.extend(["-".into(), "-".into(), "-".into(), "-".into()]);
                 cells.push(tolerance(r.tolerance));
-                cells.push(format!("failed: {error}"));
+                notes.push(format!("{}, {}: failed: {error}", r.id, r.tool));
+                cells.push(format!("failed [{}]", notes.len()));
             }
-            Outcome::Paired { pairing: p, verdict } => {
+            Outcome::Paired {
+                pairing: p,
+                verdict,
+            } => {
                 let mut verdict = verdict.word().to_string();
                 if let Some(why) = &r.why {
                     notes.push(format!("{}, {}: {why}", r.id, r.tool));
@@ -59,10 +70,7 @@ pub fn crosscheck_table(rows: &[CheckRow]) -> String {
     }
     out.push_str("\ncommands:\n");
     for r in rows {
-        out.push_str(&format!(
-            "  {:<24} {}  ({})\n",
-            r.id, r.command, r.basis
-        ));
+        out.push_str(&format!("  {:<24} {}  ({})\n", r.id, r.command, r.basis));
     }
     let paired = rows
         .iter()
@@ -129,10 +137,20 @@ mod tests {
         ];
         let text = crosscheck_table(&rows);
         assert!(text.contains("explained [1]"), "{text}");
-        assert!(text.contains("[1] proc.fork.0, lmbench lat_proc fork: the child"), "{text}");
+        assert!(
+            text.contains("[1] proc.fork.0, lmbench lat_proc fork: the child"),
+            "{text}"
+        );
         assert!(text.contains("apt-get install lmbench"), "{text}");
         assert!(text.contains("failed: no figure"), "{text}");
+        assert!(
+            text.contains("missing [2]") && text.contains("failed [3]"),
+            "{text}"
+        );
         assert!(text.contains("0.65×"), "{text}");
-        assert!(text.contains("1 paired, 1 failing, 1 without their tool"), "{text}");
+        assert!(
+            text.contains("1 paired, 1 failing, 1 without their tool"),
+            "{text}"
+        );
     }
 }

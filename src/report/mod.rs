@@ -2,8 +2,8 @@
 
 pub mod cache;
 pub mod compare;
-pub mod crosscheck;
 pub mod cpu;
+pub mod crosscheck;
 pub mod csv;
 pub mod docs;
 pub mod exercise;

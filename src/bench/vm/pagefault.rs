@@ -231,7 +231,11 @@ mod tests {
         let mut sorted = v.clone();
         sorted.sort_unstable();
         assert_eq!(sorted, (0..FILE_PAGES).collect::<Vec<_>>());
-        let in_place = v.iter().enumerate().filter(|(i, &p)| *i as u64 == p).count();
+        let in_place = v
+            .iter()
+            .enumerate()
+            .filter(|(i, &p)| *i as u64 == p)
+            .count();
         assert!(in_place < 100, "{in_place} pages in their own place");
     }
 }
