@@ -34,6 +34,8 @@ pub enum Transport {
     Pipe,
     /// AF_UNIX, SOCK_DGRAM: every write is one datagram, every read one datagram.
     UnixDatagram,
+    /// AF_UNIX, SOCK_STREAM: a byte stream, as a pipe (lmbench's lat_unix).
+    UnixStream,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -54,6 +56,7 @@ impl Transport {
         match self {
             Transport::Pipe => "pipe",
             Transport::UnixDatagram => "unix datagram socket",
+            Transport::UnixStream => "unix stream socket",
         }
     }
 
@@ -66,6 +69,13 @@ impl Transport {
             }
             Transport::UnixDatagram => {
                 let (tx, rx) = std::os::unix::net::UnixDatagram::pair().context("socketpair")?;
+                Ok(Channel {
+                    tx: tx.into(),
+                    rx: rx.into(),
+                })
+            }
+            Transport::UnixStream => {
+                let (tx, rx) = std::os::unix::net::UnixStream::pair().context("socketpair")?;
                 Ok(Channel {
                     tx: tx.into(),
                     rx: rx.into(),
@@ -220,7 +230,7 @@ impl Discard {
     /// End the input and compare the child's byte count with what was written.
     fn check_count(&mut self) -> Result<u64> {
         match self.transport {
-            Transport::Pipe => drop(self.tx.take()),
+            Transport::Pipe | Transport::UnixStream => drop(self.tx.take()),
             // A datagram socket has no end of file for its peer: an empty datagram says it.
             Transport::UnixDatagram => {
                 let tx = self.tx.take().expect("open");

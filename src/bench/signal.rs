@@ -19,6 +19,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use anyhow::{bail, Result};
 
 use super::micro::berkeley;
+use crate::harness::anchor::{Anchor, Parse};
 use crate::harness::children::{Pair, Partner};
 use crate::harness::contract::{Benchmark, Ctx, Derived, Workload};
 use crate::harness::interrupt;
@@ -37,7 +38,14 @@ fn rows() -> Vec<Benchmark> {
             berkeley("Table 1/2: signocsw; also 003 Kashtan kt8"),
             prepare_self,
         )
-        .per("signal to oneself"),
+        .per("signal to oneself")
+        .anchor(Anchor::lmbench(
+            "lmbench lat_sig catch",
+            "lat_sig",
+            &["catch"],
+            Parse::LmbenchMicroseconds,
+            "per kill(getpid(), SIGUSR1) and its handler",
+        )),
         Benchmark::new(
             "signal.pingpong",
             "round trip of signals between two processes: 2 signals + 2 switches (001 csw; kt7)",

@@ -6,7 +6,9 @@
 
 use super::message::{self, Pattern, Transport};
 use super::micro::berkeley;
+use crate::harness::anchor::{Anchor, Parse};
 use crate::harness::contract::{Benchmark, Ctx, Workload};
+use crate::model::Source;
 
 pub fn all() -> Vec<Benchmark> {
     rows()
@@ -51,6 +53,24 @@ fn rows() -> Vec<Benchmark> {
             |c| dg(c, Pattern::Back, 4),
         )
         .partnered(),
+        // The stream case, which lmbench's lat_unix measures (a datagram row is not the
+        // same operation: no stream bookkeeping, one skb per message).
+        Benchmark::new(
+            "ustream.back.4",
+            "round trip of a 4-byte message with a child over a UNIX stream socket pair",
+            Source::Modern("the stream case of udg.back.4, as lmbench's lat_unix measures it"),
+            |c| message::prepare(c, Transport::UnixStream, Pattern::Back, 4, false),
+        )
+        .with_family("udg")
+        .partnered()
+        .per("message round trip")
+        .anchor(Anchor::lmbench(
+            "lmbench lat_unix",
+            "lat_unix",
+            &[],
+            Parse::LmbenchMicroseconds,
+            "per round trip of a small message over a UNIX stream socket pair",
+        )),
         Benchmark::new(
             "udg.back.512",
             "round trip of a 512-byte datagram with a child (001 udgback 512)",

@@ -12,6 +12,7 @@ mod chess_game;
 mod clean;
 mod compare;
 mod completions;
+mod crosscheck;
 mod db;
 mod dir;
 mod exercise;
@@ -79,6 +80,8 @@ pub enum Command {
     Report(report::ReportArgs),
     /// Print a run in the layout of a seed's table, with the historical columns beside it
     Table(table::TableArgs),
+    /// Run each row beside the tool it cites (perf bench, lmbench, fio), pinned and interleaved
+    Crosscheck(crosscheck::CrosscheckArgs),
     /// Run many copies of real jobs at once and check every output byte for byte (seed 004)
     Exercise(exercise::ExerciseArgs),
     /// Watch the machine: vmstat/iostat lines (processes, memory, faults, disks, CPU)
@@ -122,6 +125,7 @@ pub fn main() -> ExitCode {
         Command::Reference(args) => reference::execute(args),
         Command::Report(args) => report::execute(args),
         Command::Table(args) => table::execute(args),
+        Command::Crosscheck(args) => crosscheck::execute(args),
         Command::Exercise(args) => exercise::execute(args),
         Command::Monitor(args) => monitor::execute(args),
         Command::Profile(args) => profile::execute(args),

@@ -14,6 +14,7 @@ use std::time::Duration;
 
 use anyhow::Result;
 
+use super::anchor::Anchor;
 use super::state::RunState;
 use crate::model::{family_of, Basis, Metric, Mode, RunOptions, Source, Unit};
 
@@ -38,6 +39,7 @@ pub struct Benchmark {
     requires: Option<SupportCheck>,
     partnered: bool,
     syscalls: &'static [(&'static str, f64)],
+    anchors: Vec<Anchor>,
     prepare: Box<Prepare>,
 }
 
@@ -60,6 +62,7 @@ impl Benchmark {
             requires: None,
             partnered: false,
             syscalls: &[],
+            anchors: Vec::new(),
             prepare: Box::new(prepare),
         }
     }
@@ -131,6 +134,18 @@ impl Benchmark {
     /// The declared system calls per operation (see [`Benchmark::expects_syscalls`]).
     pub fn expected_syscalls(&self) -> &'static [(&'static str, f64)] {
         self.syscalls
+    }
+
+    /// The tool a user would pick instead (perf bench, lmbench, fio), which
+    /// `timeshare crosscheck` runs beside this row; a row may have several.
+    pub fn anchor(mut self, anchor: Anchor) -> Self {
+        self.anchors.push(anchor);
+        self
+    }
+
+    /// The tools this row is checked against.
+    pub fn anchors(&self) -> &[Anchor] {
+        &self.anchors
     }
 
     /// The stable id, `family.name[.variant]`: the key of stored results and comparisons.

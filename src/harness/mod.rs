@@ -2,6 +2,7 @@
 //! perturbed samples, the kernel's counters, the environment record and the run loop.
 //! Nothing here prints; progress goes through [`Observer`].
 
+pub mod anchor;
 pub mod children;
 pub mod clock;
 pub mod contract;

@@ -5,6 +5,7 @@
 
 pub mod basis;
 pub mod change;
+pub mod crosscheck;
 pub mod details;
 pub mod environment;
 pub mod exercise;
@@ -13,6 +14,7 @@ pub mod levels;
 pub mod load;
 pub mod observe;
 pub mod overhead;
+pub mod resolution;
 pub mod result;
 pub mod stats;
 pub mod unit;

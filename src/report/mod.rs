@@ -3,6 +3,7 @@
 pub mod cache;
 pub mod compare;
 pub mod cpu;
+pub mod crosscheck;
 pub mod csv;
 pub mod docs;
 pub mod exercise;

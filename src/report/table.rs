@@ -9,6 +9,7 @@ use comfy_table::{Cell, CellAlignment, ColumnConstraint, ContentArrangement, Tab
 
 use super::style::{self, Tone};
 use crate::harness::contract::{Benchmark, Derived};
+use crate::model::resolution::{shown, Shown};
 use crate::model::unit::{format_seconds, format_value};
 use crate::model::Overhead;
 use crate::model::{BenchResult, Environment, Run, RunStatus, Status, Summary};
@@ -141,8 +142,9 @@ pub fn run_table(run: &Run, overhead: &Overhead, wide: bool) -> String {
     }
     header.push("notes");
     let mut t = new_table(&header);
+    let cycle = crate::model::resolution::cycle_s(run.environment.cpu.mhz);
     for r in &run.results {
-        let mut row = result_row(r);
+        let mut row = result_row(r, cycle, overhead);
         if wide {
             let notes = row.pop().unwrap_or_default();
             row.extend(wide_cells(r));
@@ -248,7 +250,7 @@ pub fn spread_cells(r: &BenchResult, s: &Summary) -> [String; 3] {
     ]
 }
 
-fn result_row(r: &BenchResult) -> Vec<String> {
+fn result_row(r: &BenchResult, cycle: Option<f64>, overhead: &Overhead) -> Vec<String> {
     let no_figure = |note: String| {
         vec![
             r.id.clone(),
@@ -278,14 +280,26 @@ fn result_row(r: &BenchResult) -> Vec<String> {
                 notes.insert(0, line);
             }
             let [ci, sd, samples] = spread_cells(r, s);
-            vec![
-                r.id.clone(),
-                format_value(s.median, r.unit),
-                ci,
-                sd,
-                samples,
-                notes.join("; "),
-            ]
+            let headline = match shown(r, cycle, overhead) {
+                Some(Shown::BelowCycle(c)) => {
+                    notes.insert(0, "below one CPU cycle: not resolved".into());
+                    return below(r, format!("< {}", format_seconds(c)), samples, notes);
+                }
+                Some(Shown::BelowClock(c)) => {
+                    notes.retain(|n| !n.starts_with("below resolution"));
+                    notes.insert(0, "below the clock's resolution: not resolved".into());
+                    return below(r, format!("< {}", format_seconds(c)), samples, notes);
+                }
+                Some(Shown::NotPositive) => {
+                    notes.insert(
+                        0,
+                        "no positive cost resolved (the correction exceeds it)".into(),
+                    );
+                    return below(r, "< resolution".into(), samples, notes);
+                }
+                _ => format_value(s.median, r.unit),
+            };
+            vec![r.id.clone(), headline, ci, sd, samples, notes.join("; ")]
         }
         (Status::Skipped { reason }, _) => no_figure(format!("skipped: {reason}")),
         (Status::Failed { error }, _) => no_figure(format!("FAILED: {error}")),
@@ -308,6 +322,19 @@ pub fn invocation_note(r: &BenchResult) -> Option<String> {
         ));
     }
     Some(line)
+}
+
+/// A row whose figure was not resolved: its bound, no spread (a spread of a figure that
+/// is not one means nothing), its samples and why.
+fn below(r: &BenchResult, bound: String, samples: String, notes: Vec<String>) -> Vec<String> {
+    vec![
+        r.id.clone(),
+        bound,
+        String::new(),
+        String::new(),
+        samples,
+        notes.join("; "),
+    ]
 }
 
 /// "N ok, M skipped, K failed in T s": the last line `run` and `show` print.

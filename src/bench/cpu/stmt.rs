@@ -37,6 +37,7 @@ use std::fmt::Debug;
 use anyhow::{bail, Result};
 
 use super::{calibrated_whole, clock, perq};
+use crate::harness::anchor::{Anchor, Parse};
 use crate::harness::contract::{Benchmark, Ctx, Workload};
 use crate::model::details::cpu;
 use crate::model::Details;
@@ -730,7 +731,33 @@ pub fn rows() -> Vec<Benchmark> {
     all.extend(rows_for!(i64));
     all.extend(rows_for!(f32));
     all.extend(rows_for!(f64));
-    all
+    all.into_iter().map(with_anchor).collect()
+}
+
+/// lmbench's `lat_ops` times the same dependent chains (one operation's latency) for the
+/// rows it has: multiply and divide of each type, and the floating-point adds. (Integer add
+/// and the bit operations are one cycle or less there: below what either can resolve.)
+fn with_anchor(b: Benchmark) -> Benchmark {
+    let label = match b.id() {
+        "cpu.stmt.i32.mul" => "integer mul",
+        "cpu.stmt.i32.div" => "integer div",
+        "cpu.stmt.i64.mul" => "int64 mul",
+        "cpu.stmt.i64.div" => "int64 div",
+        "cpu.stmt.f32.add" => "float add",
+        "cpu.stmt.f32.mul" => "float mul",
+        "cpu.stmt.f32.div" => "float div",
+        "cpu.stmt.f64.add" => "double add",
+        "cpu.stmt.f64.mul" => "double mul",
+        "cpu.stmt.f64.div" => "double div",
+        _ => return b,
+    };
+    b.anchor(Anchor::lmbench(
+        "lmbench lat_ops",
+        "lat_ops",
+        &[],
+        Parse::LmbenchOpsNanoseconds(label),
+        "per operation of a dependent chain",
+    ))
 }
 
 #[cfg(test)]

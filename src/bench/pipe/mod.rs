@@ -10,6 +10,7 @@ use anyhow::Result;
 
 use super::message::{self, Pattern, Transport};
 use super::micro::{berkeley, perq, whole_transfers};
+use crate::harness::anchor::{Anchor, Parse};
 use crate::harness::contract::{Benchmark, Ctx, Workload};
 use crate::model::{Metric, Source};
 
@@ -62,7 +63,19 @@ fn rows() -> Vec<Benchmark> {
             |c| msg(c, Pattern::Back, 4),
         )
         .partnered()
-        .per("message round trip"),
+        .per("message round trip")
+        .anchor(Anchor::perf(
+            "perf bench sched pipe",
+            &["bench", "sched", "pipe", "-l", "50000"],
+            "per round trip of a 4-byte message between two processes",
+        ))
+        .anchor(Anchor::lmbench(
+            "lmbench lat_pipe",
+            "lat_pipe",
+            &[],
+            Parse::LmbenchMicroseconds,
+            "per round trip of a small message between two processes",
+        )),
         Benchmark::new(
             "pipe.back.512",
             "round trip of a 512-byte message with a child over two pipes (001 pipeback512)",

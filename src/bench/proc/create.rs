@@ -296,6 +296,18 @@ impl Workload for Creation {
         Ok(())
     }
 
+    fn notes(&self) -> Vec<String> {
+        match (self.how, self.exec.is_some()) {
+            (Create::Fork, false) => vec![
+                "the child calls _exit(0) at once; lmbench's lat_proc fork child calls \
+                 exit(), whose C-library handlers write to copy-on-write pages: \
+                 lat_proc's figure is higher (see docs/crosscheck.md)"
+                    .into(),
+            ],
+            _ => Vec::new(),
+        }
+    }
+
     fn details(&mut self) -> Option<Details> {
         Some(Details::of(&micro::Creation {
             heap_grown_bytes: self.grown.mem.len(),

@@ -13,6 +13,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result};
 
 use super::{fig, Calls, Convention};
+use crate::harness::anchor::{Anchor, Parse};
 use crate::harness::contract::{Benchmark, Ctx, Workload};
 use crate::model::Source;
 
@@ -87,13 +88,27 @@ pub fn rows() -> Vec<Benchmark> {
             "read 1 byte from /dev/zero",
             Source::Modern("the cheapest read: a device with no data to fetch"),
             |_| byte_loop("/dev/zero", false),
-        ),
+        )
+        .anchor(Anchor::lmbench(
+            "lmbench lat_syscall read",
+            "lat_syscall",
+            &["read"],
+            Parse::LmbenchMicroseconds,
+            "per 1-byte read of /dev/zero",
+        )),
         Benchmark::new(
             "syscall.write",
             "write 1 byte to /dev/null",
             Source::Modern("the cheapest write: a device that discards"),
             |_| byte_loop("/dev/null", true),
-        ),
+        )
+        .anchor(Anchor::lmbench(
+            "lmbench lat_syscall write",
+            "lat_syscall",
+            &["write"],
+            Parse::LmbenchMicroseconds,
+            "per 1-byte write to /dev/null",
+        )),
     ]
 }
 

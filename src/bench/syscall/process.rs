@@ -6,6 +6,7 @@ use std::hint::black_box;
 use anyhow::Result;
 
 use super::{check, fig, raw, Calls, Convention, ROOT_ONLY};
+use crate::harness::anchor::{Anchor, Parse};
 use crate::harness::contract::{Benchmark, Ctx, Workload};
 
 /// A loop over one raw system call with constant arguments.
@@ -25,7 +26,19 @@ pub fn rows() -> Vec<Benchmark> {
             |_| Ok(raw_loop("getpid", libc::SYS_getpid, &[])),
         )
         .per("system call")
-        .expects_syscalls(&[("getpid", 1.0)]),
+        .expects_syscalls(&[("getpid", 1.0)])
+        .anchor(Anchor::perf(
+            "perf bench syscall basic",
+            &["bench", "syscall", "basic", "-l", "2000000"],
+            "per getppid system call",
+        ))
+        .anchor(Anchor::lmbench(
+            "lmbench lat_syscall null",
+            "lat_syscall",
+            &["null"],
+            Parse::LmbenchMicroseconds,
+            "per getppid system call",
+        )),
         Benchmark::new(
             "syscall.getpid.libc",
             "getpid through the C library wrapper (002's indirect path)",

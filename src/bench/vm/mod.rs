@@ -40,7 +40,7 @@ pub const DEFAULT_PAGES: u64 = 7_500;
 pub fn all(options: &RunOptions) -> Vec<Benchmark> {
     let pages = pages(options);
     let mut all: Vec<Benchmark> = CASES.iter().map(|c| c.benchmark(pages)).collect();
-    all.push(pagefault::benchmark());
+    all.extend(pagefault::benchmarks());
     all
 }
 
@@ -449,7 +449,7 @@ mod tests {
     fn every_table_6_program_is_a_row() {
         let all = all(&RunOptions::default());
         let ids: Vec<_> = all.iter().map(|b| b.id()).collect();
-        assert_eq!(ids.len(), 13);
+        assert_eq!(ids.len(), 14); // with vm.pagefault and vm.pagefault.page
         for s in [1, 10, 30, 40, 50, 60, 80, 10000] {
             assert!(ids.contains(&format!("vm.gausspage.{s}").as_str()));
         }

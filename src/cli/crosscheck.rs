@@ -1,0 +1,195 @@
+//! `timeshare crosscheck [FAMILY|ID…] [--pairs N] [--cpu N]`
+//!
+//! Every selected row that declares an anchor (the tool a user would pick instead: perf
+//! bench, lmbench, fio) is run beside that tool: row, tool, row, tool… `--pairs` times,
+//! the whole command pinned to one CPU (children inherit the affinity, so a two-process
+//! row and a two-process tool both share that CPU). The row runs as its own quick
+//! `timeshare run ID --no-save`, a fresh process each time as the tool is. The table gives
+//! both medians, the median and range of the per-pair ratios and the verdict against the
+//! row's declared tolerance. Exit status 1 when a row is outside its tolerance without a
+//! declared reason, or gave no figure.
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+use anyhow::{bail, Context, Result};
+use clap::Args;
+
+use super::{output, suggest, Exit, UsageError};
+use crate::bench::Registry;
+use crate::harness::anchor::Anchor;
+use crate::harness::contract::Benchmark;
+use crate::harness::{cpu, interrupt};
+use crate::model::crosscheck::{CheckRow, Outcome, Pairing};
+use crate::model::{Run, Status, Unit};
+use crate::report;
+
+#[derive(Debug, Args)]
+pub struct CrosscheckArgs {
+    /// Families, ids or id prefixes (default: every row that declares an anchor)
+    pub select: Vec<String>,
+    /// Interleaved pairs (row, tool) per row
+    #[arg(long, value_name = "N", default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..=100))]
+    pub pairs: u32,
+    /// The CPU to pin everything to (default: the last usable one)
+    #[arg(long, value_name = "N")]
+    pub cpu: Option<usize>,
+}
+
+pub fn execute(args: CrosscheckArgs) -> Result<Exit> {
+    let usable = cpu::usable_cpus();
+    let pin = match args.cpu {
+        Some(c) => {
+            cpu::check_usable(c).map_err(|e| UsageError(e.to_string()))?;
+            c
+        }
+        None => *usable.last().context("no usable CPU")?,
+    };
+    let reg = Registry::with_defaults();
+    let chosen = suggest::select(&reg, &args.select)?;
+    let anchored: Vec<&Benchmark> = chosen
+        .into_iter()
+        .filter(|b| !b.anchors().is_empty())
+        .collect();
+    if anchored.is_empty() {
+        return Err(UsageError(
+            "none of the selected rows declares an anchor (try `timeshare crosscheck`)".into(),
+        )
+        .into());
+    }
+    cpu::pin_to(&[pin])?;
+    interrupt::install()?;
+    let scratch = tempfile::Builder::new()
+        .prefix("timeshare-crosscheck-")
+        .tempdir()?;
+    let exe = std::env::current_exe().context("cannot find timeshare's own program")?;
+    let mut rows = Vec::new();
+    for b in &anchored {
+        for a in b.anchors() {
+            if interrupt::requested() {
+                break;
+            }
+            eprintln!("crosscheck: {} against {} …", b.id(), a.tool);
+            let outcome = check(&exe, b, a, args.pairs, scratch.path());
+            rows.push(CheckRow {
+                id: b.id().to_string(),
+                tool: a.tool.to_string(),
+                command: a.command_line(),
+                basis: a.basis.to_string(),
+                tolerance: a.tolerance,
+                why: a.explained.or(a.why).map(str::to_string),
+                outcome,
+            });
+        }
+    }
+    output::print_text(&format!(
+        "pinned to CPU {pin}; {} interleaved pairs per row\n{}",
+        args.pairs,
+        report::crosscheck::crosscheck_table(&rows)
+    ))?;
+    Ok(if interrupt::requested() {
+        Exit::Interrupted
+    } else if rows.iter().any(CheckRow::fails) {
+        Exit::Failed
+    } else {
+        Exit::Success
+    })
+}
+
+fn check(exe: &Path, b: &Benchmark, a: &Anchor, pairs: u32, scratch: &Path) -> Outcome {
+    let Some(program) = a.locate() else {
+        return Outcome::Missing {
+            package: a.package.into(),
+        };
+    };
+    let attempt = || -> Result<Pairing> {
+        let file = match a.file {
+            Some(f) => {
+                let path = scratch.join("anchor-file");
+                make_file(&path, f.bytes)?;
+                Some(path)
+            }
+            None => None,
+        };
+        let mut figures = Vec::new();
+        for _ in 0..pairs {
+            if interrupt::requested() {
+                bail!("interrupted");
+            }
+            let row = run_row(exe, b.id(), scratch)?;
+            let tool = run_tool(&program, a, file.as_deref())?;
+            figures.push((row, tool));
+        }
+        Pairing::of(&figures).context("a figure was not a positive number")
+    };
+    match attempt() {
+        Ok(pairing) => {
+            let verdict = pairing.verdict(a.tolerance, a.explained.is_some());
+            Outcome::Paired { pairing, verdict }
+        }
+        Err(e) => Outcome::Failed {
+            error: format!("{e:#}").replace('\n', " "),
+        },
+    }
+}
+
+/// One quick run of the row in a fresh timeshare: its median, seconds per operation.
+fn run_row(exe: &Path, id: &str, scratch: &Path) -> Result<f64> {
+    let json = scratch.join("row.json");
+    let status = Command::new(exe)
+        .args(["run", id, "--quick", "--no-save", "--json"])
+        .arg(&json)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .context("cannot run timeshare")?;
+    let text = std::fs::read_to_string(&json)
+        .with_context(|| format!("timeshare run {id} wrote no result ({status})"))?;
+    let run: Run = serde_json::from_str(&text).context("cannot read the row's result")?;
+    let r = run
+        .results
+        .iter()
+        .find(|r| r.id == id)
+        .with_context(|| format!("{id} is not in its own run"))?;
+    if r.status != Status::Ok || r.unit != Unit::SecondsPerOp {
+        bail!("{id} gave no time per operation ({:?})", r.status);
+    }
+    r.median().context("no median")
+}
+
+/// One run of the tool: its figure in seconds per row operation.
+fn run_tool(program: &Path, a: &Anchor, file: Option<&Path>) -> Result<f64> {
+    let out = Command::new(program)
+        .args(a.args_with(file))
+        .stdin(Stdio::null())
+        .output()
+        .with_context(|| format!("cannot run {}", program.display()))?;
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    a.seconds_per_row_op(&text).with_context(|| {
+        let last = text.lines().last().unwrap_or("(no output)");
+        format!("{} printed no figure ({}): {last}", a.tool, out.status)
+    })
+}
+
+/// A file of `bytes` bytes, written and read back so its pages are cached.
+fn make_file(path: &Path, bytes: u64) -> Result<()> {
+    if path.metadata().is_ok_and(|m| m.len() == bytes) {
+        return Ok(());
+    }
+    let chunk = vec![7u8; 1 << 20];
+    let mut f = std::fs::File::create(path)?;
+    let mut left = bytes;
+    while left > 0 {
+        let n = left.min(chunk.len() as u64) as usize;
+        std::io::Write::write_all(&mut f, &chunk[..n])?;
+        left -= n as u64;
+    }
+    f.sync_all()?;
+    std::fs::read(path)?;
+    Ok(())
+}

@@ -1,0 +1,326 @@
+//! Anchors: the tool a user would pick instead of a row (perf bench, lmbench, fio), declared
+//! beside the benchmark with its command line, how to read its per-operation figure, what
+//! that figure is per, and how close the two must come. `timeshare crosscheck` runs each
+//! row and its anchor alternately, pinned, and sets the two side by side.
+//!
+//! An anchor only describes and parses; the pairing, the ratio and the verdict are
+//! `model::crosscheck`, the running `cli/crosscheck.rs`.
+
+use std::path::{Path, PathBuf};
+
+/// Where Debian's lmbench package puts its programs (not on PATH).
+const LMBENCH_DIRS: &[&str] = &["/usr/lib/lmbench/bin"];
+
+/// How a tool prints its per-operation figure.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Parse {
+    /// `perf bench`: the number before "usecs/op".
+    PerfUsecsPerOp,
+    /// lmbench's `lat_*`: "Label: 0.7015 microseconds" (the last such line).
+    LmbenchMicroseconds,
+    /// lmbench's `lat_ops`: "integer mul: 3.50 nanoseconds", the line of this label.
+    LmbenchOpsNanoseconds(&'static str),
+}
+
+impl Parse {
+    /// Seconds per the tool's operation, read from its output (stdout and stderr joined),
+    /// or `None` when the output does not hold the figure.
+    pub fn seconds(self, output: &str) -> Option<f64> {
+        match self {
+            Parse::PerfUsecsPerOp => output
+                .lines()
+                .find_map(|l| number_before(l, "usecs/op"))
+                .map(|us| us * 1e-6),
+            Parse::LmbenchMicroseconds => output
+                .lines()
+                .rev()
+                .find_map(|l| number_before(l, "microseconds"))
+                .map(|us| us * 1e-6),
+            Parse::LmbenchOpsNanoseconds(label) => output
+                .lines()
+                .filter_map(|l| l.trim().split_once(':'))
+                .find(|(name, _)| name.trim() == label)
+                .and_then(|(_, rest)| number_before(rest, "nanoseconds"))
+                .map(|ns| ns * 1e-9),
+        }
+    }
+}
+
+/// The last number on `line` before the word `unit`: "Pipe latency: 27.78 microseconds".
+fn number_before(line: &str, unit: &str) -> Option<f64> {
+    let (head, _) = line.split_once(unit)?;
+    let v: f64 = head.split_whitespace().last()?.parse().ok()?;
+    (v.is_finite() && v > 0.0).then_some(v)
+}
+
+/// A file the anchor reads, made by the crosscheck before it runs (`{file}` in its
+/// arguments): lat_pagefault maps one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ScratchFile {
+    pub bytes: u64,
+}
+
+/// The tool a row is checked against.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Anchor {
+    /// How a person would name it: "lmbench lat_proc fork".
+    pub tool: &'static str,
+    /// The program and its arguments (`{file}` is replaced by the scratch file's path).
+    pub program: &'static str,
+    pub args: &'static [&'static str],
+    /// The Debian package that provides it.
+    pub package: &'static str,
+    pub parse: Parse,
+    /// What its figure is per, in words.
+    pub basis: &'static str,
+    /// Row operations per tool operation: the row's figure is compared with the tool's
+    /// divided by this (1 when both count the same thing).
+    pub per_row_op: f64,
+    /// The largest |ratio − 1| that still agrees (0.10 = ±10%).
+    pub tolerance: f64,
+    /// Why the tolerance is not the default ±10%, when it is not.
+    pub why: Option<&'static str>,
+    /// A known, stated reason why the two differ beyond the tolerance: a row outside it
+    /// is then "explained", not a failure.
+    pub explained: Option<&'static str>,
+    pub file: Option<ScratchFile>,
+}
+
+impl Anchor {
+    /// `program args…`, whose output `parse` reads, with ±10% and the same basis.
+    pub fn new(
+        tool: &'static str,
+        program: &'static str,
+        args: &'static [&'static str],
+        package: &'static str,
+        parse: Parse,
+        basis: &'static str,
+    ) -> Anchor {
+        Anchor {
+            tool,
+            program,
+            args,
+            package,
+            parse,
+            basis,
+            per_row_op: 1.0,
+            tolerance: 0.10,
+            why: None,
+            explained: None,
+            file: None,
+        }
+    }
+
+    /// An lmbench program (package `lmbench`, Debian's non-free section).
+    pub fn lmbench(
+        tool: &'static str,
+        program: &'static str,
+        args: &'static [&'static str],
+        parse: Parse,
+        basis: &'static str,
+    ) -> Anchor {
+        Anchor::new(tool, program, args, "lmbench", parse, basis)
+    }
+
+    /// A `perf bench` collection (package `linux-perf`).
+    pub fn perf(tool: &'static str, args: &'static [&'static str], basis: &'static str) -> Anchor {
+        Anchor::new(
+            tool,
+            "perf",
+            args,
+            "linux-perf",
+            Parse::PerfUsecsPerOp,
+            basis,
+        )
+    }
+
+    /// Agree within ±`tolerance` (a fraction), for the reason given.
+    pub fn tolerance(mut self, tolerance: f64, why: &'static str) -> Anchor {
+        self.tolerance = tolerance;
+        self.why = Some(why);
+        self
+    }
+
+    /// The two are known to differ, for this reason (said in the row's notes too).
+    pub fn explained(mut self, why: &'static str) -> Anchor {
+        self.explained = Some(why);
+        self
+    }
+
+    /// One tool operation is `n` row operations.
+    pub fn per_row_op(mut self, n: f64) -> Anchor {
+        self.per_row_op = n;
+        self
+    }
+
+    /// The tool reads a scratch file of `bytes` bytes.
+    pub fn with_file(mut self, bytes: u64) -> Anchor {
+        self.file = Some(ScratchFile { bytes });
+        self
+    }
+
+    /// The command line as a person would type it (`{file}` left as it is).
+    pub fn command_line(&self) -> String {
+        std::iter::once(self.program)
+            .chain(self.args.iter().copied())
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
+    /// The arguments with `{file}` replaced.
+    pub fn args_with(&self, file: Option<&Path>) -> Vec<String> {
+        self.args
+            .iter()
+            .map(|a| match file {
+                Some(f) if *a == "{file}" => f.display().to_string(),
+                _ => (*a).to_string(),
+            })
+            .collect()
+    }
+
+    /// The tool's figure converted to the row's basis: seconds per row operation.
+    pub fn seconds_per_row_op(&self, output: &str) -> Option<f64> {
+        self.parse.seconds(output).map(|s| s / self.per_row_op)
+    }
+
+    /// Where the program is: on PATH, or in lmbench's own directory.
+    pub fn locate(&self) -> Option<PathBuf> {
+        locate_in(self.program, std::env::var_os("PATH"), LMBENCH_DIRS)
+    }
+}
+
+fn locate_in(program: &str, path: Option<std::ffi::OsString>, extra: &[&str]) -> Option<PathBuf> {
+    let on_path = path
+        .iter()
+        .flat_map(std::env::split_paths)
+        .map(|dir| dir.join(program));
+    // lmbench's directory holds one folder per architecture triple.
+    let lmbench = extra
+        .iter()
+        .filter_map(|d| std::fs::read_dir(d).ok())
+        .flatten()
+        .flatten()
+        .map(|e| e.path().join(program));
+    on_path.chain(lmbench).find(|p| is_executable(p))
+}
+
+fn is_executable(path: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    path.metadata()
+        .map(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+        .unwrap_or(false)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // The figure lines as perf 6.1 and lmbench 3.0-a9 printed them on this machine
+    // (Debian 12); perf's header lines are added in its usual form.
+    const PERF_SYSCALL: &str = "# Running 'syscall/basic' benchmark:\n# Executed 100000 getppid() calls\n\n       1.086700 usecs/op\n         920217 ops/sec\n";
+    const PERF_PIPE: &str = "# Running 'sched/pipe' benchmark:\n# Executed 20000 pipe operations between two processes\n\n     Total time: 0.277 [sec]\n\n      13.850300 usecs/op\n          72200 ops/sec\n";
+    const LAT_PROC: &str = "Process fork+exit: 704.9146 microseconds\n";
+    const LAT_PAGEFAULT: &str = "Pagefaults on /tmp/x/pf: 0.1578 microseconds\n";
+    const LAT_OPS: &str = "integer bit: 0.80 nanoseconds\ninteger add: 0.58 nanoseconds\ninteger mul: 3.50 nanoseconds\ninteger div: 11.42 nanoseconds\nint64 mul: 3.51 nanoseconds\n";
+
+    fn close(a: f64, b: f64) -> bool {
+        (a - b).abs() <= 1e-9 * b.abs().max(1e-12)
+    }
+
+    #[test]
+    fn perf_bench_figures_are_read_in_seconds() {
+        let s = Parse::PerfUsecsPerOp.seconds(PERF_SYSCALL).unwrap();
+        assert!(close(s, 1.0867e-6), "{s}");
+        let s = Parse::PerfUsecsPerOp.seconds(PERF_PIPE).unwrap();
+        assert!(close(s, 13.8503e-6), "{s}");
+    }
+
+    #[test]
+    fn lmbench_latencies_are_read_in_seconds() {
+        let s = Parse::LmbenchMicroseconds.seconds(LAT_PROC).unwrap();
+        assert!(close(s, 704.9146e-6), "{s}");
+        // A path with a colon-free name before the figure still parses.
+        let s = Parse::LmbenchMicroseconds.seconds(LAT_PAGEFAULT).unwrap();
+        assert!(close(s, 0.1578e-6), "{s}");
+    }
+
+    #[test]
+    fn lat_ops_is_read_by_its_label_not_by_a_prefix() {
+        let s = Parse::LmbenchOpsNanoseconds("integer mul")
+            .seconds(LAT_OPS)
+            .unwrap();
+        assert!(close(s, 3.50e-9), "{s}");
+        let s = Parse::LmbenchOpsNanoseconds("int64 mul")
+            .seconds(LAT_OPS)
+            .unwrap();
+        assert!(close(s, 3.51e-9), "{s}");
+        assert_eq!(
+            Parse::LmbenchOpsNanoseconds("float mul").seconds(LAT_OPS),
+            None
+        );
+    }
+
+    #[test]
+    fn output_without_a_figure_is_none_not_zero() {
+        for p in [
+            Parse::PerfUsecsPerOp,
+            Parse::LmbenchMicroseconds,
+            Parse::LmbenchOpsNanoseconds("integer mul"),
+        ] {
+            assert_eq!(p.seconds(""), None);
+            assert_eq!(p.seconds("perf: command not found\n"), None);
+            assert_eq!(p.seconds("x: nan microseconds usecs/op nanoseconds"), None);
+            assert_eq!(
+                p.seconds("integer mul: 0 nanoseconds 0 usecs/op 0 microseconds"),
+                None
+            );
+        }
+    }
+
+    #[test]
+    fn a_tool_operation_of_several_row_operations_is_divided() {
+        let a =
+            Anchor::perf("perf bench sched pipe", &["bench", "sched", "pipe"], "x").per_row_op(2.0);
+        let s = a.seconds_per_row_op(PERF_PIPE).unwrap();
+        assert!(close(s, 13.8503e-6 / 2.0), "{s}");
+    }
+
+    #[test]
+    fn the_scratch_file_is_put_in_its_place() {
+        let a = Anchor::lmbench(
+            "lmbench lat_pagefault",
+            "lat_pagefault",
+            &["-N", "3", "{file}"],
+            Parse::LmbenchMicroseconds,
+            "x",
+        );
+        assert_eq!(a.args_with(Some(Path::new("/t/pf"))), ["-N", "3", "/t/pf"]);
+        assert_eq!(a.command_line(), "lat_pagefault -N 3 {file}");
+    }
+
+    #[test]
+    fn programs_are_found_on_path_and_in_lmbench_s_directory() {
+        let dir = tempfile::tempdir().unwrap();
+        let arch = dir.path().join("lib/lmbench/bin/x86_64-linux-gnu");
+        std::fs::create_dir_all(&arch).unwrap();
+        let bin = dir.path().join("bin");
+        std::fs::create_dir_all(&bin).unwrap();
+        for p in [arch.join("lat_proc"), bin.join("perf")] {
+            std::fs::write(&p, "#!/bin/sh\n").unwrap();
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
+        }
+        let lm = dir.path().join("lib/lmbench/bin");
+        let extra = [lm.to_str().unwrap()];
+        let path = Some(bin.clone().into_os_string());
+        assert_eq!(
+            locate_in("lat_proc", path.clone(), &extra),
+            Some(arch.join("lat_proc"))
+        );
+        assert_eq!(
+            locate_in("perf", path.clone(), &extra),
+            Some(bin.join("perf"))
+        );
+        assert_eq!(locate_in("fio", path, &extra), None);
+    }
+}

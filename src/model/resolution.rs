@@ -1,0 +1,148 @@
+//! What a row's figure may be shown as: a measured figure, or only a bound, because it
+//! is under one CPU cycle or under what the clock can resolve in one sample, or because
+//! the correction took it below zero (a negative cost is never a cost). Pure.
+
+use super::{BenchResult, Overhead, Unit};
+
+/// How a row's headline is to be shown.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Shown {
+    /// A figure that was resolved: print it.
+    Figure(f64),
+    /// Under one CPU cycle (the bound, in seconds).
+    BelowCycle(f64),
+    /// Under the clock's resolution for one sample's batch (the bound, in seconds per op).
+    BelowClock(f64),
+    /// Zero or less after correction: no cost was resolved.
+    NotPositive,
+}
+
+/// One cycle in seconds at `mhz`, when the frequency is known and plausible.
+pub fn cycle_s(mhz: Option<f64>) -> Option<f64> {
+    mhz.filter(|m| m.is_finite() && *m > 1.0).map(|m| 1e-6 / m)
+}
+
+/// Classify a row's median. Only time per operation is checked; other units are figures.
+///
+/// The clock's floor per operation is the larger of its claimed resolution and the cost
+/// of the clock reads around a sample, divided by the operations in a sample: a batch of
+/// one operation cheaper than reading the clock is timed by the clock's own jitter.
+pub fn shown(r: &BenchResult, cycle: Option<f64>, overhead: &Overhead) -> Option<Shown> {
+    let median = r.median()?;
+    if r.unit != Unit::SecondsPerOp {
+        return Some(Shown::Figure(median));
+    }
+    if median <= 0.0 {
+        return Some(Shown::NotPositive);
+    }
+    let clock_floor = r.calibration.as_ref().map(|c| {
+        let region = overhead.resolution_s.max(c.clock_overhead_s);
+        region / c.batch.max(1) as f64
+    });
+    if let Some(floor) = clock_floor {
+        if r.below_resolution || median < floor {
+            return Some(Shown::BelowClock(floor));
+        }
+    }
+    if let Some(c) = cycle {
+        if median < c {
+            return Some(Shown::BelowCycle(c));
+        }
+    }
+    Some(Shown::Figure(median))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Calibration, Status, Summary};
+
+    fn row(median: f64, batch: u64, below: bool) -> BenchResult {
+        let mut r = BenchResult {
+            id: "cpu.stmt.i32.assign".into(),
+            family: "cpu".into(),
+            source: "x".into(),
+            unit: Unit::SecondsPerOp,
+            better: crate::model::Better::Lower,
+            basis: None,
+            status: Status::Ok,
+            derived: false,
+            calibration: None,
+            summary: None,
+            raw_summary: None,
+            below_resolution: false,
+            samples: Vec::new(),
+            culled: 0,
+            times: None,
+            counters: None,
+            details: None,
+            notes: Vec::new(),
+            duration_s: 0.0,
+            invocations: None,
+            observe: None,
+        };
+        r.status = Status::Ok;
+        r.summary = Some(Summary::from_values(&[median]).unwrap());
+        r.below_resolution = below;
+        r.calibration = Some(Calibration {
+            batch,
+            calibrated: batch > 1,
+            target_s: 0.002,
+            clock_overhead_s: 20e-9,
+            loop_overhead_s: 0.3e-9,
+        });
+        r
+    }
+
+    const CLOCK: Overhead = Overhead {
+        clock_s: 20e-9,
+        per_iter_s: 0.3e-9,
+        resolution_s: 1e-9,
+    };
+    const CYCLE: Option<f64> = Some(0.36e-9);
+
+    #[test]
+    fn under_one_cycle_is_a_bound_not_a_figure() {
+        let r = row(0.08e-9, 1_000_000, false);
+        assert_eq!(shown(&r, CYCLE, &CLOCK), Some(Shown::BelowCycle(0.36e-9)));
+        let r = row(3.5e-9, 1_000_000, false);
+        assert_eq!(shown(&r, CYCLE, &CLOCK), Some(Shown::Figure(3.5e-9)));
+    }
+
+    #[test]
+    fn single_calls_cheaper_than_a_clock_read_are_below_the_clock() {
+        // call.subroutine.single: one call per sample, 3 ns against a 20 ns clock read.
+        let r = row(3e-9, 1, false);
+        assert_eq!(shown(&r, CYCLE, &CLOCK), Some(Shown::BelowClock(20e-9)));
+        // A fork timed one by one is far above it.
+        let r = row(500e-6, 1, false);
+        assert_eq!(shown(&r, CYCLE, &CLOCK), Some(Shown::Figure(500e-6)));
+    }
+
+    #[test]
+    fn a_negative_or_zero_cost_is_never_a_figure() {
+        let mut r = row(-192e-9, 1000, false);
+        r.calibration = None;
+        assert_eq!(shown(&r, CYCLE, &CLOCK), Some(Shown::NotPositive));
+        assert_eq!(
+            shown(&row(0.0, 1000, false), None, &CLOCK),
+            Some(Shown::NotPositive)
+        );
+    }
+
+    #[test]
+    fn the_sampler_s_below_resolution_flag_is_a_bound() {
+        let r = row(5e-9, 1_000_000, true);
+        assert!(matches!(
+            shown(&r, CYCLE, &CLOCK),
+            Some(Shown::BelowClock(_))
+        ));
+    }
+
+    #[test]
+    fn the_cycle_comes_from_a_plausible_frequency_only() {
+        assert_eq!(cycle_s(Some(2800.0)), Some(1e-6 / 2800.0));
+        assert_eq!(cycle_s(Some(0.0)), None);
+        assert_eq!(cycle_s(None), None);
+    }
+}

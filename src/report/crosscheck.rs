@@ -1,0 +1,156 @@
+//! `timeshare crosscheck`: each row beside the tool it cites, one line per pair of them.
+
+use super::table::{new_table, right};
+use crate::model::crosscheck::{CheckRow, Outcome};
+use crate::model::unit::format_seconds;
+
+/// The table: row, tool, both medians, the ratio's median and range, the tolerance and
+/// the verdict; then the command lines and the reasons, numbered, below it.
+pub fn crosscheck_table(rows: &[CheckRow]) -> String {
+    let mut t = new_table(&[
+        "row",
+        "tool",
+        "timeshare",
+        "tool's figure",
+        "ratio",
+        "range",
+        "tolerance",
+        "verdict",
+    ]);
+    let mut notes = Vec::new();
+    for r in rows {
+        let mut cells = vec![r.id.clone(), r.tool.clone()];
+        match &r.outcome {
+            Outcome::Missing { package } => cells.extend([
+                "-".into(),
+                "-".into(),
+                "-".into(),
+                "-".into(),
+                tolerance(r.tolerance),
+                {
+                    notes.push(format!(
+                        "{}: {} is not installed (Debian package {package}: \
+                         apt-get install {package})",
+                        r.id, r.tool
+                    ));
+                    format!("missing [{}]", notes.len())
+                },
+            ]),
+            Outcome::Failed { error } => {
+                cells.extend(["-".into(), "-".into(), "-".into(), "-".into()]);
+                cells.push(tolerance(r.tolerance));
+                notes.push(format!("{}, {}: failed: {error}", r.id, r.tool));
+                cells.push(format!("failed [{}]", notes.len()));
+            }
+            Outcome::Paired {
+                pairing: p,
+                verdict,
+            } => {
+                let mut verdict = verdict.word().to_string();
+                if let Some(why) = &r.why {
+                    notes.push(format!("{}, {}: {why}", r.id, r.tool));
+                    verdict.push_str(&format!(" [{}]", notes.len()));
+                }
+                cells.extend([
+                    format_seconds(p.row_median),
+                    format_seconds(p.anchor_median),
+                    format!("{:.2}×", p.ratio_median),
+                    format!("{:.2}–{:.2}", p.ratio_min, p.ratio_max),
+                    tolerance(r.tolerance),
+                    verdict,
+                ]);
+            }
+        }
+        t.add_row(cells);
+    }
+    right(&mut t, &[2, 3, 4, 5, 6]);
+    let mut out = format!("{t}\n");
+    for (i, n) in notes.iter().enumerate() {
+        out.push_str(&format!("[{}] {n}\n", i + 1));
+    }
+    out.push_str("\ncommands:\n");
+    for r in rows {
+        out.push_str(&format!("  {:<24} {}  ({})\n", r.id, r.command, r.basis));
+    }
+    let paired = rows
+        .iter()
+        .filter(|r| matches!(r.outcome, Outcome::Paired { .. }))
+        .count();
+    let failing = rows.iter().filter(|r| r.fails()).count();
+    let missing = rows
+        .iter()
+        .filter(|r| matches!(r.outcome, Outcome::Missing { .. }))
+        .count();
+    out.push_str(&format!(
+        "\n{paired} paired, {failing} failing, {missing} without their tool\n"
+    ));
+    out
+}
+
+fn tolerance(t: f64) -> String {
+    format!("±{:.0}%", t * 100.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::crosscheck::{Pairing, Verdict};
+
+    fn row(id: &str, outcome: Outcome, why: Option<&str>) -> CheckRow {
+        CheckRow {
+            id: id.into(),
+            tool: "lmbench lat_proc fork".into(),
+            command: "lat_proc fork".into(),
+            basis: "per fork+exit+wait".into(),
+            tolerance: 0.10,
+            why: why.map(str::to_string),
+            outcome,
+        }
+    }
+
+    #[test]
+    fn every_outcome_is_said_in_words() {
+        let p = Pairing::of(&[(0.6e-3, 1e-3), (0.7e-3, 1e-3)]).unwrap();
+        let rows = [
+            row(
+                "proc.fork.0",
+                Outcome::Paired {
+                    pairing: p,
+                    verdict: Verdict::Explained,
+                },
+                Some("the child exits through libc"),
+            ),
+            row(
+                "vm.pagefault",
+                Outcome::Missing {
+                    package: "lmbench".into(),
+                },
+                None,
+            ),
+            row(
+                "pipe.back.4",
+                Outcome::Failed {
+                    error: "no figure in its output".into(),
+                },
+                None,
+            ),
+        ];
+        let text = crosscheck_table(&rows);
+        assert!(text.contains("explained [1]"), "{text}");
+        assert!(
+            text.contains("[1] proc.fork.0, lmbench lat_proc fork: the child"),
+            "{text}"
+        );
+        assert!(text.contains("apt-get install lmbench"), "{text}");
+        assert!(text.contains("failed: no figure"), "{text}");
+        assert!(
+            text.contains("missing [2]") && text.contains("failed [3]"),
+            "{text}"
+        );
+        assert!(text.contains("0.65×"), "{text}");
+        assert!(
+            text.contains("1 paired, 1 failing, 1 without their tool"),
+            "{text}"
+        );
+    }
+}
