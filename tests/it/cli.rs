@@ -94,7 +94,7 @@ fn an_interrupted_run_keeps_what_it_measured() {
     let db_dir = tempfile::tempdir().unwrap();
     let db = db_dir.path().join("runs.db");
     let child = crate::common::command()
-        .args(["run", "syscall", "--full", "--json"])
+        .args(["run", "syscall", "--full", "--invocations", "1", "--json"])
         .arg(&path)
         .arg("--db")
         .arg(&db)
