@@ -336,9 +336,6 @@ pub fn compare_table(columns: &[Column], min_effect: f64) -> Result<String, NoCo
         header.push("ratio".into());
         header.push("verdict".into());
     }
-    if with_machine {
-        header.push("historical source".into());
-    }
     let header_refs: Vec<&str> = header.iter().map(String::as_str).collect();
     let mut t = new_table(&header_refs);
     let ids = row_ids(columns);
@@ -353,6 +350,9 @@ pub fn compare_table(columns: &[Column], min_effect: f64) -> Result<String, NoCo
     let verdict_cols: Vec<usize> = (0..columns.len() - 1).map(|k| 4 + 3 * k).collect();
     let mut converted: Vec<String> = Vec::new();
     let mut reasons: Vec<String> = Vec::new();
+    // The historical sources are long: they go under the table, one line per id, so the
+    // figures keep one line each at a terminal's width.
+    let mut sources: Vec<String> = Vec::new();
     for id in &ids {
         let first = columns[0].cell(id);
         let mut row = vec![id.clone(), show(&first, with_machine)];
@@ -396,7 +396,9 @@ pub fn compare_table(columns: &[Column], min_effect: f64) -> Result<String, NoCo
             {
                 source = s.clone();
             }
-            row.push(source);
+            if !source.is_empty() {
+                sources.push(format!("  {id}: {source}"));
+            }
         }
         t.add_row(style::toned(row, |i, text| {
             if verdict_cols.contains(&i) {
@@ -419,6 +421,13 @@ pub fn compare_table(columns: &[Column], min_effect: f64) -> Result<String, NoCo
         out.push('\n');
     }
     out.push_str(&format!("{t}\n"));
+    if !sources.is_empty() {
+        out.push_str("historical sources:\n");
+        for line in sources {
+            out.push_str(&line);
+            out.push('\n');
+        }
+    }
     for r in reasons {
         out.push_str(&format!("not comparable: {r}\n"));
     }

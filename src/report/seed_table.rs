@@ -473,6 +473,11 @@ pub fn render_from(table: &SeedTable, sources: &[Source]) -> String {
     let first_col = if several { 3 } else { 2 };
     let cols: Vec<usize> = (first_col..header.len()).collect();
     right(&mut t, &cols);
+    // The id is what a reader searches for: it never wraps; the seed's row label may.
+    super::table::no_wrap(&mut t, &[1]);
+    if let Some(label) = t.column_mut(0) {
+        label.remove_constraint();
+    }
     let today_is = match (several, sources.first()) {
         (false, Some(s)) => describe(s),
         (true, _) => format!(
