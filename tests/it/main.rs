@@ -13,6 +13,7 @@ mod io;
 mod load;
 mod micro;
 mod mixed;
+mod observe;
 mod output;
 mod report;
 mod selftest;

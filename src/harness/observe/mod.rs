@@ -26,6 +26,10 @@ pub struct Watch {
     series_cpus: Option<Vec<usize>>,
     perf: Option<PathBuf>,
     tracepoints: Option<SyscallTracepoints>,
+    /// The per-call counters, opened at the first row's pass and kept for the run:
+    /// opening one on each of the kernel's ~370 call tracepoints takes the kernel about
+    /// 15–30 s (perf stat takes as long), too much to pay again for every row.
+    syscall_counters: std::sync::Mutex<Option<SyscallCounters>>,
     counters: bool,
     pub warnings: Vec<String>,
 }
@@ -96,6 +100,7 @@ impl Watch {
             series_cpus,
             perf,
             tracepoints,
+            syscall_counters: std::sync::Mutex::new(None),
             counters: options.counters,
             warnings,
         }
@@ -144,7 +149,15 @@ impl Watch {
             obs.counters = Some(set.read(ops));
         }
         if let Some(tp) = &self.tracepoints {
-            let mut calls = SyscallCounters::open(tp, true)?;
+            let mut opened = self
+                .syscall_counters
+                .lock()
+                .unwrap_or_else(|poisoned| poisoned.into_inner());
+            let calls = match opened.as_mut() {
+                Some(calls) => calls,
+                None => opened.insert(SyscallCounters::open(tp, true)?),
+            };
+            calls.reset()?;
             counted_pass(b, ctx, ops)?;
             let trace = calls.read(ops, b.expected_syscalls())?;
             for e in trace.expected.iter().filter(|e| !e.met) {

@@ -356,6 +356,15 @@ impl SyscallCounters {
         self.read(ops, declared)
     }
 
+    /// Set every count back to zero, for the next row's pass.
+    pub fn reset(&mut self) -> Result<()> {
+        self.all.reset()?;
+        for (_, c) in &mut self.calls {
+            c.reset()?;
+        }
+        Ok(())
+    }
+
     /// Read the calls after a [`counting`] pass of `ops` operations.
     pub fn read(&mut self, ops: u64, declared: &[(&str, f64)]) -> Result<SyscallTrace> {
         let ops = ops.max(1);
