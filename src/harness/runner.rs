@@ -106,14 +106,7 @@ impl Runner {
                 }
             }
         }
-        for d in derived {
-            if let Some(result) = derive(d, &run.results) {
-                observer.bench_finished(&result)?;
-                run.results.push(result);
-            }
-        }
-        run.finished_at = Some(Utc::now());
-        Ok(run)
+        finish(run, derived, observer)
     }
 
     /// Run `benches` in `side.invocations` fresh processes of `side.exe` (see
@@ -147,14 +140,7 @@ impl Runner {
             observer.bench_finished(&result)?;
             run.results.push(result);
         }
-        for d in derived {
-            if let Some(result) = derive(d, &run.results) {
-                observer.bench_finished(&result)?;
-                run.results.push(result);
-            }
-        }
-        run.finished_at = Some(Utc::now());
-        Ok(run)
+        finish(run, derived, observer)
     }
 
     /// One benchmark, start to finish. Only an interrupt is an `Err`; a benchmark that
@@ -278,6 +264,18 @@ impl Runner {
         result.notes.extend(own);
         Ok(())
     }
+}
+
+/// The derived rows from the measured ones, then the run's end.
+fn finish(mut run: Run, derived: &[Derived], observer: &mut dyn Observer) -> Result<Run> {
+    for d in derived {
+        if let Some(result) = derive(d, &run.results) {
+            observer.bench_finished(&result)?;
+            run.results.push(result);
+        }
+    }
+    run.finished_at = Some(Utc::now());
+    Ok(run)
 }
 
 fn empty_result(b: &Benchmark) -> BenchResult {
