@@ -16,6 +16,7 @@ mod dir;
 mod exercise;
 mod exit;
 mod export;
+mod fleet;
 mod history;
 mod import;
 mod list;
@@ -68,6 +69,9 @@ pub enum Command {
     Import(import::ImportArgs),
     /// Set runs and historical machines side by side, with a verdict per id
     Compare(compare::CompareArgs),
+    /// A campaign's hosts side by side: each host's median, the fleet's median and
+    /// spread, and the hosts outside it marked
+    Fleet(fleet::FleetArgs),
     /// List the historical machines of the seeds, or one machine's figures
     Reference(reference::ReferenceArgs),
     /// Write a self-contained HTML report with charts: one run, several side by side, or
@@ -111,6 +115,7 @@ pub fn main() -> ExitCode {
         Command::Export(args) => export::execute(args),
         Command::Import(args) => import::execute(args),
         Command::Compare(args) => compare::execute(args),
+        Command::Fleet(args) => fleet::execute(args),
         Command::Reference(args) => reference::execute(args),
         Command::Report(args) => report::execute(args),
         Command::Table(args) => table::execute(args),

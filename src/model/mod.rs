@@ -8,6 +8,7 @@ pub mod change;
 pub mod details;
 pub mod environment;
 pub mod exercise;
+pub mod fleet;
 pub mod knee;
 pub mod load;
 pub mod observe;

@@ -86,6 +86,9 @@ pub struct RunOptions {
     /// `--trace`).
     #[serde(default, skip_serializing_if = "no_observation")]
     pub observe: super::observe::ObserveOptions,
+    /// Where the run belongs in a fleet (`--campaign`, `--host-name`, `--group`).
+    #[serde(default, skip_serializing_if = "super::fleet::FleetTag::is_empty")]
+    pub fleet: super::fleet::FleetTag,
 }
 
 fn no_observation(o: &super::observe::ObserveOptions) -> bool {

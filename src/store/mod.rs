@@ -71,7 +71,7 @@ pub enum StoreError {
     NoCompleteRun { latest: i64, status: String },
     #[error("database error: {0}")]
     Sqlite(#[from] rusqlite::Error),
-    #[error("database error: {0}")]
+    #[error("database error: {}", chain(.0))]
     Postgres(#[from] postgres::Error),
     #[error("stored record is damaged: {0}")]
     Damaged(String),
@@ -383,7 +383,10 @@ impl Store {
         let same = tx
             .query_one(
                 "SELECT min(id) FROM runs WHERE started_at = ?1 AND host = ?2",
-                vals![run.started_at.to_rfc3339(), run.environment.hostname.as_str()],
+                vals![
+                    run.started_at.to_rfc3339(),
+                    run.environment.hostname.as_str()
+                ],
             )?
             .int();
         if let Some(id) = same {
@@ -470,7 +473,10 @@ impl Store {
         }
         let ids: Vec<i64> = self
             .db
-            .query("SELECT id FROM runs WHERE label = ?1 ORDER BY id", vals![name])?
+            .query(
+                "SELECT id FROM runs WHERE label = ?1 ORDER BY id",
+                vals![name],
+            )?
             .into_iter()
             .filter_map(|r| r[0].int())
             .collect();
@@ -529,9 +535,21 @@ impl Store {
     }
 }
 
+/// An error and its causes on one line ("db error: FATAL: password authentication
+/// failed for user \"ts\""): the driver's own text says only "db error".
+fn chain(e: &dyn std::error::Error) -> String {
+    let mut text = e.to_string();
+    let mut cause = e.source();
+    while let Some(c) = cause {
+        text.push_str(&format!(": {c}"));
+        cause = c.source();
+    }
+    text
+}
+
 /// A driver's error text with the URL's password masked, should it quote the URL.
-fn scrub(e: &dyn std::fmt::Display, url: &str) -> String {
-    let text = e.to_string();
+fn scrub(e: &dyn std::error::Error, url: &str) -> String {
+    let text = chain(e);
     let masked = location::mask(url);
     let text = text.replace(url, &masked);
     match password_of(url) {
@@ -744,9 +762,9 @@ fn mode_name(m: Mode) -> &'static str {
 
 #[cfg(test)]
 mod tests {
+    use super::test_pg as pg;
     use super::*;
     use crate::model::{Better, Calibration, Environment, RunOptions, Summary, Tool, Unit};
-    use super::test_pg as pg;
 
     /// Each scenario gets a fresh, empty store: an SQLite file of its own (one test each),
     /// and a database of its own on one throw-away PostgreSQL server (one test for all,

@@ -116,13 +116,8 @@ impl PgServer {
         let path = self.bin.join(program);
         let mut c = if is_root() {
             let mut c = Command::new("setpriv");
-            c.args([
-                "--reuid=65534",
-                "--regid=65534",
-                "--clear-groups",
-                "--",
-            ])
-            .arg(&path);
+            c.args(["--reuid=65534", "--regid=65534", "--clear-groups", "--"])
+                .arg(&path);
             c
         } else {
             Command::new(&path)
@@ -152,13 +147,8 @@ impl Drop for PgServer {
             let path = self.bin.join("pg_ctl");
             let mut c = if is_root() {
                 let mut c = Command::new("setpriv");
-                c.args([
-                    "--reuid=65534",
-                    "--regid=65534",
-                    "--clear-groups",
-                    "--",
-                ])
-                .arg(&path);
+                c.args(["--reuid=65534", "--regid=65534", "--clear-groups", "--"])
+                    .arg(&path);
                 c
             } else {
                 Command::new(&path)
