@@ -43,10 +43,7 @@ pub fn execute(args: CompareArgs) -> Result<Exit> {
     };
     let mut columns = Vec::new();
     for n in &args.names {
-        match store.as_ref().map(|s| campaign_columns(s, n)).transpose()? {
-            Some(Some(hosts)) => columns.extend(hosts),
-            _ => columns.push(column(store.as_ref(), n)?),
-        }
+        columns.extend(self::columns(store.as_ref(), n)?);
     }
     let table =
         compare_table(&columns, args.threshold / 100.0).map_err(|e| UsageError(e.to_string()))?;
@@ -93,6 +90,14 @@ pub(super) fn column(store: Option<&Store>, name: &str) -> Result<Column> {
     })?;
     let stored = super::db::load_id(store, id)?;
     Ok(run_column(stored))
+}
+
+/// The columns a name gives: one per host for a campaign, else the one of [`column`].
+pub(super) fn columns(store: Option<&Store>, name: &str) -> Result<Vec<Column>> {
+    match store.map(|s| campaign_columns(s, name)).transpose()? {
+        Some(Some(hosts)) => Ok(hosts),
+        _ => Ok(vec![column(store, name)?]),
+    }
 }
 
 /// One column per host of campaign `name`, when there is such a campaign and `name` is

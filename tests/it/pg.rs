@@ -7,6 +7,9 @@
 //! Where PostgreSQL is not installed, [`PgServer::start`] panics and says why: the tests
 //! that need it are not skipped (`.ci/run` installs it).
 
+// Each of the two test binaries uses a part of it.
+#![allow(dead_code)]
+
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
