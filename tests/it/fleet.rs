@@ -96,17 +96,15 @@ fn a_campaign_runs_through_ansible_and_the_slowed_host_is_the_odd_one_out() {
     let sshd = Sshd::start();
     let work = tempfile::tempdir().unwrap();
 
-    // One host, picked anew each time, runs pinned beside a CPU-bound competitor, at a
-    // lower priority; the fleet view must mark that host, and only it.
+    // One host, picked anew each time, runs pinned beside a CPU-bound competitor started
+    // with it, at a lower priority; the fleet view must mark that host, and only it.
     let mut failures = Vec::new();
     let mut landed = false;
     for attempt in 1..=ATTEMPTS {
         let slowed = (std::process::id() as usize + attempt) % HOSTS.len();
         let campaign = format!("lab-{attempt}");
         let inventory = inventory(&sshd, work.path(), &url, Some(slowed), &[]);
-        let competitor = Competitor::start();
         let out = playbook(&sshd, work.path(), &inventory, &campaign);
-        drop(competitor);
         assert!(out.status.success(), "the playbook failed:\n{}", out.text);
         assert!(
             !out.text.contains(PASSWORD),
@@ -209,7 +207,7 @@ fn text(cmd: &mut assert_cmd::Command) -> String {
 }
 
 /// An inventory (YAML) of the three hosts in one group that runs one host at a time.
-/// `slowed`: that host runs at nice 10 on CPU 0, beside the competitor.
+/// `slowed`: that host runs beside a competitor ([`slowing_wrapper`]).
 /// `down`: hosts given a port nobody listens on.
 fn inventory(sshd: &Sshd, work: &Path, url: &str, slowed: Option<usize>, down: &[&str]) -> PathBuf {
     let home = common::pristine_home();
@@ -220,12 +218,11 @@ fn inventory(sshd: &Sshd, work: &Path, url: &str, slowed: Option<usize>, down: &
         } else {
             sshd.port
         };
-        // The slowed host runs at nice 10 pinned to CPU 0, where the competitor (nice 0)
-        // takes some 90% of the CPU from it, whatever else the machine is doing; the
+        // The slowed host runs beside its competitor (see [`slowing_wrapper`]); the
         // others run as the scheduler places them.
         let (cpu, wrapper) = match slowed {
-            Some(s) if s == i => ("--cpu 0", "nice -n 10"),
-            _ => ("", ""),
+            Some(s) if s == i => ("--cpu 0", slowing_wrapper(work).display().to_string()),
+            _ => ("", String::new()),
         };
         hosts.insert(
             name.to_string(),
@@ -317,37 +314,24 @@ fn playbook(sshd: &Sshd, work: &Path, inventory: &Path, campaign: &str) -> Playe
     }
 }
 
-/// A CPU-bound process pinned to CPU 0, killed when dropped. Against it the slowed host
-/// (nice 10) gets about a tenth of CPU 0; the pinning of the competitor alone would not
-/// do on a busy machine, where the scheduler moves the other work off CPU 0 and the
-/// unslowed hosts lose as much as the slowed one.
-struct Competitor(Vec<Child>);
-
-const COMPETITORS: usize = 1;
-
-impl Competitor {
-    fn start() -> Competitor {
-        Competitor(
-            (0..COMPETITORS)
-                .map(|_| {
-                    Command::new("taskset")
-                        .args(["-c", "0", "sh", "-c", "while :; do :; done"])
-                        .stdin(Stdio::null())
-                        .spawn()
-                        .expect("start a competitor with taskset")
-                })
-                .collect(),
-        )
-    }
-}
-
-impl Drop for Competitor {
-    fn drop(&mut self) {
-        for c in &mut self.0 {
-            let _ = c.kill();
-            let _ = c.wait();
-        }
-    }
+/// The command the slowed host runs timeshare under: a CPU-bound competitor pinned to
+/// CPU 0 for the length of the run, and timeshare at nice 10 pinned there too (`--cpu 0`),
+/// so that it gets about a tenth of that CPU. The competitor is started by the same
+/// command, in the same session as the run: with the kernel's autogroups, a competitor
+/// in another session (the test's) would share the CPU by sessions and take only half.
+fn slowing_wrapper(work: &Path) -> PathBuf {
+    let path = work.join("slowed.sh");
+    std::fs::write(
+        &path,
+        "#!/bin/sh\n\
+         taskset -c 0 sh -c 'while :; do :; done' &\n\
+         competitor=$!\n\
+         trap 'kill $competitor' EXIT INT TERM\n\
+         nice -n 10 \"$@\"\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(&path, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    path
 }
 
 /// An `sshd` of the test's own on 127.0.0.2–4, one free port, a temporary host key and
