@@ -159,11 +159,8 @@ fn a_campaign_runs_through_ansible_and_the_slowed_host_is_the_odd_one_out() {
             .collect();
         if outside == [HOSTS[slowed].0] {
             // `compare` takes the campaign (a column per host) and a host's name.
-            let cmp = text(
-                timeshare()
-                    .args(["compare", &campaign, "--db", &url])
-                    .arg(format!("{campaign}/{}", HOSTS[slowed].0)),
-            );
+            let slow = format!("{campaign}/{}", HOSTS[slowed].0);
+            let cmp = text(timeshare().args(["compare", &campaign, &slow, "--db", &url]));
             assert!(cmp.contains("alpha (run"), "{cmp}");
             return unreachable_host_is_reported(&sshd, work.path(), &url);
         }
@@ -301,6 +298,8 @@ fn playbook(sshd: &Sshd, work: &Path, inventory: &Path, campaign: &str) -> Playe
         .env("ANSIBLE_NOCOLOR", "1")
         .env("ANSIBLE_RETRY_FILES_ENABLED", "0")
         .env("ANSIBLE_FORKS", "5")
+        // A busy machine can reset an ssh handshake now and then: try again, as a fleet would.
+        .env("ANSIBLE_SSH_RETRIES", "3")
         .stdin(Stdio::null())
         .output()
         .expect("start ansible-playbook");
