@@ -1,6 +1,7 @@
 //! A throw-away PostgreSQL server for the tests: a cluster made with `initdb` in a
 //! temporary directory, listening only on a Unix socket there, run as an ordinary user
-//! (PostgreSQL refuses root: as root, the cluster is `nobody`'s), with a password, and
+//! (PostgreSQL refuses root: as root, the cluster is the `postgres` user's where Debian's
+//! package made one, else `nobody`'s), with a password, and
 //! stopped when the guard is dropped. Shared by the store's unit tests (through
 //! `#[path]`) and the integration tests.
 //!
@@ -46,8 +47,9 @@ impl PgServer {
             running: false,
         };
         if is_root() {
+            let (uid, gid) = owner();
             for p in [server.dir.path(), pwfile.as_path()] {
-                std::os::unix::fs::chown(p, Some(NOBODY), Some(NOBODY)).unwrap();
+                std::os::unix::fs::chown(p, Some(uid), Some(gid)).unwrap();
             }
         }
         server.pg(
@@ -119,8 +121,14 @@ impl PgServer {
         let path = self.bin.join(program);
         let mut c = if is_root() {
             let mut c = Command::new("setpriv");
-            c.args(["--reuid=65534", "--regid=65534", "--clear-groups", "--"])
-                .arg(&path);
+            let (uid, gid) = owner();
+            c.args([
+                format!("--reuid={uid}"),
+                format!("--regid={gid}"),
+                "--clear-groups".into(),
+                "--".into(),
+            ])
+            .arg(&path);
             c
         } else {
             Command::new(&path)
@@ -150,8 +158,14 @@ impl Drop for PgServer {
             let path = self.bin.join("pg_ctl");
             let mut c = if is_root() {
                 let mut c = Command::new("setpriv");
-                c.args(["--reuid=65534", "--regid=65534", "--clear-groups", "--"])
-                    .arg(&path);
+                let (uid, gid) = owner();
+                c.args([
+                    format!("--reuid={uid}"),
+                    format!("--regid={gid}"),
+                    "--clear-groups".into(),
+                    "--".into(),
+                ])
+                .arg(&path);
                 c
             } else {
                 Command::new(&path)
@@ -168,6 +182,23 @@ impl Drop for PgServer {
 }
 
 const NOBODY: u32 = 65534;
+
+/// Who owns the cluster when the tests run as root: the `postgres` user, else `nobody`.
+/// Not `nobody` when there is a choice: the cluster's processes would count against
+/// `nobody`'s process limit, which other tests (the `load` family's) run into on purpose.
+fn owner() -> (u32, u32) {
+    std::fs::read_to_string("/etc/passwd")
+        .ok()
+        .and_then(|p| {
+            p.lines().find_map(|l| {
+                let f: Vec<&str> = l.split(':').collect();
+                (f.len() > 3 && f[0] == "postgres")
+                    .then(|| Some((f[2].parse().ok()?, f[3].parse().ok()?)))
+                    .flatten()
+            })
+        })
+        .unwrap_or((NOBODY, NOBODY))
+}
 
 fn is_root() -> bool {
     // SAFETY: geteuid has no preconditions and cannot fail.
