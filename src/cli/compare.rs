@@ -14,8 +14,9 @@ use crate::store::{status_name, Store, StoreError, StoredRun, LAST, LAST_ANY};
 
 #[derive(Debug, Args)]
 pub struct CompareArgs {
-    /// Runs (an id, a label, `last` = the newest complete run, `last-any`) and reference
-    /// machines; the first is the baseline
+    /// Runs (an id, a label, `last` = the newest complete run, `last-any`, a fleet host's
+    /// name = its newest complete run, CAMPAIGN/HOST), campaigns (one column per host) and
+    /// reference machines; the first is the baseline
     #[arg(required = true, num_args = 2..)]
     pub names: Vec<String>,
     /// The smallest difference of medians, in percent, that is called a change
@@ -40,11 +41,10 @@ pub fn execute(args: CompareArgs) -> Result<Exit> {
     } else {
         None
     };
-    let columns = args
-        .names
-        .iter()
-        .map(|n| column(store.as_ref(), n))
-        .collect::<Result<Vec<_>>>()?;
+    let mut columns = Vec::new();
+    for n in &args.names {
+        columns.extend(self::columns(store.as_ref(), n)?);
+    }
     let table =
         compare_table(&columns, args.threshold / 100.0).map_err(|e| UsageError(e.to_string()))?;
     output::print_text(&table)?;
@@ -72,7 +72,11 @@ pub(super) fn column(store: Option<&Store>, name: &str) -> Result<Column> {
         }
     }
     let store = store.expect("a store is opened when a name is not a machine");
-    let id = store.resolve(name).map_err(|e| match e {
+    let id = store.resolve(name).or_else(|e| match e {
+        StoreError::UnknownLabel(_) => fleet_host_run(store, name)?.ok_or(e),
+        e => Err(e),
+    });
+    let id = id.map_err(|e| match e {
         StoreError::UnknownLabel(_) => {
             let machines = reference::machines();
             UsageError(format!(
@@ -86,6 +90,61 @@ pub(super) fn column(store: Option<&Store>, name: &str) -> Result<Column> {
     })?;
     let stored = super::db::load_id(store, id)?;
     Ok(run_column(stored))
+}
+
+/// The columns a name gives: one per host for a campaign, else the one of [`column`].
+pub(super) fn columns(store: Option<&Store>, name: &str) -> Result<Vec<Column>> {
+    match store.map(|s| campaign_columns(s, name)).transpose()? {
+        Some(Some(hosts)) => Ok(hosts),
+        _ => Ok(vec![column(store, name)?]),
+    }
+}
+
+/// One column per host of campaign `name`, when there is such a campaign and `name` is
+/// no label (a label wins: it was there first).
+fn campaign_columns(store: &Store, name: &str) -> Result<Option<Vec<Column>>> {
+    if store.has_run(name) || reference::machine(name).is_some() {
+        return Ok(None);
+    }
+    let known = store
+        .headers()?
+        .iter()
+        .any(|(_, r)| r.options.fleet.campaign.as_deref() == Some(name));
+    if !known {
+        return Ok(None);
+    }
+    let (_, hosts) = super::fleet::campaign_runs(store, Some(name))?;
+    Ok(Some(
+        hosts
+            .into_iter()
+            .map(|(h, stored)| {
+                let mut c = run_column(stored);
+                if let Column::Run { name: n, .. } = &mut c {
+                    *n = format!("{} ({n})", h.name);
+                }
+                c
+            })
+            .collect(),
+    ))
+}
+
+/// The newest complete run of the fleet host `name` (`--host-name`, else its hostname),
+/// or of `CAMPAIGN/HOST`.
+fn fleet_host_run(store: &Store, name: &str) -> Result<Option<i64>, StoreError> {
+    let (campaign, host) = match name.split_once('/') {
+        Some((c, h)) => (Some(c), h),
+        None => (None, name),
+    };
+    Ok(store
+        .headers()?
+        .iter()
+        .rev()
+        .find(|(row, run)| {
+            row.status == crate::model::RunStatus::Complete
+                && super::fleet::host_name(run) == host
+                && campaign.is_none_or(|c| run.options.fleet.campaign.as_deref() == Some(c))
+        })
+        .map(|(row, _)| row.id))
 }
 
 pub(super) fn run_column(stored: StoredRun) -> Column {

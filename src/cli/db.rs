@@ -1,25 +1,28 @@
-//! `--db PATH`: which results database a subcommand uses (else `$TIMESHARE_DB`, else the
-//! user's data directory). Shared by `run` and every subcommand that reads the store.
+//! `--db PATH|URL`: which results store a subcommand uses (else `$TIMESHARE_DB`, else the
+//! user's data directory): an SQLite file, or a shared PostgreSQL server named by a
+//! `postgresql://` URL. Shared by `run` and every subcommand that reads the store.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use anyhow::Result;
 use clap::Args;
 
 use super::UsageError;
-use crate::store::{self, Store, StoredRun};
+use crate::store::{self, Location, Store, StoredRun};
 
 #[derive(Debug, Args, Clone, Default)]
 pub struct DbArgs {
-    /// The results database [default: $TIMESHARE_DB, else $XDG_DATA_HOME/timeshare/runs.db]
-    #[arg(long, value_name = "PATH", global = true)]
+    /// The results store: an SQLite file, or a shared PostgreSQL store as
+    /// postgresql://USER:PASSWORD@HOST/DB [default: $TIMESHARE_DB, else
+    /// $XDG_DATA_HOME/timeshare/runs.db]
+    #[arg(long, value_name = "PATH|URL", global = true)]
     pub db: Option<PathBuf>,
 }
 
 impl DbArgs {
-    /// The database file this invocation uses.
-    pub fn path(&self) -> Result<PathBuf> {
-        store::resolve_path(self.db.as_deref()).ok_or_else(|| {
+    /// The store this invocation uses.
+    pub fn location(&self) -> Result<Location> {
+        store::resolve(self.db.as_deref()).ok_or_else(|| {
             UsageError(
                 "no data directory for the results database: give --db PATH or set TIMESHARE_DB"
                     .into(),
@@ -36,7 +39,7 @@ impl DbArgs {
 
     /// Open the database, creating it if needed.
     pub fn open(&self) -> Result<Store> {
-        open_at(&self.path()?)
+        Store::open_at(&self.location()?).map_err(usage_if_user)
     }
 
     /// The database `run` saves to. A database the user chose (`--db`, `$TIMESHARE_DB`)
@@ -45,8 +48,8 @@ impl DbArgs {
     /// from a newer timeshare is refused wherever it is.
     pub fn open_for_run(&self) -> Result<Option<Store>> {
         let chosen = self.is_chosen();
-        let path = self.path()?;
-        match Store::open(&path) {
+        let location = self.location()?;
+        match Store::open_at(&location) {
             Ok(s) => Ok(Some(s)),
             Err(e @ store::StoreError::NewerSchema { .. }) => Err(usage_if_user(e)),
             Err(e) if chosen => Err(usage_if_user(e)),
@@ -62,20 +65,18 @@ impl DbArgs {
     /// Open an existing database for reading only: reading commands never create,
     /// migrate or change one (see [`Store::open_read_only`]).
     pub fn open_existing(&self) -> Result<Store> {
-        let path = self.path()?;
-        if !path.exists() {
-            return Err(UsageError(format!(
-                "no results database at {} (run `timeshare run` first, or give --db)",
-                path.display()
-            ))
-            .into());
+        let location = self.location()?;
+        if let Location::File(path) = &location {
+            if !path.exists() {
+                return Err(UsageError(format!(
+                    "no results database at {} (run `timeshare run` first, or give --db)",
+                    path.display()
+                ))
+                .into());
+            }
         }
-        Store::open_read_only(&path).map_err(usage_if_user)
+        Store::open_existing_at(&location).map_err(usage_if_user)
     }
-}
-
-fn open_at(path: &Path) -> Result<Store> {
-    Store::open(path).map_err(usage_if_user)
 }
 
 /// A store error that is the user's doing (a name, a file) becomes a usage error (exit 2).

@@ -15,15 +15,16 @@ pub struct HistoryArgs {
 }
 
 pub fn execute(args: HistoryArgs) -> Result<Exit> {
-    let path = args.db.path()?;
     // No default database yet is a fresh start; a database the user named and that is
     // not there is a wrong path (exit 2), as for every command that reads one.
-    if !path.exists() && !args.db.is_chosen() {
-        output::print_text(&format!(
-            "no runs stored yet (no database at {})\n",
-            path.display()
-        ))?;
-        return Ok(Exit::Success);
+    if let crate::store::Location::File(path) = args.db.location()? {
+        if !path.exists() && !args.db.is_chosen() {
+            output::print_text(&format!(
+                "no runs stored yet (no database at {})\n",
+                path.display()
+            ))?;
+            return Ok(Exit::Success);
+        }
     }
     let store = args.db.open_existing()?;
     let rows = store.runs()?;

@@ -18,6 +18,7 @@ mod dir;
 mod exercise;
 mod exit;
 mod export;
+mod fleet;
 mod history;
 mod import;
 mod invocation;
@@ -73,6 +74,9 @@ pub enum Command {
     Compare(compare::CompareArgs),
     /// Measure two builds or settings alternately in one sitting and compare them
     Ab(ab::AbArgs),
+    /// A campaign's hosts side by side: each host's median, the fleet's median and
+    /// spread, and the hosts outside it marked
+    Fleet(fleet::FleetArgs),
     /// List the historical machines of the seeds, or one machine's figures
     Reference(reference::ReferenceArgs),
     /// Write a self-contained HTML report with charts: one run, several side by side, or
@@ -122,6 +126,7 @@ pub fn main() -> ExitCode {
         Command::Import(args) => import::execute(args),
         Command::Compare(args) => compare::execute(args),
         Command::Ab(args) => ab::execute(args),
+        Command::Fleet(args) => fleet::execute(args),
         Command::Reference(args) => reference::execute(args),
         Command::Report(args) => report::execute(args),
         Command::Table(args) => table::execute(args),

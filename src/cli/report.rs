@@ -117,16 +117,16 @@ fn columns(db: &DbArgs, names: &[String]) -> Result<Vec<Column>> {
     } else {
         Some(db.open_existing()?)
     };
-    names
-        .iter()
-        .map(|n| {
-            if is_file(n) {
-                file_column(Path::new(n))
-            } else {
-                super::compare::column(store.as_ref(), n)
-            }
-        })
-        .collect()
+    let mut columns = Vec::new();
+    for n in names {
+        if is_file(n) {
+            columns.push(file_column(Path::new(n))?);
+        } else {
+            // A campaign's name is a column per host.
+            columns.extend(super::compare::columns(store.as_ref(), n)?);
+        }
+    }
+    Ok(columns)
 }
 
 /// A run from a JSON file: a run (`run --json`, `export`) or an exerciser's record

@@ -21,6 +21,7 @@ use crate::harness::children::Pair;
 use crate::harness::contract::Benchmark;
 use crate::harness::tee::Tee;
 use crate::harness::{cpu, interrupt, invocations, Observer, Runner};
+use crate::model::fleet::FleetTag;
 use crate::model::{
     BenchResult, LoadOptions, Mode, ObserveOptions, Placement, Run, RunOptions, RunStatus, Status,
 };
@@ -70,6 +71,16 @@ pub struct RunArgs {
     pub no_save: bool,
     #[command(flatten)]
     pub db: super::db::DbArgs,
+    /// File the run under this campaign (the runs of one occasion on many hosts; see
+    /// `timeshare fleet`)
+    #[arg(long, value_name = "NAME")]
+    pub campaign: Option<String>,
+    /// This host's name in the fleet (an inventory name) [default: the hostname]
+    #[arg(long, value_name = "NAME")]
+    pub host_name: Option<String>,
+    /// The group of hosts this one belongs to (an inventory group)
+    #[arg(long, value_name = "NAME")]
+    pub group: Option<String>,
     /// Pages the vm family allocates (default 7500, as in seed 001's run script)
     #[arg(long, value_name = "N")]
     pub pages: Option<u64>,
@@ -184,6 +195,11 @@ pub fn execute(args: RunArgs) -> Result<Exit> {
             profile: args.profile,
             counters: args.counters,
             trace: args.trace,
+        },
+        fleet: FleetTag {
+            campaign: args.campaign.clone(),
+            host: args.host_name.clone(),
+            group: args.group.clone(),
         },
     };
     crate::bench::vm::check_options(&options).map_err(UsageError)?;

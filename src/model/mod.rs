@@ -9,6 +9,7 @@ pub mod crosscheck;
 pub mod details;
 pub mod environment;
 pub mod exercise;
+pub mod fleet;
 pub mod knee;
 pub mod levels;
 pub mod load;

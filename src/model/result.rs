@@ -90,6 +90,9 @@ pub struct RunOptions {
     /// in the process of the run itself.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub invocations: Option<usize>,
+    /// Where the run belongs in a fleet (`--campaign`, `--host-name`, `--group`).
+    #[serde(default, skip_serializing_if = "super::fleet::FleetTag::is_empty")]
+    pub fleet: super::fleet::FleetTag,
 }
 
 fn no_observation(o: &super::observe::ObserveOptions) -> bool {

@@ -8,6 +8,7 @@ pub mod csv;
 pub mod docs;
 pub mod exercise;
 pub mod extra;
+pub mod fleet;
 pub mod html;
 pub mod io;
 pub mod json;

@@ -10,17 +10,25 @@
 //! A run still marked `running` whose writing process is gone (same boot, pid dead or
 //! reused) is reported as `interrupted`; see [`Liveness`].
 
+mod backend;
 mod liveness;
+mod location;
 mod recorder;
 mod schema;
+/// The throw-away PostgreSQL server of the tests (shared with the integration tests).
+#[cfg(test)]
+#[path = "../../tests/it/pg.rs"]
+mod test_pg;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use chrono::{DateTime, Utc};
-use rusqlite::{params, Connection, OptionalExtension};
+use rusqlite::Connection;
 
+use backend::{vals, Db, Value};
 pub use liveness::Liveness;
+pub use location::{mask, Location};
 pub use recorder::Recorder;
 
 use crate::model::Overhead;
@@ -63,6 +71,10 @@ pub enum StoreError {
     NoCompleteRun { latest: i64, status: String },
     #[error("database error: {0}")]
     Sqlite(#[from] rusqlite::Error),
+    #[error("database error: {}", chain(.0))]
+    Postgres(#[from] postgres::Error),
+    #[error("stored record is damaged: {0}")]
+    Damaged(String),
     #[error("stored record is damaged: {0}")]
     Json(#[from] serde_json::Error),
 }
@@ -94,6 +106,12 @@ pub fn resolve_path(arg: Option<&Path>) -> Option<PathBuf> {
         return Some(PathBuf::from(p));
     }
     dirs::data_dir().map(|d| d.join("timeshare").join("runs.db"))
+}
+
+/// The store to use, as [`resolve_path`] finds it: a `postgresql://` URL names a shared
+/// PostgreSQL store, anything else an SQLite file.
+pub fn resolve(arg: Option<&Path>) -> Option<Location> {
+    resolve_path(arg).map(|p| Location::parse(p.as_os_str()))
 }
 
 /// One line of `timeshare history`.
@@ -136,11 +154,78 @@ pub struct StoredRun {
 }
 
 pub struct Store {
-    conn: Connection,
+    db: Db,
     path: String,
 }
 
 impl Store {
+    /// Open (creating if needed) the store at `location` and bring its schema up to date.
+    pub fn open_at(location: &Location) -> Result<Store, StoreError> {
+        match location {
+            Location::File(p) => Store::open(p),
+            Location::Postgres(url) => Store::open_postgres(url, false),
+        }
+    }
+
+    /// Open an existing store for reading only (see [`Store::open_read_only`]).
+    pub fn open_existing_at(location: &Location) -> Result<Store, StoreError> {
+        match location {
+            Location::File(p) => Store::open_read_only(p),
+            Location::Postgres(url) => Store::open_postgres(url, true),
+        }
+    }
+
+    /// Connect to a PostgreSQL store. For writing, its schema is made or brought up to
+    /// date; for reading, the session is read-only and nothing is created or migrated.
+    /// Errors name the server by its URL with the password masked.
+    fn open_postgres(url: &str, read_only: bool) -> Result<Store, StoreError> {
+        let shown = location::mask(url);
+        let config: postgres::Config = url.parse().map_err(|e| StoreError::CannotOpen {
+            path: shown.clone(),
+            why: format!("not a PostgreSQL URL: {}", scrub(&e, url)),
+        })?;
+        let client = config
+            .connect(postgres::NoTls)
+            .map_err(|e| StoreError::CannotOpen {
+                path: shown.clone(),
+                why: scrub(&e, url),
+            })?;
+        let db = Db::Postgres(std::cell::RefCell::new(client));
+        let not_db = |e: StoreError| match e {
+            StoreError::Postgres(e) => StoreError::NotADatabase {
+                path: shown.clone(),
+                why: scrub(&e, url),
+            },
+            other => other,
+        };
+        if read_only {
+            db.batch("SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY")?;
+            let (identity, version) = schema::pg_identify(&db).map_err(not_db)?;
+            match identity {
+                schema::Identity::Ours => {}
+                schema::Identity::Empty => {
+                    return Err(StoreError::NotADatabase {
+                        path: shown,
+                        why: "it holds no timeshare store yet (run `timeshare run` first)".into(),
+                    })
+                }
+                schema::Identity::Foreign(why) => {
+                    return Err(StoreError::NotADatabase { path: shown, why })
+                }
+            }
+            if version > schema::current_version() {
+                return Err(StoreError::NewerSchema {
+                    path: shown,
+                    found: version,
+                    known: schema::current_version(),
+                });
+            }
+        } else {
+            schema::pg_migrate(&db, &shown).map_err(not_db)?;
+        }
+        Ok(Store { db, path: shown })
+    }
+
     /// Open (creating if needed) the database at `path` and bring its schema up to date.
     pub fn open(path: &Path) -> Result<Store, StoreError> {
         let shown = path.display().to_string();
@@ -176,7 +261,10 @@ impl Store {
             other => other,
         })?;
         schema::mark_ours(&conn)?;
-        Ok(Store { conn, path: shown })
+        Ok(Store {
+            db: Db::Sqlite(conn),
+            path: shown,
+        })
     }
 
     /// Open an existing database for reading only (`history`, `show`, `export`, …): the
@@ -236,17 +324,26 @@ impl Store {
                 known: schema::current_version(),
             });
         }
-        Ok(Store { conn, path: shown })
+        Ok(Store {
+            db: Db::Sqlite(conn),
+            path: shown,
+        })
     }
 
+    /// Where the store is, as shown to the user (a URL's password masked).
     pub fn path(&self) -> &str {
         &self.path
+    }
+
+    /// True for a shared PostgreSQL store.
+    pub fn is_shared(&self) -> bool {
+        self.db.is_postgres()
     }
 
     /// Record a run that is starting (status `running`, no results yet); returns its id.
     pub fn begin_run(&mut self, run: &Run, overhead: &Overhead) -> Result<i64, StoreError> {
         let me = Liveness::this_process();
-        let tx = self.conn.transaction()?;
+        let tx = self.db.transaction(false)?;
         let id = insert_run(&tx, run, Some(overhead), None, Some(&me))?;
         tx.commit()?;
         Ok(id)
@@ -259,7 +356,7 @@ impl Store {
         seq: usize,
         result: &BenchResult,
     ) -> Result<(), StoreError> {
-        insert_result(&self.conn, run_id, seq, result)
+        insert_result(&self.db, run_id, seq, result)
     }
 
     /// Mark a run finished (complete or interrupted).
@@ -269,9 +366,9 @@ impl Store {
         status: RunStatus,
         finished_at: DateTime<Utc>,
     ) -> Result<(), StoreError> {
-        self.conn.execute(
+        self.db.exec(
             "UPDATE runs SET status = ?1, finished_at = ?2 WHERE id = ?3",
-            params![status_name(status), finished_at.to_rfc3339(), run_id],
+            vals![status_name(status), finished_at.to_rfc3339(), run_id],
         )?;
         Ok(())
     }
@@ -280,18 +377,18 @@ impl Store {
     /// unless the same run is already here: a run is the same when it started at the same
     /// instant on the same host (its `started_at` has nanoseconds, and one host starts
     /// one run per instant), whatever else an export or a later schema changed in its file.
+    /// The transaction is exclusive, so two imports of one run at once store it once.
     pub fn import_run(&mut self, run: &Run, from: &str) -> Result<Imported, StoreError> {
-        let tx = self
-            .conn
-            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
-        let same: Option<i64> = tx
-            .query_row(
+        let tx = self.db.transaction(true)?;
+        let same = tx
+            .query_one(
                 "SELECT min(id) FROM runs WHERE started_at = ?1 AND host = ?2",
-                params![run.started_at.to_rfc3339(), run.environment.hostname],
-                |r| r.get(0),
-            )
-            .optional()?
-            .flatten();
+                vals![
+                    run.started_at.to_rfc3339(),
+                    run.environment.hostname.as_str()
+                ],
+            )?
+            .int();
         if let Some(id) = same {
             return Ok(Imported::AlreadyStored(id));
         }
@@ -307,7 +404,7 @@ impl Store {
     /// Store a whole run made here that was not recorded as it went (the exerciser's),
     /// in one transaction.
     pub fn save_run(&mut self, run: &Run) -> Result<i64, StoreError> {
-        let tx = self.conn.transaction()?;
+        let tx = self.db.transaction(false)?;
         let overhead = overhead_from_calibration(run);
         let id = insert_run(&tx, run, overhead.as_ref(), None, None)?;
         for (seq, r) in run.results.iter().enumerate() {
@@ -319,12 +416,30 @@ impl Store {
 
     /// Every run, newest first.
     pub fn runs(&self) -> Result<Vec<RunRow>, StoreError> {
-        let mut stmt = self
-            .conn
-            .prepare(&format!("{RUN_ROW_SQL} ORDER BY r.id DESC"))?;
-        let rows = stmt.query_map([], read_run_row)?;
-        let rows: Vec<RawRow> = rows.collect::<Result<_, _>>()?;
-        Ok(rows.into_iter().map(RawRow::into_row).collect())
+        let rows = self
+            .db
+            .query(&format!("{RUN_ROW_SQL} ORDER BY r.id DESC"), &[])?;
+        Ok(rows
+            .into_iter()
+            .map(|r| read_run_row(r).into_row())
+            .collect())
+    }
+
+    /// Every run's header (the `Run` record without its results), oldest first: what
+    /// the fleet view sorts into campaigns and hosts.
+    pub fn headers(&self) -> Result<Vec<(RunRow, Run)>, StoreError> {
+        let mut out = Vec::new();
+        for row in self.runs()?.into_iter().rev() {
+            let json = self
+                .db
+                .query_one("SELECT run_json FROM runs WHERE id = ?1", vals![row.id])?
+                .text()
+                .unwrap_or_default();
+            let mut run: Run = serde_json::from_str(&json)?;
+            run.status = row.status;
+            out.push((row, run));
+        }
+        Ok(out)
     }
 
     /// A run by the name the user gave: `last` (the newest complete run: one still
@@ -336,11 +451,10 @@ impl Store {
             return self.newest()?.ok_or(StoreError::NoRuns);
         }
         if name == LAST {
-            let complete: Option<i64> = self.conn.query_row(
-                "SELECT max(id) FROM runs WHERE status = 'complete'",
-                [],
-                |r| r.get(0),
-            )?;
+            let complete = self
+                .db
+                .query_one("SELECT max(id) FROM runs WHERE status = 'complete'", &[])?
+                .int();
             if let Some(id) = complete {
                 return Ok(id);
             }
@@ -351,18 +465,21 @@ impl Store {
             });
         }
         if let Ok(id) = name.parse::<i64>() {
-            let found: Option<i64> = self
-                .conn
-                .query_row("SELECT id FROM runs WHERE id = ?1", [id], |r| r.get(0))
-                .optional()?;
+            let found = self
+                .db
+                .query_one("SELECT id FROM runs WHERE id = ?1", vals![id])?
+                .int();
             return found.ok_or_else(|| StoreError::UnknownRun(name.to_string()));
         }
-        let mut stmt = self
-            .conn
-            .prepare("SELECT id FROM runs WHERE label = ?1 ORDER BY id")?;
-        let ids: Vec<i64> = stmt
-            .query_map([name], |r| r.get(0))?
-            .collect::<Result<_, _>>()?;
+        let ids: Vec<i64> = self
+            .db
+            .query(
+                "SELECT id FROM runs WHERE label = ?1 ORDER BY id",
+                vals![name],
+            )?
+            .into_iter()
+            .filter_map(|r| r[0].int())
+            .collect();
         match ids.as_slice() {
             [] => Err(StoreError::UnknownLabel(name.to_string())),
             [id] => Ok(*id),
@@ -375,9 +492,7 @@ impl Store {
 
     /// The newest run's id, whatever its status.
     fn newest(&self) -> Result<Option<i64>, StoreError> {
-        Ok(self
-            .conn
-            .query_row("SELECT max(id) FROM runs", [], |r| r.get(0))?)
+        Ok(self.db.query_one("SELECT max(id) FROM runs", &[])?.int())
     }
 
     /// True when `name` names a run here (without saying which error it would be).
@@ -388,37 +503,67 @@ impl Store {
     /// The run `id` in full, results in the order they were measured.
     pub fn load(&self, id: i64) -> Result<StoredRun, StoreError> {
         let raw = self
-            .conn
-            .query_row(
-                &format!("{RUN_ROW_SQL} WHERE r.id = ?1"),
-                [id],
-                read_run_row,
-            )
-            .optional()?
+            .db
+            .query_row(&format!("{RUN_ROW_SQL} WHERE r.id = ?1"), vals![id])?
+            .map(read_run_row)
             .ok_or_else(|| StoreError::UnknownRun(id.to_string()))?;
-        let (run_json, clock, per_iter): (String, Option<f64>, Option<f64>) = self.conn.query_row(
-            "SELECT run_json, clock_overhead_s, loop_overhead_s FROM runs WHERE id = ?1",
-            [id],
-            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
-        )?;
+        let head = self
+            .db
+            .query_row(
+                "SELECT run_json, clock_overhead_s, loop_overhead_s FROM runs WHERE id = ?1",
+                vals![id],
+            )?
+            .ok_or_else(|| StoreError::UnknownRun(id.to_string()))?;
         let row = raw.into_row();
-        let mut run: Run = serde_json::from_str(&run_json)?;
+        let mut run: Run = serde_json::from_str(&head[0].text().unwrap_or_default())?;
         run.status = row.status;
         run.finished_at = row.finished_at;
-        let mut stmt = self
-            .conn
-            .prepare("SELECT json FROM results WHERE run_id = ?1 ORDER BY seq")?;
-        let results = stmt.query_map([id], |r| r.get::<_, String>(0))?;
+        let results = self.db.query(
+            "SELECT json FROM results WHERE run_id = ?1 ORDER BY seq",
+            vals![id],
+        )?;
         for json in results {
-            run.results.push(serde_json::from_str(&json?)?);
+            run.results
+                .push(serde_json::from_str(&json[0].text().unwrap_or_default())?);
         }
         let overhead = Overhead {
-            clock_s: clock.unwrap_or(f64::NAN),
-            per_iter_s: per_iter.unwrap_or(f64::NAN),
+            clock_s: head[1].real().unwrap_or(f64::NAN),
+            per_iter_s: head[2].real().unwrap_or(f64::NAN),
             resolution_s: f64::NAN,
         };
         Ok(StoredRun { row, run, overhead })
     }
+}
+
+/// An error and its causes on one line ("db error: FATAL: password authentication
+/// failed for user \"ts\""): the driver's own text says only "db error".
+fn chain(e: &dyn std::error::Error) -> String {
+    let mut text = e.to_string();
+    let mut cause = e.source();
+    while let Some(c) = cause {
+        text.push_str(&format!(": {c}"));
+        cause = c.source();
+    }
+    text
+}
+
+/// A driver's error text with the URL's password masked, should it quote the URL.
+fn scrub(e: &dyn std::error::Error, url: &str) -> String {
+    let text = chain(e);
+    let masked = location::mask(url);
+    let text = text.replace(url, &masked);
+    match password_of(url) {
+        Some(pw) if !pw.is_empty() => text.replace(&pw, "***"),
+        _ => text,
+    }
+}
+
+/// The password a URL carries, if any (`user:password@`).
+fn password_of(url: &str) -> Option<String> {
+    let rest = &url[url.find("://")? + 3..];
+    let authority = &rest[..rest.find(['/', '?', '#']).unwrap_or(rest.len())];
+    let userinfo = &authority[..authority.rfind('@')?];
+    Some(userinfo.split_once(':')?.1.to_string())
 }
 
 /// `path` as an SQLite `file:` URI, with the characters URIs reserve escaped.
@@ -461,53 +606,50 @@ impl RawRow {
     }
 }
 
-fn read_run_row(r: &rusqlite::Row) -> rusqlite::Result<RawRow> {
+fn read_run_row(r: Vec<Value>) -> RawRow {
     // A time no calendar of ours holds (an import from before validation, a hand-edited
     // row) must not make every listing fail: it reads as the earliest time there is, and
     // the rest of the row is shown as stored.
-    let time = |s: String| -> rusqlite::Result<DateTime<Utc>> {
-        Ok(DateTime::parse_from_rfc3339(&s)
+    let time = |s: String| -> DateTime<Utc> {
+        DateTime::parse_from_rfc3339(&s)
             .map(|t| t.with_timezone(&Utc))
             .or_else(|_| s.parse::<DateTime<Utc>>())
-            .unwrap_or(DateTime::<Utc>::UNIX_EPOCH))
+            .unwrap_or(DateTime::<Utc>::UNIX_EPOCH)
     };
-    let pid: Option<i64> = r.get(9)?;
-    let pid_start: Option<i64> = r.get(10)?;
-    let boot_id: Option<String> = r.get(11)?;
-    let writer = match (pid, boot_id) {
+    let writer = match (r[9].int(), r[11].text()) {
         (Some(pid), Some(boot_id)) => Some(Liveness {
             pid: pid as i32,
-            start_ticks: pid_start.map(|s| s as u64),
+            start_ticks: r[10].int().map(|s| s as u64),
             boot_id,
         }),
         _ => None,
     };
-    Ok(RawRow {
+    RawRow {
         row: RunRow {
-            id: r.get(0)?,
-            started_at: time(r.get(1)?)?,
-            finished_at: r.get::<_, Option<String>>(2)?.map(time).transpose()?,
+            id: r[0].int().unwrap_or_default(),
+            started_at: time(r[1].text().unwrap_or_default()),
+            finished_at: r[2].text().map(time),
             status: RunStatus::Running,
-            mode: r.get(4)?,
-            selection: r.get(5)?,
-            label: r.get(6)?,
-            host: r.get(7)?,
-            imported_from: r.get(8)?,
-            results: r.get::<_, i64>(12)? as usize,
+            mode: r[4].text().unwrap_or_default(),
+            selection: r[5].text().unwrap_or_default(),
+            label: r[6].text(),
+            host: r[7].text().unwrap_or_default(),
+            imported_from: r[8].text(),
+            results: r[12].int().unwrap_or_default() as usize,
         },
-        stored_status: r.get(3)?,
+        stored_status: r[3].text().unwrap_or_default(),
         writer,
-    })
+    }
 }
 
 fn insert_run(
-    conn: &Connection,
+    db: &Db,
     run: &Run,
     overhead: Option<&Overhead>,
     imported_from: Option<&str>,
     writer: Option<&Liveness>,
 ) -> Result<i64, StoreError> {
-    let env_id = insert_environment(conn, &run.environment)?;
+    let env_id = insert_environment(db, &run.environment)?;
     let header = Run {
         results: Vec::new(),
         ..run.clone()
@@ -522,19 +664,20 @@ fn insert_run(
         (Some(_), RunStatus::Running) => RunStatus::Interrupted,
         (_, s) => s,
     };
-    conn.execute(
+    db.query_one(
         "INSERT INTO runs (started_at, finished_at, status, mode, selection, label, host, \
          environment_id, imported_from, pid, pid_start, boot_id, clock_overhead_s, \
          loop_overhead_s, run_json) \
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
-        params![
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15) \
+         RETURNING id",
+        vals![
             run.started_at.to_rfc3339(),
             run.finished_at.map(|t| t.to_rfc3339()),
             status_name(status),
             mode_name(run.options.mode),
             selection,
-            run.options.label,
-            run.environment.hostname,
+            run.options.label.clone(),
+            run.environment.hostname.as_str(),
             env_id,
             imported_from,
             writer.map(|w| w.pid as i64),
@@ -544,37 +687,42 @@ fn insert_run(
             overhead.map(|o| o.per_iter_s),
             serde_json::to_string(&header)?,
         ],
-    )?;
-    Ok(conn.last_insert_rowid())
+    )?
+    .int()
+    .ok_or_else(|| StoreError::Damaged("no id for a new run".into()))
 }
 
-fn insert_environment(conn: &Connection, env: &Environment) -> Result<i64, StoreError> {
+fn insert_environment(db: &Db, env: &Environment) -> Result<i64, StoreError> {
     let json = serde_json::to_string(env)?;
-    conn.execute(
-        "INSERT INTO environments (hostname, kernel, cpu_model, json) VALUES (?1, ?2, ?3, ?4)",
-        params![env.hostname, env.kernel.release, env.cpu.model, json],
-    )?;
-    Ok(conn.last_insert_rowid())
+    db.query_one(
+        "INSERT INTO environments (hostname, kernel, cpu_model, json) \
+         VALUES (?1, ?2, ?3, ?4) RETURNING id",
+        vals![
+            env.hostname.as_str(),
+            env.kernel.release.as_str(),
+            env.cpu.model.as_str(),
+            json
+        ],
+    )?
+    .int()
+    .ok_or_else(|| StoreError::Damaged("no id for a new environment".into()))
 }
 
-fn insert_result(
-    conn: &Connection,
-    run_id: i64,
-    seq: usize,
-    r: &BenchResult,
-) -> Result<(), StoreError> {
+fn insert_result(db: &Db, run_id: i64, seq: usize, r: &BenchResult) -> Result<(), StoreError> {
     let status = match r.status {
         Status::Ok => "ok",
         Status::Skipped { .. } => "skipped",
         Status::Failed { .. } => "failed",
     };
-    conn.execute(
-        "INSERT OR REPLACE INTO results (run_id, seq, id, status, median, unit, json) \
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-        params![
+    db.exec(
+        "INSERT INTO results (run_id, seq, id, status, median, unit, json) \
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) \
+         ON CONFLICT (run_id, seq) DO UPDATE SET id = excluded.id, status = excluded.status, \
+         median = excluded.median, unit = excluded.unit, json = excluded.json",
+        vals![
             run_id,
             seq as i64,
-            r.id,
+            r.id.as_str(),
             status,
             r.median(),
             r.unit.symbol(),
@@ -614,8 +762,45 @@ fn mode_name(m: Mode) -> &'static str {
 
 #[cfg(test)]
 mod tests {
+    use super::test_pg as pg;
     use super::*;
     use crate::model::{Better, Calibration, Environment, RunOptions, Summary, Tool, Unit};
+
+    /// Each scenario gets a fresh, empty store: an SQLite file of its own (one test each),
+    /// and a database of its own on one throw-away PostgreSQL server (one test for all,
+    /// so that the server starts once).
+    macro_rules! on_both_backends {
+        ($($name:ident),* $(,)?) => {
+            mod sqlite {
+                $(
+                    #[test]
+                    fn $name() {
+                        let dir = tempfile::tempdir().unwrap();
+                        super::$name(super::Store::open(&dir.path().join("db/runs.db")).unwrap());
+                    }
+                )*
+            }
+
+            #[test]
+            fn every_store_scenario_passes_on_postgresql() {
+                let server = pg::PgServer::start();
+                $(
+                    let url = server.fresh(stringify!($name));
+                    $name(Store::open_at(&Location::Postgres(url)).unwrap());
+                )*
+            }
+        };
+    }
+
+    on_both_backends!(
+        a_run_goes_in_piece_by_piece_and_comes_back_whole,
+        runs_are_named_by_id_label_last_or_last_any,
+        a_label_given_to_two_runs_is_ambiguous_and_lists_them,
+        last_is_never_an_unfinished_run,
+        a_run_whose_writer_died_reads_back_interrupted,
+        an_import_is_stored_whole_and_keeps_its_overhead,
+        the_same_run_is_imported_once_whatever_its_file_says_besides,
+    );
 
     fn run(label: Option<&str>) -> Run {
         Run {
@@ -677,10 +862,7 @@ mod tests {
         }
     }
 
-    #[test]
-    fn a_run_goes_in_piece_by_piece_and_comes_back_whole() {
-        let dir = tempfile::tempdir().unwrap();
-        let mut store = Store::open(&dir.path().join("db/runs.db")).unwrap();
+    fn a_run_goes_in_piece_by_piece_and_comes_back_whole(mut store: Store) {
         let r = run(Some("base"));
         let id = store.begin_run(&r, &overhead()).unwrap();
         assert_eq!(store.runs().unwrap()[0].status, RunStatus::Running);
@@ -713,10 +895,7 @@ mod tests {
         id
     }
 
-    #[test]
-    fn runs_are_named_by_id_label_last_or_last_any() {
-        let dir = tempfile::tempdir().unwrap();
-        let mut store = Store::open(&dir.path().join("runs.db")).unwrap();
+    fn runs_are_named_by_id_label_last_or_last_any(mut store: Store) {
         assert!(matches!(store.resolve("last"), Err(StoreError::NoRuns)));
         assert!(matches!(store.resolve("last-any"), Err(StoreError::NoRuns)));
         let a = complete(&mut store, Some("base"));
@@ -745,10 +924,7 @@ mod tests {
         assert_eq!(ids, vec![c, b, a], "newest first");
     }
 
-    #[test]
-    fn a_label_given_to_two_runs_is_ambiguous_and_lists_them() {
-        let dir = tempfile::tempdir().unwrap();
-        let mut store = Store::open(&dir.path().join("runs.db")).unwrap();
+    fn a_label_given_to_two_runs_is_ambiguous_and_lists_them(mut store: Store) {
         let a = complete(&mut store, Some("base"));
         complete(&mut store, Some("other"));
         let c = complete(&mut store, Some("base"));
@@ -764,10 +940,7 @@ mod tests {
         assert!(err.to_string().contains("names 2 runs (1, 3)"), "{err}");
     }
 
-    #[test]
-    fn last_is_never_an_unfinished_run() {
-        let dir = tempfile::tempdir().unwrap();
-        let mut store = Store::open(&dir.path().join("runs.db")).unwrap();
+    fn last_is_never_an_unfinished_run(mut store: Store) {
         let id = store.begin_run(&run(None), &overhead()).unwrap();
         store
             .finish_run(id, RunStatus::Interrupted, Utc::now())
@@ -781,27 +954,24 @@ mod tests {
         assert_eq!(store.resolve("last-any").unwrap(), id);
     }
 
-    #[test]
-    fn a_run_whose_writer_died_reads_back_interrupted() {
-        let dir = tempfile::tempdir().unwrap();
-        let mut store = Store::open(&dir.path().join("runs.db")).unwrap();
+    fn a_run_whose_writer_died_reads_back_interrupted(mut store: Store) {
         let id = store.begin_run(&run(None), &overhead()).unwrap();
         // Pretend the writer was a process that has exited.
         let mut child = std::process::Command::new("true").spawn().unwrap();
         let pid = child.id();
         child.wait().unwrap();
         store
-            .conn
-            .execute("UPDATE runs SET pid = ?1 WHERE id = ?2", params![pid, id])
+            .db
+            .exec(
+                "UPDATE runs SET pid = ?1 WHERE id = ?2",
+                vals![i64::from(pid), id],
+            )
             .unwrap();
         assert_eq!(store.runs().unwrap()[0].status, RunStatus::Interrupted);
         assert_eq!(store.load(id).unwrap().run.status, RunStatus::Interrupted);
     }
 
-    #[test]
-    fn an_import_is_stored_whole_and_keeps_its_overhead() {
-        let dir = tempfile::tempdir().unwrap();
-        let mut store = Store::open(&dir.path().join("runs.db")).unwrap();
+    fn an_import_is_stored_whole_and_keeps_its_overhead(mut store: Store) {
         let mut r = run(None);
         r.status = RunStatus::Complete;
         r.results = vec![result("syscall.getpid", 1e-7)];
@@ -814,10 +984,7 @@ mod tests {
         assert_eq!(back.run.results.len(), 1);
     }
 
-    #[test]
-    fn the_same_run_is_imported_once_whatever_its_file_says_besides() {
-        let dir = tempfile::tempdir().unwrap();
-        let mut store = Store::open(&dir.path().join("runs.db")).unwrap();
+    fn the_same_run_is_imported_once_whatever_its_file_says_besides(mut store: Store) {
         let mut r = run(None);
         r.status = RunStatus::Complete;
         r.results = vec![result("syscall.getpid", 1e-7)];
@@ -866,9 +1033,10 @@ mod tests {
         drop(store);
         let store = Store::open(&path).unwrap();
         assert_eq!(store.runs().unwrap().len(), 1);
-        store
-            .conn
-            .pragma_update(None, "user_version", schema::current_version() + 1)
+        let Db::Sqlite(conn) = &store.db else {
+            unreachable!()
+        };
+        conn.pragma_update(None, "user_version", schema::current_version() + 1)
             .unwrap();
         drop(store);
         let err = Store::open(&path).err().expect("refused");

@@ -1,0 +1,124 @@
+//! The fleet view as text, CSV and JSON: hosts × ids, each host's median, the fleet's
+//! median and spread, and the hosts outside the band marked (see [`crate::model::fleet`]).
+
+use crate::model::fleet::FleetView;
+use crate::model::unit::format_value;
+
+use super::style::{self, Tone};
+use super::table::{new_table, right};
+
+/// The mark beside a host's figure that lies outside the fleet's band.
+pub const OUTSIDE: &str = "◆";
+
+/// The view as a table, with a header line and a line naming the hosts outside.
+pub fn text(view: &FleetView) -> String {
+    let mut header: Vec<String> = vec!["benchmark".into()];
+    header.extend(
+        view.hosts
+            .iter()
+            .map(|h| style::escape(&h.name).into_owned()),
+    );
+    header.extend(["fleet median".into(), "spread".into(), "outside".into()]);
+    let header_refs: Vec<&str> = header.iter().map(String::as_str).collect();
+    let mut t = new_table(&header_refs);
+    for (row, unit) in view.rows.iter().zip(&view.units) {
+        let mut cells = vec![row.id.clone()];
+        for h in &row.hosts {
+            cells.push(match h {
+                Some(f) if f.outside => format!("{OUTSIDE} {}", format_value(f.median, *unit)),
+                Some(f) => format_value(f.median, *unit),
+                None => "—".into(),
+            });
+        }
+        cells.push(format_value(row.median, *unit));
+        cells.push(format!("±{:.1}%", percent(row.spread, row.median)));
+        let outside: Vec<String> = row
+            .outside()
+            .iter()
+            .map(|&i| style::escape(&view.hosts[i].name).into_owned())
+            .collect();
+        let tone = if outside.is_empty() {
+            Tone::Plain
+        } else {
+            Tone::Bad
+        };
+        cells.push(outside.join(", "));
+        t.add_row(style::row(cells, tone));
+    }
+    let numeric: Vec<usize> = (1..header.len() - 1).collect();
+    right(&mut t, &numeric);
+    let mut out = format!(
+        "campaign {} · {} hosts ({})\n",
+        style::escape(&view.campaign),
+        view.hosts.len(),
+        view.hosts
+            .iter()
+            .map(|h| format!("{} = run {}", style::escape(&h.name), h.run_id))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    out.push_str(&format!("{t}\n"));
+    let marked: usize = view.rows.iter().map(|r| r.outside().len()).sum();
+    out.push_str(&format!(
+        "{OUTSIDE} outside the fleet: beyond its median ± max(3 × spread, 5%) by more than \
+         the host's own 95% CI; spread = 1.4826 × MAD of the hosts' medians; {marked} \
+         figure{} marked\n",
+        if marked == 1 { "" } else { "s" }
+    ));
+    out
+}
+
+/// One line per host and id: campaign, host, group, run, id, unit, median, the host's
+/// noise, the fleet's median, spread and band, and whether the host is outside.
+pub fn csv(view: &FleetView) -> anyhow::Result<Vec<u8>> {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    w.write_record([
+        "campaign",
+        "host",
+        "group",
+        "run",
+        "id",
+        "unit",
+        "median",
+        "noise",
+        "fleet_median",
+        "fleet_spread",
+        "band",
+        "outside",
+    ])?;
+    for (row, unit) in view.rows.iter().zip(&view.units) {
+        for (h, f) in view.hosts.iter().zip(&row.hosts) {
+            let Some(f) = f else { continue };
+            w.write_record([
+                view.campaign.clone(),
+                h.name.clone(),
+                h.group.clone().unwrap_or_default(),
+                h.run_id.to_string(),
+                row.id.clone(),
+                unit.symbol().to_string(),
+                f.median.to_string(),
+                f.noise.to_string(),
+                row.median.to_string(),
+                row.spread.to_string(),
+                row.band.to_string(),
+                f.outside.to_string(),
+            ])?;
+        }
+    }
+    Ok(w.into_inner()?)
+}
+
+/// The view as JSON (the model's serde form).
+pub fn json(view: &FleetView) -> serde_json::Result<Vec<u8>> {
+    let mut v = serde_json::to_vec_pretty(view)?;
+    v.push(b'\n');
+    Ok(v)
+}
+
+fn percent(part: f64, whole: f64) -> f64 {
+    if whole == 0.0 {
+        0.0
+    } else {
+        100.0 * part / whole.abs()
+    }
+}
