@@ -416,3 +416,105 @@ fn campaign(rounds: usize, delays_ms: &[u64]) {
     let _ = cgroups;
     eprintln!("signal campaign: {trials} trials, none left debris");
 }
+
+// ---------------------------------------------------------------------------------------
+// Command scripts: time limits and whole lines.
+
+/// A command that never ends is killed after `--command-timeout` and counted as timed out
+/// (not a hang, not a generic failure); the rest of the script runs; a failing list is
+/// named by its whole line, not by its first program.
+#[test]
+fn a_hung_command_times_out_and_a_failing_list_is_named_whole() {
+    let tmp = tempfile::tempdir().unwrap();
+    let script = tmp.path().join("hang.sh");
+    std::fs::write(&script, "echo start\nsleep 1000\ntrue && false\necho end\n").unwrap();
+    let started = std::time::Instant::now();
+    let out = timeshare()
+        .args([
+            "run",
+            "load.script.1",
+            "--no-save",
+            "--command-timeout",
+            "1",
+        ])
+        .arg("--script")
+        .arg(&script)
+        .arg("--dir")
+        .arg(tmp.path())
+        .args(["--json", "-"])
+        .timeout(std::time::Duration::from_secs(120))
+        .assert()
+        .code(1);
+    assert!(started.elapsed() < std::time::Duration::from_secs(100));
+    let run = crate::common::json(&out.get_output().stdout);
+    let r = crate::common::result(&run, "load.script.1");
+    let error = r["status"]["error"].as_str().expect("a failed row");
+    assert!(error.contains("`sleep` ×"), "{error}");
+    assert!(
+        error.contains("timed out: still running after 1 s"),
+        "{error}"
+    );
+    assert!(error.contains("`true && false` ×"), "{error}");
+    let cmds = r["details"]["commands"].as_array().unwrap();
+    let line = |label: &str| cmds.iter().find(|c| c["command"] == label).unwrap().clone();
+    let runs = r["details"]["runs"].as_u64().unwrap();
+    assert_eq!(line("sleep")["timed_out"].as_u64(), Some(runs));
+    assert_eq!(line("sleep")["failed"], 0);
+    assert_eq!(line("true && false")["failed"].as_u64(), Some(runs));
+    assert_eq!(
+        line("echo")["count"].as_u64(),
+        Some(2 * runs),
+        "the rest ran"
+    );
+    let table = String::from_utf8_lossy(&out.get_output().stderr);
+    assert!(table.contains("TIMED OUT"), "{table}");
+    assert_eq!(left_in(tmp.path()), ["hang.sh"]);
+}
+
+/// A whole staggered run past `--run-timeout` is stopped: what runs is killed, nothing
+/// more starts, the row fails saying so.
+#[test]
+fn a_run_past_its_timeout_is_stopped() {
+    let tmp = tempfile::tempdir().unwrap();
+    let script = tmp.path().join("slow.sh");
+    std::fs::write(&script, "sleep 1000\necho never\n").unwrap();
+    let out = timeshare()
+        .args([
+            "run",
+            "load.script.2",
+            "--users",
+            "2",
+            "--no-save",
+            "--run-timeout",
+            "1",
+        ])
+        .args(["--stagger", "0.1", "--script"])
+        .arg(&script)
+        .arg("--dir")
+        .arg(tmp.path())
+        .args(["--json", "-"])
+        .timeout(std::time::Duration::from_secs(120))
+        .assert()
+        .code(1);
+    let run = crate::common::json(&out.get_output().stdout);
+    let error = crate::common::result(&run, "load.script.2")["status"]["error"]
+        .as_str()
+        .expect("a failed row")
+        .to_string();
+    assert!(error.contains("(--run-timeout)"), "{error}");
+    assert!(error.contains("running command(s) killed"), "{error}");
+    assert!(processes_in(tmp.path()).is_empty());
+}
+
+/// Timeouts out of range are usage errors.
+#[test]
+fn a_timeout_out_of_range_is_a_usage_error() {
+    for bad in ["0", "-1", "nan", "1e9"] {
+        timeshare()
+            .args(["run", "load.script.1", "--no-save"])
+            .arg(format!("--command-timeout={bad}"))
+            .assert()
+            .code(2)
+            .stderr(predicates::str::contains("--command-timeout"));
+    }
+}

@@ -125,5 +125,9 @@ pub struct CommandAccount {
     pub failed: usize,
     pub missing: usize,
     pub absent: usize,
+    /// Killed after `--command-timeout` or when the run passed `--run-timeout` (counted
+    /// apart from `failed`).
+    #[serde(default)]
+    pub timed_out: usize,
     pub first_error: Option<String>,
 }
