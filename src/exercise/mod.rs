@@ -435,12 +435,13 @@ fn run_all(specs: &[Spec], timeout: Duration) -> Result<Vec<Ran>> {
     let mut ran = vec![Ran::default(); specs.len()];
     let mut running: Vec<(usize, i32, Instant)> = Vec::new();
     let mut groups = Vec::new();
+    let mark = mark_prefix();
     for (i, s) in specs.iter().enumerate() {
         if interrupt::requested() {
             break;
         }
         let start = Instant::now();
-        match start_one(s) {
+        match start_one(s, &format!("{mark}{i}")) {
             Ok(pid) => {
                 running.push((i, pid, start));
                 groups.push(pid);
@@ -482,8 +483,14 @@ fn run_all(specs: &[Spec], timeout: Duration) -> Result<Vec<Ran>> {
         // Poll less often when many are running, so the reaping loop stays cheap.
         std::thread::sleep(Duration::from_micros(1000 + 10 * running.len() as u64));
     }
-    // Descendants that outlived their shell (a job that left something in the
-    // background) must not outlive the run.
+    // An instance is over when every process it started is gone, also one that left its
+    // process group (`setsid`): only then is its output final and checked. What is still
+    // running at the instance's timeout is killed and the instance timed out.
+    if let Err(e) = wait_instances_gone(specs, &mut ran, timeout, &mark) {
+        stop_all(&[], &groups);
+        return Err(e);
+    }
+    // Whatever is left of the groups must not outlive the run.
     for g in &groups {
         if procgroup::group_alive(*g) {
             procgroup::kill_group(*g);
@@ -493,7 +500,62 @@ fn run_all(specs: &[Spec], timeout: Duration) -> Result<Vec<Ran>> {
     Ok(ran)
 }
 
-fn start_one(s: &Spec) -> std::io::Result<i32> {
+/// The environment variable that marks an instance's processes: `PID.NANOS.INDEX`, this
+/// process's id, the batch's start time and the instance's index in the batch (two
+/// batches at once in one process do not see each other's).
+const MARK: &str = "TIMESHARE_EXERCISE_INSTANCE";
+
+fn mark_prefix() -> String {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    format!("{}.{nanos}.", std::process::id())
+}
+
+/// Wait until no process of any instance is left, killing those of an instance past its
+/// timeout (from its start, so one that outlived its shell gets what remained of it).
+fn wait_instances_gone(
+    specs: &[Spec],
+    ran: &mut [Ran],
+    timeout: Duration,
+    mark: &str,
+) -> Result<()> {
+    let started = Instant::now();
+    loop {
+        let left = procgroup::marked_processes(MARK, mark);
+        if left.is_empty() {
+            return Ok(());
+        }
+        if interrupt::requested() {
+            for (pid, _) in &left {
+                // SAFETY: a signal to a process of our own instance; no memory involved.
+                unsafe { libc::kill(*pid, libc::SIGKILL) };
+            }
+            return Err(Interrupted.into());
+        }
+        for (pid, value) in &left {
+            let index = value
+                .rsplit('.')
+                .next()
+                .and_then(|i| i.parse::<usize>().ok())
+                .filter(|&i| i < specs.len());
+            let over = match index {
+                Some(i) => ran[i].real_s + started.elapsed().as_secs_f64() > timeout.as_secs_f64(),
+                None => started.elapsed() > timeout,
+            };
+            if over {
+                if let Some(i) = index {
+                    ran[i].timed_out = true;
+                }
+                // SAFETY: a signal to a process of our own instance; no memory involved.
+                unsafe { libc::kill(*pid, libc::SIGKILL) };
+            }
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+fn start_one(s: &Spec, mark: &str) -> std::io::Result<i32> {
     let stdout = File::create(s.dir.join("stdout"))?;
     let stderr = File::create(s.dir.join("stderr"))?;
     // The job's own temporary directory (the compiler's files, a sort's runs), inside the
@@ -508,6 +570,7 @@ fn start_one(s: &Spec) -> std::io::Result<i32> {
         .env("LC_ALL", "C")
         .env("TZ", "UTC0")
         .env("TMPDIR", &tmp)
+        .env(MARK, mark)
         .env("EXERCISE_BIN", &s.bin)
         .env("TIMESHARE_EXE", &s.exe)
         .stdin(Stdio::null())
