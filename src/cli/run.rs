@@ -232,15 +232,22 @@ pub fn execute(args: RunArgs) -> Result<Exit> {
     if let Some(out) = json {
         out.write(&report::json::to_json(&run)?)?;
     }
-    // After the tables, so that a store error cannot hide what was measured.
+    // After the tables and the JSON, so that a store error (a full disk) cannot hide
+    // what was measured; it is the run's error once everything else is out.
+    let mut store_failed = None;
     if let Some(r) = recorder.as_mut() {
-        r.finish(&run)?;
-        if let Some(id) = r.run_id() {
-            eprintln!("stored as run {id} in {}", r.path());
+        match r.finish(&run) {
+            Ok(()) => {
+                if let Some(id) = r.run_id() {
+                    eprintln!("stored as run {id} in {}", r.path());
+                }
+            }
+            Err(e) => store_failed = Some(e.context(format!("storing in {}", r.path()))),
         }
     }
     if let Some(out) = html {
-        let name = match recorder.as_ref().and_then(|r| r.run_id()) {
+        let stored = recorder.as_ref().filter(|_| store_failed.is_none());
+        let name = match stored.and_then(|r| r.run_id()) {
             Some(id) => format!("run {id}"),
             None => "this run".to_string(),
         };
@@ -259,7 +266,10 @@ pub fn execute(args: RunArgs) -> Result<Exit> {
         )?;
     }
     text_out(&report::table::summary_line(&run))?;
-    Ok(exit_status(&run))
+    match store_failed {
+        Some(e) => Err(e),
+        None => Ok(exit_status(&run)),
+    }
 }
 
 /// `--placement spread` needs two CPUs this process may use (`--cpu` leaves it one): a

@@ -29,7 +29,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 
-use crate::harness::{interrupt, procgroup};
+use crate::harness::{interrupt, limits, procgroup};
 use crate::model::exercise::{Batch, Instance, Outcome, Report, Times, TypeRecord, TypeState};
 use jobs::JobType;
 
@@ -264,6 +264,7 @@ fn run_batch(
         .filter(|(_, s)| **s)
         .map(|(sp, _)| sp.clone())
         .collect();
+    let before = limits::Snapshot::take();
     let started = Instant::now();
     let mut ran = run_all(&to_start, config.timeout)?.into_iter();
     let elapsed_s = started.elapsed().as_secs_f64();
@@ -276,7 +277,7 @@ fn run_batch(
             Instance {
                 job: job.name.to_string(),
                 index: *index,
-                outcome: check(&r, job, dir, &trusted, &rel),
+                outcome: by_cause(check(&r, job, dir, &trusted, &rel), &before, dir),
                 dir: rel,
                 real_s: r.real_s,
                 user_s: r.user_s,
@@ -350,6 +351,30 @@ fn check(r: &Ran, job: &JobType, dir: &Path, trusted: &Path, rel: &str) -> Outco
     match compare::compare(&expected, &actual) {
         None => Outcome::Pass,
         Some(difference) => Outcome::Mismatch { file, difference },
+    }
+}
+
+/// A failure named by the resource that ran out, when the evidence (the file system, the
+/// cgroup's events, what the job wrote to standard error) names one: "no space left"
+/// rather than "cc.out differs at byte 0", the cgroup's `pids.max` rather than
+/// RLIMIT_NPROC, EMFILE rather than the compiler's last line.
+fn by_cause(outcome: Outcome, before: &limits::Snapshot, dir: &Path) -> Outcome {
+    if matches!(
+        outcome,
+        Outcome::Pass | Outcome::TimedOut { .. } | Outcome::SetupFailed { .. }
+    ) {
+        return outcome;
+    }
+    let stderr = std::fs::read(dir.join("stderr"))
+        .map(|b| String::from_utf8_lossy(&b).into_owned())
+        .unwrap_or_default();
+    match limits::cause(before, dir, &stderr) {
+        Some((resource, detail)) => Outcome::OutOfResources {
+            resource,
+            detail,
+            symptom: outcome.describe(),
+        },
+        None => outcome,
     }
 }
 

@@ -10,6 +10,7 @@ pub mod counters;
 pub mod cpu;
 pub mod debris;
 pub mod interrupt;
+pub mod limits;
 pub mod memlimit;
 pub mod observe;
 pub mod procgroup;

@@ -197,6 +197,12 @@ pub fn signal_name(sig: i32) -> String {
 /// current value, e.g. "RLIMIT_NPROC (max user processes) = 40". `None` when the error
 /// is not a limit.
 pub fn limit_hit(err: &io::Error) -> Option<String> {
+    let cg = super::limits::Cgroup::read();
+    if let (Some(libc::EAGAIN), Some(max)) = (err.raw_os_error(), cg.pids_max) {
+        if cg.pids_current.unwrap_or(0) + 1 >= max || cg.pids_events > 0 {
+            return Some(format!("the cgroup's pids.max = {max}"));
+        }
+    }
     let (resource, what) = match err.raw_os_error()? {
         libc::EAGAIN => (libc::RLIMIT_NPROC, "RLIMIT_NPROC (max user processes)"),
         libc::EMFILE => (libc::RLIMIT_NOFILE, "RLIMIT_NOFILE (open files)"),
