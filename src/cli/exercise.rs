@@ -294,4 +294,3 @@ fn preflight(config: &Config) -> Result<()> {
     crate::harness::limits::preflight(&needs, is_root)
         .map_err(|why| UsageError(format!("cannot exercise here: {why}")).into())
 }
-

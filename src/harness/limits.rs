@@ -39,10 +39,11 @@ fn cgroup_dir(controller: &str) -> Option<PathBuf> {
     let v1 = text.lines().find_map(|l| {
         let mut parts = l.splitn(3, ':');
         let (_, ctrls, path) = (parts.next()?, parts.next()?, parts.next()?);
-        ctrls
-            .split(',')
-            .any(|c| c == controller)
-            .then(|| Path::new("/sys/fs/cgroup").join(controller).join(path.trim_start_matches('/')))
+        ctrls.split(',').any(|c| c == controller).then(|| {
+            Path::new("/sys/fs/cgroup")
+                .join(controller)
+                .join(path.trim_start_matches('/'))
+        })
     });
     if let Some(d) = v1.filter(|d| d.is_dir()) {
         return Some(d);
@@ -243,10 +244,18 @@ pub fn classify(
     if now.memory_events > before.memory_events {
         return Some((
             "memory (the cgroup's memory.max)".into(),
-            format!("the cgroup's memory.max ({}) was reached", value(now.memory_max)),
+            format!(
+                "the cgroup's memory.max ({}) was reached",
+                value(now.memory_max)
+            ),
         ));
     }
-    if says(&["resource temporarily unavailable", "cannot fork", "fork: retry", "eagain"]) {
+    if says(&[
+        "resource temporarily unavailable",
+        "cannot fork",
+        "fork: retry",
+        "eagain",
+    ]) {
         return Some((
             "processes (EAGAIN from fork)".into(),
             format!(
@@ -295,7 +304,12 @@ mod tests {
         assert_eq!(cause_of(c, c, Some(1 << 30), "all fine"), None);
         let disk = cause_of(c, c, Some(0), "cc.out differs").unwrap();
         assert!(disk.contains("ENOSPC"), "{disk}");
-        let disk = cause_of(c, c, Some(1 << 30), "ld: final link failed: No space left on device");
+        let disk = cause_of(
+            c,
+            c,
+            Some(1 << 30),
+            "ld: final link failed: No space left on device",
+        );
         assert!(disk.unwrap().contains("ENOSPC"));
         let pids = Cgroup {
             pids_events: 3,
@@ -303,7 +317,10 @@ mod tests {
             ..c
         };
         let why = cause_of(c, pids, None, "sh: fork: Resource temporarily unavailable").unwrap();
-        assert!(why.contains("pids.max"), "the cgroup, not RLIMIT_NPROC: {why}");
+        assert!(
+            why.contains("pids.max"),
+            "the cgroup, not RLIMIT_NPROC: {why}"
+        );
         let why = cause_of(c, c, None, "sh: fork: Resource temporarily unavailable").unwrap();
         assert!(why.contains("EAGAIN"), "{why}");
         let why = cause_of(c, c, None, "cc1: error: Too many open files").unwrap();
@@ -314,7 +331,9 @@ mod tests {
             memory_events: 1,
             ..c
         };
-        assert!(cause_of(c, mem, None, "Killed").unwrap().contains("memory.max"));
+        assert!(cause_of(c, mem, None, "Killed")
+            .unwrap()
+            .contains("memory.max"));
     }
 
     #[test]

@@ -518,3 +518,247 @@ fn a_timeout_out_of_range_is_a_usage_error() {
             .stderr(predicates::str::contains("--command-timeout"));
     }
 }
+
+// ---------------------------------------------------------------------------------------
+// Resources that run out: named by their cause, checked before starting where they can be.
+
+fn is_root() -> bool {
+    // SAFETY: geteuid has no arguments and cannot fail.
+    unsafe { libc::geteuid() == 0 }
+}
+
+/// `timeshare ARGS` with the soft and hard `resource` limit set to `value` (as `ulimit`
+/// would), exit status and standard error.
+fn under_rlimit(resource: libc::__rlimit_resource_t, value: u64, args: &[&str]) -> (i32, String) {
+    use std::os::unix::process::CommandExt;
+    let mut c = crate::common::command();
+    c.args(args);
+    // SAFETY: setrlimit is async-signal-safe and touches only the child.
+    unsafe {
+        c.pre_exec(move || {
+            let lim = libc::rlimit {
+                rlim_cur: value,
+                rlim_max: value,
+            };
+            if libc::setrlimit(resource, &lim) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    let out = c.output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn ulimits_are_checked_before_an_exercise_starts_and_named() {
+    let scratch = tempfile::tempdir().unwrap();
+    let dir = scratch.path().to_str().unwrap();
+    let args = ["exercise", "--quick", "--no-save", "--dir", dir];
+    let (code, err) = under_rlimit(libc::RLIMIT_NOFILE, 20, &args);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("RLIMIT_NOFILE is 20 (ulimit -n)"), "{err}");
+    let (code, err) = under_rlimit(libc::RLIMIT_AS, 48 << 20, &args);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("RLIMIT_AS is 48.0 MiB (ulimit -v)"), "{err}");
+    assert_eq!(err.lines().count(), 1, "one line: {err}");
+    if !is_root() {
+        // Root is not held to RLIMIT_NPROC.
+        let (code, err) = under_rlimit(libc::RLIMIT_NPROC, 8, &args);
+        assert_eq!(code, 2, "{err}");
+        assert!(err.contains("RLIMIT_NPROC is 8 (ulimit -u)"), "{err}");
+    }
+    assert!(left_in(scratch.path()).is_empty());
+}
+
+/// A small file system of our own (tmpfs), unmounted on drop.
+struct SmallFs(tempfile::TempDir);
+
+impl SmallFs {
+    fn mount(size: &str) -> Option<SmallFs> {
+        if !is_root() {
+            eprintln!("skipped: mounting a small tmpfs needs root");
+            return None;
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let ok = std::process::Command::new("mount")
+            .args(["-t", "tmpfs", "-o", &format!("size={size}"), "none"])
+            .arg(dir.path())
+            .status()
+            .is_ok_and(|s| s.success());
+        if !ok {
+            eprintln!("skipped: cannot mount a tmpfs here");
+            return None;
+        }
+        Some(SmallFs(dir))
+    }
+
+    fn path(&self) -> &Path {
+        self.0.path()
+    }
+}
+
+impl Drop for SmallFs {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("umount")
+            .arg(self.0.path())
+            .status();
+    }
+}
+
+/// A `--dir` without room is refused before anything starts; one that fills during the
+/// run shows as "no space left", not as an output differing at byte 0.
+#[test]
+fn a_full_dir_is_named_as_no_space_left() {
+    let Some(small) = SmallFs::mount("2m") else {
+        return;
+    };
+    let out = timeshare()
+        .args(["exercise", "--quick", "--no-save", "--dir"])
+        .arg(small.path())
+        .assert()
+        .code(2);
+    let err = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
+    assert!(err.contains("cannot exercise here: no space left"), "{err}");
+    drop(small);
+
+    let Some(ed) = which("ed") else {
+        eprintln!("skipped: no ed");
+        return;
+    };
+    let Some(small) = SmallFs::mount("8m") else {
+        return;
+    };
+    // In instance 1, the job fills the file system before ed writes its output.
+    let wrappers = tempfile::tempdir().unwrap();
+    let wrapper = wrappers.path().join("ed");
+    std::fs::write(
+        &wrapper,
+        format!(
+            "#!/bin/sh\ncase \"$PWD\" in */ed/1) head -c 20000000 /dev/zero > pad 2>/dev/null;; \
+             esac\nexec {} \"$@\"\n",
+            ed.display()
+        ),
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let path = format!(
+        "{}:{}",
+        wrappers.path().display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let out = timeshare()
+        .env("PATH", path)
+        .args([
+            "exercise",
+            "--jobs",
+            "ed=2",
+            "--no-save",
+            "--json",
+            "-",
+            "--dir",
+        ])
+        .arg(small.path())
+        .assert()
+        .code(1);
+    let report = crate::common::json(&out.get_output().stdout);
+    let first = &report["batches"][0]["instances"][0];
+    assert_eq!(first["outcome"]["result"], "out_of_resources", "{first}");
+    assert_eq!(
+        first["outcome"]["resource"], "disk space (ENOSPC)",
+        "{first}"
+    );
+    assert!(left_in(small.path()).is_empty());
+}
+
+fn which(program: &str) -> Option<PathBuf> {
+    std::env::var_os("PATH").and_then(|p| {
+        std::env::split_paths(&p)
+            .map(|d| d.join(program))
+            .find(|f| f.is_file())
+    })
+}
+
+/// Inside a pids cgroup of 15, the cgroup is named, not RLIMIT_NPROC.
+#[test]
+fn a_pids_cgroup_is_named_as_the_limit() {
+    use std::os::unix::process::CommandExt;
+    if !is_root() {
+        eprintln!("skipped: making a cgroup needs root");
+        return;
+    }
+    let v1 = Path::new("/sys/fs/cgroup/pids");
+    let v2 = Path::new("/sys/fs/cgroup/cgroup.subtree_control");
+    let parent = if v1.join("cgroup.procs").exists() {
+        v1.to_path_buf()
+    } else if std::fs::read_to_string(v2).is_ok_and(|s| s.contains("pids")) {
+        v2.parent().unwrap().to_path_buf()
+    } else {
+        eprintln!("skipped: no pids controller here");
+        return;
+    };
+    let cg = parent.join(format!("timeshare-it-{}", std::process::id()));
+    if std::fs::create_dir(&cg).is_err() {
+        eprintln!("skipped: cannot make a pids cgroup");
+        return;
+    }
+    std::fs::write(cg.join("pids.max"), "15").unwrap();
+    let procs = std::ffi::CString::new(cg.join("cgroup.procs").to_str().unwrap()).unwrap();
+    let scratch = tempfile::tempdir().unwrap();
+    let mut c = crate::common::command();
+    c.args(["exercise", "--jobs", "cc=4,ed=4", "--no-save", "--dir"])
+        .arg(scratch.path());
+    // SAFETY: open, write and close are async-signal-safe; the path was made before fork.
+    unsafe {
+        c.pre_exec(move || {
+            let fd = libc::open(procs.as_ptr(), libc::O_WRONLY);
+            if fd < 0 || libc::write(fd, b"0".as_ptr().cast(), 1) != 1 {
+                return Err(std::io::Error::last_os_error());
+            }
+            libc::close(fd);
+            Ok(())
+        });
+    }
+    let out = c.output().unwrap();
+    let _ = std::fs::remove_dir(&cg);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("the cgroup's pids.max is 15"), "{err}");
+    assert!(!err.contains("RLIMIT_NPROC"), "{err}");
+}
+
+/// The database's disk fills during `run`: what was measured is shown and written to
+/// `--json`, the store failure is said, the exit status is not 0, and what was stored
+/// reads back as an incomplete run.
+#[test]
+fn a_full_disk_under_the_database_loses_nothing_measured() {
+    let Some(small) = SmallFs::mount("120k") else {
+        return;
+    };
+    let db = small.path().join("runs.db");
+    let tmp = tempfile::tempdir().unwrap();
+    let json = tmp.path().join("run.json");
+    let out = timeshare()
+        .args(["run", "syscall", "--quick", "--db"])
+        .arg(&db)
+        .arg("--json")
+        .arg(&json)
+        .assert()
+        .code(1);
+    let stdout = String::from_utf8_lossy(&out.get_output().stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
+    let run = crate::common::json(&std::fs::read(&json).unwrap());
+    let measured = run["results"].as_array().unwrap().len();
+    assert!(measured > 10, "{measured}");
+    assert!(
+        stdout.contains(&format!("{measured} ok")),
+        "the tables and summary are shown: {stdout}"
+    );
+    assert!(stderr.contains("the store failed after"), "{stderr}");
+    assert!(stderr.contains("database or disk is full"), "{stderr}");
+    assert!(!stderr.contains("stored as run"), "{stderr}");
+}
