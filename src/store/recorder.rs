@@ -70,6 +70,16 @@ impl Recorder {
         Ok(())
     }
 
+    /// A store error with its cause named when the file system is full.
+    fn explained(&self, e: StoreError, what: String) -> anyhow::Error {
+        let path = self.store.path();
+        let e = match super::no_space(std::path::Path::new(path), path) {
+            Some(full) => anyhow::Error::new(e).context(full.to_string()),
+            None => anyhow::Error::new(e),
+        };
+        e.context(what)
+    }
+
     fn take_pending(&mut self) -> Result<()> {
         match self.pending.take() {
             Some(e) => Err(anyhow::Error::new(e).context("cannot store the run")),
@@ -93,17 +103,15 @@ impl Observer for Recorder {
             return Ok(());
         }
         if let Some(e) = self.pending.take() {
-            self.failed = Some(anyhow::Error::new(e).context("cannot store the run"));
+            self.failed = Some(self.explained(e, "cannot store the run".into()));
             return Ok(());
         }
         if let Some(id) = self.run_id {
             match self.store.save_result(id, self.saved, result) {
                 Ok(()) => self.saved += 1,
                 Err(e) => {
-                    self.failed = Some(
-                        anyhow::Error::new(e)
-                            .context(format!("cannot store the result of {}", result.id)),
-                    )
+                    self.failed =
+                        Some(self.explained(e, format!("cannot store the result of {}", result.id)))
                 }
             }
         }

@@ -761,4 +761,88 @@ fn a_full_disk_under_the_database_loses_nothing_measured() {
     assert!(stderr.contains("the store failed after"), "{stderr}");
     assert!(stderr.contains("database or disk is full"), "{stderr}");
     assert!(!stderr.contains("stored as run"), "{stderr}");
+    // What was stored reads back, as an incomplete run.
+    let out = timeshare()
+        .args(["history", "--db"])
+        .arg(&db)
+        .assert()
+        .success();
+    let history = String::from_utf8_lossy(&out.get_output().stdout).into_owned();
+    assert!(history.contains("interrupted"), "{history}");
+    // A disk already full is said before anything is measured, and history still reads.
+    let _ = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(format!("cat /dev/zero > {}/fill", small.path().display()))
+        .status();
+    let out = timeshare()
+        .args(["run", "syscall.getpid", "--quick", "--db"])
+        .arg(&db)
+        .assert()
+        .code(1);
+    let stderr = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
+    assert!(
+        stderr.contains("no space left on the file system holding the results database"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("not a timeshare database"), "{stderr}");
+    timeshare()
+        .args(["history", "--db"])
+        .arg(&db)
+        .assert()
+        .success();
+}
+
+// ---------------------------------------------------------------------------------------
+// `--dir`: every bad kind is exit 2 with one line.
+
+#[test]
+fn every_bad_dir_is_exit_2_with_one_line() {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("file");
+    std::fs::write(&file, "x").unwrap();
+    let mut cases: Vec<(PathBuf, &str)> = vec![
+        ("/proc".into(), "a proc pseudo file system"),
+        ("/sys".into(), "a sysfs pseudo file system"),
+        (file, "not a directory"),
+        (tmp.path().join("missing"), "no such directory"),
+    ];
+    let ro = if is_root() {
+        SmallFs::mount("1m")
+    } else {
+        None
+    };
+    if let Some(ro) = &ro {
+        let remount = std::process::Command::new("mount")
+            .args(["-o", "remount,ro"])
+            .arg(ro.path())
+            .status();
+        if remount.is_ok_and(|s| s.success()) {
+            cases.push((ro.path().to_path_buf(), "Read-only file system"));
+        }
+    }
+    for (dir, says) in &cases {
+        for cmd in [
+            &["exercise", "--quick", "--no-save"][..],
+            &["run", "syscall.getpid", "--no-save"],
+        ] {
+            let out = timeshare().args(cmd).arg("--dir").arg(dir).assert().code(2);
+            let err = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
+            assert!(err.contains(says), "{cmd:?} --dir {}: {err}", dir.display());
+            assert_eq!(err.lines().count(), 1, "{err}");
+        }
+    }
+    // Unwritable: as an ordinary user (root writes anywhere).
+    let locked = tmp.path().join("locked");
+    std::fs::create_dir(&locked).unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o555)).unwrap();
+    if !is_root() {
+        let out = timeshare()
+            .args(["exercise", "--quick", "--no-save", "--dir"])
+            .arg(&locked)
+            .assert()
+            .code(2);
+        let err = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
+        assert!(err.contains("Permission denied"), "{err}");
+    }
 }
