@@ -252,6 +252,27 @@ fn parse_count(s: &str, flag: &str) -> Result<usize> {
     }
 }
 
+/// What an instance needs, roughly: a compile (the `cc` job) runs four processes at once
+/// (sh, cc, cc1, as or ld), holds a few dozen files open, maps about 64 MiB and writes
+/// about 256 KiB; the trusted runs and the batch's directories take a few MiB more.
+fn preflight(config: &Config) -> Result<()> {
+    let instances = match &config.request {
+        exercise::Request::Counts(c) => c.iter().map(|(_, n)| *n).sum::<usize>(),
+        exercise::Request::Sweep { totals, .. } => totals.iter().copied().max().unwrap_or(0),
+    } as u64;
+    let needs = crate::harness::limits::Needs {
+        dir: &config.dir,
+        bytes: (4 << 20) + instances * (256 << 10),
+        processes: instances * 4 + 4,
+        files: 32,
+        memory: 64 << 20,
+    };
+    // SAFETY: geteuid has no arguments and cannot fail.
+    let is_root = unsafe { libc::geteuid() } == 0;
+    crate::harness::limits::preflight(&needs, is_root)
+        .map_err(|why| UsageError(format!("cannot exercise here: {why}")).into())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -272,25 +293,4 @@ mod tests {
         let twice = parse_list("1,5,1", "--sweep").unwrap_err();
         assert!(twice.to_string().contains("1 given twice"), "{twice}");
     }
-}
-
-/// What an instance needs, roughly: a compile (the `cc` job) runs four processes at once
-/// (sh, cc, cc1, as or ld), holds a few dozen files open, maps about 64 MiB and writes
-/// about 256 KiB; the trusted runs and the batch's directories take a few MiB more.
-fn preflight(config: &Config) -> Result<()> {
-    let instances = match &config.request {
-        exercise::Request::Counts(c) => c.iter().map(|(_, n)| *n).sum::<usize>(),
-        exercise::Request::Sweep { totals, .. } => totals.iter().copied().max().unwrap_or(0),
-    } as u64;
-    let needs = crate::harness::limits::Needs {
-        dir: &config.dir,
-        bytes: (4 << 20) + instances * (256 << 10),
-        processes: instances * 4 + 4,
-        files: 32,
-        memory: 64 << 20,
-    };
-    // SAFETY: geteuid has no arguments and cannot fail.
-    let is_root = unsafe { libc::geteuid() } == 0;
-    crate::harness::limits::preflight(&needs, is_root)
-        .map_err(|why| UsageError(format!("cannot exercise here: {why}")).into())
 }
