@@ -105,6 +105,7 @@ pub fn execute(args: ExerciseArgs) -> Result<Exit> {
             .collect(),
     };
     super::clean::sweep(&config.dir);
+    preflight(&config)?;
     let mut progress = |msg: &str| eprintln!("exercise: {msg}");
     let outcome = exercise::exercise(&config, &mut progress);
     if !config.keep {
@@ -249,6 +250,27 @@ fn parse_count(s: &str, flag: &str) -> Result<usize> {
         ))
         .into()),
     }
+}
+
+/// What an instance needs, roughly: a compile (the `cc` job) runs four processes at once
+/// (sh, cc, cc1, as or ld), holds a few dozen files open, maps about 64 MiB and writes
+/// about 256 KiB; the trusted runs and the batch's directories take a few MiB more.
+fn preflight(config: &Config) -> Result<()> {
+    let instances = match &config.request {
+        exercise::Request::Counts(c) => c.iter().map(|(_, n)| *n).sum::<usize>(),
+        exercise::Request::Sweep { totals, .. } => totals.iter().copied().max().unwrap_or(0),
+    } as u64;
+    let needs = crate::harness::limits::Needs {
+        dir: &config.dir,
+        bytes: (4 << 20) + instances * (256 << 10),
+        processes: instances * 4 + 4,
+        files: 32,
+        memory: 64 << 20,
+    };
+    // SAFETY: geteuid has no arguments and cannot fail.
+    let is_root = unsafe { libc::geteuid() } == 0;
+    crate::harness::limits::preflight(&needs, is_root)
+        .map_err(|why| UsageError(format!("cannot exercise here: {why}")).into())
 }
 
 #[cfg(test)]

@@ -126,6 +126,14 @@ pub struct LoadArgs {
     /// load.script: seconds between two users' starts (default: one user's script time / 16)
     #[arg(long, value_name = "SECONDS")]
     pub stagger: Option<f64>,
+    /// load.script: kill a command still running after SECONDS; it counts as timed out
+    /// and the row fails (default 300)
+    #[arg(long, value_name = "SECONDS")]
+    pub command_timeout: Option<f64>,
+    /// load.script: stop one staggered run of every user still going after SECONDS
+    /// (default 1200)
+    #[arg(long, value_name = "SECONDS")]
+    pub run_timeout: Option<f64>,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -260,15 +268,22 @@ pub fn execute(args: RunArgs) -> Result<Exit> {
     if let Some(out) = json {
         out.write(&report::json::to_json(&run)?)?;
     }
-    // After the tables, so that a store error cannot hide what was measured.
+    // After the tables and the JSON, so that a store error (a full disk) cannot hide
+    // what was measured; it is the run's error once everything else is out.
+    let mut store_failed = None;
     if let Some(r) = recorder.as_mut() {
-        r.finish(&run)?;
-        if let Some(id) = r.run_id() {
-            eprintln!("stored as run {id} in {}", r.path());
+        match r.finish(&run) {
+            Ok(()) => {
+                if let Some(id) = r.run_id() {
+                    eprintln!("stored as run {id} in {}", r.path());
+                }
+            }
+            Err(e) => store_failed = Some(e.context(format!("storing in {}", r.path()))),
         }
     }
     if let Some(out) = html {
-        let name = match recorder.as_ref().and_then(|r| r.run_id()) {
+        let stored = recorder.as_ref().filter(|_| store_failed.is_none());
+        let name = match stored.and_then(|r| r.run_id()) {
             Some(id) => format!("run {id}"),
             None => "this run".to_string(),
         };
@@ -287,7 +302,10 @@ pub fn execute(args: RunArgs) -> Result<Exit> {
         )?;
     }
     text_out(&report::table::summary_line(&run))?;
-    Ok(exit_status(&run))
+    match store_failed {
+        Some(e) => Err(e),
+        None => Ok(exit_status(&run)),
+    }
 }
 
 /// `--placement spread` needs two CPUs this process may use (`--cpu` leaves it one): a
@@ -306,7 +324,7 @@ const PAGING_ROWS: &[&str] = &["vm.seqpage", "vm.randpage", "vm.gausspage"];
 
 /// The options that only some rows read: (flag, whether it was given, the id prefixes of
 /// the rows that read it).
-fn row_options(args: &RunArgs) -> [(&'static str, bool, &'static [&'static str]); 8] {
+fn row_options(args: &RunArgs) -> [(&'static str, bool, &'static [&'static str]); 10] {
     let l = &args.load;
     [
         ("--pages", args.pages.is_some(), PAGING_ROWS),
@@ -316,6 +334,12 @@ fn row_options(args: &RunArgs) -> [(&'static str, bool, &'static [&'static str])
         ("--users", !l.users.is_empty(), &["load.script"]),
         ("--script", l.script.is_some(), &["load.script"]),
         ("--stagger", l.stagger.is_some(), &["load.script"]),
+        (
+            "--command-timeout",
+            l.command_timeout.is_some(),
+            &["load.script"],
+        ),
+        ("--run-timeout", l.run_timeout.is_some(), &["load.script"]),
         ("--readers", !l.readers.is_empty(), &["load.iointerference"]),
     ]
 }
@@ -346,6 +370,18 @@ fn load_options(args: &LoadArgs) -> Result<LoadOptions> {
             return Err(UsageError(format!("--stagger {s}: give seconds from 0 to 3600")).into());
         }
     }
+    for (flag, value) in [
+        ("--command-timeout", args.command_timeout),
+        ("--run-timeout", args.run_timeout),
+    ] {
+        if let Some(s) = value {
+            if !(s.is_finite() && (0.01..=86400.0).contains(&s)) {
+                return Err(
+                    UsageError(format!("{flag} {s}: give seconds from 0.01 to 86400")).into(),
+                );
+            }
+        }
+    }
     if let Some(script) = &args.script {
         crate::bench::load::script::load(Some(script))
             .map_err(|e| UsageError(format!("--script {script}: {e:#}")))?;
@@ -357,6 +393,8 @@ fn load_options(args: &LoadArgs) -> Result<LoadOptions> {
         footprint_mib: args.footprint_mib,
         script: args.script.clone(),
         stagger_s: args.stagger,
+        command_timeout_s: args.command_timeout,
+        run_timeout_s: args.run_timeout,
     })
 }
 

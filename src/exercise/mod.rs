@@ -29,7 +29,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 
-use crate::harness::{interrupt, procgroup};
+use crate::harness::{interrupt, limits, procgroup};
 use crate::model::exercise::{Batch, Instance, Outcome, Report, Times, TypeRecord, TypeState};
 use jobs::JobType;
 
@@ -264,6 +264,7 @@ fn run_batch(
         .filter(|(_, s)| **s)
         .map(|(sp, _)| sp.clone())
         .collect();
+    let before = limits::Snapshot::take();
     let started = Instant::now();
     let mut ran = run_all(&to_start, config.timeout)?.into_iter();
     let elapsed_s = started.elapsed().as_secs_f64();
@@ -276,7 +277,7 @@ fn run_batch(
             Instance {
                 job: job.name.to_string(),
                 index: *index,
-                outcome: check(&r, job, dir, &trusted, &rel),
+                outcome: by_cause(check(&r, job, dir, &trusted, &rel), &before, dir),
                 dir: rel,
                 real_s: r.real_s,
                 user_s: r.user_s,
@@ -350,6 +351,30 @@ fn check(r: &Ran, job: &JobType, dir: &Path, trusted: &Path, rel: &str) -> Outco
     match compare::compare(&expected, &actual) {
         None => Outcome::Pass,
         Some(difference) => Outcome::Mismatch { file, difference },
+    }
+}
+
+/// A failure named by the resource that ran out, when the evidence (the file system, the
+/// cgroup's events, what the job wrote to standard error) names one: "no space left"
+/// rather than "cc.out differs at byte 0", the cgroup's `pids.max` rather than
+/// RLIMIT_NPROC, EMFILE rather than the compiler's last line.
+fn by_cause(outcome: Outcome, before: &limits::Snapshot, dir: &Path) -> Outcome {
+    if matches!(
+        outcome,
+        Outcome::Pass | Outcome::TimedOut { .. } | Outcome::SetupFailed { .. }
+    ) {
+        return outcome;
+    }
+    let stderr = std::fs::read(dir.join("stderr"))
+        .map(|b| String::from_utf8_lossy(&b).into_owned())
+        .unwrap_or_default();
+    match limits::cause(before, dir, &stderr) {
+        Some((resource, detail)) => Outcome::OutOfResources {
+            resource,
+            detail,
+            symptom: outcome.describe(),
+        },
+        None => outcome,
     }
 }
 
@@ -435,12 +460,13 @@ fn run_all(specs: &[Spec], timeout: Duration) -> Result<Vec<Ran>> {
     let mut ran = vec![Ran::default(); specs.len()];
     let mut running: Vec<(usize, i32, Instant)> = Vec::new();
     let mut groups = Vec::new();
+    let mark = mark_prefix();
     for (i, s) in specs.iter().enumerate() {
         if interrupt::requested() {
             break;
         }
         let start = Instant::now();
-        match start_one(s) {
+        match start_one(s, &format!("{mark}{i}")) {
             Ok(pid) => {
                 running.push((i, pid, start));
                 groups.push(pid);
@@ -482,8 +508,14 @@ fn run_all(specs: &[Spec], timeout: Duration) -> Result<Vec<Ran>> {
         // Poll less often when many are running, so the reaping loop stays cheap.
         std::thread::sleep(Duration::from_micros(1000 + 10 * running.len() as u64));
     }
-    // Descendants that outlived their shell (a job that left something in the
-    // background) must not outlive the run.
+    // An instance is over when every process it started is gone, also one that left its
+    // process group (`setsid`): only then is its output final and checked. What is still
+    // running at the instance's timeout is killed and the instance timed out.
+    if let Err(e) = wait_instances_gone(specs, &mut ran, timeout, &mark) {
+        stop_all(&[], &groups);
+        return Err(e);
+    }
+    // Whatever is left of the groups must not outlive the run.
     for g in &groups {
         if procgroup::group_alive(*g) {
             procgroup::kill_group(*g);
@@ -493,7 +525,62 @@ fn run_all(specs: &[Spec], timeout: Duration) -> Result<Vec<Ran>> {
     Ok(ran)
 }
 
-fn start_one(s: &Spec) -> std::io::Result<i32> {
+/// The environment variable that marks an instance's processes: `PID.NANOS.INDEX`, this
+/// process's id, the batch's start time and the instance's index in the batch (two
+/// batches at once in one process do not see each other's).
+const MARK: &str = "TIMESHARE_EXERCISE_INSTANCE";
+
+fn mark_prefix() -> String {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    format!("{}.{nanos}.", std::process::id())
+}
+
+/// Wait until no process of any instance is left, killing those of an instance past its
+/// timeout (from its start, so one that outlived its shell gets what remained of it).
+fn wait_instances_gone(
+    specs: &[Spec],
+    ran: &mut [Ran],
+    timeout: Duration,
+    mark: &str,
+) -> Result<()> {
+    let started = Instant::now();
+    loop {
+        let left = procgroup::marked_processes(MARK, mark);
+        if left.is_empty() {
+            return Ok(());
+        }
+        if interrupt::requested() {
+            for (pid, _) in &left {
+                // SAFETY: a signal to a process of our own instance; no memory involved.
+                unsafe { libc::kill(*pid, libc::SIGKILL) };
+            }
+            return Err(Interrupted.into());
+        }
+        for (pid, value) in &left {
+            let index = value
+                .rsplit('.')
+                .next()
+                .and_then(|i| i.parse::<usize>().ok())
+                .filter(|&i| i < specs.len());
+            let over = match index {
+                Some(i) => ran[i].real_s + started.elapsed().as_secs_f64() > timeout.as_secs_f64(),
+                None => started.elapsed() > timeout,
+            };
+            if over {
+                if let Some(i) = index {
+                    ran[i].timed_out = true;
+                }
+                // SAFETY: a signal to a process of our own instance; no memory involved.
+                unsafe { libc::kill(*pid, libc::SIGKILL) };
+            }
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+fn start_one(s: &Spec, mark: &str) -> std::io::Result<i32> {
     let stdout = File::create(s.dir.join("stdout"))?;
     let stderr = File::create(s.dir.join("stderr"))?;
     // The job's own temporary directory (the compiler's files, a sort's runs), inside the
@@ -508,6 +595,7 @@ fn start_one(s: &Spec) -> std::io::Result<i32> {
         .env("LC_ALL", "C")
         .env("TZ", "UTC0")
         .env("TMPDIR", &tmp)
+        .env(MARK, mark)
         .env("EXERCISE_BIN", &s.bin)
         .env("TIMESHARE_EXE", &s.exe)
         .stdin(Stdio::null())

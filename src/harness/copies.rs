@@ -274,6 +274,18 @@ impl Children {
         }
     }
 
+    /// Kill the process group of the live child `pid` (what it started too); it is
+    /// reaped by [`Children::wait_next`] as killed by signal 9.
+    pub fn kill(&self, pid: i32) {
+        if self.live.contains_key(&pid) {
+            // SAFETY: sends a signal to our own child's group; no memory is involved.
+            unsafe {
+                libc::kill(-pid, libc::SIGKILL);
+                libc::kill(pid, libc::SIGKILL);
+            }
+        }
+    }
+
     /// Kill every live child's process group and reap it.
     pub fn kill_all(&mut self) {
         for (&pid, _) in self.live.iter() {

@@ -12,6 +12,7 @@ pub mod cpu;
 pub mod debris;
 pub mod interrupt;
 pub mod invocations;
+pub mod limits;
 pub mod memlimit;
 pub mod observe;
 pub mod procgroup;

@@ -140,6 +140,33 @@ pub fn wait_groups_gone(pgids: &[i32], limit: Duration) -> Vec<i32> {
     }
 }
 
+/// The live processes whose environment holds `name=VALUE` with VALUE starting with
+/// `prefix`, as (pid, VALUE). A process inherits its environment through fork, `setsid`
+/// and a double fork, so this finds every descendant of a process started with the
+/// variable — also those that left its process group — unless one clears its environment.
+/// Zombies show an empty environment and are not counted.
+pub fn marked_processes(name: &str, prefix: &str) -> Vec<(i32, String)> {
+    let want = format!("{name}={prefix}");
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    entries
+        .flatten()
+        .filter_map(|e| e.file_name().to_str()?.parse::<i32>().ok())
+        .filter_map(|pid| {
+            let env = std::fs::read(format!("/proc/{pid}/environ")).ok()?;
+            env.split(|&b| b == 0)
+                .find(|v| v.starts_with(want.as_bytes()))
+                .map(|v| {
+                    (
+                        pid,
+                        String::from_utf8_lossy(&v[name.len() + 1..]).into_owned(),
+                    )
+                })
+        })
+        .collect()
+}
+
 /// "SIGSEGV" for 11; the number for anything unknown.
 pub fn signal_name(sig: i32) -> String {
     let name = match sig {
@@ -170,6 +197,12 @@ pub fn signal_name(sig: i32) -> String {
 /// current value, e.g. "RLIMIT_NPROC (max user processes) = 40". `None` when the error
 /// is not a limit.
 pub fn limit_hit(err: &io::Error) -> Option<String> {
+    let cg = super::limits::Cgroup::read();
+    if let (Some(libc::EAGAIN), Some(max)) = (err.raw_os_error(), cg.pids_max) {
+        if cg.pids_current.unwrap_or(0) + 1 >= max || cg.pids_events > 0 {
+            return Some(format!("the cgroup's pids.max = {max}"));
+        }
+    }
     let (resource, what) = match err.raw_os_error()? {
         libc::EAGAIN => (libc::RLIMIT_NPROC, "RLIMIT_NPROC (max user processes)"),
         libc::EMFILE => (libc::RLIMIT_NOFILE, "RLIMIT_NOFILE (open files)"),

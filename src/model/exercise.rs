@@ -140,6 +140,13 @@ pub enum Outcome {
     },
     /// Its type's setup failed: nothing to compare with.
     SetupFailed { reason: String },
+    /// It failed because a resource ran out (disk space, processes, open files, memory):
+    /// which one, the evidence, and what the failure looked like.
+    OutOfResources {
+        resource: String,
+        detail: String,
+        symptom: String,
+    },
 }
 
 impl Outcome {
@@ -177,6 +184,11 @@ impl Outcome {
                 None => format!("could not start: {error}"),
             },
             Outcome::SetupFailed { reason } => format!("setup failed: {reason}"),
+            Outcome::OutOfResources {
+                resource,
+                detail,
+                symptom,
+            } => format!("ran out of {resource}: {detail} (seen as: {symptom})"),
         }
     }
 }

@@ -20,7 +20,22 @@ pub struct LoadOptions {
     /// Seconds between two users' starts (None: the single user's script time / 16, the
     /// seed's 15 s against a 4 min script).
     pub stagger_s: Option<f64>,
+    /// `load.script`: seconds one command may run before it is killed and counted as timed
+    /// out (None: [`COMMAND_TIMEOUT_S`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub command_timeout_s: Option<f64>,
+    /// `load.script`: seconds one staggered run of every user may take before what still
+    /// runs is killed and the row fails (None: [`RUN_TIMEOUT_S`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub run_timeout_s: Option<f64>,
 }
+
+/// The default `--command-timeout`: far beyond any command of the bundled scripts (the
+/// slowest, a compile, takes about a second), short enough that a hung command is seen.
+pub const COMMAND_TIMEOUT_S: f64 = 300.0;
+/// The default `--run-timeout`, as `exercise --timeout` (600 s) for one batch, doubled:
+/// a staggered run holds several users' scripts.
+pub const RUN_TIMEOUT_S: f64 = 1200.0;
 
 impl LoadOptions {
     pub fn copies(&self) -> Vec<usize> {
@@ -34,6 +49,12 @@ impl LoadOptions {
     }
     pub fn footprint_bytes(&self) -> u64 {
         self.footprint_mib.unwrap_or(16) << 20
+    }
+    pub fn command_timeout(&self) -> std::time::Duration {
+        std::time::Duration::from_secs_f64(self.command_timeout_s.unwrap_or(COMMAND_TIMEOUT_S))
+    }
+    pub fn run_timeout(&self) -> std::time::Duration {
+        std::time::Duration::from_secs_f64(self.run_timeout_s.unwrap_or(RUN_TIMEOUT_S))
     }
 }
 

@@ -172,12 +172,14 @@ fn attachment_c(run: &Run) -> String {
             failed += c.failed;
             missing += c.missing;
             let pct = |v: f64| format!("{v:.1}%");
-            let mut failed_cell = if c.failed > 0 {
-                format!("{} FAILED", c.failed)
-            } else {
-                String::new()
+            failed += c.timed_out;
+            let mut failed_cell = match (c.failed, c.timed_out) {
+                (0, 0) => String::new(),
+                (f, 0) => format!("{f} FAILED"),
+                (0, t) => format!("{t} TIMED OUT"),
+                (f, t) => format!("{f} FAILED, {t} TIMED OUT"),
             };
-            if let (true, Some(e)) = (c.failed > 0, &c.first_error) {
+            if let (true, Some(e)) = (c.failed + c.timed_out > 0, &c.first_error) {
                 failed_cell.push_str(&format!(" ({e})"));
             }
             t.add_row(vec![

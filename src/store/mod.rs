@@ -52,6 +52,11 @@ pub enum StoreError {
     NotADatabase { path: String, why: String },
     #[error("cannot open the results database {path}: {why}")]
     CannotOpen { path: String, why: String },
+    #[error(
+        "no space left on the file system holding the results database {path} ({free} bytes \
+         free): free some space, or choose another with --db (or --no-save)"
+    )]
+    NoSpace { path: String, free: u64 },
     #[error("no run {0} in the database (see `timeshare history`)")]
     UnknownRun(String),
     #[error("no run labelled {0:?} in the database (see `timeshare history`)")]
@@ -94,6 +99,21 @@ impl StoreError {
                 | StoreError::NoCompleteRun { .. }
         )
     }
+}
+
+/// A database that cannot be opened on a full file system (SQLite says only "disk I/O
+/// error" when it cannot make its `-shm` or `-wal` file) is said to be out of space, not
+/// "not a timeshare database".
+fn no_space(path: &Path, shown: &str) -> Option<StoreError> {
+    let dir = path
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let free = crate::harness::limits::available_bytes(dir)?;
+    (free < 64 << 10).then(|| StoreError::NoSpace {
+        path: shown.to_string(),
+        free,
+    })
 }
 
 /// The database to use: `--db PATH`, else `$TIMESHARE_DB`, else `runs.db` in the user's
@@ -235,9 +255,11 @@ impl Store {
                 why: format!("cannot create {}: {e}", dir.display()),
             })?;
         }
-        let not_db = |e: rusqlite::Error| StoreError::NotADatabase {
-            path: shown.clone(),
-            why: e.to_string(),
+        let not_db = |e: rusqlite::Error| {
+            no_space(path, &shown).unwrap_or(StoreError::NotADatabase {
+                path: shown.clone(),
+                why: e.to_string(),
+            })
         };
         let mut conn = Connection::open(path).map_err(|e| StoreError::CannotOpen {
             path: shown.clone(),
@@ -274,9 +296,11 @@ impl Store {
     pub fn open_read_only(path: &Path) -> Result<Store, StoreError> {
         use rusqlite::OpenFlags;
         let shown = path.display().to_string();
-        let not_db = |e: rusqlite::Error| StoreError::NotADatabase {
-            path: shown.clone(),
-            why: e.to_string(),
+        let not_db = |e: rusqlite::Error| {
+            no_space(path, &shown).unwrap_or(StoreError::NotADatabase {
+                path: shown.clone(),
+                why: e.to_string(),
+            })
         };
         let flags = OpenFlags::SQLITE_OPEN_READ_ONLY
             | OpenFlags::SQLITE_OPEN_NO_MUTEX
@@ -294,10 +318,12 @@ impl Store {
         let mut conn = open(uri.clone())?;
         let identity = match schema::identify(&conn) {
             Ok(i) => i,
-            // A WAL database in a directory this user cannot write (no `-shm` can be made):
-            // read it as it stands on disk.
+            // A WAL database in a directory this user cannot write, or on a full file
+            // system (no `-shm` can be made): read it as it stands on disk.
             Err(rusqlite::Error::SqliteFailure(f, _))
-                if f.code == rusqlite::ErrorCode::CannotOpen =>
+                if f.code == rusqlite::ErrorCode::CannotOpen
+                    || (f.code == rusqlite::ErrorCode::SystemIoFailure
+                        && no_space(path, &shown).is_some()) =>
             {
                 conn = open(format!("{uri}?immutable=1"))?;
                 schema::identify(&conn).map_err(not_db)?

@@ -20,6 +20,9 @@ pub struct Recorder {
     pending: Option<StoreError>,
     saved: usize,
     finished: bool,
+    /// The first store error while the run went on (a full disk): the run keeps
+    /// measuring, nothing more is stored, and [`Recorder::finish`] reports it.
+    failed: Option<anyhow::Error>,
 }
 
 impl Recorder {
@@ -31,6 +34,7 @@ impl Recorder {
             pending: None,
             saved: 0,
             finished: false,
+            failed: None,
         }
     }
 
@@ -43,9 +47,20 @@ impl Recorder {
         self.store.path()
     }
 
-    /// Record the run's final status and end time.
+    /// Record the run's final status and end time; the first store error of the run, if
+    /// there was one (what was measured is then only in the caller's hands).
     pub fn finish(&mut self, run: &Run) -> Result<()> {
         self.take_pending()?;
+        if let Some(e) = self.failed.take() {
+            // The run row stays `running` with this dead writer, or is marked
+            // interrupted by `Drop` if the store accepts that much: it reads back as
+            // incomplete, never as whole.
+            return Err(e.context(format!(
+                "the store failed after {} of {} results; the run was not stored whole",
+                self.saved,
+                run.results.len()
+            )));
+        }
         self.finished = true;
         if let Some(id) = self.run_id {
             self.store
@@ -53,6 +68,16 @@ impl Recorder {
                 .with_context(|| format!("cannot record the end of run {id}"))?;
         }
         Ok(())
+    }
+
+    /// A store error with its cause named when the file system is full.
+    fn explained(&self, e: StoreError, what: String) -> anyhow::Error {
+        let path = self.store.path();
+        let e = match super::no_space(std::path::Path::new(path), path) {
+            Some(full) => anyhow::Error::new(e).context(full.to_string()),
+            None => anyhow::Error::new(e),
+        };
+        e.context(what)
     }
 
     fn take_pending(&mut self) -> Result<()> {
@@ -71,13 +96,24 @@ impl Observer for Recorder {
         }
     }
 
+    /// Never stops the run: a store that fails (a full disk, a read-only file) is
+    /// remembered, and the run goes on to be shown and written to `--json`.
     fn bench_finished(&mut self, result: &BenchResult) -> Result<()> {
-        self.take_pending()?;
+        if self.failed.is_some() {
+            return Ok(());
+        }
+        if let Some(e) = self.pending.take() {
+            self.failed = Some(self.explained(e, "cannot store the run".into()));
+            return Ok(());
+        }
         if let Some(id) = self.run_id {
-            self.store
-                .save_result(id, self.saved, result)
-                .with_context(|| format!("cannot store the result of {}", result.id))?;
-            self.saved += 1;
+            match self.store.save_result(id, self.saved, result) {
+                Ok(()) => self.saved += 1,
+                Err(e) => {
+                    self.failed =
+                        Some(self.explained(e, format!("cannot store the result of {}", result.id)))
+                }
+            }
         }
         Ok(())
     }

@@ -342,20 +342,13 @@ fn an_instance_that_cannot_start_names_the_limit_it_hit() {
             Ok(())
         });
     }
+    // The limit is read before anything starts: refused at once, the limit named.
     let out = cmd.output().unwrap();
-    let text = String::from_utf8_lossy(&out.stdout).to_string();
-    assert_eq!(
-        out.status.code(),
-        Some(1),
-        "{text}\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let err = String::from_utf8_lossy(&out.stderr).to_string();
+    assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(
-        text.contains(&format!(
-            "could not start: Resource temporarily unavailable (os error 11); limit: \
-             RLIMIT_NPROC (max user processes) = {limit}"
-        )),
-        "{text}"
+        err.contains(&format!("RLIMIT_NPROC is {limit} (ulimit -u)")),
+        "{err}"
     );
     assert!(is_empty_dir(scratch.path()));
 }
@@ -539,4 +532,36 @@ fn an_exercise_is_stored_and_read_like_any_run() {
             .count(),
         1
     );
+}
+
+/// A job's detached child (`setsid`, out of the instance's process group) that truncates
+/// the output after the job's shell has exited: the instance is over only when that
+/// child is gone too, so the truncated output is what is checked, and it fails.
+#[test]
+fn a_detached_child_that_changes_the_output_late_is_caught() {
+    if !have(&["ed", "setsid"]) {
+        return;
+    }
+    let real_ed = which("ed").unwrap();
+    let wrappers = tempfile::tempdir().unwrap();
+    script(
+        wrappers.path(),
+        "ed",
+        &format!(
+            "case \"$PWD\" in */ed/1) setsid sh -c 'sleep 1; : > text.txt' \
+             </dev/null >/dev/null 2>&1 & ;; esac\nexec {} \"$@\"\n",
+            real_ed.display()
+        ),
+    );
+    let scratch = tempfile::tempdir().unwrap();
+    let assert = timeshare()
+        .env("PATH", path_with(wrappers.path()))
+        .args(["exercise", "--no-save", "--jobs", "ed=2", "--dir"])
+        .arg(scratch.path())
+        .assert()
+        .code(1);
+    let text = String::from_utf8_lossy(&assert.get_output().stdout).to_string();
+    assert!(text.contains("FAIL ed#1"), "{text}");
+    assert!(text.contains("1 passed, 1 failed"), "{text}");
+    assert!(is_empty_dir(scratch.path()));
 }

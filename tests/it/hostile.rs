@@ -416,3 +416,433 @@ fn campaign(rounds: usize, delays_ms: &[u64]) {
     let _ = cgroups;
     eprintln!("signal campaign: {trials} trials, none left debris");
 }
+
+// ---------------------------------------------------------------------------------------
+// Command scripts: time limits and whole lines.
+
+/// A command that never ends is killed after `--command-timeout` and counted as timed out
+/// (not a hang, not a generic failure); the rest of the script runs; a failing list is
+/// named by its whole line, not by its first program.
+#[test]
+fn a_hung_command_times_out_and_a_failing_list_is_named_whole() {
+    let tmp = tempfile::tempdir().unwrap();
+    let script = tmp.path().join("hang.sh");
+    std::fs::write(&script, "echo start\nsleep 1000\ntrue && false\necho end\n").unwrap();
+    let started = std::time::Instant::now();
+    let out = timeshare()
+        .args([
+            "run",
+            "load.script.1",
+            "--no-save",
+            "--command-timeout",
+            "1",
+        ])
+        .arg("--script")
+        .arg(&script)
+        .arg("--dir")
+        .arg(tmp.path())
+        .args(["--json", "-"])
+        .timeout(std::time::Duration::from_secs(120))
+        .assert()
+        .code(1);
+    assert!(started.elapsed() < std::time::Duration::from_secs(100));
+    let run = crate::common::json(&out.get_output().stdout);
+    let r = crate::common::result(&run, "load.script.1");
+    let error = r["status"]["error"].as_str().expect("a failed row");
+    assert!(error.contains("`sleep` ×"), "{error}");
+    assert!(
+        error.contains("timed out: still running after 1 s"),
+        "{error}"
+    );
+    assert!(error.contains("`true && false` ×"), "{error}");
+    let cmds = r["details"]["commands"].as_array().unwrap();
+    let line = |label: &str| cmds.iter().find(|c| c["command"] == label).unwrap().clone();
+    let runs = r["details"]["runs"].as_u64().unwrap();
+    assert_eq!(line("sleep")["timed_out"].as_u64(), Some(runs));
+    assert_eq!(line("sleep")["failed"], 0);
+    assert_eq!(line("true && false")["failed"].as_u64(), Some(runs));
+    assert_eq!(
+        line("echo")["count"].as_u64(),
+        Some(2 * runs),
+        "the rest ran"
+    );
+    let table = String::from_utf8_lossy(&out.get_output().stderr);
+    assert!(table.contains("TIMED OUT"), "{table}");
+    assert_eq!(left_in(tmp.path()), ["hang.sh"]);
+}
+
+/// A whole staggered run past `--run-timeout` is stopped: what runs is killed, nothing
+/// more starts, the row fails saying so.
+#[test]
+fn a_run_past_its_timeout_is_stopped() {
+    let tmp = tempfile::tempdir().unwrap();
+    let script = tmp.path().join("slow.sh");
+    std::fs::write(&script, "sleep 1000\necho never\n").unwrap();
+    let out = timeshare()
+        .args([
+            "run",
+            "load.script.2",
+            "--users",
+            "2",
+            "--no-save",
+            "--run-timeout",
+            "1",
+        ])
+        .args(["--stagger", "0.1", "--script"])
+        .arg(&script)
+        .arg("--dir")
+        .arg(tmp.path())
+        .args(["--json", "-"])
+        .timeout(std::time::Duration::from_secs(120))
+        .assert()
+        .code(1);
+    let run = crate::common::json(&out.get_output().stdout);
+    let error = crate::common::result(&run, "load.script.2")["status"]["error"]
+        .as_str()
+        .expect("a failed row")
+        .to_string();
+    assert!(error.contains("(--run-timeout)"), "{error}");
+    assert!(error.contains("running command(s) killed"), "{error}");
+    assert!(processes_in(tmp.path()).is_empty());
+}
+
+/// Timeouts out of range are usage errors.
+#[test]
+fn a_timeout_out_of_range_is_a_usage_error() {
+    for bad in ["0", "-1", "nan", "1e9"] {
+        timeshare()
+            .args(["run", "load.script.1", "--no-save"])
+            .arg(format!("--command-timeout={bad}"))
+            .assert()
+            .code(2)
+            .stderr(predicates::str::contains("--command-timeout"));
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Resources that run out: named by their cause, checked before starting where they can be.
+
+fn is_root() -> bool {
+    // SAFETY: geteuid has no arguments and cannot fail.
+    unsafe { libc::geteuid() == 0 }
+}
+
+/// `timeshare ARGS` with the soft and hard `resource` limit set to `value` (as `ulimit`
+/// would), exit status and standard error.
+fn under_rlimit(resource: libc::__rlimit_resource_t, value: u64, args: &[&str]) -> (i32, String) {
+    use std::os::unix::process::CommandExt;
+    let mut c = crate::common::command();
+    c.args(args);
+    // SAFETY: setrlimit is async-signal-safe and touches only the child.
+    unsafe {
+        c.pre_exec(move || {
+            let lim = libc::rlimit {
+                rlim_cur: value,
+                rlim_max: value,
+            };
+            if libc::setrlimit(resource, &lim) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    let out = c.output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn ulimits_are_checked_before_an_exercise_starts_and_named() {
+    let scratch = tempfile::tempdir().unwrap();
+    let dir = scratch.path().to_str().unwrap();
+    let args = ["exercise", "--quick", "--no-save", "--dir", dir];
+    let (code, err) = under_rlimit(libc::RLIMIT_NOFILE, 20, &args);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("RLIMIT_NOFILE is 20 (ulimit -n)"), "{err}");
+    let (code, err) = under_rlimit(libc::RLIMIT_AS, 48 << 20, &args);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("RLIMIT_AS is 48.0 MiB (ulimit -v)"), "{err}");
+    assert_eq!(err.lines().count(), 1, "one line: {err}");
+    if !is_root() {
+        // Root is not held to RLIMIT_NPROC.
+        let (code, err) = under_rlimit(libc::RLIMIT_NPROC, 8, &args);
+        assert_eq!(code, 2, "{err}");
+        assert!(err.contains("RLIMIT_NPROC is 8 (ulimit -u)"), "{err}");
+    }
+    assert!(left_in(scratch.path()).is_empty());
+}
+
+/// A small file system of our own (tmpfs), unmounted on drop.
+struct SmallFs(tempfile::TempDir);
+
+impl SmallFs {
+    fn mount(size: &str) -> Option<SmallFs> {
+        if !is_root() {
+            eprintln!("skipped: mounting a small tmpfs needs root");
+            return None;
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let ok = std::process::Command::new("mount")
+            .args(["-t", "tmpfs", "-o", &format!("size={size}"), "none"])
+            .arg(dir.path())
+            .status()
+            .is_ok_and(|s| s.success());
+        if !ok {
+            eprintln!("skipped: cannot mount a tmpfs here");
+            return None;
+        }
+        Some(SmallFs(dir))
+    }
+
+    fn path(&self) -> &Path {
+        self.0.path()
+    }
+}
+
+impl Drop for SmallFs {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("umount")
+            .arg(self.0.path())
+            .status();
+    }
+}
+
+/// A `--dir` without room is refused before anything starts; one that fills during the
+/// run shows as "no space left", not as an output differing at byte 0.
+#[test]
+fn a_full_dir_is_named_as_no_space_left() {
+    let Some(small) = SmallFs::mount("2m") else {
+        return;
+    };
+    let out = timeshare()
+        .args(["exercise", "--quick", "--no-save", "--dir"])
+        .arg(small.path())
+        .assert()
+        .code(2);
+    let err = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
+    assert!(err.contains("cannot exercise here: no space left"), "{err}");
+    drop(small);
+
+    let Some(ed) = which("ed") else {
+        eprintln!("skipped: no ed");
+        return;
+    };
+    let Some(small) = SmallFs::mount("8m") else {
+        return;
+    };
+    // In instance 1, the job fills the file system before ed writes its output.
+    let wrappers = tempfile::tempdir().unwrap();
+    let wrapper = wrappers.path().join("ed");
+    std::fs::write(
+        &wrapper,
+        format!(
+            "#!/bin/sh\ncase \"$PWD\" in */ed/1) head -c 20000000 /dev/zero > pad 2>/dev/null;; \
+             esac\nexec {} \"$@\"\n",
+            ed.display()
+        ),
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let path = format!(
+        "{}:{}",
+        wrappers.path().display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let out = timeshare()
+        .env("PATH", path)
+        .args([
+            "exercise",
+            "--jobs",
+            "ed=2",
+            "--no-save",
+            "--json",
+            "-",
+            "--dir",
+        ])
+        .arg(small.path())
+        .assert()
+        .code(1);
+    let report = crate::common::json(&out.get_output().stdout);
+    let first = &report["batches"][0]["instances"][0];
+    assert_eq!(first["outcome"]["result"], "out_of_resources", "{first}");
+    assert_eq!(
+        first["outcome"]["resource"], "disk space (ENOSPC)",
+        "{first}"
+    );
+    assert!(left_in(small.path()).is_empty());
+}
+
+fn which(program: &str) -> Option<PathBuf> {
+    std::env::var_os("PATH").and_then(|p| {
+        std::env::split_paths(&p)
+            .map(|d| d.join(program))
+            .find(|f| f.is_file())
+    })
+}
+
+/// Inside a pids cgroup of 15, the cgroup is named, not RLIMIT_NPROC.
+#[test]
+fn a_pids_cgroup_is_named_as_the_limit() {
+    use std::os::unix::process::CommandExt;
+    if !is_root() {
+        eprintln!("skipped: making a cgroup needs root");
+        return;
+    }
+    let v1 = Path::new("/sys/fs/cgroup/pids");
+    let v2 = Path::new("/sys/fs/cgroup/cgroup.subtree_control");
+    let parent = if v1.join("cgroup.procs").exists() {
+        v1.to_path_buf()
+    } else if std::fs::read_to_string(v2).is_ok_and(|s| s.contains("pids")) {
+        v2.parent().unwrap().to_path_buf()
+    } else {
+        eprintln!("skipped: no pids controller here");
+        return;
+    };
+    let cg = parent.join(format!("timeshare-it-{}", std::process::id()));
+    if std::fs::create_dir(&cg).is_err() {
+        eprintln!("skipped: cannot make a pids cgroup");
+        return;
+    }
+    std::fs::write(cg.join("pids.max"), "15").unwrap();
+    let procs = std::ffi::CString::new(cg.join("cgroup.procs").to_str().unwrap()).unwrap();
+    let scratch = tempfile::tempdir().unwrap();
+    let mut c = crate::common::command();
+    c.args(["exercise", "--jobs", "cc=4,ed=4", "--no-save", "--dir"])
+        .arg(scratch.path());
+    // SAFETY: open, write and close are async-signal-safe; the path was made before fork.
+    unsafe {
+        c.pre_exec(move || {
+            let fd = libc::open(procs.as_ptr(), libc::O_WRONLY);
+            if fd < 0 || libc::write(fd, b"0".as_ptr().cast(), 1) != 1 {
+                return Err(std::io::Error::last_os_error());
+            }
+            libc::close(fd);
+            Ok(())
+        });
+    }
+    let out = c.output().unwrap();
+    let _ = std::fs::remove_dir(&cg);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("the cgroup's pids.max is 15"), "{err}");
+    assert!(!err.contains("RLIMIT_NPROC"), "{err}");
+}
+
+/// The database's disk fills during `run`: what was measured is shown and written to
+/// `--json`, the store failure is said, the exit status is not 0, and what was stored
+/// reads back as an incomplete run.
+#[test]
+fn a_full_disk_under_the_database_loses_nothing_measured() {
+    let Some(small) = SmallFs::mount("120k") else {
+        return;
+    };
+    let db = small.path().join("runs.db");
+    let tmp = tempfile::tempdir().unwrap();
+    let json = tmp.path().join("run.json");
+    let out = timeshare()
+        .args(["run", "syscall", "--quick", "--db"])
+        .arg(&db)
+        .arg("--json")
+        .arg(&json)
+        .assert()
+        .code(1);
+    let stdout = String::from_utf8_lossy(&out.get_output().stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
+    let run = crate::common::json(&std::fs::read(&json).unwrap());
+    let measured = run["results"].as_array().unwrap().len();
+    assert!(measured > 10, "{measured}");
+    assert!(
+        stdout.contains(&format!("{measured} ok")),
+        "the tables and summary are shown: {stdout}"
+    );
+    assert!(stderr.contains("the store failed after"), "{stderr}");
+    assert!(stderr.contains("database or disk is full"), "{stderr}");
+    assert!(!stderr.contains("stored as run"), "{stderr}");
+    // What was stored reads back, as an incomplete run.
+    let out = timeshare()
+        .args(["history", "--db"])
+        .arg(&db)
+        .assert()
+        .success();
+    let history = String::from_utf8_lossy(&out.get_output().stdout).into_owned();
+    assert!(history.contains("interrupted"), "{history}");
+    // A disk already full is said before anything is measured, and history still reads.
+    let _ = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(format!("cat /dev/zero > {}/fill", small.path().display()))
+        .status();
+    let out = timeshare()
+        .args(["run", "syscall.getpid", "--quick", "--db"])
+        .arg(&db)
+        .assert()
+        .code(1);
+    let stderr = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
+    assert!(
+        stderr.contains("no space left on the file system holding the results database"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("not a timeshare database"), "{stderr}");
+    timeshare()
+        .args(["history", "--db"])
+        .arg(&db)
+        .assert()
+        .success();
+}
+
+// ---------------------------------------------------------------------------------------
+// `--dir`: every bad kind is exit 2 with one line.
+
+#[test]
+fn every_bad_dir_is_exit_2_with_one_line() {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("file");
+    std::fs::write(&file, "x").unwrap();
+    let mut cases: Vec<(PathBuf, &str)> = vec![
+        ("/proc".into(), "a proc pseudo file system"),
+        ("/sys".into(), "a sysfs pseudo file system"),
+        (file, "not a directory"),
+        (tmp.path().join("missing"), "no such directory"),
+    ];
+    let ro = if is_root() {
+        SmallFs::mount("1m")
+    } else {
+        None
+    };
+    if let Some(ro) = &ro {
+        let remount = std::process::Command::new("mount")
+            .args(["-o", "remount,ro"])
+            .arg(ro.path())
+            .status();
+        if remount.is_ok_and(|s| s.success()) {
+            cases.push((ro.path().to_path_buf(), "Read-only file system"));
+        }
+    }
+    for (dir, says) in &cases {
+        for cmd in [
+            &["exercise", "--quick", "--no-save"][..],
+            &["run", "syscall.getpid", "--no-save"],
+        ] {
+            let out = timeshare().args(cmd).arg("--dir").arg(dir).assert().code(2);
+            let err = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
+            assert!(err.contains(says), "{cmd:?} --dir {}: {err}", dir.display());
+            assert_eq!(err.lines().count(), 1, "{err}");
+        }
+    }
+    // Unwritable: as an ordinary user (root writes anywhere).
+    let locked = tmp.path().join("locked");
+    std::fs::create_dir(&locked).unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o555)).unwrap();
+    if !is_root() {
+        let out = timeshare()
+            .args(["exercise", "--quick", "--no-save", "--dir"])
+            .arg(&locked)
+            .assert()
+            .code(2);
+        let err = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
+        assert!(err.contains("Permission denied"), "{err}");
+    }
+}

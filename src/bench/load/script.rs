@@ -159,18 +159,7 @@ fn parse_command(line: &str) -> Result<Cmd> {
         .next()
         .is_some_and(|w| w.contains('='));
     if line.contains(SHELL_CHARS) || assigns {
-        let label = line
-            .split('|')
-            .filter_map(|stage| stage.split_whitespace().find(|w| !w.contains('=')))
-            .map(label_of)
-            .collect::<Vec<_>>()
-            .join(" | ");
-        return Ok(Cmd {
-            line: line.to_string(),
-            label: if label.is_empty() { "sh".into() } else { label },
-            optional,
-            how: How::Shell,
-        });
+        return Ok(shell_command(line, optional));
     }
     let mut argv = Vec::new();
     let (mut stdin, mut stdout) = (None, None);
@@ -194,7 +183,7 @@ fn parse_command(line: &str) -> Result<Cmd> {
             stdin = Some(target(rest)?);
         } else if w.contains(['<', '>']) {
             // `2>err` and the like: leave them to the shell.
-            return parse_command(&format!("{}{line} ;", if optional { "?" } else { "" }));
+            return Ok(shell_command(line, optional));
         } else {
             argv.push(w.to_string());
         }
@@ -212,6 +201,57 @@ fn parse_command(line: &str) -> Result<Cmd> {
             stdout,
         },
     })
+}
+
+/// A line run through `sh -c`. A pipeline is accounted under its programs (`nroff | col`,
+/// as Attachment C did); a list (`a && b`, `a; b`, `a || b`, `a &`) under its whole line,
+/// since any of its commands may be the one that failed.
+fn shell_command(line: &str, optional: bool) -> Cmd {
+    let label_of = |word: &str| word.rsplit('/').next().unwrap_or(word).to_string();
+    let label = if is_list(line) {
+        line.to_string()
+    } else {
+        line.split('|')
+            .filter_map(|stage| stage.split_whitespace().find(|w| !w.contains('=')))
+            .map(label_of)
+            .collect::<Vec<_>>()
+            .join(" | ")
+    };
+    Cmd {
+        line: line.to_string(),
+        label: if label.is_empty() { "sh".into() } else { label },
+        optional,
+        how: How::Shell,
+    }
+}
+
+/// Whether `line` holds more than one command joined by `&&`, `||`, `;` or `&` (outside
+/// quotes; `2>&1` and `>&2` are redirections, not lists).
+fn is_list(line: &str) -> bool {
+    let mut quote = None;
+    let chars: Vec<char> = line.chars().collect();
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        match (quote, c) {
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), _) => {}
+            (None, '\'' | '"') => quote = Some(c),
+            (None, '\\') => i += 1,
+            (None, ';') => return true,
+            (None, '|') if chars.get(i + 1) == Some(&'|') => return true,
+            (None, '&') => {
+                let redirect =
+                    i > 0 && matches!(chars[i - 1], '>' | '<') || chars.get(i + 1) == Some(&'>');
+                if !redirect {
+                    return true;
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    false
 }
 
 impl Cmd {
@@ -314,6 +354,8 @@ enum Outcome {
     Missing,
     /// Optional and not installed.
     Absent,
+    /// Killed after `--command-timeout`, or when the run passed `--run-timeout`: why.
+    TimedOut(String),
 }
 
 #[derive(Debug, Clone)]
@@ -322,6 +364,28 @@ struct CmdRecord {
     real_s: f64,
     cpu_s: f64,
     outcome: Outcome,
+}
+
+/// How long a command and a whole staggered run may take (`--command-timeout`,
+/// `--run-timeout`).
+#[derive(Debug, Clone, Copy)]
+struct Limits {
+    command: Duration,
+    run: Duration,
+}
+
+impl Limits {
+    fn of(o: &crate::model::LoadOptions) -> Limits {
+        Limits {
+            command: o.command_timeout(),
+            run: o.run_timeout(),
+        }
+    }
+}
+
+/// "2 s", "1.5 s", "300 s".
+fn seconds(d: Duration) -> String {
+    format!("{} s", d.as_secs_f64())
 }
 
 /// One sample: every user's script real and CPU time, and every command.
@@ -340,7 +404,10 @@ struct User {
     dir: PathBuf,
     err: PathBuf,
     next: usize,
-    running: Option<usize>,
+    /// The command running now: its index, pid and start.
+    running: Option<(usize, i32, Instant)>,
+    /// Why the running command was killed, if it was.
+    killed: Option<String>,
     started: Option<Instant>,
     cpu_s: f64,
     system_s: f64,
@@ -352,6 +419,7 @@ fn run_users(
     script: &Script,
     n: usize,
     stagger: Duration,
+    limits: Limits,
     root: &Path,
     label: &str,
 ) -> Result<RunOut> {
@@ -375,6 +443,7 @@ fn run_users(
             dir,
             next: 0,
             running: None,
+            killed: None,
             started: None,
             cpu_s: 0.0,
             system_s: 0.0,
@@ -404,15 +473,38 @@ fn run_users(
         if finished == n {
             break;
         }
+        if now >= t0 + limits.run {
+            stop_the_run(script, &mut users, &mut kids, limits, &mut out);
+            return Ok(out);
+        }
+        // A command past its time is killed (its whole group); it is reaped below and
+        // counted as timed out.
+        for u in users.iter_mut() {
+            if let (Some((_, pid, started)), None) = (u.running, &u.killed) {
+                if now >= started + limits.command {
+                    kids.kill(pid);
+                    u.killed = Some(format!(
+                        "timed out: still running after {}, killed (--command-timeout)",
+                        seconds(limits.command)
+                    ));
+                }
+            }
+        }
         ticker.tick(finished, n, "scripts");
         let next_start = users
             .iter()
             .enumerate()
             .find(|(_, u)| u.started.is_none())
             .map(|(i, _)| t0 + stagger * i as u32);
-        let deadline = next_start
-            .unwrap_or(now + Duration::from_secs(1))
-            .min(now + Duration::from_secs(1));
+        let next_timeout = users
+            .iter()
+            .filter(|u| u.killed.is_none())
+            .filter_map(|u| u.running.map(|(_, _, s)| s + limits.command))
+            .min();
+        let deadline = [next_start, next_timeout, Some(t0 + limits.run)]
+            .into_iter()
+            .flatten()
+            .fold(now + Duration::from_secs(1), Instant::min);
         if kids.running() == 0 {
             sleep_until(deadline)?;
             continue;
@@ -421,11 +513,14 @@ fn run_users(
             continue;
         };
         let u = &mut users[r.tag];
-        let index = u.running.take().expect("a running command");
-        let outcome = match r.exit {
-            Exit::Code(0) => Outcome::Ok,
-            Exit::Code(127) if script.commands[index].how == How::Shell => Outcome::Missing,
-            e => Outcome::Failed(failure_message(e, &u.err)),
+        let (index, _, _) = u.running.take().expect("a running command");
+        let outcome = match (u.killed.take(), r.exit) {
+            (Some(why), _) => Outcome::TimedOut(why),
+            (None, e) => match e {
+                Exit::Code(0) => Outcome::Ok,
+                Exit::Code(127) if script.commands[index].how == How::Shell => Outcome::Missing,
+                e => Outcome::Failed(failure_message(e, &u.err)),
+            },
         };
         u.cpu_s += r.cpu_s();
         u.system_s += r.system_s;
@@ -474,8 +569,8 @@ fn start_next(
             }
         };
         match kids.spawn(i, &mut command) {
-            Ok(_) => {
-                u.running = Some(index);
+            Ok(pid) => {
+                u.running = Some((index, pid, Instant::now()));
                 return Ok(());
             }
             Err(SpawnError::Missing(_)) => out.commands.push(record(Outcome::Missing)),
@@ -494,6 +589,45 @@ fn start_next(
     out.scripts[i] = (real, u.cpu_s);
     out.script_system_s[i] = u.system_s;
     Ok(())
+}
+
+/// The run passed `--run-timeout`: kill every running command (counted as timed out, with
+/// the time it had run), start no other, and say so as the run's limit.
+fn stop_the_run(
+    script: &Script,
+    users: &mut [User],
+    kids: &mut Children,
+    limits: Limits,
+    out: &mut RunOut,
+) {
+    kids.kill_all();
+    let mut killed = 0;
+    let mut never = 0;
+    for u in users.iter_mut() {
+        if let Some((index, _, started)) = u.running.take() {
+            killed += 1;
+            out.commands.push(CmdRecord {
+                index,
+                real_s: started.elapsed().as_secs_f64(),
+                cpu_s: 0.0,
+                outcome: Outcome::TimedOut(u.killed.take().unwrap_or_else(|| {
+                    format!(
+                        "timed out: still running when the run passed {}, killed \
+                             (--run-timeout)",
+                        seconds(limits.run)
+                    )
+                })),
+            });
+        }
+        if !u.done {
+            never += script.commands.len() - u.next;
+        }
+    }
+    out.limit_hit = Some(format!(
+        "timed out: the run was still going after {} (--run-timeout): {killed} running \
+         command(s) killed, {never} not started",
+        seconds(limits.run)
+    ));
 }
 
 fn sleep_until(deadline: Instant) -> Result<()> {
@@ -553,6 +687,7 @@ impl ScriptLoad {
         let shared = ctx.state.get::<LoadState>();
         let o = &ctx.options.load;
         let script = load(o.script.as_deref())?;
+        let limits = Limits::of(o);
         copies::check_room(
             self.users * 3,
             0,
@@ -568,7 +703,10 @@ impl ScriptLoad {
             None
         } else {
             Some(remembered(&shared, &base_key, || {
-                let out = run_users(&script, 1, Duration::ZERO, ctx.scratch, &self.id)?;
+                let out = run_users(&script, 1, Duration::ZERO, limits, ctx.scratch, &self.id)?;
+                if let Some(why) = out.limit_hit {
+                    bail!("measuring one user alone, Inc's baseline: {why}");
+                }
                 Ok(out.scripts[0].0)
             })?)
         };
@@ -583,6 +721,7 @@ impl ScriptLoad {
             users: self.users,
             script,
             stagger,
+            limits,
             root: ctx.scratch.to_path_buf(),
             base_key,
             runs: Vec::new(),
@@ -598,6 +737,7 @@ struct ScriptWorkload {
     users: usize,
     script: Script,
     stagger: Duration,
+    limits: Limits,
     root: PathBuf,
     base_key: String,
     runs: Vec<RunOut>,
@@ -610,7 +750,14 @@ impl Workload for ScriptWorkload {
             if self.limit_hit.is_some() {
                 return Ok(());
             }
-            let out = run_users(&self.script, self.users, self.stagger, &self.root, &self.id)?;
+            let out = run_users(
+                &self.script,
+                self.users,
+                self.stagger,
+                self.limits,
+                &self.root,
+                &self.id,
+            )?;
             self.limit_hit = out.limit_hit.clone();
             self.runs.push(out);
         }
@@ -619,7 +766,10 @@ impl Workload for ScriptWorkload {
 
     fn details(&mut self) -> Option<Details> {
         let commands = accounting(&self.script, &self.runs);
-        let failures: usize = commands.iter().map(|r| r.failed + r.missing).sum();
+        let failures: usize = commands
+            .iter()
+            .map(|r| r.failed + r.missing + r.timed_out)
+            .sum();
         Some(Details::of(&Scripts {
             users: self.users,
             script: self.script.name.clone(),
@@ -720,25 +870,33 @@ impl ScriptWorkload {
         }
         let table = accounting(&self.script, &self.runs);
         let total: usize = table.iter().map(|r| r.count).sum();
+        let bad_of = |r: &CommandAccount| r.failed + r.missing + r.timed_out;
         let bad: Vec<String> = table
             .iter()
-            .filter(|r| r.failed + r.missing > 0)
+            .filter(|r| bad_of(r) > 0)
             .map(|r| {
-                let what = if r.missing > 0 && r.failed == 0 {
+                let what = if r.missing > 0 && r.failed + r.timed_out == 0 {
                     "missing".to_string()
                 } else {
                     r.first_error.clone().unwrap_or_else(|| "failed".into())
                 };
-                format!("{} ×{} ({what})", r.command, r.failed + r.missing)
+                format!("`{}` ×{} ({what})", r.command, bad_of(r))
             })
             .collect();
         if bad.is_empty() {
             return None;
         }
-        let n: usize = table.iter().map(|r| r.failed + r.missing).sum();
+        let n: usize = table.iter().map(bad_of).sum();
+        let timed_out: usize = table.iter().map(|r| r.timed_out).sum();
+        let how = if timed_out == n {
+            "timed out"
+        } else if timed_out > 0 {
+            "failed, timed out or were missing"
+        } else {
+            "failed or were missing"
+        };
         Some(format!(
-            "{n} of {total} commands failed or were missing: {}; the script's times are \
-             not a clean figure",
+            "{n} of {total} commands {how}: {}; the script's times are not a clean figure",
             bad.join(", ")
         ))
     }
@@ -754,6 +912,7 @@ fn accounting(script: &Script, runs: &[RunOut]) -> Vec<CommandAccount> {
         failed: usize,
         missing: usize,
         absent: usize,
+        timed_out: usize,
         first_error: Option<String>,
         order: usize,
     }
@@ -772,6 +931,10 @@ fn accounting(script: &Script, runs: &[RunOut]) -> Vec<CommandAccount> {
             Outcome::Missing => a.missing += 1,
             Outcome::Failed(why) => {
                 a.failed += 1;
+                a.first_error.get_or_insert_with(|| why.clone());
+            }
+            Outcome::TimedOut(why) => {
+                a.timed_out += 1;
                 a.first_error.get_or_insert_with(|| why.clone());
             }
             Outcome::Ok => {}
@@ -802,6 +965,7 @@ fn accounting(script: &Script, runs: &[RunOut]) -> Vec<CommandAccount> {
                     failed: a.failed,
                     missing: a.missing,
                     absent: a.absent,
+                    timed_out: a.timed_out,
                     first_error: a.first_error,
                 },
             )
@@ -815,6 +979,11 @@ fn accounting(script: &Script, runs: &[RunOut]) -> Vec<CommandAccount> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    const LIMITS: Limits = Limits {
+        command: Duration::from_secs(60),
+        run: Duration::from_secs(600),
+    };
 
     #[test]
     fn the_1975_script_has_the_seeds_mix() {
@@ -869,6 +1038,70 @@ mod tests {
         assert_eq!(parse_command("ls 2>/dev/null").unwrap().how, How::Shell);
         let c = parse_command("LC_ALL=C sort f").unwrap();
         assert_eq!((c.how, c.label.as_str()), (How::Shell, "sort"));
+        assert_eq!(parse_command("ls 2>/dev/null").unwrap().label, "ls");
+    }
+
+    #[test]
+    fn a_list_is_accounted_under_its_whole_line() {
+        for line in [
+            "true && false",
+            "a; b",
+            "a || b",
+            "sleep 1 & wait",
+            "cd d && ls | wc",
+        ] {
+            assert_eq!(parse_command(line).unwrap().label, line, "{line}");
+        }
+        for (line, label) in [
+            ("ls 2>&1 | wc", "ls | wc"),
+            ("echo 'a;b' | cat", "echo | cat"),
+            ("cc x.c >&2", "cc"),
+        ] {
+            assert_eq!(parse_command(line).unwrap().label, label, "{line}");
+        }
+    }
+
+    #[test]
+    fn a_hung_command_is_killed_and_counted_as_timed_out() {
+        let dir = tempfile::tempdir().unwrap();
+        let s = parse("t", "echo a\nsleep 30 | cat\necho b\n").unwrap();
+        let limits = Limits {
+            command: Duration::from_millis(300),
+            run: Duration::from_secs(60),
+        };
+        let started = Instant::now();
+        let out = run_users(&s, 1, Duration::ZERO, limits, dir.path(), "t").unwrap();
+        assert!(started.elapsed() < Duration::from_secs(20), "not killed");
+        let t = accounting(&s, &[out]);
+        let line = |c: &str| t.iter().find(|l| l.command == c).unwrap().clone();
+        let hung = line("sleep | cat");
+        assert_eq!((hung.timed_out, hung.failed), (1, 0));
+        assert!(
+            hung.first_error.unwrap().contains("--command-timeout"),
+            "{t:?}"
+        );
+        assert_eq!(line("echo").count, 2, "the script went on after it");
+    }
+
+    #[test]
+    fn a_run_past_its_timeout_is_stopped_and_said() {
+        let dir = tempfile::tempdir().unwrap();
+        let s = parse("t", "sleep 30\necho never\n").unwrap();
+        let limits = Limits {
+            command: Duration::from_secs(60),
+            run: Duration::from_millis(300),
+        };
+        let out = run_users(&s, 2, Duration::from_millis(100), limits, dir.path(), "t").unwrap();
+        let why = out.limit_hit.clone().unwrap();
+        assert!(
+            why.contains("--run-timeout") && why.contains("not started"),
+            "{why}"
+        );
+        let t = accounting(&s, &[out]);
+        assert_eq!(
+            t.iter().find(|l| l.command == "sleep").unwrap().timed_out,
+            2
+        );
     }
 
     #[test]
@@ -890,7 +1123,7 @@ mod tests {
              ?timeshare-no-such-optional\ncat f | timeshare-no-such-program\nfalse | cat\necho done\n",
         )
         .unwrap();
-        let out = run_users(&s, 2, Duration::from_millis(20), dir.path(), "t").unwrap();
+        let out = run_users(&s, 2, Duration::from_millis(20), LIMITS, dir.path(), "t").unwrap();
         let t = accounting(&s, &[out]);
         let line = |c: &str| t.iter().find(|l| l.command == c).unwrap().clone();
         assert_eq!((line("sort").count, line("sort").failed), (2, 0));

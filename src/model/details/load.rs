@@ -125,5 +125,13 @@ pub struct CommandAccount {
     pub failed: usize,
     pub missing: usize,
     pub absent: usize,
+    /// Killed after `--command-timeout` or when the run passed `--run-timeout` (counted
+    /// apart from `failed`).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub timed_out: usize,
     pub first_error: Option<String>,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
