@@ -7,6 +7,7 @@ pub mod basis;
 pub mod change;
 pub mod crosscheck;
 pub mod details;
+pub mod disturb;
 pub mod environment;
 pub mod exercise;
 pub mod knee;
