@@ -19,8 +19,8 @@ use super::{output, suggest, Exit, UsageError};
 use crate::bench::Registry;
 use crate::harness::children::Pair;
 use crate::harness::contract::Benchmark;
-use crate::harness::tee::Tee;
 use crate::harness::precision::Target;
+use crate::harness::tee::Tee;
 use crate::harness::{cpu, interrupt, invocations, quiet, Observer, Runner};
 use crate::model::{
     BenchResult, LoadOptions, Mode, ObserveOptions, Placement, Run, RunOptions, RunStatus, Status,

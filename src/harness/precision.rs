@@ -226,7 +226,10 @@ impl Runner {
                 options.samples.insert(p.id.clone(), plan.samples);
             }
         }
-        let more = Side { options, ..side.clone() };
+        let more = Side {
+            options,
+            ..side.clone()
+        };
         let rounds = plans
             .iter()
             .filter(|p| p.accepted)
@@ -369,7 +372,10 @@ mod tests {
         assert!(plans[1].accepted);
         let t = target(600.0);
         let n = note(&plans[0], Some(0.005), &t, 0);
-        assert!(n.contains("reached (±0.5%) by the 3-invocation pilot"), "{n}");
+        assert!(
+            n.contains("reached (±0.5%) by the 3-invocation pilot"),
+            "{n}"
+        );
         let n = note(&plans[2], Some(0.3), &t, 0);
         assert!(n.contains("no plan within 30 invocations"), "{n}");
         // A budget that cannot pay for it: refused, and the note says so.
@@ -388,7 +394,10 @@ mod tests {
         let n = note(&p, Some(0.03), &t, more);
         assert!(n.contains("varied more than the pilot's"), "{n}");
         let n = note(&p, Some(0.015), &t, more);
-        assert!(n.contains(&format!("reached (±1.5%) in {} invocations", 3 + more)), "{n}");
+        assert!(
+            n.contains(&format!("reached (±1.5%) in {} invocations", 3 + more)),
+            "{n}"
+        );
     }
 
     #[test]
@@ -410,7 +419,11 @@ mod tests {
             cost_s,
             accepted: false,
         };
-        let mut plans = vec![id("dear", 10, 50.0), id("cheap", 2, 5.0), id("mid", 4, 20.0)];
+        let mut plans = vec![
+            id("dear", 10, 50.0),
+            id("cheap", 2, 5.0),
+            id("mid", 4, 20.0),
+        ];
         // 5 + 20 + 4 rounds × 1 s = 29 fits 30; the dear one would need 75 + 10.
         fit_budget(&mut plans, 30.0, 1.0);
         let accepted: Vec<&str> = plans

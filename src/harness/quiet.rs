@@ -91,12 +91,32 @@ mod tests {
     fn drift_beyond_both_intervals_is_warned_and_within_them_is_not() {
         let before = summary(100e-9, 2e-9);
         // 3 ns apart, intervals ±2 ns each: they overlap; no warning.
-        assert!(drift_warning(REFERENCE, Unit::SecondsPerOp, &before, &summary(103e-9, 2e-9)).is_none());
+        assert!(drift_warning(
+            REFERENCE,
+            Unit::SecondsPerOp,
+            &before,
+            &summary(103e-9, 2e-9)
+        )
+        .is_none());
         // 12 ns apart: beyond 4 ns.
-        let w =
-            drift_warning(REFERENCE, Unit::SecondsPerOp, &before, &summary(112e-9, 2e-9)).unwrap();
-        assert!(w.contains("syscall.getpid") && w.contains("12.0% apart"), "{w}");
-        assert!(drift_warning(REFERENCE, Unit::SecondsPerOp, &before, &summary(88e-9, 2e-9)).is_some());
+        let w = drift_warning(
+            REFERENCE,
+            Unit::SecondsPerOp,
+            &before,
+            &summary(112e-9, 2e-9),
+        )
+        .unwrap();
+        assert!(
+            w.contains("syscall.getpid") && w.contains("12.0% apart"),
+            "{w}"
+        );
+        assert!(drift_warning(
+            REFERENCE,
+            Unit::SecondsPerOp,
+            &before,
+            &summary(88e-9, 2e-9)
+        )
+        .is_some());
     }
 
     #[test]

@@ -220,12 +220,7 @@ impl Runner {
         if let Some(&n) = self.options.samples.get(b.id()) {
             plan.samples = n;
         }
-        let m = sampler::measure(
-            workload.as_mut(),
-            &plan,
-            b.metric(),
-            &overhead,
-        );
+        let m = sampler::measure(workload.as_mut(), &plan, b.metric(), &overhead);
         if let Some(s) = series {
             observation.series = Some(s.stop()?);
         }

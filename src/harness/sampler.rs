@@ -163,7 +163,9 @@ fn time_batch_around(
         cpu_start: c0,
         cpu_end: c1,
         // To the microsecond: the counters are whole ticks, their difference should read so.
-        steal_s: s0.zip(s1).map(|(a, b)| ((b - a) * 1e6).round().max(0.0) / 1e6),
+        steal_s: s0
+            .zip(s1)
+            .map(|(a, b)| ((b - a) * 1e6).round().max(0.0) / 1e6),
         freq_hz: if around.freq { probe.freq_hz(c1) } else { None },
     })
 }

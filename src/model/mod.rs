@@ -3,6 +3,7 @@
 //! Nothing here measures, prints or touches the file system; everything is serde data or a
 //! pure function, so it can be tested against known values.
 
+pub mod agreement;
 pub mod basis;
 pub mod change;
 pub mod crosscheck;
