@@ -37,6 +37,13 @@ pub struct AbArgs {
     pub threshold: f64,
     #[command(flatten)]
     pub dir: super::dir::DirArgs,
+    /// Also write side A's results, merged across its processes, as a run in the result
+    /// format to FILE (importable; `timeshare import`)
+    #[arg(long, value_name = "FILE")]
+    pub json_a: Option<PathBuf>,
+    /// The same for side B
+    #[arg(long, value_name = "FILE")]
+    pub json_b: Option<PathBuf>,
 }
 
 fn side(spec: &str, options: &RunOptions, dir: &std::path::Path) -> Result<Side> {
@@ -74,6 +81,15 @@ fn side(spec: &str, options: &RunOptions, dir: &std::path::Path) -> Result<Side>
 
 pub fn execute(args: AbArgs) -> Result<Exit> {
     let dir = args.dir.checked()?;
+    let open = |p: &Option<PathBuf>, flag: &str| {
+        p.as_deref()
+            .map(|p| super::outfile::OutputFile::open(p, flag))
+            .transpose()
+    };
+    let json = [
+        open(&args.json_a, "--json-a")?,
+        open(&args.json_b, "--json-b")?,
+    ];
     let options = RunOptions {
         mode: if args.full { Mode::Full } else { Mode::Quick },
         selection: args.select.clone(),
@@ -122,6 +138,11 @@ pub fn execute(args: AbArgs) -> Result<Exit> {
     let table =
         compare_table(&columns, args.threshold / 100.0).map_err(|e| UsageError(e.to_string()))?;
     output::print_text(&table)?;
+    for (out, column) in json.into_iter().zip(&columns) {
+        if let (Some(out), Column::Run { run, .. }) = (out, column) {
+            out.write(&crate::report::json::to_json(run)?)?;
+        }
+    }
     Ok(if rounds.interrupted {
         Exit::Interrupted
     } else {

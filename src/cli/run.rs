@@ -19,8 +19,9 @@ use super::{output, suggest, Exit, UsageError};
 use crate::bench::Registry;
 use crate::harness::children::Pair;
 use crate::harness::contract::Benchmark;
+use crate::harness::precision::Target;
 use crate::harness::tee::Tee;
-use crate::harness::{cpu, interrupt, invocations, Observer, Runner};
+use crate::harness::{cpu, interrupt, invocations, quiet, Observer, Runner};
 use crate::model::fleet::FleetTag;
 use crate::model::{
     BenchResult, LoadOptions, Mode, ObserveOptions, Placement, Run, RunOptions, RunStatus, Status,
@@ -43,6 +44,14 @@ pub struct RunArgs {
     /// headline is then across processes [default: 1 with --quick, 3 with --full]
     #[arg(long, value_name = "K", value_parser = clap::value_parser!(u16).range(1..=100))]
     pub invocations: Option<u16>,
+    /// Plan invocations and samples per row until its 95% CI is within ±PCT (e.g. 2%),
+    /// from a pilot of --invocations processes (default 3), within --budget
+    #[arg(long, value_name = "PCT", value_parser = parse_precision)]
+    pub precision: Option<f64>,
+    /// The time a --precision run may take in all, pilot included: 90s, 10m, 1h [default:
+    /// 10m]
+    #[arg(long, value_name = "TIME", value_parser = parse_budget, requires = "precision")]
+    pub budget: Option<f64>,
     /// Also write the whole result as JSON to FILE ('-' for standard output)
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
@@ -188,6 +197,27 @@ pub fn execute(args: RunArgs) -> Result<Exit> {
         .invocations
         .map(usize::from)
         .unwrap_or_else(|| invocations::default_invocations(mode));
+    let target = match args.precision {
+        Some(precision) => {
+            let pilot = args.invocations.map_or(PILOT, usize::from);
+            if pilot < 2 {
+                return Err(UsageError(
+                    "--precision needs a pilot of at least 2 invocations (leave --invocations \
+                     out for 3)"
+                        .into(),
+                )
+                .into());
+            }
+            Some(Target {
+                precision,
+                budget_s: args.budget.unwrap_or(DEFAULT_BUDGET_S),
+                pilot,
+                max_invocations: MAX_INVOCATIONS,
+            })
+        }
+        None => None,
+    };
+    let invocations = target.map_or(invocations, |t| t.pilot);
     let options = RunOptions {
         mode,
         invocations: (invocations > 1).then_some(invocations),
@@ -209,6 +239,9 @@ pub fn execute(args: RunArgs) -> Result<Exit> {
             host: args.host_name.clone(),
             group: args.group.clone(),
         },
+        precision: target.map(|t| t.precision),
+        budget_s: target.map(|t| t.budget_s),
+        samples: Default::default(),
     };
     crate::bench::vm::check_options(&options).map_err(UsageError)?;
     let reg = Registry::new(&options);
@@ -229,7 +262,25 @@ pub fn execute(args: RunArgs) -> Result<Exit> {
         first: &mut progress,
         second: recorder.as_mut().map(|r| r as &mut dyn Observer),
     };
-    let run = if invocations > 1 {
+    // The quiet-machine check of a run across processes: the reference row measured here
+    // before and after, compared (see `quiet::drift_warning`).
+    let reference = reg
+        .find(quiet::REFERENCE)
+        .filter(|b| invocations > 1 && b.supported(&runner.host).is_ok());
+    let measure_reference = |runner: &Runner| -> Option<crate::model::Summary> {
+        let b = reference?;
+        runner.run_one(b).ok().filter(|r| r.status.is_ok())?.summary
+    };
+    let reference_before = measure_reference(&runner);
+    let run = if let Some(target) = &target {
+        let side = invocations::Side {
+            name: "self".into(),
+            exe: std::env::current_exe().context("cannot find this program's path")?,
+            options: runner.options.clone(),
+            dir: dir.clone(),
+        };
+        runner.execute_to_precision(&chosen, reg.derived(), &mut observers, &side, target)
+    } else if invocations > 1 {
         let side = invocations::Side {
             name: "self".into(),
             exe: std::env::current_exe().context("cannot find this program's path")?,
@@ -241,8 +292,18 @@ pub fn execute(args: RunArgs) -> Result<Exit> {
         runner.execute(&chosen, reg.derived(), &mut observers)
     };
     crate::harness::debris::remove_own_scratch(&dir);
-    let run = run?;
+    let mut run = run?;
     progress.finish();
+    let drift = match (reference_before, run.status) {
+        (Some(before), RunStatus::Complete) => measure_reference(&runner).and_then(|after| {
+            let unit = reference.map_or(crate::model::Unit::SecondsPerOp, |b| b.metric().unit);
+            quiet::drift_warning(quiet::REFERENCE, unit, &before, &after)
+        }),
+        _ => None,
+    };
+    if let Some(w) = &drift {
+        run.warnings.push(w.clone());
+    }
 
     // With the JSON on standard output, the tables go to standard error, out of its way.
     let to_stderr = json.as_ref().is_some_and(OutputFile::is_stdout);
@@ -268,11 +329,18 @@ pub fn execute(args: RunArgs) -> Result<Exit> {
     if let Some(out) = json {
         out.write(&report::json::to_json(&run)?)?;
     }
+    if let Some(w) = &drift {
+        eprintln!("warning: {w}");
+    }
     // After the tables and the JSON, so that a store error (a full disk) cannot hide
     // what was measured; it is the run's error once everything else is out.
     let mut store_failed = None;
     if let Some(r) = recorder.as_mut() {
-        match r.finish(&run) {
+        let warned = match &drift {
+            Some(_) => r.set_warnings(&run.warnings),
+            None => Ok(()),
+        };
+        match warned.and_then(|()| r.finish(&run)) {
             Ok(()) => {
                 if let Some(id) = r.run_id() {
                     eprintln!("stored as run {id} in {}", r.path());
@@ -306,6 +374,46 @@ pub fn execute(args: RunArgs) -> Result<Exit> {
         Some(e) => Err(e),
         None => Ok(exit_status(&run)),
     }
+}
+
+/// The pilot of a `--precision` run when `--invocations` is not given.
+const PILOT: usize = 3;
+/// A `--precision` run's budget when `--budget` is not given: ten minutes.
+const DEFAULT_BUDGET_S: f64 = 600.0;
+/// No row is planned more invocations than this.
+const MAX_INVOCATIONS: usize = 30;
+
+/// "2%" or "2" → 0.02; from 0.1% to 50%.
+fn parse_precision(s: &str) -> Result<f64, String> {
+    let v: f64 = s
+        .trim()
+        .trim_end_matches('%')
+        .parse()
+        .map_err(|_| format!("'{s}': give a percentage, e.g. 2%"))?;
+    if !(v.is_finite() && (0.1..=50.0).contains(&v)) {
+        return Err(format!("'{s}': give a percentage from 0.1% to 50%"));
+    }
+    Ok(v / 100.0)
+}
+
+/// "90s", "10m", "1h", "600" (seconds) → seconds; at least 1 s, at most a day.
+fn parse_budget(s: &str) -> Result<f64, String> {
+    let t = s.trim();
+    let (num, scale) = match t.char_indices().last() {
+        Some((i, 's')) => (&t[..i], 1.0),
+        Some((i, 'm')) => (&t[..i], 60.0),
+        Some((i, 'h')) => (&t[..i], 3600.0),
+        _ => (t, 1.0),
+    };
+    let v: f64 = num
+        .trim()
+        .parse()
+        .map_err(|_| format!("'{s}': give a time, e.g. 90s, 10m or 1h"))?;
+    let secs = v * scale;
+    if !(secs.is_finite() && (1.0..=86_400.0).contains(&secs)) {
+        return Err(format!("'{s}': give a time from 1s to 24h"));
+    }
+    Ok(secs)
 }
 
 /// `--placement spread` needs two CPUs this process may use (`--cpu` leaves it one): a
@@ -460,5 +568,24 @@ impl Observer for Progress {
             }
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn precision_and_budget_parse_as_written() {
+        assert_eq!(parse_precision("2%"), Ok(0.02));
+        assert_eq!(parse_precision("0.5"), Ok(0.005));
+        assert!(parse_precision("0%").is_err());
+        assert!(parse_precision("two").is_err());
+        assert_eq!(parse_budget("10m"), Ok(600.0));
+        assert_eq!(parse_budget("90s"), Ok(90.0));
+        assert_eq!(parse_budget("1h"), Ok(3600.0));
+        assert_eq!(parse_budget("45"), Ok(45.0));
+        assert!(parse_budget("0s").is_err());
+        assert!(parse_budget("m").is_err());
     }
 }

@@ -1,7 +1,34 @@
 //! Is the machine quiet enough to measure? Seed 002 built "a quiet system ... no daemons or
 //! other processes running". We cannot build one, but we can say when it is not.
 
-use crate::model::Environment;
+use crate::model::unit::format_value;
+use crate::model::{Environment, Summary, Unit};
+
+/// The row measured before and after a run to see whether the machine drifted: cheap,
+/// one system call, and sensitive to what moves every figure (host scheduling, steal,
+/// frequency, cache and TLB state after other work).
+pub const REFERENCE: &str = "syscall.getpid";
+
+/// The warning when the reference row's figure before the run and after it differ by
+/// more than their two 95% intervals together allow (the intervals do not overlap):
+/// the machine changed during the run by more than a within-run CI can show.
+pub fn drift_warning(id: &str, unit: Unit, before: &Summary, after: &Summary) -> Option<String> {
+    let apart = (after.median - before.median).abs();
+    let allowed = (before.ci_high - before.ci_low) / 2.0 + (after.ci_high - after.ci_low) / 2.0;
+    if before.median <= 0.0 || apart <= allowed {
+        return None;
+    }
+    Some(format!(
+        "the machine drifted during the run: {id} measured {} before and {} after \
+         (±{:.1}% and ±{:.1}%), {:.1}% apart: more than the intervals allow, so figures of \
+         this run can differ from another run's by more than their CIs say",
+        format_value(before.median, unit),
+        format_value(after.median, unit),
+        before.relative_ci() * 100.0,
+        after.relative_ci() * 100.0,
+        apart / before.median * 100.0
+    ))
+}
 
 /// Warnings about the state of the machine that will disturb the figures.
 pub fn warnings(env: &Environment) -> Vec<String> {
@@ -45,6 +72,52 @@ pub fn warnings(env: &Environment) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn summary(median: f64, half: f64) -> Summary {
+        Summary {
+            n: 21,
+            median,
+            mean: median,
+            sd: half,
+            min: median - half,
+            max: median + half,
+            ci_low: median - half,
+            ci_high: median + half,
+            ci_level: 0.95,
+        }
+    }
+
+    #[test]
+    fn drift_beyond_both_intervals_is_warned_and_within_them_is_not() {
+        let before = summary(100e-9, 2e-9);
+        // 3 ns apart, intervals ±2 ns each: they overlap; no warning.
+        assert!(drift_warning(
+            REFERENCE,
+            Unit::SecondsPerOp,
+            &before,
+            &summary(103e-9, 2e-9)
+        )
+        .is_none());
+        // 12 ns apart: beyond 4 ns.
+        let w = drift_warning(
+            REFERENCE,
+            Unit::SecondsPerOp,
+            &before,
+            &summary(112e-9, 2e-9),
+        )
+        .unwrap();
+        assert!(
+            w.contains("syscall.getpid") && w.contains("12.0% apart"),
+            "{w}"
+        );
+        assert!(drift_warning(
+            REFERENCE,
+            Unit::SecondsPerOp,
+            &before,
+            &summary(88e-9, 2e-9)
+        )
+        .is_some());
+    }
 
     #[test]
     fn a_quiet_machine_gets_no_warning_and_a_loaded_one_does() {

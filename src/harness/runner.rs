@@ -65,7 +65,7 @@ impl Runner {
     }
 
     /// The run record before anything is measured: environment, warnings, options.
-    fn begin(&self) -> Run {
+    pub(super) fn begin(&self) -> Run {
         let environment = sysinfo::detect(&self.scratch_root);
         Run {
             schema_version: SCHEMA_VERSION,
@@ -74,6 +74,7 @@ impl Runner {
             warnings: quiet::warnings(&environment)
                 .into_iter()
                 .chain(self.watch.warnings.iter().cloned())
+                .chain(super::disturb::freq_warning())
                 .collect(),
             environment,
             started_at: Utc::now(),
@@ -201,12 +202,11 @@ impl Runner {
         let mut observation = Observation::default();
         let profiling = self.watch.start_profile();
         let series = self.watch.start_series()?;
-        let m = sampler::measure(
-            workload.as_mut(),
-            &b.plan(self.options.mode),
-            b.metric(),
-            &overhead,
-        );
+        let mut plan = b.plan(self.options.mode);
+        if let Some(&n) = self.options.samples.get(b.id()) {
+            plan.samples = n;
+        }
+        let m = sampler::measure(workload.as_mut(), &plan, b.metric(), &overhead);
         if let Some(s) = series {
             observation.series = Some(s.stop()?);
         }

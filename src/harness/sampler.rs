@@ -87,6 +87,14 @@ pub trait Probe {
     fn now_ns(&self) -> u64;
     fn preemptions(&self) -> u64;
     fn cpu(&self) -> i32;
+    /// The steal time of `cpu` so far, in seconds, where the kernel counts it.
+    fn steal_s(&self, _cpu: i32) -> Option<f64> {
+        None
+    }
+    /// The frequency of `cpu` now, in Hz, where the kernel exposes it.
+    fn freq_hz(&self, _cpu: i32) -> Option<f64> {
+        None
+    }
 }
 
 /// The machine's own clock and counters.
@@ -103,6 +111,12 @@ impl Probe for RealProbe {
     fn cpu(&self) -> i32 {
         current_cpu()
     }
+    fn steal_s(&self, cpu: i32) -> Option<f64> {
+        super::disturb::steal_s(cpu)
+    }
+    fn freq_hz(&self, cpu: i32) -> Option<f64> {
+        super::disturb::freq_hz(cpu)
+    }
 }
 
 struct RawSample {
@@ -110,21 +124,49 @@ struct RawSample {
     preemptions: u64,
     cpu_start: i32,
     cpu_end: i32,
+    steal_s: Option<f64>,
+    freq_hz: Option<f64>,
+}
+
+/// What is read around the timed region besides the clock, for the samples kept (not
+/// for calibration): steal, and the frequency where the kernel exposes it (decided once).
+#[derive(Debug, Clone, Copy, Default)]
+struct Around {
+    steal: bool,
+    freq: bool,
 }
 
 fn time_batch(w: &mut dyn Workload, k: u64, probe: &dyn Probe) -> Result<RawSample> {
-    let p0 = probe.preemptions();
+    time_batch_around(w, k, probe, Around::default())
+}
+
+/// One timed batch. The steal of the starting CPU is read before and after, outside the
+/// timed region (a CPU it moved to is not followed: the move culls the sample anyway).
+fn time_batch_around(
+    w: &mut dyn Workload,
+    k: u64,
+    probe: &dyn Probe,
+    around: Around,
+) -> Result<RawSample> {
     let c0 = probe.cpu();
+    let s0 = around.steal.then(|| probe.steal_s(c0)).flatten();
+    let p0 = probe.preemptions();
     let t0 = probe.now_ns();
     w.run(k)?;
     let t1 = probe.now_ns();
     let c1 = probe.cpu();
     let p1 = probe.preemptions();
+    let s1 = around.steal.then(|| probe.steal_s(c0)).flatten();
     Ok(RawSample {
         ns: t1.saturating_sub(t0),
         preemptions: p1.saturating_sub(p0),
         cpu_start: c0,
         cpu_end: c1,
+        // To the microsecond: the counters are whole ticks, their difference should read so.
+        steal_s: s0
+            .zip(s1)
+            .map(|(a, b)| ((b - a) * 1e6).round().max(0.0) / 1e6),
+        freq_hz: if around.freq { probe.freq_hz(c1) } else { None },
     })
 }
 
@@ -208,6 +250,10 @@ pub fn measure_with(
 
     let wanted = plan.samples.max(1);
     let limit = if plan.resample { 3 * wanted } else { wanted };
+    let around = Around {
+        steal: true,
+        freq: probe.freq_hz(probe.cpu()).is_some(),
+    };
     let before = Snapshot::take();
     let mut raw = Vec::with_capacity(limit);
     let mut clean = 0;
@@ -216,7 +262,7 @@ pub fn measure_with(
             return Err(Interrupted.into());
         }
         w.before_sample(k)?;
-        let s = time_batch(w, k, probe)?;
+        let s = time_batch_around(w, k, probe, around)?;
         if !s.perturbed() {
             clean += 1;
         }
@@ -276,6 +322,8 @@ pub fn measure_with(
             cpu_end: r.cpu_end,
             culled: !kept,
             invocation: None,
+            steal_s: r.steal_s,
+            freq_hz: r.freq_hz,
         })
         .collect();
 
@@ -395,6 +443,8 @@ mod tests {
             preemptions,
             cpu_start,
             cpu_end,
+            steal_s: None,
+            freq_hz: None,
         }
     }
 
@@ -527,6 +577,10 @@ mod tests {
         read_cost: u64,
         preemptions: std::cell::Cell<u64>,
         cpu: std::cell::Cell<i32>,
+        /// Steal of every CPU so far, in virtual seconds.
+        steal: std::cell::Cell<f64>,
+        /// The CPU's frequency, where this virtual kernel exposes one.
+        freq_hz: Option<f64>,
     }
 
     impl Probe for Virtual {
@@ -541,6 +595,12 @@ mod tests {
         fn cpu(&self) -> i32 {
             self.cpu.get()
         }
+        fn steal_s(&self, _cpu: i32) -> Option<f64> {
+            Some(self.steal.get())
+        }
+        fn freq_hz(&self, _cpu: i32) -> Option<f64> {
+            self.freq_hz
+        }
     }
 
     /// A workload whose operations cost exactly `per_op` virtual ns; on the calls listed in
@@ -550,6 +610,8 @@ mod tests {
         per_op: u64,
         calls: u32,
         preempt_on: Vec<u32>,
+        /// Calls during which the hypervisor steals one 10 ms tick.
+        steal_on: Vec<u32>,
     }
 
     impl Workload for Exact<'_> {
@@ -558,6 +620,9 @@ mod tests {
             self.clock.now.set(self.clock.now.get() + n * self.per_op);
             if self.preempt_on.contains(&self.calls) {
                 self.clock.preemptions.set(self.clock.preemptions.get() + 1);
+            }
+            if self.steal_on.contains(&self.calls) {
+                self.clock.steal.set(self.clock.steal.get() + 0.01);
             }
             Ok(())
         }
@@ -569,6 +634,7 @@ mod tests {
             per_op,
             calls: 0,
             preempt_on: Vec::new(),
+            steal_on: Vec::new(),
         }
     }
 
@@ -619,6 +685,42 @@ mod tests {
         assert!((m.summary.mean - 0.6).abs() < 1e-12);
         assert_eq!(m.times, times);
         assert!(m.notes.contains(&"per copy".to_string()));
+    }
+
+    #[test]
+    fn steal_during_a_sample_is_recorded_on_that_sample_and_frequency_where_exposed() {
+        let clock = Virtual::default();
+        let mut w = exact(&clock, 100);
+        // Call 1 is the warm-up; calls 3 and 6 are the second and fifth samples.
+        w.steal_on = vec![3, 6];
+        let m = measure_with(
+            &mut w,
+            &Plan::fixed(10, 6),
+            &Metric::latency(),
+            &overhead_of(&clock, 0.0),
+            &clock,
+        )
+        .unwrap();
+        let steal: Vec<Option<f64>> = m.samples.iter().map(|s| s.steal_s).collect();
+        let tick = Some(0.01);
+        assert_eq!(
+            steal,
+            vec![Some(0.0), tick, Some(0.0), Some(0.0), tick, Some(0.0)]
+        );
+        assert!(m.samples.iter().all(|s| s.freq_hz.is_none()));
+        let clock = Virtual {
+            freq_hz: Some(2.4e9),
+            ..Default::default()
+        };
+        let m = measure_with(
+            &mut exact(&clock, 100),
+            &Plan::fixed(10, 3),
+            &Metric::latency(),
+            &overhead_of(&clock, 0.0),
+            &clock,
+        )
+        .unwrap();
+        assert!(m.samples.iter().all(|s| s.freq_hz == Some(2.4e9)));
     }
 
     #[test]

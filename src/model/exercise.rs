@@ -351,6 +351,8 @@ fn one_figure(r: &mut BenchResult, real_s: f64, user_s: f64, sys_s: f64) {
         cpu_end: -1,
         culled: false,
         invocation: None,
+        steal_s: None,
+        freq_hz: None,
     }];
     r.times = Some(OpTimes {
         ops: 1,

@@ -164,6 +164,79 @@ pub fn plan(
     best.map(|(_, p)| p)
 }
 
+/// What is already measured of one id: `invocations` processes of `samples` samples.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Done {
+    pub invocations: usize,
+    pub samples: usize,
+}
+
+/// The expected relative half-width of the 95% interval of the mean of invocation medians
+/// after `more` further invocations of `samples` samples on top of `done`. The variance
+/// of one invocation's median is `between + within · n̄ / n` for n samples (the within
+/// part falls as 1/n, the between part does not); the mean of k of them has the average
+/// of their variances over k.
+pub fn expected_precision(
+    c: &Components,
+    centre: f64,
+    done: Done,
+    more: usize,
+    samples: usize,
+) -> f64 {
+    let var = |n: usize| c.between + c.within * c.samples / n.max(1) as f64;
+    let k = done.invocations + more;
+    if k < 2 || centre == 0.0 || !centre.is_finite() {
+        return f64::INFINITY;
+    }
+    let sum = done.invocations as f64 * var(done.samples) + more as f64 * var(samples);
+    let var_mean = sum / (k * k) as f64;
+    t_quantile(0.975, (k - 1) as f64) * var_mean.sqrt() / centre.abs()
+}
+
+/// What a pilot's components say to do next to reach `target` (a relative half-width):
+/// nothing when it is reached already, else the cheapest number of further invocations
+/// and their samples (cost counted in samples, `cost_of_invocation` samples' worth to
+/// start a process), or `None` when no plan of at most `max_invocations` in all reaches
+/// it.
+pub fn plan_more(
+    c: &Components,
+    centre: f64,
+    done: Done,
+    target: f64,
+    max_invocations: usize,
+    cost_of_invocation: f64,
+) -> Option<Plan> {
+    let now = expected_precision(c, centre, done, 0, done.samples);
+    if now <= target {
+        return Some(Plan {
+            invocations: 0,
+            samples: 0,
+            expected: now,
+        });
+    }
+    let mut best: Option<(f64, Plan)> = None;
+    for more in 1..=max_invocations.saturating_sub(done.invocations) {
+        for n in [5usize, 11, 21, 51, 101] {
+            let expected = expected_precision(c, centre, done, more, n);
+            if expected > target {
+                continue;
+            }
+            let cost = more as f64 * (n as f64 + cost_of_invocation);
+            if best.as_ref().is_none_or(|(b, _)| cost < *b) {
+                best = Some((
+                    cost,
+                    Plan {
+                        invocations: more,
+                        samples: n,
+                        expected,
+                    },
+                ));
+            }
+        }
+    }
+    best.map(|(_, p)| p)
+}
+
 /// One result from the results of the same id in several invocations (in the order they
 /// ran): the invocations that measured it give the headline across them; their samples
 /// are kept, each marked with its invocation; counters, times, details and calibration are
@@ -450,5 +523,42 @@ mod tests {
         assert_eq!(p.samples, 5, "samples do not help between-invocation noise");
         assert!(p.expected <= 0.01);
         assert!(plan(&c, 10.0, 0.001, 10, 10.0).is_none());
+    }
+
+    #[test]
+    fn more_invocations_are_planned_on_top_of_the_pilot() {
+        let done = Done {
+            invocations: 3,
+            samples: 21,
+        };
+        // Between-invocation sd 2% of the centre: the pilot's 3 give
+        // t(2)·2%/√3 = 4.97%; ±2% needs the first k with t(k−1)·2%/√k ≤ 2%: k = 7.
+        let between = Components {
+            total: 0.04,
+            within: 0.0,
+            between: 0.04,
+            samples: 21.0,
+        };
+        let now = expected_precision(&between, 10.0, done, 0, 21);
+        assert!(close(now, 4.303 * 0.02 / 3f64.sqrt(), 1e-3), "{now}");
+        let p = plan_more(&between, 10.0, done, 0.02, 50, 10.0).unwrap();
+        assert_eq!((p.invocations, p.samples), (4, 5), "{p:?}");
+        assert!(p.expected <= 0.02);
+        // Too few invocations allowed: no plan.
+        assert!(plan_more(&between, 10.0, done, 0.02, 6, 10.0).is_none());
+        // Reached already: nothing more.
+        let p = plan_more(&between, 10.0, done, 0.06, 50, 10.0).unwrap();
+        assert_eq!(p.invocations, 0);
+        // All the variance within a process and a process dear to start (100 samples'
+        // worth): more samples per invocation pay, rather than many processes.
+        let within = Components {
+            total: 0.04,
+            within: 0.04,
+            between: 0.0,
+            samples: 21.0,
+        };
+        let p = plan_more(&within, 10.0, done, 0.02, 50, 100.0).unwrap();
+        assert_eq!((p.invocations, p.samples), (3, 51), "{p:?}");
+        assert!(p.expected <= 0.02);
     }
 }

@@ -3,10 +3,12 @@
 //! Nothing here measures, prints or touches the file system; everything is serde data or a
 //! pure function, so it can be tested against known values.
 
+pub mod agreement;
 pub mod basis;
 pub mod change;
 pub mod crosscheck;
 pub mod details;
+pub mod disturb;
 pub mod environment;
 pub mod exercise;
 pub mod fleet;

@@ -93,6 +93,16 @@ pub struct RunOptions {
     /// Where the run belongs in a fleet (`--campaign`, `--host-name`, `--group`).
     #[serde(default, skip_serializing_if = "super::fleet::FleetTag::is_empty")]
     pub fleet: super::fleet::FleetTag,
+    /// `--precision`: the relative half-width of the 95% CI each row's plan aimed at.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub precision: Option<f64>,
+    /// `--budget`: the seconds the run was allowed to reach that precision in.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub budget_s: Option<f64>,
+    /// Samples per invocation for these ids instead of their mode's plan (what the
+    /// precision plan chose for its further invocations).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub samples: BTreeMap<String, usize>,
 }
 
 fn no_observation(o: &super::observe::ObserveOptions) -> bool {
@@ -249,6 +259,16 @@ pub struct Sample {
     /// run had several.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub invocation: Option<u32>,
+    /// Steal time of the CPU the sample started on while it ran, in seconds (the
+    /// hypervisor ran something else on it): from `/proc/stat`, in the kernel's ticks
+    /// (10 ms at USER_HZ 100), so a short sample reads 0 or a whole tick. Absent where the
+    /// kernel does not count it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub steal_s: Option<f64>,
+    /// The frequency of the CPU the sample ended on, in Hz, where the kernel exposes it
+    /// (`cpufreq/scaling_cur_freq`); absent otherwise (the run says so once).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub freq_hz: Option<f64>,
 }
 
 impl Sample {

@@ -735,6 +735,8 @@ mod tests {
                             cpu_end: 0,
                             culled: false,
                             invocation: None,
+                            steal_s: None,
+                            freq_hz: None,
                         })
                         .collect(),
                     culled: 0,

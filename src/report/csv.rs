@@ -3,7 +3,7 @@
 
 use crate::model::{Run, Status};
 
-const HEADER: [&str; 17] = [
+const HEADER: [&str; 20] = [
     "id",
     "family",
     "status",
@@ -21,6 +21,9 @@ const HEADER: [&str; 17] = [
     "user_s_per_op",
     "system_s_per_op",
     "note",
+    "samples_with_steal",
+    "steal_s",
+    "cpu_hz_median",
 ];
 
 /// A text cell a spreadsheet will not run: one that begins with `=`, `+`, `-`, `@` (or a
@@ -40,6 +43,7 @@ pub fn to_csv(run: &Run) -> anyhow::Result<Vec<u8>> {
     let num = |v: Option<f64>| v.map(|v| format!("{v:e}")).unwrap_or_default();
     for r in &run.results {
         let s = r.summary.as_ref();
+        let d = crate::model::disturb::Disturbances::of(r);
         let (status, note) = match &r.status {
             Status::Ok => ("ok", r.notes.join("; ")),
             Status::Skipped { reason } => ("skipped", reason.clone()),
@@ -63,6 +67,9 @@ pub fn to_csv(run: &Run) -> anyhow::Result<Vec<u8>> {
             num(r.times.as_ref().map(|t| t.user_s)),
             num(r.times.as_ref().map(|t| t.system_s)),
             text(&note),
+            d.map(|d| d.stolen_from.to_string()).unwrap_or_default(),
+            num(d.filter(|d| d.with_steal_counted > 0).map(|d| d.steal_s)),
+            num(d.and_then(|d| d.freq_hz)),
         ])?;
     }
     Ok(w.into_inner()?)

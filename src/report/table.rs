@@ -137,8 +137,18 @@ pub fn no_wrap(t: &mut Table, cols: &[usize]) {
 /// [`summary_line`].
 pub fn run_table(run: &Run, overhead: &Overhead, wide: bool) -> String {
     let mut header = vec!["benchmark", "median", "95% CI", "SD", "samples"];
+    // The clock rate only where some sample recorded one (many VMs expose none).
+    let with_freq = wide
+        && run
+            .results
+            .iter()
+            .any(|r| r.samples.iter().any(|s| s.freq_hz.is_some()));
     if wide {
         header.extend(["elapsed/op", "user/op", "sys/op", "ctxsw/op", "faults/op"]);
+        header.push("steal");
+        if with_freq {
+            header.push("MHz");
+        }
     }
     header.push("notes");
     let mut t = new_table(&header);
@@ -148,6 +158,11 @@ pub fn run_table(run: &Run, overhead: &Overhead, wide: bool) -> String {
         if wide {
             let notes = row.pop().unwrap_or_default();
             row.extend(wide_cells(r));
+            let d = crate::model::disturb::Disturbances::of(r);
+            row.push(d.map(|d| d.steal_cell()).unwrap_or_default());
+            if with_freq {
+                row.push(d.map(|d| d.mhz_cell()).unwrap_or_default());
+            }
             row.push(notes);
         }
         t.add_row(style::row(row, status_tone(&r.status)));
@@ -164,8 +179,13 @@ pub fn run_table(run: &Run, overhead: &Overhead, wide: bool) -> String {
         style::escape(&run.environment.cpu.model),
         style::escape(&run.environment.kernel.release),
     ));
-    let level = match run.options.invocations {
-        Some(k) if k > 1 => {
+    let level = match (run.options.invocations, run.options.precision) {
+        (Some(k), Some(p)) => format!(
+            "median of each row's processes' medians (a pilot of {k}, more where ±{:.1}% \
+             needed them), 95% CI across processes",
+            p * 100.0
+        ),
+        (Some(k), None) if k > 1 => {
             format!("median of {k} processes' medians of clean samples, 95% CI across processes")
         }
         _ => "medians of clean samples, 95% CI within one process".to_string(),

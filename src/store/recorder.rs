@@ -47,6 +47,17 @@ impl Recorder {
         self.store.path()
     }
 
+    /// Replace the stored run's warnings (a check made after the run added one).
+    pub fn set_warnings(&mut self, warnings: &[String]) -> Result<()> {
+        self.take_pending()?;
+        if let Some(id) = self.run_id {
+            self.store
+                .set_warnings(id, warnings)
+                .with_context(|| format!("cannot record the warnings of run {id}"))?;
+        }
+        Ok(())
+    }
+
     /// Record the run's final status and end time; the first store error of the run, if
     /// there was one (what was measured is then only in the caller's hands).
     pub fn finish(&mut self, run: &Run) -> Result<()> {

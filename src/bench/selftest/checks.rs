@@ -56,6 +56,8 @@ pub const BOUNDS: &[(Bounds, Bounds)] = &[
     SYMLINK,
     SIDE_BY_SIDE,
     SHARED,
+    super::aa::FALSE_CHANGES,
+    super::aa::FOUND,
 ];
 
 fn figure(name: impl Into<String>, value: f64, (strict, loose): (Bounds, Bounds)) -> Figure {
@@ -166,6 +168,14 @@ pub fn all() -> Vec<Check> {
             claim: "the compute program of Table 9 takes time in proportion to its rounds",
             pinned: true,
             measure: kernel_doubling,
+        },
+        Check {
+            id: "noise.aa",
+            claim: "the same build measured twice, alternating (syscall, 8 processes each), \
+                    calls at most 5% of ids changed; a 10% slowdown injected into one id is \
+                    found",
+            pinned: false,
+            measure: super::aa::aa,
         },
         Check {
             id: "cpu.doubling",

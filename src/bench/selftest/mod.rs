@@ -28,6 +28,7 @@ use anyhow::Result;
 use crate::harness::interrupt::{self, Interrupted};
 use crate::model::Mode;
 
+mod aa;
 mod checks;
 pub mod timing;
 

@@ -1,0 +1,369 @@
+//! How far runs of the same thing agree: the A/A checks of the noise the figures carry.
+//!
+//! - [`decide_runs`]: the verdicts of one run against another for every id both measured,
+//!   decided together the way `compare` decides them (the invocation-level test where
+//!   both have enough invocations, else the samples'; Benjamini–Hochberg over all ids;
+//!   the effect-size threshold). Between two runs of the same build every "changed" is a
+//!   false one.
+//! - [`agreement`]: across three or more runs, the share of ids whose headline CI in each
+//!   run contains the other runs' medians, and the share whose medians all lie within a
+//!   given spread.
+//! - [`inject`]: one id's figures scaled, as if that row had become slower by a factor —
+//!   the injected change an A/A check must still find.
+
+use super::change::{self, Verdict};
+use super::result::{BenchResult, Run};
+
+/// One id's verdict in [`decide_runs`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct Decided {
+    pub id: String,
+    pub ratio: f64,
+    pub p_value: f64,
+    pub verdict: Verdict,
+}
+
+/// The verdicts of `after` against `before`, one per id both measured comparably (same
+/// unit and basis, a figure above resolution on both sides).
+pub fn decide_runs(before: &Run, after: &Run, min_effect: f64) -> Vec<Decided> {
+    decide(&before.results, &after.results, min_effect)
+}
+
+/// [`decide_runs`] on the two runs' results.
+pub fn decide(before: &[BenchResult], after: &[BenchResult], min_effect: f64) -> Vec<Decided> {
+    let mut tests = Vec::new();
+    for a in before.iter().filter(|r| comparable(r)) {
+        let Some(b) = after
+            .iter()
+            .find(|r| r.id == a.id && comparable(r) && r.unit == a.unit && r.basis == a.basis)
+        else {
+            continue;
+        };
+        let (Some(ha), Some(hb)) = (a.median(), b.median()) else {
+            continue;
+        };
+        let (ca, cb) = (clean(a), clean(b));
+        let (ia, ib) = (
+            a.invocations.as_ref().map(|i| i.medians()),
+            b.invocations.as_ref().map(|i| i.medians()),
+        );
+        if let Some(t) = change::test((&ca, ia.as_deref()), (&cb, ib.as_deref()), (ha, hb)) {
+            tests.push((a.id.clone(), t, a.better));
+        }
+    }
+    let p: Vec<f64> = tests.iter().map(|(_, t, _)| t.p_value).collect();
+    let found = change::benjamini_hochberg(&p, change::FDR);
+    tests
+        .into_iter()
+        .zip(found)
+        .map(|((id, t, better), discovered)| Decided {
+            id,
+            ratio: t.ratio,
+            p_value: t.p_value,
+            verdict: change::verdict(&t, discovered, better, min_effect),
+        })
+        .collect()
+}
+
+fn comparable(r: &BenchResult) -> bool {
+    r.status.is_ok() && !r.derived && !r.below_resolution && r.summary.is_some()
+}
+
+fn clean(r: &BenchResult) -> Vec<f64> {
+    r.samples
+        .iter()
+        .filter(|s| !s.culled)
+        .map(|s| s.value)
+        .collect()
+}
+
+/// How many of `decided` were called faster or slower.
+pub fn changed(decided: &[Decided]) -> usize {
+    decided
+        .iter()
+        .filter(|d| matches!(d.verdict, Verdict::Faster | Verdict::Slower))
+        .count()
+}
+
+/// `run` with every figure of `id` multiplied by `factor` (samples, summaries, invocation
+/// medians): 1.10 is a 10% slowdown of a latency row. Other ids are untouched.
+pub fn inject(run: &Run, id: &str, factor: f64) -> Run {
+    let mut run = run.clone();
+    run.results = inject_results(&run.results, id, factor);
+    run
+}
+
+/// [`inject`] on a run's results.
+pub fn inject_results(results: &[BenchResult], id: &str, factor: f64) -> Vec<BenchResult> {
+    let mut results = results.to_vec();
+    for r in results.iter_mut().filter(|r| r.id == id) {
+        for s in &mut r.samples {
+            s.value *= factor;
+        }
+        for s in r.summary.iter_mut().chain(r.raw_summary.iter_mut()) {
+            scale(s, factor);
+        }
+        if let Some(inv) = &mut r.invocations {
+            for s in &mut inv.within {
+                scale(s, factor);
+            }
+        }
+    }
+    results
+}
+
+fn scale(s: &mut super::Summary, f: f64) {
+    s.median *= f;
+    s.mean *= f;
+    s.sd *= f;
+    s.min *= f;
+    s.max *= f;
+    s.ci_low *= f;
+    s.ci_high *= f;
+}
+
+/// The agreement of three or more runs of the same selection.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Agreement {
+    /// Ids measured (with a figure) in every run.
+    pub ids: usize,
+    /// Ids whose headline CI in every run contains the medians of all the other runs.
+    pub contained: usize,
+    /// Ids whose medians across the runs lie within `spread` of each other
+    /// ((max − min) / min).
+    pub within_spread: usize,
+    pub spread: f64,
+}
+
+impl Agreement {
+    pub fn contained_share(&self) -> f64 {
+        share(self.contained, self.ids)
+    }
+
+    pub fn within_spread_share(&self) -> f64 {
+        share(self.within_spread, self.ids)
+    }
+}
+
+fn share(n: usize, of: usize) -> f64 {
+    if of == 0 {
+        0.0
+    } else {
+        n as f64 / of as f64
+    }
+}
+
+/// The agreement of `runs` (see [`Agreement`]); derived rows and rows below resolution
+/// are left out.
+pub fn agreement(runs: &[Run], spread: f64) -> Agreement {
+    let mut a = Agreement {
+        ids: 0,
+        contained: 0,
+        within_spread: 0,
+        spread,
+    };
+    let Some(first) = runs.first() else {
+        return a;
+    };
+    for r0 in first.results.iter().filter(|r| comparable(r)) {
+        let rows: Vec<&BenchResult> = runs
+            .iter()
+            .filter_map(|run| {
+                run.results
+                    .iter()
+                    .find(|r| r.id == r0.id && comparable(r) && r.unit == r0.unit)
+            })
+            .collect();
+        if rows.len() != runs.len() {
+            continue;
+        }
+        let summaries: Vec<&super::Summary> =
+            rows.iter().filter_map(|r| r.summary.as_ref()).collect();
+        a.ids += 1;
+        let all_inside = summaries.iter().enumerate().all(|(i, s)| {
+            summaries
+                .iter()
+                .enumerate()
+                .filter(|(j, _)| *j != i)
+                .all(|(_, o)| s.ci_low <= o.median && o.median <= s.ci_high)
+        });
+        if all_inside {
+            a.contained += 1;
+        }
+        let lo = summaries
+            .iter()
+            .map(|s| s.median)
+            .fold(f64::INFINITY, f64::min);
+        let hi = summaries
+            .iter()
+            .map(|s| s.median)
+            .fold(f64::NEG_INFINITY, f64::max);
+        if lo > 0.0 && (hi - lo) / lo <= spread {
+            a.within_spread += 1;
+        }
+    }
+    a
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::levels::{self, Invocations};
+    use crate::model::{Better, Status, Summary, Unit};
+
+    fn summary(median: f64, half: f64) -> Summary {
+        Summary {
+            n: 21,
+            median,
+            mean: median,
+            sd: half,
+            min: median - half,
+            max: median + half,
+            ci_low: median - half,
+            ci_high: median + half,
+            ci_level: 0.95,
+        }
+    }
+
+    fn result(id: &str, medians: &[f64]) -> BenchResult {
+        let within: Vec<Summary> = medians.iter().map(|&m| summary(m, m * 0.01)).collect();
+        BenchResult {
+            id: id.into(),
+            family: "syscall".into(),
+            source: String::new(),
+            unit: Unit::SecondsPerOp,
+            better: Better::Lower,
+            basis: None,
+            status: Status::Ok,
+            derived: false,
+            calibration: None,
+            summary: levels::across(&within).ok(),
+            raw_summary: None,
+            below_resolution: false,
+            samples: Vec::new(),
+            culled: 0,
+            times: None,
+            counters: None,
+            details: None,
+            observe: None,
+            notes: Vec::new(),
+            duration_s: 0.0,
+            invocations: Some(Invocations { within }),
+        }
+    }
+
+    fn run(results: Vec<BenchResult>) -> Run {
+        Run {
+            schema_version: crate::model::SCHEMA_VERSION,
+            tool: crate::model::Tool::this(),
+            options: Default::default(),
+            environment: Default::default(),
+            started_at: chrono::Utc::now(),
+            finished_at: None,
+            status: crate::model::RunStatus::Complete,
+            warnings: Vec::new(),
+            results,
+        }
+    }
+
+    #[test]
+    fn agreement_counts_contained_medians_and_spread() {
+        let runs = [
+            run(vec![
+                result("a", &[1.0, 1.01, 0.99]),
+                result("b", &[1.0, 1.0, 1.0]),
+            ]),
+            run(vec![
+                result("a", &[1.0, 1.02, 1.0]),
+                result("b", &[1.2, 1.2, 1.2]),
+            ]),
+            run(vec![
+                result("a", &[1.01, 1.0, 0.99]),
+                result("b", &[1.0, 1.0, 1.0]),
+            ]),
+        ];
+        let a = agreement(&runs, 0.05);
+        assert_eq!((a.ids, a.contained, a.within_spread), (2, 1, 1));
+        assert_eq!(a.contained_share(), 0.5);
+    }
+
+    /// Two back-to-back `timeshare run syscall --full` (3 processes each) on the shared
+    /// 2-vCPU VM while other engineers were building (load average 9–11), samples
+    /// stripped, the invocation summaries kept.
+    fn recorded(text: &str) -> Run {
+        serde_json::from_str(text).expect("a recorded run")
+    }
+
+    #[test]
+    fn a_recorded_a_a_pair_calls_at_most_five_percent_changed() {
+        let a = recorded(include_str!("../../tests/fixtures/aa-1.json"));
+        let b = recorded(include_str!("../../tests/fixtures/aa-2.json"));
+        let decided = decide_runs(&a, &b, change::DEFAULT_MIN_EFFECT);
+        assert!(decided.len() >= 25, "{} tested", decided.len());
+        assert!(
+            changed(&decided) as f64 <= 0.05 * decided.len() as f64,
+            "{decided:?}"
+        );
+    }
+
+    /// `run` as it would look on a quiet machine: each id's processes moved to its
+    /// headline times `pattern` (within about 1% of each other).
+    fn quiet(run: &Run, pattern: [f64; 3]) -> Run {
+        let mut run = run.clone();
+        for r in &mut run.results {
+            let Some(headline) = r.median() else {
+                continue;
+            };
+            if let Some(inv) = &mut r.invocations {
+                for (i, s) in inv.within.iter_mut().enumerate() {
+                    let f = headline * pattern[i % 3] / s.median;
+                    scale(s, f);
+                }
+                r.summary = levels::across(&inv.within).ok();
+            }
+        }
+        run
+    }
+
+    #[test]
+    fn an_injected_ten_percent_slowdown_is_found_and_nothing_else() {
+        // The recorded run made quiet twice (processes within 1%), and the second with
+        // syscall.getpid 10% slower.
+        let recorded_a = recorded(include_str!("../../tests/fixtures/aa-1.json"));
+        let a = quiet(&recorded_a, [0.99, 1.01, 1.0]);
+        let b = quiet(&recorded_a, [1.0, 0.99, 1.01]);
+        let aa = decide_runs(&a, &b, change::DEFAULT_MIN_EFFECT);
+        assert_eq!(changed(&aa), 0, "{aa:?}");
+        let slowed = inject(&b, "syscall.getpid", 1.10);
+        let decided = decide_runs(&a, &slowed, change::DEFAULT_MIN_EFFECT);
+        let getpid = decided.iter().find(|d| d.id == "syscall.getpid").unwrap();
+        assert_eq!(getpid.verdict, Verdict::Slower, "{getpid:?}");
+        assert_eq!(changed(&decided), 1, "{decided:?}");
+        // Against the recorded second run instead, whose processes disagreed by far more
+        // than 10% here, the same injection is below what 3 processes a side resolve: the
+        // decision stays "no change" rather than guessing.
+        let recorded_b = recorded(include_str!("../../tests/fixtures/aa-2.json"));
+        let noisy = decide_runs(
+            &recorded_a,
+            &inject(&recorded_b, "syscall.getpid", 1.10),
+            change::DEFAULT_MIN_EFFECT,
+        );
+        let getpid = noisy.iter().find(|d| d.id == "syscall.getpid").unwrap();
+        assert_eq!(getpid.verdict, Verdict::NoChange, "{getpid:?}");
+    }
+
+    #[test]
+    fn an_injected_slowdown_scales_one_id_only() {
+        let r = run(vec![
+            result("a", &[1.0, 1.0, 1.0]),
+            result("b", &[2.0, 2.0, 2.0]),
+        ]);
+        let s = inject(&r, "a", 1.1);
+        assert!((s.results[0].median().unwrap() - 1.1).abs() < 1e-12);
+        assert_eq!(
+            s.results[0].invocations.as_ref().unwrap().medians(),
+            [1.1; 3]
+        );
+        assert_eq!(s.results[1].median(), Some(2.0));
+    }
+}
