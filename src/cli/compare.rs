@@ -92,7 +92,7 @@ pub(super) fn column(store: Option<&Store>, name: &str) -> Result<Column> {
     Ok(run_column(stored))
 }
 
-/// The columns a name gives: one per host for a campaign, else the one of [`column`].
+/// The columns a name gives: one per host for a campaign, else the one of [`column()`].
 pub(super) fn columns(store: Option<&Store>, name: &str) -> Result<Vec<Column>> {
     match store.map(|s| campaign_columns(s, name)).transpose()? {
         Some(Some(hosts)) => Ok(hosts),
