@@ -213,8 +213,10 @@ mod tests {
         let s = run_here(&spec, None).unwrap();
         assert_eq!(s.touches, 6_000);
         assert!((1_950..2_100).contains(&s.first_pass_minor_faults), "{s:?}");
-        // The later passes find every page mapped.
-        assert!(s.minor_faults - s.first_pass_minor_faults < 50, "{s:?}");
+        // The later passes find the pages mapped: a job that lost its mapping would fault
+        // 4,000 times more. A busy machine adds some of its own (191 in one CI run under
+        // two busy loops, 0 at rest): the kernel may unmap a page to move or reclaim it.
+        assert!(s.minor_faults - s.first_pass_minor_faults < 500, "{s:?}");
     }
 
     #[test]
