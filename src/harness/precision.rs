@@ -300,7 +300,7 @@ impl Runner {
 mod tests {
     use super::*;
     use crate::model::levels::Invocations;
-    use crate::model::{Better, Status, Summary, Unit};
+    use crate::model::{Better, Summary, Unit};
 
     fn summary(median: f64, half: f64) -> Summary {
         Summary {
@@ -319,27 +319,10 @@ mod tests {
     fn result(id: &str, medians: &[f64], duration_s: f64) -> BenchResult {
         let within: Vec<Summary> = medians.iter().map(|&m| summary(m, 0.001)).collect();
         BenchResult {
-            id: id.into(),
-            family: "syscall".into(),
-            source: String::new(),
-            unit: Unit::SecondsPerOp,
-            better: Better::Lower,
-            basis: None,
-            status: Status::Ok,
-            derived: false,
-            calibration: None,
             summary: levels::across(&within).ok(),
-            raw_summary: None,
-            below_resolution: false,
-            samples: Vec::new(),
-            culled: 0,
-            times: None,
-            counters: None,
-            details: None,
-            observe: None,
-            notes: Vec::new(),
             duration_s,
             invocations: Some(Invocations { within }),
+            ..BenchResult::new(id, "syscall", "", Unit::SecondsPerOp, Better::Lower, None)
         }
     }
 

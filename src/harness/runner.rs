@@ -281,29 +281,17 @@ fn finish(mut run: Run, derived: &[Derived], observer: &mut dyn Observer) -> Res
 fn empty_result(b: &Benchmark) -> BenchResult {
     let metric = b.metric();
     BenchResult {
-        id: b.id().to_string(),
-        family: b.family().to_string(),
-        source: b.source().describe(),
-        unit: metric.unit,
-        better: metric.better,
-        basis: Some(metric.basis.clone()),
         status: Status::Failed {
             error: "not run".into(),
         },
-        derived: false,
-        calibration: None,
-        summary: None,
-        raw_summary: None,
-        below_resolution: false,
-        samples: Vec::new(),
-        culled: 0,
-        times: None,
-        counters: None,
-        details: None,
-        observe: None,
-        notes: Vec::new(),
-        duration_s: 0.0,
-        invocations: None,
+        ..BenchResult::new(
+            b.id(),
+            b.family(),
+            b.source().describe(),
+            metric.unit,
+            metric.better,
+            Some(metric.basis.clone()),
+        )
     }
 }
 
@@ -322,29 +310,21 @@ pub fn derive(d: &Derived, results: &[BenchResult]) -> Option<BenchResult> {
     let value = (d.compute)(&inputs?);
     let summary = Summary::from_values(&[value]).ok()?;
     Some(BenchResult {
-        id: d.id.to_string(),
-        family: crate::model::family_of(d.id).to_string(),
-        source: d.source.describe(),
-        unit: d.unit,
-        better: d.unit.default_better(),
-        basis: Some(d.basis.clone()),
-        status: Status::Ok,
         derived: true,
-        calibration: None,
         summary: Some(summary),
-        raw_summary: None,
         below_resolution: value <= 0.0,
-        samples: Vec::new(),
-        culled: 0,
-        times: None,
-        counters: None,
         details: Some(Details::of(&crate::model::details::DerivedInputs {
             inputs: d.inputs.iter().map(|s| s.to_string()).collect(),
         })),
-        observe: None,
         notes: vec![format!("derived from {}", d.inputs.join(", "))],
-        duration_s: 0.0,
-        invocations: None,
+        ..BenchResult::new(
+            d.id,
+            crate::model::family_of(d.id),
+            d.source.describe(),
+            d.unit,
+            d.unit.default_better(),
+            Some(d.basis.clone()),
+        )
     })
 }
 

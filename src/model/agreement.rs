@@ -209,7 +209,7 @@ pub fn agreement(runs: &[Run], spread: f64) -> Agreement {
 mod tests {
     use super::*;
     use crate::model::levels::{self, Invocations};
-    use crate::model::{Better, Status, Summary, Unit};
+    use crate::model::{Better, Summary, Unit};
 
     fn summary(median: f64, half: f64) -> Summary {
         Summary {
@@ -228,27 +228,9 @@ mod tests {
     fn result(id: &str, medians: &[f64]) -> BenchResult {
         let within: Vec<Summary> = medians.iter().map(|&m| summary(m, m * 0.01)).collect();
         BenchResult {
-            id: id.into(),
-            family: "syscall".into(),
-            source: String::new(),
-            unit: Unit::SecondsPerOp,
-            better: Better::Lower,
-            basis: None,
-            status: Status::Ok,
-            derived: false,
-            calibration: None,
             summary: levels::across(&within).ok(),
-            raw_summary: None,
-            below_resolution: false,
-            samples: Vec::new(),
-            culled: 0,
-            times: None,
-            counters: None,
-            details: None,
-            observe: None,
-            notes: Vec::new(),
-            duration_s: 0.0,
             invocations: Some(Invocations { within }),
+            ..BenchResult::new(id, "syscall", "", Unit::SecondsPerOp, Better::Lower, None)
         }
     }
 

@@ -364,29 +364,14 @@ fn one_figure(r: &mut BenchResult, real_s: f64, user_s: f64, sys_s: f64) {
 }
 
 fn empty(id: String, source: &str, basis: Basis) -> BenchResult {
-    BenchResult {
+    BenchResult::new(
         id,
-        family: FAMILY.to_string(),
-        source: source.to_string(),
-        unit: Unit::Seconds,
-        better: Better::Lower,
-        basis: Some(basis),
-        status: Status::Ok,
-        derived: false,
-        calibration: None,
-        summary: None,
-        raw_summary: None,
-        below_resolution: false,
-        samples: Vec::new(),
-        culled: 0,
-        times: None,
-        counters: None,
-        details: None,
-        observe: None,
-        notes: Vec::new(),
-        duration_s: 0.0,
-        invocations: None,
-    }
+        FAMILY,
+        source,
+        Unit::Seconds,
+        Better::Lower,
+        Some(basis),
+    )
 }
 
 fn alone_result(t: &TypeRecord) -> BenchResult {

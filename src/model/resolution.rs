@@ -58,29 +58,14 @@ mod tests {
     use crate::model::{Calibration, Status, Summary};
 
     fn row(median: f64, batch: u64, below: bool) -> BenchResult {
-        let mut r = BenchResult {
-            id: "cpu.stmt.i32.assign".into(),
-            family: "cpu".into(),
-            source: "x".into(),
-            unit: Unit::SecondsPerOp,
-            better: crate::model::Better::Lower,
-            basis: None,
-            status: Status::Ok,
-            derived: false,
-            calibration: None,
-            summary: None,
-            raw_summary: None,
-            below_resolution: false,
-            samples: Vec::new(),
-            culled: 0,
-            times: None,
-            counters: None,
-            details: None,
-            notes: Vec::new(),
-            duration_s: 0.0,
-            invocations: None,
-            observe: None,
-        };
+        let mut r = BenchResult::new(
+            "cpu.stmt.i32.assign",
+            "cpu",
+            "x",
+            Unit::SecondsPerOp,
+            crate::model::Better::Lower,
+            None,
+        );
         r.status = Status::Ok;
         r.summary = Some(Summary::from_values(&[median]).unwrap());
         r.below_resolution = below;

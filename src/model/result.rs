@@ -187,6 +187,43 @@ pub struct BenchResult {
 }
 
 impl BenchResult {
+    /// A result that names what it measures and holds nothing measured yet: status `Ok`,
+    /// no summary, samples, times or notes. Every maker of results (the runner, derived
+    /// rows, the exerciser, tests) starts here and sets what it has, so a field added to
+    /// the record is given its empty value in one place.
+    pub fn new(
+        id: impl Into<String>,
+        family: impl Into<String>,
+        source: impl Into<String>,
+        unit: Unit,
+        better: Better,
+        basis: Option<Basis>,
+    ) -> BenchResult {
+        BenchResult {
+            id: id.into(),
+            family: family.into(),
+            source: source.into(),
+            unit,
+            better,
+            basis,
+            status: Status::Ok,
+            derived: false,
+            calibration: None,
+            summary: None,
+            raw_summary: None,
+            below_resolution: false,
+            samples: Vec::new(),
+            culled: 0,
+            times: None,
+            counters: None,
+            details: None,
+            observe: None,
+            notes: Vec::new(),
+            duration_s: 0.0,
+            invocations: None,
+        }
+    }
+
     /// The headline figure: the median of the clean samples, in `unit`.
     pub fn median(&self) -> Option<f64> {
         self.summary.as_ref().map(|s| s.median)

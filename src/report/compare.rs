@@ -714,18 +714,7 @@ mod tests {
                     })
                     .collect();
                 BenchResult {
-                    id: id.into(),
-                    family: "syscall".into(),
-                    source: "test".into(),
-                    unit: Unit::Seconds,
-                    better: Better::Lower,
-                    basis: Some(Basis::per("call")),
-                    status: Status::Ok,
-                    derived: false,
-                    calibration: None,
                     summary: Summary::from_values(&values).ok(),
-                    raw_summary: None,
-                    below_resolution: false,
                     samples: values
                         .iter()
                         .map(|&value| Sample {
@@ -739,14 +728,14 @@ mod tests {
                             freq_hz: None,
                         })
                         .collect(),
-                    culled: 0,
-                    times: None,
-                    counters: None,
-                    details: None,
-                    notes: vec![],
-                    duration_s: 0.0,
-                    invocations: None,
-                    observe: None,
+                    ..BenchResult::new(
+                        id,
+                        "syscall",
+                        "test",
+                        Unit::Seconds,
+                        Better::Lower,
+                        Some(Basis::per("call")),
+                    )
                 }
             })
             .collect();

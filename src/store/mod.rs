@@ -867,14 +867,6 @@ mod tests {
 
     fn result(id: &str, median: f64) -> BenchResult {
         BenchResult {
-            id: id.into(),
-            family: "syscall".into(),
-            source: "test".into(),
-            unit: Unit::SecondsPerOp,
-            better: Better::Lower,
-            basis: Some(crate::model::Basis::per("system call")),
-            status: Status::Ok,
-            derived: false,
             calibration: Some(Calibration {
                 batch: 10,
                 calibrated: true,
@@ -883,17 +875,15 @@ mod tests {
                 loop_overhead_s: 1e-9,
             }),
             summary: Some(Summary::from_values(&[median, median * 1.01, median * 0.99]).unwrap()),
-            raw_summary: None,
-            below_resolution: false,
-            samples: vec![],
-            culled: 0,
-            times: None,
-            counters: None,
-            details: None,
-            observe: None,
-            notes: vec![],
             duration_s: 0.1,
-            invocations: None,
+            ..BenchResult::new(
+                id,
+                "syscall",
+                "test",
+                Unit::SecondsPerOp,
+                Better::Lower,
+                Some(crate::model::Basis::per("system call")),
+            )
         }
     }
 
