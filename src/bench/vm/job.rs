@@ -68,6 +68,23 @@ pub fn run_here(spec: &JobSpec, file: Option<&File>) -> Result<JobStats> {
 /// it needs again after the limit pushed it out is a major fault (a read from disk).
 pub fn run_in_child(spec: &JobSpec, file: &File, group: &MemoryCgroup) -> Result<JobStats> {
     drop_cache(file)?;
+    let stats = run_forked(spec, Some(file), |pid| {
+        group
+            .add(pid)
+            .with_context(|| format!("cannot move the child into {}", group.dir().display()))
+    })?;
+    drop_cache(file)?;
+    Ok(stats)
+}
+
+/// Fork a child that waits until `prepare` has placed it, then runs the job and reports its
+/// figures through a pipe. The child has one thread, so no other thread can fork while the
+/// job's pages are mapped and make them copy-on-write behind its back.
+fn run_forked(
+    spec: &JobSpec,
+    file: Option<&File>,
+    prepare: impl FnOnce(libc::pid_t) -> Result<()>,
+) -> Result<JobStats> {
     let (go_read, go_write) = pipe()?;
     let (result_read, result_write) = pipe()?;
     // SAFETY: the child only makes system calls and runs the allocation-free pattern code
@@ -84,9 +101,7 @@ pub fn run_in_child(spec: &JobSpec, file: &File, group: &MemoryCgroup) -> Result
     drop(go_read);
     drop(result_write);
     let mut child = Child(pid);
-    group
-        .add(pid)
-        .with_context(|| format!("cannot move the child into {}", group.dir().display()))?;
+    prepare(pid)?;
     File::from(go_write)
         .write_all(&[1])
         .context("starting the child")?;
@@ -104,12 +119,11 @@ pub fn run_in_child(spec: &JobSpec, file: &File, group: &MemoryCgroup) -> Result
     if status != 0 {
         bail!("the paging child {}", describe_status(status));
     }
-    drop_cache(file)?;
     Ok(stats)
 }
 
 /// The child's whole life: wait for the go, run the job, report, leave.
-fn child(spec: &JobSpec, file: &File, go: OwnedFd, out: OwnedFd) -> ! {
+fn child(spec: &JobSpec, file: Option<&File>, go: OwnedFd, out: OwnedFd) -> ! {
     // SAFETY: resetting handlers inherited from the parent's interrupt handling.
     unsafe {
         libc::signal(libc::SIGINT, libc::SIG_DFL);
@@ -118,7 +132,7 @@ fn child(spec: &JobSpec, file: &File, go: OwnedFd, out: OwnedFd) -> ! {
     let mut byte = [0u8; 1];
     // SAFETY: reading one byte into a local buffer from our own pipe.
     let started = unsafe { libc::read(go.as_raw_fd(), byte.as_mut_ptr().cast(), 1) } == 1;
-    let code = match started.then(|| run_here(spec, Some(file))) {
+    let code = match started.then(|| run_here(spec, file)) {
         Some(Ok(stats)) => {
             let size = std::mem::size_of::<JobStats>();
             // SAFETY: writing the bytes of a plain repr(C) value to our own pipe.
@@ -210,7 +224,9 @@ mod tests {
             advice: Advice::Normal,
             pages: 2_000,
         };
-        let s = run_here(&spec, None).unwrap();
+        // In a child of its own: the test binary's other threads fork, and a fork while
+        // the pages are mapped would make each of them fault again, copy-on-write.
+        let s = run_forked(&spec, None, |_| Ok(())).unwrap();
         assert_eq!(s.touches, 6_000);
         assert!((1_950..2_100).contains(&s.first_pass_minor_faults), "{s:?}");
         // The later passes find the pages mapped: a job that lost its mapping would fault
