@@ -207,7 +207,7 @@ impl Runner {
         let mut runs: Vec<Run> = pilot.runs.into_iter().next().unwrap_or_default();
         let mut interrupted = pilot.interrupted;
         let merged = levels::merge_runs(&runs, &ids);
-        let mode = self.options.mode;
+        let mode = invocations::plan_mode(&self.options);
         let pilot_samples = |id: &str| {
             benches
                 .iter()

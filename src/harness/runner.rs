@@ -202,7 +202,7 @@ impl Runner {
         let mut observation = Observation::default();
         let profiling = self.watch.start_profile();
         let series = self.watch.start_series()?;
-        let mut plan = b.plan(self.options.mode);
+        let mut plan = b.plan(invocations::plan_mode(&self.options));
         if let Some(&n) = self.options.samples.get(b.id()) {
             plan.samples = n;
         }
