@@ -52,13 +52,13 @@ sed 's/^/    /' "$S/agreement.out"
 echo "(c) A/A compare, load $(load):"
 for ((i = 1; i < N; i++)); do
     "$T" compare "full$i" "full$((i + 1))" --db "$DB" >"$S/compare$i.out" 2>&1
-    echo "    full$i vs full$((i + 1)): $(grep -E 'ids tested' "$S/compare$i.out")"
+    echo "    full$i vs full$((i + 1)): $(grep -E '[0-9]+ ids tested' "$S/compare$i.out")"
 done
 
 s=$(secs)
 "$T" ab self self syscall --dir "$S" >"$S/ab.out" 2>&1
 echo "(d) ab self self syscall: rc=$? $(took "$s" "$(secs)") s, load $(load)"
-grep -E 'ids tested' "$S/ab.out" | sed 's/^/    /'
+grep -E '[0-9]+ ids tested' "$S/ab.out" | sed 's/^/    /'
 
 s=$(secs)
 "$T" selftest noise.aa >"$S/selftest.out" 2>&1
