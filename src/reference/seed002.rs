@@ -33,7 +33,7 @@
 //! what getpid does) and its indirect "I(r0+1arg)" … "I(r0+4args)" are
 //! `syscall.indirect.1` … `.4` (through syscall(2), today's nearest counterpart of `sys
 //! indir`); the text's increment per argument (95, 70, 30 µs) is per argument, beside
-//! the derived `syscall.args.per_arg`.
+//! the derived `syscall.args.slope`.
 
 use super::{per_op, Figure, Machine, Quantity};
 
@@ -251,7 +251,7 @@ pub fn figures() -> Vec<Figure> {
     ] {
         let mut f = micro(
             machine,
-            "syscall.args.per_arg",
+            "syscall.args.slope",
             format!("Figure 3, row per argument (text), {cpu}"),
             format!("{us} µs"),
             us,

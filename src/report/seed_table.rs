@@ -67,6 +67,13 @@ const SD_OF_BATCHES: &str = "the paper's SD is of single calls timed one by one;
      the calibrated batches' per-call means, so it is smaller by about the square root of the \
      batch (single-call samples: not measured yet)";
 
+/// Figure 4's and 5's rows without a row today, and why.
+const NOT_ROWS: &str = "rows of the paper not set beside one today: csw (reading the console \
+     switch register: no such device or call today); stme (stime sets the system clock, which \
+     would disturb the machine's time for everyone, even set to the time just read: never run); \
+     gtty(m) (gtty with the system in multi-user mode: today's system always is, and \
+     syscall.gtty, TCGETS on a pseudo-terminal the row opens, is set beside gtty(s))";
+
 /// Seed 002's floating-point save, added to every system call in 1976, is today a cost of
 /// the context switch.
 const FP_SAVE: &str = "the paper's floating-point save (170 µs on the 11/45, 140 µs on the \
@@ -110,11 +117,20 @@ pub const TABLES: &[SeedTable] = &[
                 mixed.crypt uses a bundled word list and today's crypt, so no ratio is given"], ..T },
     SeedTable { key: "000-9", seed: "000", prefix: "Table 9,", title: "N copies of a compute-bound program (real and CPU per copy)",
         quantities: HC,
-        why: &["Inc (average real / real of one copy) and the batch's wall time are in `timeshare show RUN`"], ..T },
+        why: &["how the last column is formed: the 11/70's average real time per copy divided by \
+                today's, for the same number of copies. Today's copy is calibrated to about 0.5 s \
+                of CPU alone on this machine (the paper's program took 8.5 s on the 11/70), so the \
+                ratio compares the lengths of two programs as much as two machines; the effect of \
+                load that the paper measured is Inc (average real / real of one copy), which is \
+                comparable across machines and is in `timeshare show RUN` with the batch's wall \
+                time"], ..T },
     SeedTable { key: "000-10", seed: "000", prefix: "Table 10,", title: "N command scripts (real and CPU per script)",
         quantities: HC,
         why: &["the 1975 script ran the commands of its day; load.script runs the bundled user1975 \
-                script's nearest modern equivalents. Config C8 rows are not transcribed"], ..T },
+                script's nearest modern equivalents. Config C8 rows are not transcribed",
+               "the last column is the 11/70's average real time per script divided by today's: \
+                two different scripts' lengths as much as two machines; Inc (average real / real \
+                of one script) is in `timeshare show RUN`"], ..T },
     SeedTable { key: "000-11", seed: "000", prefix: "Table 11,", title: "a compute-bound program beside K disk readers (user CPU, ratio alone)",
         ids: &["load.iointerference.0", "load.iointerference.1", "load.iointerference.2",
                "load.iointerference.3", "load.iointerference.4"],
@@ -155,7 +171,15 @@ pub const TABLES: &[SeedTable] = &[
                 measurement of a running system: nothing to measure"], ..T },
     SeedTable { key: "002-1", seed: "002", prefix: "Figure 1,", title: "cycle stealing by Unibus DMA devices",
         why: &["a diagram of the Unibus's DMA cycle stealing: no figures, and no Unibus today"], ..T },
-    SeedTable { key: "002-2", seed: "002", prefix: "Figure 2,", title: "Event (clock) call timing, user", ..T },
+    SeedTable { key: "002-2", seed: "002", prefix: "Figure 2,", title: "Event (clock) call timing, user",
+        why: &["Figure 2's sys column (the event recorded from inside the kernel) is not set beside a \
+                row: a clock read inside the kernel cannot be timed from user space without a \
+                kernel tracer",
+               "the paper checked its KW11-P clock against the time of day and a line-frequency clock \
+                before trusting it; timeshare reads CLOCK_MONOTONIC, records the clock source with \
+                every run (`timeshare sysinfo`) and the cost of a read, which it subtracts from \
+                every figure (the first line of `timeshare show RUN`); a check of the clock's rate \
+                against a second clock is not made yet"], ..T },
     SeedTable { key: "002-3", seed: "002", prefix: "Figure 3,", title: "Direct vs. indirect system call timing (median)",
         ids: &["syscall.args.1", "syscall.args.2", "syscall.args.3", "syscall.args.4"],
         why: &["D(r0+0args) is the system-call instruction (syscall.args.0); the paper's indirect \
@@ -167,7 +191,7 @@ pub const TABLES: &[SeedTable] = &[
                 11/70 figures in parentheses, the paper's correction to no floating point, are \
                 the columns without fpp"], ..T },
     SeedTable { key: "002-4", seed: "002", prefix: "Figure 4 ", title: "System call timing, no floating point (median, mean, SD)",
-        quantities: MMS, why: &[SD_OF_BATCHES], ..T },
+        quantities: MMS, why: &[SD_OF_BATCHES, NOT_ROWS], ..T },
     SeedTable { key: "002-5", seed: "002", prefix: "Figure 5 ", title: "System call timing, floating point (median, mean, SD)",
         quantities: MMS, ids: &["pipe.back.4", "pipe.back.4.fpu"], why: &[SD_OF_BATCHES, FP_SAVE], ..T },
     SeedTable { key: "002-6", seed: "002", prefix: "Figure 6,", title: "Subroutine call (median, mean, SD)",
@@ -548,7 +572,8 @@ pub fn render_from(table: &SeedTable, sources: &[Source], wide: bool) -> String 
         let least = label_now.saturating_sub(excess).max(LEAST_LABEL);
         if least < label_now {
             if let Some(label) = t.column_mut(0) {
-                let least = Width::Fixed(least as u16);
+                // The constraint's width includes the cell's padding, a space each side.
+                let least = Width::Fixed(least as u16 + 2);
                 label.set_constraint(ColumnConstraint::UpperBoundary(least));
             }
         }

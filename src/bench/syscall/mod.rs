@@ -38,7 +38,7 @@ pub fn all() -> Vec<Benchmark> {
 /// Figures computed from the rows' medians after a run.
 pub fn derived() -> Vec<Derived> {
     vec![Derived {
-        id: "syscall.args.per_arg",
+        id: "syscall.args.slope",
         about: "the cost of one more system call argument: the slope of syscall.indirect.1–4's \
                 medians (002 Figure 3's 95, 70 and 30 µs per argument)",
         source: fig("Figure 3 text: the increment per argument"),
@@ -49,7 +49,7 @@ pub fn derived() -> Vec<Derived> {
     }]
 }
 
-/// What `syscall.args.per_arg` is per.
+/// What `syscall.args.slope` is per.
 pub const PER_ARGUMENT: &str = "system call argument";
 
 /// Why the id-setting rows need root (002 tested them "apart in a program that had
