@@ -49,6 +49,7 @@ impl Registry {
         benches.extend(load::all(&options.load));
         benches.extend(mixed::all());
         let mut derived = Vec::new();
+        derived.extend(syscall::derived());
         derived.extend(signal::derived());
         derived.extend(proc::derived());
         Registry { benches, derived }

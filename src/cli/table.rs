@@ -20,6 +20,11 @@ pub struct TableArgs {
     /// `last-any` (default: each row from the newest complete run that measured it)
     #[arg(long)]
     pub run: Option<String>,
+    /// Every column of the paper: also the user and system times of the tables that
+    /// have them (by default only the elapsed time, the paper's headline, so that the
+    /// table fits 100 columns)
+    #[arg(long)]
+    pub wide: bool,
     #[command(flatten)]
     pub db: DbArgs,
 }
@@ -41,7 +46,7 @@ pub fn execute(args: TableArgs) -> Result<Exit> {
     if let Some(run) = &args.run {
         let stored = super::show::load(&store, run)?;
         let name = format!("run {}", stored.row.id);
-        output::print_text(&seed_table::render(table, &stored.run, &name))?;
+        output::print_text(&seed_table::render(table, &stored.run, &name, args.wide))?;
         return Ok(Exit::Success);
     }
     // Newest first, complete runs only, loaded until every row has a measured figure.
@@ -90,7 +95,7 @@ pub fn execute(args: TableArgs) -> Result<Exit> {
             run,
         })
         .collect();
-    output::print_text(&seed_table::render_from(table, &sources))?;
+    output::print_text(&seed_table::render_from(table, &sources, args.wide))?;
     Ok(Exit::Success)
 }
 

@@ -47,6 +47,8 @@ pub enum Quantity {
     Sd,
     /// Page-fault service time: system time / page faults (001 Table 8).
     FaultService,
+    /// Page faults per operation (001 Table 7's and 8's Page Faults, per page touch).
+    Faults,
 }
 
 impl Quantity {
@@ -59,6 +61,7 @@ impl Quantity {
             Quantity::Mean => "mean",
             Quantity::Sd => "SD",
             Quantity::FaultService => "fault service",
+            Quantity::Faults => "faults",
         }
     }
 }

@@ -231,8 +231,23 @@ pub fn figures() -> Vec<Figure> {
         }
     }
     context_switch(&mut out);
-    for &(test, id, touches, real, user, system, _faults) in TABLE_7 {
+    for &(test, id, touches, real, user, system, faults) in TABLE_7 {
         for (k, &(machine, version)) in SYSTEMS[..2].iter().enumerate() {
+            // The Page Faults column: a count per run, per page touch like the times.
+            let mut f = per_op(
+                machine,
+                id,
+                Quantity::Faults,
+                "001",
+                format!("Table 7, row {test}, Page Faults {version}"),
+                format!("{} faults", faults[k]),
+                f64::from(faults[k]),
+                touches,
+                "page touches",
+                "page touch",
+            );
+            f.unit = crate::model::Unit::Count;
+            out.push(f);
             let columns = [
                 (Quantity::Headline, "Real", real[k]),
                 (Quantity::User, "User", user[k]),

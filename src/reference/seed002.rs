@@ -28,9 +28,12 @@
 //!
 //! Bases: every figure is per call (Figure 4 and 5 "System Call Timing", Figure 3's
 //! direct and indirect calls), Figure 6 per subroutine call, Figure 2 per event call —
-//! the clock read every other figure was corrected by, `timer.clock`'s operation. Figure 3's "D(r0+0args)" … "I(r0+4args)" are `syscall.args.0` …
-//! `syscall.args.4`: the number of arguments beyond r0 (D(r0+0args) costs what getpid
-//! does).
+//! the clock read every other figure was corrected by, `timer.clock`'s operation.
+//! Figure 3's direct "D(r0+0args)" is `syscall.args.0` (the instruction itself; it costs
+//! what getpid does) and its indirect "I(r0+1arg)" … "I(r0+4args)" are
+//! `syscall.indirect.1` … `.4` (through syscall(2), today's nearest counterpart of `sys
+//! indir`); the text's increment per argument (95, 70, 30 µs) is per argument, beside
+//! the derived `syscall.args.slope`.
 
 use super::{per_op, Figure, Machine, Quantity};
 
@@ -114,10 +117,10 @@ type Row3 = (&'static str, &'static str, f64, [f64; 2], [f64; 2]);
 #[rustfmt::skip]
 const FIGURE_3: &[Row3] = &[
     ("D(r0+0args)", "syscall.args.0", 520.0, [615.0, 445.0], [360.0, 220.0]),
-    ("I(r0+1arg)", "syscall.args.1", 790.0, [800.0, 630.0], [420.0, 280.0]),
-    ("I(r0+2args)", "syscall.args.2", 890.0, [870.0, 700.0], [470.0, 330.0]),
-    ("I(r0+3args)", "syscall.args.3", 980.0, [940.0, 770.0], [500.0, 360.0]),
-    ("I(r0+4args)", "syscall.args.4", 1080.0, [1005.0, 835.0], [520.0, 380.0]),
+    ("I(r0+1arg)", "syscall.indirect.1", 790.0, [800.0, 630.0], [420.0, 280.0]),
+    ("I(r0+2args)", "syscall.indirect.2", 890.0, [870.0, 700.0], [470.0, 330.0]),
+    ("I(r0+3args)", "syscall.indirect.3", 980.0, [940.0, 770.0], [500.0, 360.0]),
+    ("I(r0+4args)", "syscall.indirect.4", 1080.0, [1005.0, 835.0], [520.0, 380.0]),
 ];
 
 const CPUS: [&str; 3] = ["11/40", "11/45", "11/70"];
@@ -237,6 +240,25 @@ pub fn figures() -> Vec<Figure> {
                 "call",
             ));
         }
+    }
+    // Figure 3's text: "That increment may be approximated as 95 usec., 70usec., and 30
+    // usec. for the 11/40, 11/45 and 11/70 respectively. Because the latter two figures
+    // represent systems with floating point…": per argument, the fpp machines' columns.
+    for (machine, cpu, us) in [
+        ("pdp11-40", "11/40", 95.0),
+        ("pdp11-45-fpp", "11/45", 70.0),
+        ("pdp11-70-fpp", "11/70", 30.0),
+    ] {
+        let mut f = micro(
+            machine,
+            "syscall.args.slope",
+            format!("Figure 3, row per argument (text), {cpu}"),
+            format!("{us} µs"),
+            us,
+            "argument",
+        );
+        f.basis = crate::model::Basis::per("system call argument");
+        out.push(f);
     }
     // Figure 6: one empty subroutine call, Med (Mean, SD) in µs; no floating point involved.
     for (machine, cpu, med, mean, sd) in [

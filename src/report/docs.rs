@@ -209,6 +209,9 @@ pub fn coverage_markdown(registered: &dyn Fn(&str) -> bool) -> String {
                 .map(|(_, id)| {
                     if registered(&id) {
                         format!("`{id}`")
+                    } else if id.starts_with(&crate::model::exercise::alone_id("")) {
+                        // The exerciser's rows are made by its setup, not by the registry.
+                        format!("`{id}` (runs under `timeshare exercise`)")
                     } else {
                         format!("`{id}` (not registered)")
                     }
@@ -233,7 +236,7 @@ pub fn coverage_markdown(registered: &dyn Fn(&str) -> bool) -> String {
                 } else {
                     rows.join(", ")
                 },
-                t.why.join(" ").replace('|', "\\|"),
+                t.why.join("; ").replace('|', "\\|"),
             ));
         }
     }

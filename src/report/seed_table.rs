@@ -10,8 +10,10 @@ use crate::model::unit::format_value;
 use crate::model::{Basis, BenchResult, Better, Measure, NotComparable, Run, Status, Unit};
 use crate::reference::{self, Figure, Quantity};
 
+use comfy_table::{ColumnConstraint, Width};
+
 use super::compare::figures3;
-use super::table::{new_table, right};
+use super::table::{new_table, right, MIN_TEXT_COLUMN};
 
 /// A table or figure of one of the five papers, as `timeshare table KEY` prints it.
 pub struct SeedTable {
@@ -40,6 +42,13 @@ const HC: &[Quantity] = &[Quantity::Headline, Quantity::Cpu];
 /// Seed 002's columns: median, mean and SD per call.
 const MMS: &[Quantity] = &[Quantity::Headline, Quantity::Mean, Quantity::Sd];
 const FS: &[Quantity] = &[Quantity::FaultService];
+/// Seed 001 Table 7: real, user, system and page faults.
+const HUSF: &[Quantity] = &[
+    Quantity::Headline,
+    Quantity::User,
+    Quantity::System,
+    Quantity::Faults,
+];
 
 const T: SeedTable = SeedTable {
     key: "",
@@ -57,6 +66,21 @@ const T: SeedTable = SeedTable {
 const SD_OF_BATCHES: &str = "the paper's SD is of single calls timed one by one; today's SD is of \
      the calibrated batches' per-call means, so it is smaller by about the square root of the \
      batch (single-call samples: not measured yet)";
+
+/// Figure 4's and 5's rows without a row today, and why.
+const NOT_ROWS: &str = "rows of the paper not set beside one today: csw (reading the console \
+     switch register: no such device or call today); stme (stime sets the system clock, which \
+     would disturb the machine's time for everyone, even set to the time just read: never run); \
+     gtty(m) (gtty with the system in multi-user mode: today's system always is, and \
+     syscall.gtty, TCGETS on a pseudo-terminal the row opens, is set beside gtty(s))";
+
+/// Seed 002's floating-point save, added to every system call in 1976, is today a cost of
+/// the context switch.
+const FP_SAVE: &str = "the paper's floating-point save (170 µs on the 11/45, 140 µs on the \
+     11/70, added to every system call from a C program) has no per-call counterpart: Linux \
+     saves floating-point and vector registers on a context switch, not on a system call. \
+     Today's cost is pipe.back.4.fpu − pipe.back.4 (the (today) rows), per pipe round trip \
+     of two switches: a different operation, so no ratio";
 
 #[rustfmt::skip]
 pub const TABLES: &[SeedTable] = &[
@@ -93,11 +117,20 @@ pub const TABLES: &[SeedTable] = &[
                 mixed.crypt uses a bundled word list and today's crypt, so no ratio is given"], ..T },
     SeedTable { key: "000-9", seed: "000", prefix: "Table 9,", title: "N copies of a compute-bound program (real and CPU per copy)",
         quantities: HC,
-        why: &["Inc (average real / real of one copy) and the batch's wall time are in `timeshare show RUN`"], ..T },
+        why: &["how the last column is formed: the 11/70's average real time per copy divided by \
+                today's, for the same number of copies. Today's copy is calibrated to about 0.5 s \
+                of CPU alone on this machine (the paper's program took 8.5 s on the 11/70), so the \
+                ratio compares the lengths of two programs as much as two machines; the effect of \
+                load that the paper measured is Inc (average real / real of one copy), which is \
+                comparable across machines and is in `timeshare show RUN` with the batch's wall \
+                time"], ..T },
     SeedTable { key: "000-10", seed: "000", prefix: "Table 10,", title: "N command scripts (real and CPU per script)",
         quantities: HC,
         why: &["the 1975 script ran the commands of its day; load.script runs the bundled user1975 \
-                script's nearest modern equivalents. Config C8 rows are not transcribed"], ..T },
+                script's nearest modern equivalents. Config C8 rows are not transcribed",
+               "the last column is the 11/70's average real time per script divided by today's: \
+                two different scripts' lengths as much as two machines; Inc (average real / real \
+                of one script) is in `timeshare show RUN`"], ..T },
     SeedTable { key: "000-11", seed: "000", prefix: "Table 11,", title: "a compute-bound program beside K disk readers (user CPU, ratio alone)",
         ids: &["load.iointerference.0", "load.iointerference.1", "load.iointerference.2",
                "load.iointerference.3", "load.iointerference.4"],
@@ -121,9 +154,10 @@ pub const TABLES: &[SeedTable] = &[
         why: &["a description of the machine's file systems, no figures; today's is in `timeshare sysinfo`"], ..T },
     SeedTable { key: "001-6", seed: "001", prefix: "Table 6,", title: "paging benchmark programs",
         why: &["a list of programs, no figures: their results are `table 001-7`"], ..T },
-    SeedTable { key: "001-7", seed: "001", prefix: "Table 7,", title: "Paging benchmark results (real, user, system)", quantities: HUS,
+    SeedTable { key: "001-7", seed: "001", prefix: "Table 7,", title: "Paging benchmark results (real, user, system, page faults)", quantities: HUSF,
         why: &["the paper paged 7,500 1 KB pages on a 4.5 MB machine; today's rows page only under \
-                --memory-limit or with --pages larger than memory (each row's details say which)"], ..T },
+                --memory-limit or with --pages larger than memory (the paging line above says which \
+                rows did); page faults are per page touch, as the times are"], ..T },
     SeedTable { key: "001-8", seed: "001", prefix: "Table 8,", title: "Page fault service times (system time / page faults)", quantities: FS, ..T },
     SeedTable { key: "001-9", seed: "001", prefix: "Table 9,", title: "call times for namei with the per-process cache",
         ids: &["fs.namei.1", "fs.namei.2", "fs.namei.4", "fs.namei.8"],
@@ -137,14 +171,29 @@ pub const TABLES: &[SeedTable] = &[
                 measurement of a running system: nothing to measure"], ..T },
     SeedTable { key: "002-1", seed: "002", prefix: "Figure 1,", title: "cycle stealing by Unibus DMA devices",
         why: &["a diagram of the Unibus's DMA cycle stealing: no figures, and no Unibus today"], ..T },
-    SeedTable { key: "002-2", seed: "002", prefix: "Figure 2,", title: "Event (clock) call timing, user", ..T },
+    SeedTable { key: "002-2", seed: "002", prefix: "Figure 2,", title: "Event (clock) call timing, user",
+        why: &["Figure 2's sys column (the event recorded from inside the kernel) is not set beside a \
+                row: a clock read inside the kernel cannot be timed from user space without a \
+                kernel tracer",
+               "the paper checked its KW11-P clock against the time of day and a line-frequency clock \
+                before trusting it; timeshare reads CLOCK_MONOTONIC, records the clock source with \
+                every run (`timeshare sysinfo`) and the cost of a read, which it subtracts from \
+                every figure (the first line of `timeshare show RUN`); a check of the clock's rate \
+                against a second clock is not made yet"], ..T },
     SeedTable { key: "002-3", seed: "002", prefix: "Figure 3,", title: "Direct vs. indirect system call timing (median)",
-        why: &["today's syscall.args.N are direct calls with N arguments; the indirect call through \
-                syscall(2) is not a row yet"], ..T },
+        ids: &["syscall.args.1", "syscall.args.2", "syscall.args.3", "syscall.args.4"],
+        why: &["D(r0+0args) is the system-call instruction (syscall.args.0); the paper's indirect \
+                call (`sys indir`, the call's copy fetched from user space) has no instruction \
+                today, and I(r0+N args) are set beside the C library's syscall(2) with N \
+                arguments (syscall.indirect.N); the (today) rows are the instruction with N \
+                argument registers loaded. The per-argument increment is the slope of the \
+                indirect rows (the paper's 95, 70 and 30 µs from its text); the 11/45 and \
+                11/70 figures in parentheses, the paper's correction to no floating point, are \
+                the columns without fpp"], ..T },
     SeedTable { key: "002-4", seed: "002", prefix: "Figure 4 ", title: "System call timing, no floating point (median, mean, SD)",
-        quantities: MMS, why: &[SD_OF_BATCHES], ..T },
+        quantities: MMS, why: &[SD_OF_BATCHES, NOT_ROWS], ..T },
     SeedTable { key: "002-5", seed: "002", prefix: "Figure 5 ", title: "System call timing, floating point (median, mean, SD)",
-        quantities: MMS, why: &[SD_OF_BATCHES], ..T },
+        quantities: MMS, ids: &["pipe.back.4", "pipe.back.4.fpu"], why: &[SD_OF_BATCHES, FP_SAVE], ..T },
     SeedTable { key: "002-6", seed: "002", prefix: "Figure 6,", title: "Subroutine call (median, mean, SD)",
         quantities: MMS, why: &[SD_OF_BATCHES], ..T },
     SeedTable { key: "003-c16", seed: "003", prefix: "C statements (16 bits)", title: "C statements, 16-bit integers", ..T },
@@ -235,6 +284,18 @@ impl SeedTable {
         }
     }
 
+    /// The statistics printed: all of the paper's with `wide`; by default the user and
+    /// system columns are left out of the tables that have them (001 Tables 2, 3 and 7,
+    /// 004's jobs), whose headline is the elapsed time: three machines by three
+    /// statistics would not fit the width.
+    pub fn shown(&self, wide: bool) -> Vec<Quantity> {
+        self.quantities
+            .iter()
+            .copied()
+            .filter(|q| wide || !matches!(q, Quantity::User | Quantity::System))
+            .collect()
+    }
+
     fn machines(&self, figures: &[Figure]) -> Vec<&'static str> {
         let mut ms: Vec<&'static str> = Vec::new();
         for f in figures {
@@ -273,6 +334,7 @@ pub fn column_kind(quantity: Quantity, unit: Unit, basis: &Basis) -> (Unit, Basi
         Quantity::Headline | Quantity::Mean | Quantity::Sd => (unit, basis.clone()),
         Quantity::User | Quantity::System | Quantity::Cpu => (Unit::SecondsPerOp, basis.clone()),
         Quantity::FaultService => (Unit::SecondsPerOp, Basis::per(PAGE_FAULT)),
+        Quantity::Faults => (Unit::Count, basis.clone()),
     }
 }
 
@@ -290,14 +352,29 @@ pub fn today(r: Option<&BenchResult>, quantity: Quantity) -> Option<Measure> {
         Quantity::System => times?.system_s,
         Quantity::Cpu => times.map(|t| t.user_s + t.system_s)?,
         Quantity::FaultService => r.details_as::<Paging>()?.fault_service_s?,
+        Quantity::Faults => {
+            let p = r.details_as::<Paging>()?;
+            let touches = p.touches.filter(|&t| t > 0)? as f64;
+            (p.minor_faults + p.major_faults) / touches
+        }
     };
     let (unit, basis) = column_kind(quantity, r.unit, basis);
     Some(Measure::new(value, unit, basis))
 }
 
+/// A figure as a cell: counts per operation (faults per page touch) are fractions, which
+/// a count's whole-number format would round away.
+fn cell(value: f64, unit: Unit) -> String {
+    match unit {
+        Unit::Count => figures3(value),
+        _ => format_value(value, unit),
+    }
+}
+
 /// Today's figure per operation, or why there is none.
 fn today_text(r: Option<&BenchResult>, quantity: Quantity) -> String {
     match (r, today(r, quantity)) {
+        (_, Some(m)) if m.unit() == Unit::Count => cell(m.value(), m.unit()),
         (_, Some(m)) => match m.per_op() {
             Ok(one) => format_value(one.value(), one.unit()),
             Err(_) => format_value(m.value(), m.unit()),
@@ -333,64 +410,79 @@ fn pick<'a>(sources: &'a [Source<'a>], id: &str) -> Option<(usize, &'a BenchResu
     find(true).or_else(|| find(false))
 }
 
-/// The table for one run (named `run_name` in the title).
-pub fn render(table: &SeedTable, run: &Run, run_name: &str) -> String {
+/// The table for one run (named `run_name` in the title). `wide` shows every column of
+/// the paper ([`SeedTable::shown`]).
+pub fn render(table: &SeedTable, run: &Run, run_name: &str, wide: bool) -> String {
     render_from(
         table,
         &[Source {
             name: run_name.to_string(),
             run,
         }],
+        wide,
     )
 }
 
+/// A machine's column header: its short name, broken at its first space onto a second
+/// line ("11/45" over "fpp"), so that the header is no wider than the figures under it.
+fn header_of(machine: &str) -> String {
+    let name = short(machine);
+    if name.contains(' ') {
+        name.replacen(' ', "\n", 1)
+    } else {
+        name.replacen('-', "\n", 1)
+    }
+}
+
+/// The narrowest the row label column is squeezed to: "FOR loop" still reads.
+const LEAST_LABEL: usize = 8;
+
+/// The width every table prints within by default (`--wide` may exceed it).
+pub const DEFAULT_WIDTH: usize = 100;
+
 /// The table with today's figure of each row from the newest of `sources` that has it
 /// (newest first); a column says which run each row came from when there is more than one.
-pub fn render_from(table: &SeedTable, sources: &[Source]) -> String {
+///
+/// One column per machine: where a table has several statistics (seed 002's median, mean
+/// and SD; seed 000's real and CPU; seed 001's elapsed, user and system with `wide`), a
+/// row's cell holds one line per statistic, named in the `stat` column, so the table's
+/// width does not grow with the number of statistics.
+pub fn render_from(table: &SeedTable, sources: &[Source], wide: bool) -> String {
     let figures = table.figures();
     let machines = table.machines(&figures);
     let several = sources.len() > 1;
+    let shown = table.shown(wide);
+    let stacked = shown.len() > 1;
+    let names: Vec<&str> = shown.iter().map(|&q| column_name(table, q)).collect();
     let mut header = vec!["row".to_string(), "id".to_string()];
     if several {
         header.push("run".to_string());
     }
-    // Seed 002's median, mean and SD share one cell per machine, as the paper prints them.
-    let grouped = table.quantities.contains(&Quantity::Mean);
-    if grouped {
-        let names: Vec<&str> = table
-            .quantities
-            .iter()
-            .map(|&q| column_name(table, q))
-            .collect();
-        let names = names.join(" / ");
-        header.push(format!("today {names}"));
-        for m in &machines {
-            header.push(format!("{} {names}", short(m)));
-        }
+    if stacked {
+        header.push("stat".to_string());
+        header.push("today".to_string());
+    } else {
+        header.push(format!("today\n{}", names[0]));
     }
-    for &q in table.quantities.iter().filter(|_| !grouped) {
-        let name = column_name(table, q);
-        header.push(format!("today {name}"));
-        for m in &machines {
-            header.push(if table.quantities.len() == 1 {
-                short(m)
-            } else {
-                format!("{} {name}", short(m))
-            });
-        }
+    for m in &machines {
+        header.push(header_of(m));
     }
     let last = machines.last().copied().unwrap_or("");
     let ratio = table.quantities[0];
     if !machines.is_empty() {
-        header.push(format!("today vs {}", short(last)));
+        header.push(format!("today vs\n{}", short(last)));
     }
     let header_refs: Vec<&str> = header.iter().map(String::as_str).collect();
     let mut t = new_table(&header_refs);
     let mut reasons: Vec<String> = Vec::new();
     let mut used: Vec<usize> = Vec::new();
+    let mut results: Vec<&BenchResult> = Vec::new();
+    let mut label_width = "row".len();
     for (label, id) in table.rows(&figures) {
         let picked = pick(sources, &id);
         let result = picked.map(|(_, r)| r);
+        results.extend(result);
+        label_width = label_width.max(label.chars().count());
         let mut row = vec![label, id.clone()];
         if several {
             row.push(match picked {
@@ -405,38 +497,28 @@ pub fn render_from(table: &SeedTable, sources: &[Source]) -> String {
         } else if picked.is_some() && used.is_empty() {
             used.push(0);
         }
+        if stacked {
+            row.push(names.join("\n"));
+        }
         let then_text = |m: &str, q: Quantity| {
             figures
                 .iter()
                 .find(|f| f.machine == m && f.id == id && f.quantity == q)
-                .map(|f| format_value(f.value, f.unit))
+                .map(|f| cell(f.value, f.unit))
         };
-        if grouped {
-            let cells: Vec<String> = table
-                .quantities
-                .iter()
-                .map(|&q| today_text(result, q))
-                .collect();
-            row.push(cells.join(" / "));
-            for m in &machines {
-                let cells: Vec<Option<String>> =
-                    table.quantities.iter().map(|&q| then_text(m, q)).collect();
-                row.push(if cells.iter().all(Option::is_none) {
-                    String::new()
-                } else {
-                    cells
-                        .into_iter()
-                        .map(|c| c.unwrap_or_else(|| "—".into()))
-                        .collect::<Vec<_>>()
-                        .join(" / ")
-                });
-            }
-        }
-        for &q in table.quantities.iter().filter(|_| !grouped) {
-            row.push(today_text(result, q));
-            for m in &machines {
-                row.push(then_text(m, q).unwrap_or_default());
-            }
+        let today_cells: Vec<String> = shown.iter().map(|&q| today_text(result, q)).collect();
+        row.push(today_cells.join("\n"));
+        for m in &machines {
+            let cells: Vec<Option<String>> = shown.iter().map(|&q| then_text(m, q)).collect();
+            row.push(if cells.iter().all(Option::is_none) {
+                String::new()
+            } else {
+                cells
+                    .into_iter()
+                    .map(|c| c.unwrap_or_else(|| "—".into()))
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            });
         }
         if machines.is_empty() {
             t.add_row(row);
@@ -463,20 +545,38 @@ pub fn render_from(table: &SeedTable, sources: &[Source]) -> String {
                         other => other.to_string(),
                     };
                     reasons.push(format!("{id}: {why}"));
-                    "not comparable".into()
+                    "not\ncomparable".into()
                 }
             },
             _ => String::new(),
         });
         t.add_row(row);
     }
-    let first_col = if several { 3 } else { 2 };
+    let first_col = if several { 3 } else { 2 } + usize::from(stacked);
     let cols: Vec<usize> = (first_col..header.len()).collect();
     right(&mut t, &cols);
     // The id is what a reader searches for: it never wraps; the seed's row label may.
     super::table::no_wrap(&mut t, &[1]);
+    if stacked {
+        super::table::no_wrap(&mut t, &[first_col - 1]);
+    }
+    // The seed's row label wraps into what the figures leave of the width, down to a
+    // word or two a line rather than past the width.
     if let Some(label) = t.column_mut(0) {
         label.remove_constraint();
+    }
+    let widest = t.to_string().lines().map(|l| l.chars().count()).max();
+    let limit = usize::from(t.width().unwrap_or(u16::MAX));
+    if let Some(excess) = widest.and_then(|w| w.checked_sub(limit)).filter(|&e| e > 0) {
+        let label_now = label_width.min(usize::from(MIN_TEXT_COLUMN));
+        let least = label_now.saturating_sub(excess).max(LEAST_LABEL);
+        if least < label_now {
+            if let Some(label) = t.column_mut(0) {
+                // The constraint's width includes the cell's padding, a space each side.
+                let least = Width::Fixed(least as u16 + 2);
+                label.set_constraint(ColumnConstraint::UpperBoundary(least));
+            }
+        }
     }
     let today_is = match (several, sources.first()) {
         (false, Some(s)) => describe(s),
@@ -507,6 +607,25 @@ pub fn render_from(table: &SeedTable, sources: &[Source]) -> String {
             column_name(table, ratio),
         ));
     }
+    let hidden: Vec<&str> = table
+        .quantities
+        .iter()
+        .filter(|q| !shown.contains(q))
+        .map(|&q| column_name(table, q))
+        .collect();
+    if !hidden.is_empty() {
+        out.push_str(&format!(
+            "the paper's {} columns: `timeshare table {} --wide`\n",
+            hidden.join(" and "),
+            table.key
+        ));
+    }
+    if shown
+        .iter()
+        .any(|q| matches!(q, Quantity::Faults | Quantity::FaultService))
+    {
+        out.extend(paging_line(&results));
+    }
     for w in table.why {
         out.push_str(&format!("why: {w}\n"));
     }
@@ -514,6 +633,57 @@ pub fn render_from(table: &SeedTable, sources: &[Source]) -> String {
         out.push_str(&format!("not comparable: {r}\n"));
     }
     out
+}
+
+/// Which of today's paging rows really paged, and how they ran (001 Tables 7 and 8: the
+/// paper paged 7,500 1 KB pages on a 4.5 MB machine): under a memory limit or not, and
+/// whether any fault was served from the disk (a major fault) rather than from memory.
+fn paging_line(results: &[&BenchResult]) -> Option<String> {
+    let mut limited: Vec<&str> = Vec::new();
+    let mut free: Vec<&str> = Vec::new();
+    let mut major: Vec<&str> = Vec::new();
+    let mut why: Option<String> = None;
+    for r in results {
+        let Some(p) = r.details_as::<Paging>() else {
+            continue;
+        };
+        if p.memory_limit.applied {
+            limited.push(&r.id);
+        } else {
+            free.push(&r.id);
+            why = why.or(p.memory_limit.why.clone());
+        }
+        if p.major_faults > 0.0 {
+            major.push(&r.id);
+        }
+    }
+    if limited.is_empty() && free.is_empty() {
+        return None;
+    }
+    let mut parts = Vec::new();
+    if !limited.is_empty() {
+        parts.push(format!("under a memory limit: {}", limited.join(", ")));
+    }
+    if !free.is_empty() {
+        let all = if limited.is_empty() {
+            "every row"
+        } else {
+            "the others"
+        };
+        parts.push(match why {
+            Some(why) => format!("{all} without a memory limit ({why})"),
+            None => format!("{all} without a memory limit"),
+        });
+    }
+    parts.push(if major.is_empty() {
+        "no row paged from the disk: every fault was a minor one, served from memory".to_string()
+    } else {
+        format!("paged from the disk (major faults): {}", major.join(", "))
+    });
+    Some(format!(
+        "paging today: {}; faults are per page touch.\n",
+        parts.join("; ")
+    ))
 }
 
 /// A column's statistic as the paper names it: seed 002's headline is the median.

@@ -25,7 +25,7 @@ const SHORT_TEXT: u16 = 12;
 /// The narrowest a wrapping text column is squeezed to when the columns that never wrap
 /// leave too little room: below it a note breaks into a word per line, and a table is
 /// better wider than the output than unreadable.
-const MIN_TEXT_COLUMN: u16 = 16;
+pub const MIN_TEXT_COLUMN: u16 = 16;
 
 /// A table as printed: wrapped to the output's width, each line without trailing spaces,
 /// no newline after the last. Everything else is comfy-table's [`Table`].

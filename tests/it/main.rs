@@ -18,6 +18,7 @@ mod observe;
 mod output;
 mod pg;
 mod report;
+mod seed_tables;
 mod selftest;
 mod snapshots;
 mod store;

@@ -33,7 +33,10 @@ fn syscall_quick_reports_every_id_in_valid_json() {
                 }
                 assert!(r["culled"].is_number(), "{id}: no culled count");
                 assert!(r["basis"]["op"].is_string(), "{id}: no basis");
-                assert!(s["median"].as_f64().unwrap() > 0.0, "{id}");
+                // A derived row (the per-argument slope) may honestly be zero or below.
+                if r["derived"].as_bool() != Some(true) {
+                    assert!(s["median"].as_f64().unwrap() > 0.0, "{id}");
+                }
             }
             "skipped" => assert!(r["status"]["reason"].as_str().unwrap().len() > 10),
             other => panic!("{id}: {other}: {}", r["status"]),

@@ -8,8 +8,8 @@
 
 use anyhow::Result;
 
-use crate::harness::contract::{Benchmark, Workload};
-use crate::model::Source;
+use crate::harness::contract::{Benchmark, Derived, Workload};
+use crate::model::{Basis, Source, Unit};
 
 mod args;
 mod calls;
@@ -34,6 +34,23 @@ pub fn all() -> Vec<Benchmark> {
     .map(|b| b.with_family("syscall"))
     .collect()
 }
+
+/// Figures computed from the rows' medians after a run.
+pub fn derived() -> Vec<Derived> {
+    vec![Derived {
+        id: "syscall.args.slope",
+        about: "the cost of one more system call argument: the slope of syscall.indirect.1–4's \
+                medians (002 Figure 3's 95, 70 and 30 µs per argument)",
+        source: fig("Figure 3 text: the increment per argument"),
+        unit: Unit::SecondsPerOp,
+        basis: Basis::per(PER_ARGUMENT),
+        inputs: args::INDIRECT,
+        compute: args::per_argument,
+    }]
+}
+
+/// What `syscall.args.slope` is per.
+pub const PER_ARGUMENT: &str = "system call argument";
 
 /// Why the id-setting rows need root (002 tested them "apart in a program that had
 /// super-user permissions").

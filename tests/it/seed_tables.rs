@@ -1,0 +1,70 @@
+//! The seeds' tables as a reader sees them: every key of a fixed run fits the default
+//! width of 100 columns, and `--wide` adds the paper's other columns.
+
+use std::path::Path;
+
+use crate::common::{store_with, timeshare, FIXTURE};
+
+/// `timeshare table ARGS` of the fixture's run 1, 100 columns wide, which must succeed.
+fn table(db: &Path, args: &[&str]) -> String {
+    let out = timeshare()
+        .env("COLUMNS", "100")
+        .arg("table")
+        .args(args)
+        .args(["--run", "1", "--db"])
+        .arg(db.join("runs.db"))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+#[test]
+fn every_table_fits_100_columns_by_default() {
+    let db = store_with(Path::new(FIXTURE));
+    let mut too_wide = Vec::new();
+    for t in timeshare::report::seed_table::TABLES {
+        let text = table(db.path(), &[t.key]);
+        let widest = text.lines().map(|l| l.chars().count()).max().unwrap_or(0);
+        if widest > timeshare::report::seed_table::DEFAULT_WIDTH {
+            too_wide.push(format!("{}: {widest} columns", t.key));
+        }
+    }
+    assert!(too_wide.is_empty(), "{too_wide:#?}");
+}
+
+#[test]
+fn wide_adds_user_and_system_to_table_2_of_seed_001() {
+    let db = store_with(Path::new(FIXTURE));
+    let narrow = table(db.path(), &["001-2"]);
+    let wide = table(db.path(), &["001-2", "--wide"]);
+    // By default the elapsed time only — one line per row — and where the rest is.
+    let after = |text: &str| {
+        let lines: Vec<&str> = text.lines().collect();
+        let at = lines
+            .iter()
+            .position(|l| l.contains("syscall.getpid"))
+            .unwrap_or_else(|| panic!("no getpid row: {text}"));
+        (
+            lines[at].to_string(),
+            lines[at + 1].to_string(),
+            lines[at + 2].to_string(),
+        )
+    };
+    let (_, next, _) = after(&narrow);
+    assert!(next.contains("signal.pingpong"), "{narrow}");
+    assert!(
+        narrow.contains("`timeshare table 001-2 --wide`"),
+        "{narrow}"
+    );
+    // With --wide each row has its three statistics, one line each, named.
+    let (first, second, third) = after(&wide);
+    assert!(first.contains("elapsed"), "{wide}");
+    assert!(second.trim_start().starts_with("user"), "{wide}");
+    assert!(third.trim_start().starts_with("system"), "{wide}");
+    assert!(!wide.contains("--wide`"), "{wide}");
+}
