@@ -140,7 +140,7 @@ pub fn fit_in_memory(bytes: u64, available: u64) -> u64 {
 }
 
 /// The kernel's transparent-huge-page mode: the bracketed word of
-/// /sys/kernel/mm/transparent_hugepage/enabled ("always [madvise] never" → "madvise").
+/// /sys/kernel/mm/transparent_hugepage/enabled (`always [madvise] never` → `madvise`).
 pub fn thp_mode(enabled: &str) -> Option<String> {
     let start = enabled.find('[')? + 1;
     let end = start + enabled[start..].find(']')?;
