@@ -8,6 +8,16 @@
 //! both medians, the median and range of the per-pair ratios and the verdict against the
 //! row's declared tolerance. Exit status 1 when a row is outside its tolerance without a
 //! declared reason, or gave no figure.
+//!
+//! lmbench's programs calibrate themselves (timer resolution, timing and loop overhead)
+//! for up to a minute on every start unless `ENOUGH`, `TIMING_O` and `LOOP_O` are set;
+//! lmbench's own run script measures them once with its `enough`, `timing_o` and `loop_o`
+//! programs and exports them, and so does this command (values already in the
+//! environment are kept).
+//!
+//! Each tool run's CPU time (its and its children's, from getrusage of reaped children)
+//! over its wall time is the share of its pinned CPU it had: below 1, other processes ran
+//! there in the meantime and the tool's wall-clock figure includes their time.
 
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -19,7 +29,7 @@ use super::{output, suggest, Exit, UsageError};
 use crate::bench::Registry;
 use crate::harness::anchor::Anchor;
 use crate::harness::contract::Benchmark;
-use crate::harness::{cpu, interrupt};
+use crate::harness::{cpu, interrupt, rusage};
 use crate::model::crosscheck::{CheckRow, Outcome, Pairing};
 use crate::model::{Run, Status, Unit};
 use crate::report;
@@ -63,6 +73,16 @@ pub fn execute(args: CrosscheckArgs) -> Result<Exit> {
         .prefix("timeshare-crosscheck-")
         .tempdir()?;
     let exe = std::env::current_exe().context("cannot find timeshare's own program")?;
+    let lmbench_env = if anchored
+        .iter()
+        .flat_map(|b| b.anchors())
+        .any(|a| a.package == "lmbench" && a.locate().is_some())
+    {
+        eprintln!("crosscheck: lmbench's timing calibration, once (enough, timing_o, loop_o) …");
+        lmbench_calibration()
+    } else {
+        Vec::new()
+    };
     let mut rows = Vec::new();
     for b in &anchored {
         for a in b.anchors() {
@@ -70,7 +90,12 @@ pub fn execute(args: CrosscheckArgs) -> Result<Exit> {
                 break;
             }
             eprintln!("crosscheck: {} against {} …", b.id(), a.tool);
-            let outcome = check(&exe, b, a, args.pairs, scratch.path());
+            let env: &[(String, String)] = if a.package == "lmbench" {
+                &lmbench_env
+            } else {
+                &[]
+            };
+            let outcome = check(&exe, b, a, args.pairs, scratch.path(), env);
             rows.push(CheckRow {
                 id: b.id().to_string(),
                 tool: a.tool.to_string(),
@@ -82,8 +107,17 @@ pub fn execute(args: CrosscheckArgs) -> Result<Exit> {
             });
         }
     }
+    let lmbench_line = if lmbench_env.is_empty() {
+        String::new()
+    } else {
+        let vars: Vec<String> = lmbench_env
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect();
+        format!("; lmbench with {}", vars.join(" "))
+    };
     output::print_text(&format!(
-        "pinned to CPU {pin}; {} interleaved pairs per row\n{}",
+        "pinned to CPU {pin}; {} interleaved pairs per row{lmbench_line}\n{}",
         args.pairs,
         report::crosscheck::crosscheck_table(&rows)
     ))?;
@@ -96,7 +130,14 @@ pub fn execute(args: CrosscheckArgs) -> Result<Exit> {
     })
 }
 
-fn check(exe: &Path, b: &Benchmark, a: &Anchor, pairs: u32, scratch: &Path) -> Outcome {
+fn check(
+    exe: &Path,
+    b: &Benchmark,
+    a: &Anchor,
+    pairs: u32,
+    scratch: &Path,
+    env: &[(String, String)],
+) -> Outcome {
     let Some(program) = a.locate() else {
         return Outcome::Missing {
             package: a.package.into(),
@@ -112,15 +153,19 @@ fn check(exe: &Path, b: &Benchmark, a: &Anchor, pairs: u32, scratch: &Path) -> O
             None => None,
         };
         let mut figures = Vec::new();
+        let mut shares = Vec::new();
         for _ in 0..pairs {
             if interrupt::requested() {
                 bail!("interrupted");
             }
             let row = run_row(exe, b.id(), scratch)?;
-            let tool = run_tool(&program, a, file.as_deref())?;
+            let (tool, share) = run_tool(&program, a, file.as_deref(), env)?;
             figures.push((row, tool));
+            shares.push(share);
         }
-        Pairing::of(&figures).context("a figure was not a positive number")
+        Ok(Pairing::of(&figures)
+            .context("a figure was not a positive number")?
+            .with_tool_shares(&shares))
     };
     match attempt() {
         Ok(pairing) => {
@@ -158,22 +203,69 @@ fn run_row(exe: &Path, id: &str, scratch: &Path) -> Result<f64> {
     r.median().context("no median")
 }
 
-/// One run of the tool: its figure in seconds per row operation.
-fn run_tool(program: &Path, a: &Anchor, file: Option<&Path>) -> Result<f64> {
+/// One run of the tool: its figure in seconds per row operation, and the share of its CPU
+/// it had (CPU time of it and its children over its wall time).
+fn run_tool(
+    program: &Path,
+    a: &Anchor,
+    file: Option<&Path>,
+    env: &[(String, String)],
+) -> Result<(f64, f64)> {
+    let before = rusage::children();
+    let start = std::time::Instant::now();
     let out = Command::new(program)
         .args(a.args_with(file))
+        .envs(env.iter().map(|(k, v)| (k, v)))
         .stdin(Stdio::null())
         .output()
         .with_context(|| format!("cannot run {}", program.display()))?;
+    let wall = start.elapsed().as_secs_f64();
+    let after = rusage::children();
+    let cpu = (after.user_s - before.user_s) + (after.system_s - before.system_s);
     let text = format!(
         "{}{}",
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
     );
-    a.seconds_per_row_op(&text).with_context(|| {
+    let figure = a.seconds_per_row_op(&text).with_context(|| {
         let last = text.lines().last().unwrap_or("(no output)");
         format!("{} printed no figure ({}): {last}", a.tool, out.status)
+    })?;
+    Ok((figure, cpu / wall.max(1e-9)))
+}
+
+/// lmbench's calibration as its run script does it: `ENOUGH`, `TIMING_O` and `LOOP_O`
+/// from its `enough`, `timing_o` and `loop_o` programs (kept from the environment when
+/// set there). A program that is missing or prints no number leaves its variable unset,
+/// and the lmbench programs then calibrate themselves as usual.
+fn lmbench_calibration() -> Vec<(String, String)> {
+    [
+        ("ENOUGH", "enough"),
+        ("TIMING_O", "timing_o"),
+        ("LOOP_O", "loop_o"),
+    ]
+    .into_iter()
+    .filter_map(|(var, program)| {
+        if let Ok(v) = std::env::var(var) {
+            return Some((var.to_string(), v));
+        }
+        let path = Anchor::lmbench(
+            "",
+            program,
+            &[],
+            crate::harness::anchor::Parse::LmbenchMicroseconds,
+            "",
+        )
+        .locate()?;
+        let out = Command::new(path).stdin(Stdio::null()).output().ok()?;
+        let text = String::from_utf8_lossy(&out.stdout);
+        let v = text.split_whitespace().next()?;
+        v.parse::<f64>()
+            .ok()
+            .filter(|x| x.is_finite() && *x >= 0.0)
+            .map(|_| (var.to_string(), v.to_string()))
     })
+    .collect()
 }
 
 /// A file of `bytes` bytes, written and read back so its pages are cached.

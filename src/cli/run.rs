@@ -97,6 +97,9 @@ pub struct RunArgs {
     /// Run the vm family inside a memory cgroup limited to SIZE (e.g. 12M), so it pages
     #[arg(long, value_name = "SIZE", value_parser = crate::bench::vm::parse_size)]
     pub memory_limit: Option<u64>,
+    /// The largest array cpu.cache sweeps to (e.g. 1G) [default: 8 × the last cache level]
+    #[arg(long, value_name = "SIZE", value_parser = crate::bench::vm::parse_size)]
+    pub cache_max: Option<u64>,
     /// Sample the machine's vmstat view during each row, every SECONDS (default 0.1)
     #[arg(long, value_name = "SECONDS", num_args = 0..=1, default_missing_value = "0.1")]
     pub observe: Option<f64>,
@@ -243,6 +246,7 @@ pub fn execute(args: RunArgs) -> Result<Exit> {
         precision: target.map(|t| t.precision),
         budget_s: target.map(|t| t.budget_s),
         samples: Default::default(),
+        cache_max: args.cache_max,
     };
     crate::bench::vm::check_options(&options).map_err(UsageError)?;
     let reg = Registry::new(&options);
@@ -433,7 +437,7 @@ const PAGING_ROWS: &[&str] = &["vm.seqpage", "vm.randpage", "vm.gausspage"];
 
 /// The options that only some rows read: (flag, whether it was given, the id prefixes of
 /// the rows that read it).
-fn row_options(args: &RunArgs) -> [(&'static str, bool, &'static [&'static str]); 10] {
+fn row_options(args: &RunArgs) -> [(&'static str, bool, &'static [&'static str]); 11] {
     let l = &args.load;
     [
         ("--pages", args.pages.is_some(), PAGING_ROWS),
@@ -450,6 +454,7 @@ fn row_options(args: &RunArgs) -> [(&'static str, bool, &'static [&'static str])
         ),
         ("--run-timeout", l.run_timeout.is_some(), &["load.script"]),
         ("--readers", !l.readers.is_empty(), &["load.iointerference"]),
+        ("--cache-max", args.cache_max.is_some(), &["cpu.cache"]),
     ]
 }
 

@@ -34,6 +34,11 @@ pub fn process_and_children() -> Usage {
     get(libc::RUSAGE_SELF).plus(&get(libc::RUSAGE_CHILDREN))
 }
 
+/// Every child this process has reaped (and their reaped descendants).
+pub fn children() -> Usage {
+    get(libc::RUSAGE_CHILDREN)
+}
+
 /// The calling thread alone (faults and CPU time of one job run in it).
 pub fn this_thread() -> Usage {
     get(libc::RUSAGE_THREAD)

@@ -13,7 +13,15 @@ pub enum Verdict {
     Outside,
     /// Outside, for a reason the row declares.
     Explained,
+    /// Outside, but the tool held its CPU for less than [`BUSY_SHARE`] of its run (other
+    /// processes had the rest), and its figure scaled by that share agrees: the pair
+    /// measured the machine's load, not a difference between the two programs.
+    Contended,
 }
+
+/// Below this share of its pinned CPU, a tool's wall-clock figure includes other
+/// processes' time slices.
+pub const BUSY_SHARE: f64 = 0.9;
 
 impl Verdict {
     pub fn word(self) -> &'static str {
@@ -21,6 +29,7 @@ impl Verdict {
             Verdict::Within => "within",
             Verdict::Outside => "OUTSIDE",
             Verdict::Explained => "explained",
+            Verdict::Contended => "contended",
         }
     }
 }
@@ -37,6 +46,11 @@ pub struct Pairing {
     pub ratio_median: f64,
     pub ratio_min: f64,
     pub ratio_max: f64,
+    /// Median share of its CPU the tool had while it ran: its CPU time (user + system,
+    /// of it and its children) over its wall time. Every anchor runs pinned to one CPU
+    /// and keeps it busy, so 1 means nothing else ran there. `None` when not measured.
+    #[serde(default)]
+    pub tool_cpu_share: Option<f64>,
 }
 
 impl Pairing {
@@ -59,14 +73,40 @@ impl Pairing {
             ratio_median: median(&ratios),
             ratio_min: ratios.iter().copied().fold(f64::INFINITY, f64::min),
             ratio_max: ratios.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+            tool_cpu_share: None,
         })
     }
 
-    /// Within when |median ratio − 1| ≤ tolerance; otherwise explained when a reason is
-    /// declared, else outside.
+    /// The tool's share of its CPU in each pair (see [`Pairing::tool_cpu_share`]);
+    /// shares that are not a number in (0, 1.5] are left out (a share a little above 1
+    /// is the tick-based accounting of CPU time).
+    pub fn with_tool_shares(mut self, shares: &[f64]) -> Pairing {
+        let ok: Vec<f64> = shares
+            .iter()
+            .copied()
+            .filter(|s| s.is_finite() && *s > 0.0 && *s <= 1.5)
+            .collect();
+        self.tool_cpu_share = (!ok.is_empty()).then(|| median(&ok).min(1.0));
+        self
+    }
+
+    /// The median ratio with the tool's figure scaled to the CPU time it had: ratio /
+    /// share. `None` without a measured share.
+    pub fn busy_ratio(&self) -> Option<f64> {
+        self.tool_cpu_share.map(|s| self.ratio_median / s)
+    }
+
+    /// Within when |median ratio − 1| ≤ tolerance; contended when the tool had less than
+    /// [`BUSY_SHARE`] of its CPU and the ratio scaled by that share is within; otherwise
+    /// explained when a reason is declared, else outside.
     pub fn verdict(&self, tolerance: f64, explained: bool) -> Verdict {
-        if (self.ratio_median - 1.0).abs() <= tolerance + 1e-12 {
+        let within = |r: f64| (r - 1.0).abs() <= tolerance + 1e-12;
+        if within(self.ratio_median) {
             Verdict::Within
+        } else if self.tool_cpu_share.is_some_and(|s| s < BUSY_SHARE)
+            && self.busy_ratio().is_some_and(within)
+        {
+            Verdict::Contended
         } else if explained {
             Verdict::Explained
         } else {
@@ -154,6 +194,40 @@ mod tests {
         assert_eq!(p.verdict(0.10, false), Verdict::Outside);
         assert_eq!(p.verdict(0.10, true), Verdict::Explained);
         assert_eq!(p.verdict(0.50, false), Verdict::Within);
+    }
+
+    #[test]
+    fn a_tool_that_shared_its_cpu_is_contended_only_when_its_share_explains_the_gap() {
+        // timeshare 200 ns, the tool 600 ns while it had a third of its CPU.
+        let p = Pairing::of(&[(200e-9, 600e-9)]).unwrap();
+        assert_eq!(p.verdict(0.10, false), Verdict::Outside);
+        let busy = p.clone().with_tool_shares(&[0.35, 0.32, 0.34]);
+        assert_eq!(busy.tool_cpu_share, Some(0.34));
+        assert!((busy.busy_ratio().unwrap() - 0.98).abs() < 0.01);
+        assert_eq!(busy.verdict(0.10, false), Verdict::Contended);
+        // The same share cannot explain a ratio it does not bring within the tolerance.
+        let far = Pairing::of(&[(100e-9, 600e-9)])
+            .unwrap()
+            .with_tool_shares(&[0.34]);
+        assert_eq!(far.verdict(0.10, false), Verdict::Outside);
+        assert_eq!(far.verdict(0.10, true), Verdict::Explained);
+        // A tool that had its CPU is never excused by the load.
+        let alone = p.with_tool_shares(&[0.97, 1.02]);
+        assert_eq!(alone.tool_cpu_share, Some(0.995));
+        assert_eq!(alone.verdict(0.10, false), Verdict::Outside);
+    }
+
+    #[test]
+    fn shares_that_are_not_shares_are_left_out() {
+        let p = Pairing::of(&[(1.0, 1.0)]).unwrap();
+        assert_eq!(p.clone().with_tool_shares(&[]).tool_cpu_share, None);
+        assert_eq!(
+            p.clone()
+                .with_tool_shares(&[f64::NAN, 0.0, -1.0, 9.0])
+                .tool_cpu_share,
+            None
+        );
+        assert_eq!(p.with_tool_shares(&[1.2]).tool_cpu_share, Some(1.0));
     }
 
     #[test]

@@ -103,6 +103,10 @@ pub struct RunOptions {
     /// precision plan chose for its further invocations).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub samples: BTreeMap<String, usize>,
+    /// `--cache-max`: the largest array `cpu.cache` sweeps to, in bytes (default 8 × the
+    /// last cache level).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache_max: Option<u64>,
 }
 
 fn no_observation(o: &super::observe::ObserveOptions) -> bool {

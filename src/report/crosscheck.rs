@@ -1,7 +1,7 @@
 //! `timeshare crosscheck`: each row beside the tool it cites, one line per pair of them.
 
 use super::table::{new_table, right};
-use crate::model::crosscheck::{CheckRow, Outcome};
+use crate::model::crosscheck::{CheckRow, Outcome, Verdict};
 use crate::model::unit::format_seconds;
 
 /// The table: row, tool, both medians, the ratio's median and range, the tolerance and
@@ -14,6 +14,7 @@ pub fn crosscheck_table(rows: &[CheckRow]) -> String {
         "tool's figure",
         "ratio",
         "range",
+        "tool CPU",
         "tolerance",
         "verdict",
     ]);
@@ -22,6 +23,7 @@ pub fn crosscheck_table(rows: &[CheckRow]) -> String {
         let mut cells = vec![r.id.clone(), r.tool.clone()];
         match &r.outcome {
             Outcome::Missing { package } => cells.extend([
+                "-".into(),
                 "-".into(),
                 "-".into(),
                 "-".into(),
@@ -37,7 +39,7 @@ pub fn crosscheck_table(rows: &[CheckRow]) -> String {
                 },
             ]),
             Outcome::Failed { error } => {
-                cells.extend(["-".into(), "-".into(), "-".into(), "-".into()]);
+                cells.extend(["-".into(), "-".into(), "-".into(), "-".into(), "-".into()]);
                 cells.push(tolerance(r.tolerance));
                 notes.push(format!("{}, {}: failed: {error}", r.id, r.tool));
                 cells.push(format!("failed [{}]", notes.len()));
@@ -46,8 +48,19 @@ pub fn crosscheck_table(rows: &[CheckRow]) -> String {
                 pairing: p,
                 verdict,
             } => {
-                let mut verdict = verdict.word().to_string();
-                if let Some(why) = &r.why {
+                let word = *verdict;
+                let mut verdict = word.word().to_string();
+                if word == Verdict::Contended {
+                    notes.push(format!(
+                        "{}, {}: the tool had {:.0}% of its CPU (other processes ran there \
+                         meanwhile); its figure scaled by that share gives {:.2}×",
+                        r.id,
+                        r.tool,
+                        p.tool_cpu_share.unwrap_or(1.0) * 100.0,
+                        p.busy_ratio().unwrap_or(p.ratio_median)
+                    ));
+                    verdict.push_str(&format!(" [{}]", notes.len()));
+                } else if let Some(why) = &r.why {
                     notes.push(format!("{}, {}: {why}", r.id, r.tool));
                     verdict.push_str(&format!(" [{}]", notes.len()));
                 }
@@ -56,6 +69,8 @@ pub fn crosscheck_table(rows: &[CheckRow]) -> String {
                     format_seconds(p.anchor_median),
                     format!("{:.2}×", p.ratio_median),
                     format!("{:.2}–{:.2}", p.ratio_min, p.ratio_max),
+                    p.tool_cpu_share
+                        .map_or("-".into(), |s| format!("{:.0}%", s * 100.0)),
                     tolerance(r.tolerance),
                     verdict,
                 ]);
@@ -63,7 +78,7 @@ pub fn crosscheck_table(rows: &[CheckRow]) -> String {
         }
         t.add_row(cells);
     }
-    right(&mut t, &[2, 3, 4, 5, 6]);
+    right(&mut t, &[2, 3, 4, 5, 6, 7]);
     let mut out = format!("{t}\n");
     for (i, n) in notes.iter().enumerate() {
         out.push_str(&format!("[{}] {n}\n", i + 1));
@@ -94,7 +109,7 @@ fn tolerance(t: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::crosscheck::{Pairing, Verdict};
+    use crate::model::crosscheck::Pairing;
 
     fn row(id: &str, outcome: Outcome, why: Option<&str>) -> CheckRow {
         CheckRow {
@@ -148,9 +163,31 @@ mod tests {
             "{text}"
         );
         assert!(text.contains("0.65×"), "{text}");
+        assert!(text.contains("  -  "), "{text}");
         assert!(
             text.contains("1 paired, 1 failing, 1 without their tool"),
             "{text}"
         );
+    }
+
+    #[test]
+    fn a_contended_pair_says_how_much_cpu_the_tool_had() {
+        let p = Pairing::of(&[(200e-9, 600e-9)])
+            .unwrap()
+            .with_tool_shares(&[0.34]);
+        let verdict = p.verdict(0.10, false);
+        let rows = [row(
+            "syscall.getpid",
+            Outcome::Paired {
+                pairing: p,
+                verdict,
+            },
+            None,
+        )];
+        let text = crosscheck_table(&rows);
+        assert!(text.contains("contended [1]"), "{text}");
+        assert!(text.contains("34%"), "{text}");
+        assert!(text.contains("had 34% of its CPU"), "{text}");
+        assert!(text.contains("gives 0.98×"), "{text}");
     }
 }

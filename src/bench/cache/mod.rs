@@ -10,14 +10,19 @@
 //! core would overlap; the dependent chain keeps one read in flight, as on the 11/70.
 //!
 //! # Timing model
-//! `prepare` sweeps sizes from 4 KiB doubling to well past the last cache level (4 × its
-//! size, rounded up to a power of two; at most 512 MiB in quick mode, 4 GiB in full, and a
-//! quarter of the available memory), timing a fixed number of reads per size several
+//! `prepare` sweeps sizes from 4 KiB doubling to well past the last cache level (8 × its
+//! size, rounded up to a power of two, at least 64 MiB; at most 512 MiB in quick mode,
+//! 4 GiB in full, or `--cache-max`; never over a quarter of the available memory), timing a fixed number of reads per size several
 //! times; the per-size figures (median and minimum of the repeats, in ns per read) and the
 //! plateaus and steps found in them are the row's `details`. The headline is then sampled
 //! by the harness as usual: one operation is one dependent read at the largest size, i.e.
 //! main-memory latency. No loop overhead is subtracted: a dependent load's latency hides
 //! the loop's own instructions.
+//!
+//! The page size and whether the array got transparent huge pages (the kernel's THP mode
+//! and the array's `AnonHugePages` in /proc/self/smaps) are recorded: past the TLB's
+//! reach, 4 KiB pages add a page walk to most reads, which huge pages avoid, and that is
+//! most of what separates two chases at large sizes.
 
 use std::hint::black_box;
 use std::time::Instant;
@@ -28,7 +33,7 @@ use rand::{Rng, SeedableRng};
 
 use crate::harness::contract::{Benchmark, Ctx, Plan, Workload};
 use crate::harness::{interrupt, interrupt::Interrupted, sysinfo};
-use crate::model::details::cache::{CacheSweep, NamedCache, SizePoint};
+use crate::model::details::cache::{CacheSweep, NamedCache, Paging, SizePoint};
 use crate::model::{Details, Mode, Source};
 
 pub mod steps;
@@ -59,7 +64,10 @@ pub fn benchmark() -> Benchmark {
 fn prepare(ctx: &Ctx) -> Result<Box<dyn Workload>> {
     let caches = steps::data_caches(&sysinfo::caches());
     let largest_cache = caches.iter().map(|c| c.1).max();
-    let max = largest_size(ctx.mode, largest_cache, available_memory());
+    let max = match ctx.options.cache_max {
+        Some(asked) => fit_in_memory(asked.max(SMALLEST), available_memory()),
+        None => largest_size(ctx.mode, largest_cache, available_memory()),
+    };
     let (reads, repeats) = match ctx.mode {
         // Many short timings rather than a few long ones: on a shared machine the
         // minimum of short ones finds the quiet moments (the steps are found on it).
@@ -77,6 +85,7 @@ fn prepare(ctx: &Ctx) -> Result<Box<dyn Workload>> {
         sweep.push(chain.time_size(reads, repeats)?);
         size *= 2;
     }
+    let paging = chain.paging();
     let points: Vec<(u64, f64)> = sweep.iter().map(|p| (p.bytes, p.min_ns)).collect();
     let (plateaus, steps) = steps::find(&points, &caches);
     let details = CacheSweep {
@@ -95,27 +104,69 @@ fn prepare(ctx: &Ctx) -> Result<Box<dyn Workload>> {
             .collect(),
         headline_bytes: max,
         detected_on: "the minimum of the repeats per size (least disturbed by other load)".into(),
+        paging: Some(paging),
     };
     Ok(Box::new(Headline {
         chain,
         at: 0,
+        notes: notes_of(&details),
         details: Some(details),
     }))
 }
 
-/// The largest array: 4 × the last cache level rounded up to a power of two (at least
+/// The largest array: 8 × the last cache level rounded up to a power of two (at least
 /// 64 MiB), capped by the mode and by a quarter of the available memory.
 pub fn largest_size(mode: Mode, largest_cache: Option<u64>, available: u64) -> u64 {
-    let want = (4 * largest_cache.unwrap_or(32 << 20)).next_power_of_two();
+    let want = (8 * largest_cache.unwrap_or(32 << 20)).next_power_of_two();
     let cap = match mode {
         Mode::Quick => 512 << 20,
         Mode::Full => 4 << 30,
     };
-    let mut max = want.clamp(64 << 20, cap);
+    fit_in_memory(want.clamp(64 << 20, cap), available)
+}
+
+/// `bytes` rounded down to a power of two, halved until it is at most a quarter of the
+/// available memory.
+pub fn fit_in_memory(bytes: u64, available: u64) -> u64 {
+    let mut max = if bytes.is_power_of_two() {
+        bytes
+    } else {
+        bytes.next_power_of_two() / 2
+    };
     while max > SMALLEST && max > available / 4 {
         max /= 2;
     }
     max
+}
+
+/// The kernel's transparent-huge-page mode: the bracketed word of
+/// /sys/kernel/mm/transparent_hugepage/enabled (`always [madvise] never` → `madvise`).
+pub fn thp_mode(enabled: &str) -> Option<String> {
+    let start = enabled.find('[')? + 1;
+    let end = start + enabled[start..].find(']')?;
+    Some(enabled[start..end].to_string())
+}
+
+/// The AnonHugePages (bytes) of the mapping of /proc/self/smaps that holds `addr`.
+pub fn anon_huge_bytes(smaps: &str, addr: usize) -> Option<u64> {
+    let mut inside = false;
+    for line in smaps.lines() {
+        let first = line.split_whitespace().next().unwrap_or("");
+        if let Some((lo, hi)) = first.split_once('-') {
+            if let (Ok(lo), Ok(hi)) = (usize::from_str_radix(lo, 16), usize::from_str_radix(hi, 16))
+            {
+                inside = (lo..hi).contains(&addr);
+                continue;
+            }
+        }
+        if inside {
+            if let Some(v) = line.strip_prefix("AnonHugePages:") {
+                let kib: u64 = v.split_whitespace().next()?.parse().ok()?;
+                return Some(kib * 1024);
+            }
+        }
+    }
+    None
 }
 
 fn available_memory() -> u64 {
@@ -158,6 +209,23 @@ impl Chain {
             self.slots[order[k] as usize * SLOTS] = next * SLOTS;
         }
         self.lines = lines;
+    }
+
+    /// The page size, the kernel's THP mode and how much of the array huge pages hold.
+    fn paging(&self) -> Paging {
+        // SAFETY: sysconf only reads a system constant.
+        let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
+        let addr = self.slots.as_ptr() as usize + self.slots.len() * 4;
+        Paging {
+            page_bytes: u64::try_from(page).unwrap_or(0),
+            thp_mode: std::fs::read_to_string("/sys/kernel/mm/transparent_hugepage/enabled")
+                .ok()
+                .and_then(|s| thp_mode(&s)),
+            array_bytes: (self.slots.len() * std::mem::size_of::<usize>()) as u64,
+            huge_page_bytes: std::fs::read_to_string("/proc/self/smaps")
+                .ok()
+                .and_then(|s| anon_huge_bytes(&s, addr)),
+        }
     }
 
     /// Follow the chain `n` steps from slot `from`; where it ended.
@@ -220,6 +288,7 @@ struct Headline {
     chain: Chain,
     at: usize,
     details: Option<CacheSweep>,
+    notes: Vec<String>,
 }
 
 impl Workload for Headline {
@@ -231,6 +300,27 @@ impl Workload for Headline {
     fn details(&mut self) -> Option<Details> {
         self.details.take().map(|d| Details::of(&d))
     }
+
+    fn notes(&self) -> Vec<String> {
+        self.notes.clone()
+    }
+}
+
+/// The row's notes: the pages behind the array and the plateaus the curve shows.
+fn notes_of(d: &CacheSweep) -> Vec<String> {
+    let mut notes = Vec::new();
+    if let Some(p) = &d.paging {
+        notes.push(p.sentence());
+    }
+    let levels: Vec<String> = d
+        .plateaus
+        .iter()
+        .map(|p| format!("{} {:.1} ns", p.level, p.ns))
+        .collect();
+    if !levels.is_empty() {
+        notes.push(format!("plateaus seen: {}", levels.join(", ")));
+    }
+    notes
 }
 
 #[cfg(test)]
@@ -262,14 +352,58 @@ mod tests {
     }
 
     #[test]
-    fn the_sweep_goes_well_past_the_last_cache() {
+    fn the_sweep_goes_to_eight_times_the_last_cache() {
         let l3 = 260 << 20;
         assert_eq!(largest_size(Mode::Quick, Some(l3), u64::MAX), 512 << 20);
-        assert_eq!(largest_size(Mode::Full, Some(l3), u64::MAX), 2 << 30);
+        assert_eq!(largest_size(Mode::Full, Some(l3), u64::MAX), 4 << 30);
+        // 8 × 48 MiB = 384 MiB → 512 MiB; 8 × 32 MiB = 256 MiB.
         assert_eq!(
-            largest_size(Mode::Quick, Some(8 << 20), u64::MAX),
-            32 << 20 << 1
+            largest_size(Mode::Quick, Some(48 << 20), u64::MAX),
+            512 << 20
         );
+        assert_eq!(
+            largest_size(Mode::Quick, Some(32 << 20), u64::MAX),
+            256 << 20
+        );
+        assert_eq!(largest_size(Mode::Quick, Some(4 << 20), u64::MAX), 64 << 20);
         assert_eq!(largest_size(Mode::Quick, Some(l3), 1 << 30), 256 << 20);
+    }
+
+    #[test]
+    fn an_asked_size_is_a_power_of_two_that_fits() {
+        assert_eq!(fit_in_memory(1 << 30, u64::MAX), 1 << 30);
+        assert_eq!(fit_in_memory(3 << 29, u64::MAX), 1 << 30);
+        assert_eq!(fit_in_memory(1 << 30, 1 << 30), 256 << 20);
+    }
+
+    #[test]
+    fn the_thp_mode_is_the_bracketed_word() {
+        assert_eq!(
+            thp_mode("always [madvise] never\n").as_deref(),
+            Some("madvise")
+        );
+        assert_eq!(
+            thp_mode("[always] madvise never").as_deref(),
+            Some("always")
+        );
+        assert_eq!(thp_mode("always madvise never"), None);
+    }
+
+    #[test]
+    fn huge_pages_are_read_from_the_mapping_that_holds_the_array() {
+        let smaps = "\
+55d0a0000000-55d0a0021000 rw-p 00000000 00:00 0                          [heap]
+Size:                132 kB
+AnonHugePages:         0 kB
+7f1200000000-7f1210000000 rw-p 00000000 00:00 0
+Size:             262144 kB
+AnonHugePages:    260096 kB
+VmFlags: rd wr mr mw me ac
+7ffd00000000-7ffd00021000 rw-p 00000000 00:00 0                          [stack]
+AnonHugePages:         0 kB
+";
+        assert_eq!(anon_huge_bytes(smaps, 0x7f1208000000), Some(260096 * 1024));
+        assert_eq!(anon_huge_bytes(smaps, 0x55d0a0000100), Some(0));
+        assert_eq!(anon_huge_bytes(smaps, 0x1000), None);
     }
 }

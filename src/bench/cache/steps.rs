@@ -6,6 +6,11 @@
 //! the caches (as sysfs reports them) whose size lies between half the last size of the
 //! lower plateau and twice the first size of the upper one: a random chase over exactly the
 //! cache's size already misses often, so the step shows at or just before that size.
+//!
+//! A plateau is named from the curve: by the step that ends it (the caches that step
+//! marks, or "up to N" when no reported cache ends there), and the last one is "memory"
+//! only when the steps before it have passed every reported cache; otherwise the curve
+//! has not shown those caches' ends and the last plateau says so.
 
 use crate::model::details::cache::{Plateau, Step};
 use crate::model::unit::human;
@@ -73,11 +78,25 @@ pub fn find(points: &[(u64, f64)], caches: &[(String, u64)]) -> (Vec<Plateau>, V
             }
         })
         .collect();
-    for p in plateaus.iter_mut() {
-        p.level = caches
-            .iter()
-            .find(|c| c.1 >= p.last_bytes)
-            .map_or_else(|| "memory".to_string(), |c| c.0.clone());
+    let last = plateaus.len().saturating_sub(1);
+    for (i, p) in plateaus.iter_mut().enumerate() {
+        p.level = match steps.get(i) {
+            Some(s) if !s.caches.is_empty() => s.caches.join(" + "),
+            Some(s) => format!(
+                "up to {} (no reported cache ends there)",
+                human(s.from_bytes)
+            ),
+            None if i == last && named.iter().all(|&n| n) => "memory".to_string(),
+            None => {
+                let unseen: Vec<&str> = caches
+                    .iter()
+                    .zip(&named)
+                    .filter(|(_, n)| !**n)
+                    .map(|((name, _), _)| name.as_str())
+                    .collect();
+                format!("{} or memory (no step seen for it)", unseen.join(" + "))
+            }
+        };
     }
     (plateaus, steps)
 }
@@ -129,6 +148,67 @@ mod tests {
         let (plateaus, steps) = find(&points, &caches());
         assert_eq!(plateaus.len(), 1);
         assert!(steps.is_empty());
+        assert_eq!(
+            plateaus[0].level,
+            "L1d 48K + L2 2M + L3 260M or memory (no step seen for it)"
+        );
+    }
+
+    /// A sweep to 8 × a 32 MiB L3 whose last step is seen at 64 MiB: the plateau past it is
+    /// memory, named by the curve; a sweep stopped at 16 MiB has not seen L3's end, and its
+    /// last plateau does not claim to be memory.
+    #[test]
+    fn memory_is_named_only_past_the_last_cache_s_step() {
+        let caches = vec![
+            ("L1d 64K".to_string(), 64 * K),
+            ("L2 1M".to_string(), 1024 * K),
+            ("L3 32M".to_string(), 32 * K * K),
+        ];
+        // 4K … 256M: L1 to 64K, L2 to 512K, L3 to 16M, then memory from 64M.
+        let ns = [
+            1.6, 1.6, 1.7, 1.6, 1.7, 5.0, 5.1, 5.3, 12.0, 13.0, 14.0, 14.5, 15.0, 30.0, 95.0,
+            100.0, 104.0,
+        ];
+        let points: Vec<(u64, f64)> = ns
+            .iter()
+            .enumerate()
+            .map(|(i, &n)| ((4 * K) << i, n))
+            .collect();
+        let (plateaus, steps) = find(&points, &caches);
+        let levels: Vec<&str> = plateaus.iter().map(|p| p.level.as_str()).collect();
+        assert_eq!(
+            levels,
+            ["L1d 64K", "L2 1M", "L3 32M", "memory"],
+            "{steps:#?}"
+        );
+        assert_eq!(plateaus[3].first_bytes, 64 * K * K);
+        let (short, _) = find(&points[..13], &caches);
+        assert_eq!(
+            short.last().unwrap().level,
+            "L3 32M or memory (no step seen for it)"
+        );
+    }
+
+    #[test]
+    fn a_step_no_cache_explains_is_named_by_its_size() {
+        let caches = vec![("L1d 64K".to_string(), 64 * K)];
+        // Steps at 8K→16K (nothing there) and 128K→256K (L1).
+        let ns = [1.0, 1.0, 2.0, 2.0, 2.1, 2.1, 6.0, 6.0];
+        let points: Vec<(u64, f64)> = ns
+            .iter()
+            .enumerate()
+            .map(|(i, &n)| ((4 * K) << i, n))
+            .collect();
+        let (plateaus, _) = find(&points, &caches);
+        let levels: Vec<&str> = plateaus.iter().map(|p| p.level.as_str()).collect();
+        assert_eq!(
+            levels,
+            [
+                "up to 8K (no reported cache ends there)",
+                "L1d 64K",
+                "memory"
+            ]
+        );
     }
 
     #[test]

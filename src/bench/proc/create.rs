@@ -300,8 +300,10 @@ impl Workload for Creation {
         match (self.how, self.exec.is_some()) {
             (Create::Fork, false) => vec![
                 "the child calls _exit(0) at once; lmbench's lat_proc fork child calls \
-                 exit(), whose C-library handlers write to copy-on-write pages: \
-                 lat_proc's figure is higher (see docs/crosscheck.md)"
+                 exit(), whose C-library handlers write to copy-on-write pages (26 \
+                 faults per fork against 18), and lat_proc's long batches include the \
+                 time a new child waits behind other runnable tasks: lat_proc's figure is \
+                 higher, the more so on a loaded machine (see docs/crosscheck.md)"
                     .into(),
             ],
             _ => Vec::new(),

@@ -115,11 +115,17 @@ fn row(
 }
 
 /// Why proc.fork.0 is cheaper than lmbench's `lat_proc fork`.
-pub const LAT_PROC_EXIT: &str = "lat_proc's child leaves by exit(), which runs the C \
-library's exit handlers and writes to pages it shares copy-on-write with its parent, so \
-each of those writes is a page fault and a copy; timeshare's child calls _exit(0) at \
-once. The same C loop costs 1.15-1.2 times more with exit() than with _exit() on this \
-machine (a quarter to a half of the gap); the rest is not accounted for yet";
+pub const LAT_PROC_EXIT: &str = "two measured causes. (1) lat_proc's child leaves by \
+exit(), whose C-library handlers write to pages shared copy-on-write with the parent: the \
+same C loop takes 26 minor faults per fork with exit() against 18 with _exit() (lat_proc: \
+29 over its whole run) and 1.15-1.2 times the time. (2) Waiting for the new child to be \
+scheduled: on a loaded CPU the child queues behind other runnable tasks, and in that C \
+loop under a load of 10 on 2 CPUs the median fork took 181-243 us but the mean 600-760 us; \
+lmbench's figure is the median of long batches (ENOUGH, 1 s on this machine under load), \
+which contain those waits, timeshare's the median of 8 ms samples, fewer of which do. The \
+parent's size is not a cause: timeshare's is larger (624 KiB anonymous, 35 mappings, \
+against lat_proc's 92 KiB, 23), which would make it slower, and lat_proc's wait() loop \
+reaps the child as waitpid() does";
 
 /// What one operation of a process-creation row is, by its id (001 Table 1's words).
 fn creation_op(id: &str) -> &'static str {

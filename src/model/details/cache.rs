@@ -19,6 +19,40 @@ pub struct CacheSweep {
     pub headline_bytes: u64,
     /// Which statistic the plateaus and steps were found on.
     pub detected_on: String,
+    /// The pages behind the array (absent in runs made before it was recorded).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub paging: Option<Paging>,
+}
+
+/// The page size and transparent huge pages of the swept array.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Paging {
+    pub page_bytes: u64,
+    /// The kernel's THP mode ("always", "madvise", "never"), when it has THP.
+    pub thp_mode: Option<String>,
+    pub array_bytes: u64,
+    /// The array's AnonHugePages in /proc/self/smaps, when it could be read.
+    pub huge_page_bytes: Option<u64>,
+}
+
+impl Paging {
+    /// "4 KiB pages; transparent huge pages: madvise, none in the 256 MiB array".
+    pub fn sentence(&self) -> String {
+        let kib = self.page_bytes / 1024;
+        let thp = self.thp_mode.as_deref().unwrap_or("not available");
+        let held = match self.huge_page_bytes {
+            Some(0) => "none in the array".to_string(),
+            Some(b) => format!(
+                "{:.0}% of the array",
+                b as f64 / self.array_bytes.max(1) as f64 * 100.0
+            ),
+            None => "unknown for the array".to_string(),
+        };
+        format!(
+            "{kib} KiB pages; transparent huge pages: {thp}, {held} ({} MiB)",
+            self.array_bytes >> 20
+        )
+    }
 }
 
 impl Record for CacheSweep {}
