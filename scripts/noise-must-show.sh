@@ -74,8 +74,8 @@ for r in json.load(sys.stdin)["results"]:
     if r["id"] in ("syscall.getpid", "syscall.args.6", "syscall.setuid") and r.get("invocations"):
         m = sorted(round(w["median"] * 1e9, 1) for w in r["invocations"]["within"])
         s = r["summary"]
-        print(f"    {run} {r[\"id\"]:16} headline {s[\"median\"] * 1e9:7.1f} "
-              f"[{s[\"ci_low\"] * 1e9:.1f}, {s[\"ci_high\"] * 1e9:.1f}]  {m}")
+        rid, med, lo, hi = r["id"], s["median"] * 1e9, s["ci_low"] * 1e9, s["ci_high"] * 1e9
+        print(f"    {run} {rid:16} headline {med:7.1f} [{lo:.1f}, {hi:.1f}]  {m}")
 ' "$r"
 done
 echo "load at end: $(load)"
