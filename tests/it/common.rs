@@ -15,6 +15,17 @@ pub fn timeshare() -> Command {
     Command::from_std(command())
 }
 
+/// What `cmd` printed on its standard output; `what` names it when it fails instead.
+pub fn stdout_of(cmd: &mut Command, what: &impl std::fmt::Debug) -> String {
+    let out = cmd.output().unwrap();
+    assert!(
+        out.status.success(),
+        "{what:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
 /// The built `timeshare` binary as a plain process (for tests that signal or wait on it),
 /// in the environment of [`isolate`].
 pub fn command() -> std::process::Command {

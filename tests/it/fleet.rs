@@ -105,7 +105,12 @@ fn a_campaign_runs_through_ansible_and_the_slowed_host_is_the_odd_one_out() {
         let campaign = format!("lab-{attempt}");
         let inventory = inventory(&sshd, work.path(), &url, Some(slowed), &[]);
         let out = playbook(&sshd, work.path(), &inventory, &campaign);
-        assert!(out.status.success(), "the playbook failed:\n{}", out.text);
+        assert!(
+            out.status.success(),
+            "the playbook failed:\n{}\nsshd's log:\n{}",
+            out.text,
+            sshd.log()
+        );
         assert!(
             !out.text.contains(PASSWORD),
             "the password in Ansible's output"
@@ -341,11 +346,14 @@ struct Sshd {
     port: u16,
     /// A port on the same addresses that nobody listens on.
     closed_port: u16,
-    /// `/run/sshd` (privilege separation, needed by a root sshd) was made by the test.
-    made_privsep: bool,
 }
 
 impl Sshd {
+    /// What sshd wrote to its log (its errors: `LogLevel ERROR`).
+    fn log(&self) -> String {
+        std::fs::read_to_string(self.dir.path().join("sshd.log")).unwrap_or_default()
+    }
+
     fn start() -> Sshd {
         let sshd = Path::new("/usr/sbin/sshd");
         assert!(
@@ -384,7 +392,12 @@ impl Sshd {
         let privsep = Path::new("/run/sshd");
         // SAFETY: geteuid has no preconditions and cannot fail.
         let root = unsafe { libc::geteuid() } == 0;
-        let made_privsep = root && !privsep.exists() && std::fs::create_dir(privsep).is_ok();
+        // Made if missing and left in place, as the openssh-server package leaves it: a
+        // test run that removed it at its end broke the sshd of another test run beside
+        // it (every new connection then reset during the key exchange).
+        if root && !privsep.exists() {
+            let _ = std::fs::create_dir(privsep);
+        }
         let child = Command::new(sshd)
             .args(["-D", "-e", "-f"])
             .arg(dir.path().join("sshd_config"))
@@ -398,7 +411,6 @@ impl Sshd {
             child,
             port,
             closed_port,
-            made_privsep,
         };
         // Ready when all three addresses accept a connection.
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
@@ -427,9 +439,6 @@ impl Drop for Sshd {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
-        if self.made_privsep {
-            let _ = std::fs::remove_dir(Path::new("/run/sshd"));
-        }
     }
 }
 

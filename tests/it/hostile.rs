@@ -6,7 +6,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::common::timeshare;
+use crate::common::{stdout_of, timeshare};
 
 const DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/hostile");
 
@@ -91,20 +91,8 @@ fn an_oversized_or_endless_input_is_refused_without_reading_it_all() {
 fn a_hostile_run_is_shown_safely_by_every_command() {
     let dir = crate::common::store_with(&fixture("hostile.json"));
     let db = dir.path().join("runs.db");
-    let run = |args: &[&str]| -> String {
-        let out = timeshare()
-            .args(args)
-            .arg("--db")
-            .arg(&db)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{args:?}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8(out.stdout).unwrap()
-    };
+    let run =
+        |args: &[&str]| -> String { stdout_of(timeshare().args(args).arg("--db").arg(&db), &args) };
     for args in [
         &["history"][..],
         &["show", "1"],

@@ -3,24 +3,19 @@
 
 use std::path::Path;
 
-use crate::common::{store_with, timeshare, FIXTURE};
+use crate::common::{stdout_of, store_with, timeshare, FIXTURE};
 
 /// `timeshare table ARGS` of the fixture's run 1, 100 columns wide, which must succeed.
 fn table(db: &Path, args: &[&str]) -> String {
-    let out = timeshare()
-        .env("COLUMNS", "100")
-        .arg("table")
-        .args(args)
-        .args(["--run", "1", "--db"])
-        .arg(db.join("runs.db"))
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
+    stdout_of(
+        timeshare()
+            .env("COLUMNS", "100")
+            .arg("table")
+            .args(args)
+            .args(["--run", "1", "--db"])
+            .arg(db.join("runs.db")),
+        &args,
+    )
 }
 
 #[test]

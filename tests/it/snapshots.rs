@@ -8,7 +8,7 @@
 
 use std::path::Path;
 
-use crate::common::{store_with, timeshare, FIXTURE};
+use crate::common::{stdout_of, store_with, timeshare, FIXTURE};
 
 /// The width the pinned output is rendered at: the width of piped output by default.
 const WIDTH: &str = "100";
@@ -25,19 +25,14 @@ fn store_with_fixture() -> tempfile::TempDir {
 
 /// Standard output of `timeshare ARGS --db DB`, which must succeed.
 fn output(db_dir: &Path, args: &[&str]) -> String {
-    let out = timeshare()
-        .env("COLUMNS", WIDTH)
-        .args(args)
-        .arg("--db")
-        .arg(db_dir.join("runs.db"))
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
+    stdout_of(
+        timeshare()
+            .env("COLUMNS", WIDTH)
+            .args(args)
+            .arg("--db")
+            .arg(db_dir.join("runs.db")),
+        &args,
+    )
 }
 
 /// Standard output of `timeshare ARGS` (a command that needs no database).
