@@ -27,7 +27,7 @@ use clap::Args;
 
 use super::{output, suggest, Exit, UsageError};
 use crate::bench::Registry;
-use crate::harness::anchor::Anchor;
+use crate::harness::anchor::{self, Anchor};
 use crate::harness::contract::Benchmark;
 use crate::harness::{cpu, interrupt, rusage};
 use crate::model::crosscheck::{CheckRow, Outcome, Pairing};
@@ -249,14 +249,7 @@ fn lmbench_calibration() -> Vec<(String, String)> {
         if let Ok(v) = std::env::var(var) {
             return Some((var.to_string(), v));
         }
-        let path = Anchor::lmbench(
-            "",
-            program,
-            &[],
-            crate::harness::anchor::Parse::LmbenchMicroseconds,
-            "",
-        )
-        .locate()?;
+        let path = anchor::locate(program)?;
         let out = Command::new(path).stdin(Stdio::null()).output().ok()?;
         let text = String::from_utf8_lossy(&out.stdout);
         let v = text.split_whitespace().next()?;

@@ -185,8 +185,13 @@ impl Anchor {
 
     /// Where the program is: on PATH, or in lmbench's own directory.
     pub fn locate(&self) -> Option<PathBuf> {
-        locate_in(self.program, std::env::var_os("PATH"), LMBENCH_DIRS)
+        locate(self.program)
     }
+}
+
+/// Where a tool's `program` is: on PATH, or in lmbench's own directory.
+pub fn locate(program: &str) -> Option<PathBuf> {
+    locate_in(program, std::env::var_os("PATH"), LMBENCH_DIRS)
 }
 
 fn locate_in(program: &str, path: Option<std::ffi::OsString>, extra: &[&str]) -> Option<PathBuf> {

@@ -107,6 +107,13 @@ fn online_cpus() -> usize {
 }
 
 /// The caches of CPU 0, from sysfs.
+/// The size of a memory page in bytes (4096 if the system will not say).
+pub fn page_size() -> u64 {
+    // SAFETY: sysconf has no preconditions; it returns -1 for an unknown name.
+    let n = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
+    u64::try_from(n).ok().filter(|&n| n > 0).unwrap_or(4096)
+}
+
 pub fn caches() -> Vec<Cache> {
     let base = Path::new("/sys/devices/system/cpu/cpu0/cache");
     let mut out: Vec<Cache> = (0..8)

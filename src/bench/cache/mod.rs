@@ -213,11 +213,10 @@ impl Chain {
 
     /// The page size, the kernel's THP mode and how much of the array huge pages hold.
     fn paging(&self) -> Paging {
-        // SAFETY: sysconf only reads a system constant.
-        let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
-        let addr = self.slots.as_ptr() as usize + self.slots.len() * 4;
+        // An address in the middle of the array names its mapping in smaps.
+        let addr = self.slots.as_ptr().wrapping_add(self.slots.len() / 2) as usize;
         Paging {
-            page_bytes: u64::try_from(page).unwrap_or(0),
+            page_bytes: sysinfo::page_size(),
             thp_mode: std::fs::read_to_string("/sys/kernel/mm/transparent_hugepage/enabled")
                 .ok()
                 .and_then(|s| thp_mode(&s)),

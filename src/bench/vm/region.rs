@@ -7,6 +7,8 @@ use std::os::fd::AsRawFd;
 
 use anyhow::{bail, Result};
 
+pub use crate::harness::sysinfo::page_size;
+
 /// The seed's `vadvise` call, today's `madvise`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Advice {
@@ -34,11 +36,6 @@ impl Advice {
             Advice::Random => Some(libc::MADV_RANDOM),
         }
     }
-}
-
-pub fn page_size() -> u64 {
-    // SAFETY: sysconf with a valid name.
-    unsafe { libc::sysconf(libc::_SC_PAGESIZE) as u64 }
 }
 
 /// A mapping of `pages` pages, unmapped on drop.

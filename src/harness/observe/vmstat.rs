@@ -8,6 +8,7 @@ use std::time::Instant;
 use anyhow::{Context, Result};
 use procfs::{DiskStat, FromBufRead, FromBufReadSI, KernelStats, Meminfo};
 
+use crate::harness::sysinfo::page_size;
 use crate::model::observe::{CpuShares, DiskRates, VmstatLine};
 
 /// Everything one line needs, read at one instant.
@@ -170,16 +171,6 @@ fn interrupts(stat: &str) -> u64 {
         .and_then(|rest| rest.split_whitespace().next())
         .and_then(|n| n.parse().ok())
         .unwrap_or(0)
-}
-
-fn page_size() -> u64 {
-    // SAFETY: sysconf has no preconditions; it returns -1 for an unknown name.
-    let n = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
-    if n > 0 {
-        n as u64
-    } else {
-        4096
-    }
 }
 
 /// Whole physical disks (those with a `device` link in /sys/block): partitions, loop and
