@@ -302,22 +302,8 @@ mod tests {
     use crate::model::levels::Invocations;
     use crate::model::{Better, Summary, Unit};
 
-    fn summary(median: f64, half: f64) -> Summary {
-        Summary {
-            n: 21,
-            median,
-            mean: median,
-            sd: half,
-            min: median - half,
-            max: median + half,
-            ci_low: median - half,
-            ci_high: median + half,
-            ci_level: 0.95,
-        }
-    }
-
     fn result(id: &str, medians: &[f64], duration_s: f64) -> BenchResult {
-        let within: Vec<Summary> = medians.iter().map(|&m| summary(m, 0.001)).collect();
+        let within: Vec<Summary> = medians.iter().map(|&m| Summary::around(m, 0.001)).collect();
         BenchResult {
             summary: levels::across(&within).ok(),
             duration_s,

@@ -73,29 +73,15 @@ pub fn warnings(env: &Environment) -> Vec<String> {
 mod tests {
     use super::*;
 
-    fn summary(median: f64, half: f64) -> Summary {
-        Summary {
-            n: 21,
-            median,
-            mean: median,
-            sd: half,
-            min: median - half,
-            max: median + half,
-            ci_low: median - half,
-            ci_high: median + half,
-            ci_level: 0.95,
-        }
-    }
-
     #[test]
     fn drift_beyond_both_intervals_is_warned_and_within_them_is_not() {
-        let before = summary(100e-9, 2e-9);
+        let before = Summary::around(100e-9, 2e-9);
         // 3 ns apart, intervals ±2 ns each: they overlap; no warning.
         assert!(drift_warning(
             REFERENCE,
             Unit::SecondsPerOp,
             &before,
-            &summary(103e-9, 2e-9)
+            &Summary::around(103e-9, 2e-9)
         )
         .is_none());
         // 12 ns apart: beyond 4 ns.
@@ -103,7 +89,7 @@ mod tests {
             REFERENCE,
             Unit::SecondsPerOp,
             &before,
-            &summary(112e-9, 2e-9),
+            &Summary::around(112e-9, 2e-9),
         )
         .unwrap();
         assert!(
@@ -114,7 +100,7 @@ mod tests {
             REFERENCE,
             Unit::SecondsPerOp,
             &before,
-            &summary(88e-9, 2e-9)
+            &Summary::around(88e-9, 2e-9)
         )
         .is_some());
     }

@@ -100,6 +100,25 @@ pub fn median_of_sorted(sorted: &[f64]) -> f64 {
     }
 }
 
+#[cfg(test)]
+impl Summary {
+    /// A fixture: 21 samples around `median`, the 95% interval and the range both
+    /// `median ± half`.
+    pub fn around(median: f64, half: f64) -> Summary {
+        Summary {
+            n: 21,
+            median,
+            mean: median,
+            sd: half,
+            min: median - half,
+            max: median + half,
+            ci_low: median - half,
+            ci_high: median + half,
+            ci_level: 0.95,
+        }
+    }
+}
+
 /// The 1-based rank j of the lower bound of the median's confidence interval for n samples,
 /// and the coverage that interval really has.
 pub fn median_ci_rank(n: usize) -> (usize, f64) {

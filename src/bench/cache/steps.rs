@@ -119,17 +119,21 @@ mod tests {
         ]
     }
 
+    /// A sweep's points: sizes doubling from 4 KiB, with these ns per read.
+    fn doubling_from_4k(ns: &[f64]) -> Vec<(u64, f64)> {
+        ns.iter()
+            .enumerate()
+            .map(|(i, &n)| ((4 * K) << i, n))
+            .collect()
+    }
+
     #[test]
     fn finds_three_levels_and_names_them() {
         let ns = [
             1.2, 1.2, 1.3, 1.2, 4.0, 4.1, 4.2, 4.3, 4.5, 5.0, 12.0, 30.0, 31.0, 33.0, 35.0, 60.0,
             110.0, 120.0, 125.0,
         ];
-        let points: Vec<(u64, f64)> = ns
-            .iter()
-            .enumerate()
-            .map(|(i, &n)| ((4 * K) << i, n))
-            .collect();
+        let points = doubling_from_4k(&ns);
         let (plateaus, steps) = find(&points, &caches());
         assert_eq!(plateaus.len(), 4, "{plateaus:#?}");
         assert_eq!(steps[0].caches, vec!["L1d 48K"]);
@@ -144,7 +148,7 @@ mod tests {
 
     #[test]
     fn a_flat_sweep_is_one_plateau() {
-        let points: Vec<(u64, f64)> = (0..8).map(|i| ((4 * K) << i, 2.0)).collect();
+        let points = doubling_from_4k(&[2.0; 8]);
         let (plateaus, steps) = find(&points, &caches());
         assert_eq!(plateaus.len(), 1);
         assert!(steps.is_empty());
@@ -169,11 +173,7 @@ mod tests {
             1.6, 1.6, 1.7, 1.6, 1.7, 5.0, 5.1, 5.3, 12.0, 13.0, 14.0, 14.5, 15.0, 30.0, 95.0,
             100.0, 104.0,
         ];
-        let points: Vec<(u64, f64)> = ns
-            .iter()
-            .enumerate()
-            .map(|(i, &n)| ((4 * K) << i, n))
-            .collect();
+        let points = doubling_from_4k(&ns);
         let (plateaus, steps) = find(&points, &caches);
         let levels: Vec<&str> = plateaus.iter().map(|p| p.level.as_str()).collect();
         assert_eq!(
@@ -194,11 +194,7 @@ mod tests {
         let caches = vec![("L1d 64K".to_string(), 64 * K)];
         // Steps at 8K→16K (nothing there) and 128K→256K (L1).
         let ns = [1.0, 1.0, 2.0, 2.0, 2.1, 2.1, 6.0, 6.0];
-        let points: Vec<(u64, f64)> = ns
-            .iter()
-            .enumerate()
-            .map(|(i, &n)| ((4 * K) << i, n))
-            .collect();
+        let points = doubling_from_4k(&ns);
         let (plateaus, _) = find(&points, &caches);
         let levels: Vec<&str> = plateaus.iter().map(|p| p.level.as_str()).collect();
         assert_eq!(
