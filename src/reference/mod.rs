@@ -49,6 +49,14 @@ pub enum Quantity {
     FaultService,
     /// Page faults per operation (001 Table 7's and 8's Page Faults, per page touch).
     Faults,
+    /// User CPU time of the timed program alone, not of the readers beside it (000
+    /// Table 11's Usr CPU).
+    ProgramUser,
+    /// The timed program's user CPU alone over its user CPU beside the readers: a
+    /// dimensionless ratio (000 Table 11's Ratio Alone, .89 … .63).
+    RatioAlone,
+    /// The rate the readers beside the program read at (000 Table 11's wds/µsec).
+    ReadRate,
 }
 
 impl Quantity {
@@ -62,6 +70,9 @@ impl Quantity {
             Quantity::Sd => "SD",
             Quantity::FaultService => "fault service",
             Quantity::Faults => "faults",
+            Quantity::ProgramUser => "usr CPU",
+            Quantity::RatioAlone => "ratio alone",
+            Quantity::ReadRate => "read rate",
         }
     }
 }
@@ -109,6 +120,8 @@ pub fn machines() -> Vec<Machine> {
 pub fn figures() -> Vec<Figure> {
     let mut all = Vec::new();
     all.extend(seed000::figures());
+    all.extend(seed000::table5());
+    all.extend(seed000::table11());
     all.extend(seed001::figures());
     all.extend(seed002::figures());
     all.extend(seed003::figures());

@@ -49,7 +49,7 @@ pub fn machines() -> Vec<Machine> {
             name: "pdp11-45",
             hardware: "DEC PDP-11/45",
             system: "UNIX (Bell Labs, 1975–76)",
-            about: "seed 002 Figures 2, 3, 4, 6 (no floating-point hardware); seed 000 Tables 1, 3, 9, 10",
+            about: "seed 002 Figures 2, 3, 4, 6 (no floating-point hardware); seed 000 Tables 1, 3, 5, 9, 10",
         },
         Machine {
             name: "pdp11-45-fpp",
@@ -61,7 +61,7 @@ pub fn machines() -> Vec<Machine> {
             name: "pdp11-70",
             hardware: "DEC PDP-11/70",
             system: "UNIX (Bell Labs, 1975–76)",
-            about: "seed 002 Figures 2, 3, 4, 6 (no floating-point hardware); seed 000 Tables 1, 3, 9, 10 (prototype 11/70)",
+            about: "seed 002 Figures 2, 3, 4, 6 (no floating-point hardware); seed 000 Tables 1, 3, 5, 9, 10, 11 (prototype 11/70)",
         },
         Machine {
             name: "pdp11-70-fpp",

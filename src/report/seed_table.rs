@@ -5,6 +5,7 @@
 //! operations their basis declares, and a row whose figures are of different operations
 //! says "not comparable", with the reason under the table.
 
+use crate::model::details::load::{IoInterference, BYTE_READ_BESIDE};
 use crate::model::details::vm::{Paging, PAGE_FAULT};
 use crate::model::unit::format_value;
 use crate::model::{Basis, BenchResult, Better, Measure, NotComparable, Run, Status, Unit};
@@ -42,6 +43,12 @@ const HC: &[Quantity] = &[Quantity::Headline, Quantity::Cpu];
 /// Seed 002's columns: median, mean and SD per call.
 const MMS: &[Quantity] = &[Quantity::Headline, Quantity::Mean, Quantity::Sd];
 const FS: &[Quantity] = &[Quantity::FaultService];
+/// Seed 000 Table 11: the timed program's user CPU, ratio alone and the readers' rate.
+const TABLE11: &[Quantity] = &[
+    Quantity::ProgramUser,
+    Quantity::RatioAlone,
+    Quantity::ReadRate,
+];
 /// Seed 001 Table 7: real, user, system and page faults.
 const HUSF: &[Quantity] = &[
     Quantity::Headline,
@@ -99,10 +106,12 @@ pub const TABLES: &[SeedTable] = &[
         why: &["the paper gives the whole run's time without the number of reads, and an 85.3% cache \
                 hit rate; cpu.cache gives ns per read by array size. The hit rate needs hardware \
                 counters and is not counted here: unavailable"], ..T },
-    SeedTable { key: "000-5", seed: "000", prefix: "Table 5,", title: "raw disk-to-disk copies (dd, 8192-word blocks)",
-        ids: &["io.copy"],
-        why: &["the paper copied raw RK05, RP03, RP04 and RS04 devices; io.copy copies a file through \
-                the working directory's file system: the devices are gone, so no ratio is given"], ..T },
+    SeedTable { key: "000-5", seed: "000", prefix: "Table 5,", title: "raw disk-to-disk copies (dd, 8192-word blocks), bytes per second of real time",
+        why: &["the paper copied raw RK05, RP03, RP04 and RS04 devices; io.copy copies a file to another \
+                on the working directory's device, page cache bypassed: only the paper's copies of a \
+                disk to itself (the rows marked *) are set beside it, and the copies between two \
+                devices have no counterpart",
+               "the paper's µsec/wd is (Real − CPU) / words; both columns here are bytes / Real"], ..T },
     SeedTable { key: "000-6", seed: "000", prefix: "Table 6,", title: "recompiling UNIX (real, CPU)",
         ids: &["mixed.build"],
         why: &["the 1975 system's sources are not at hand; mixed.build builds a bundled multi-file C \
@@ -131,11 +140,14 @@ pub const TABLES: &[SeedTable] = &[
                "the last column is the 11/70's average real time per script divided by today's: \
                 two different scripts' lengths as much as two machines; Inc (average real / real \
                 of one script) is in `timeshare show RUN`"], ..T },
-    SeedTable { key: "000-11", seed: "000", prefix: "Table 11,", title: "a compute-bound program beside K disk readers (user CPU, ratio alone)",
-        ids: &["load.iointerference.0", "load.iointerference.1", "load.iointerference.2",
-               "load.iointerference.3", "load.iointerference.4"],
+    SeedTable { key: "000-11", seed: "000", prefix: "Table 11,", title: "a compute-bound program beside K disk readers (usr CPU, ratio alone, read rate)",
+        quantities: TABLE11,
         why: &["the paper's readers were dd's of raw RS04, RP04, RP03 and RK05 devices; today's read \
-                files on the working directory's device. Ratio alone is in `timeshare show RUN`"], ..T },
+                files on the working directory's device",
+               "the last column divides the chess subset's user CPU (2:11 alone) by today's \
+                calibrated program's: two programs' lengths as much as two machines; ratio alone \
+                (user CPU alone / user CPU beside the readers) is the figure comparable across \
+                machines"], ..T },
     SeedTable { key: "000-C", seed: "000", prefix: "Attachment C", title: "per-command accounting of the command script",
         ids: &["load.script.1", "load.script.5", "load.script.9"],
         why: &["the per-command table (count, %, average real and CPU, real/CPU) is in \
@@ -335,6 +347,9 @@ pub fn column_kind(quantity: Quantity, unit: Unit, basis: &Basis) -> (Unit, Basi
         Quantity::User | Quantity::System | Quantity::Cpu => (Unit::SecondsPerOp, basis.clone()),
         Quantity::FaultService => (Unit::SecondsPerOp, Basis::per(PAGE_FAULT)),
         Quantity::Faults => (Unit::Count, basis.clone()),
+        Quantity::ProgramUser => (Unit::SecondsPerOp, basis.clone()),
+        Quantity::RatioAlone => (Unit::Ratio, basis.clone()),
+        Quantity::ReadRate => (Unit::BytesPerSecond, Basis::per(BYTE_READ_BESIDE)),
     }
 }
 
@@ -357,6 +372,10 @@ pub fn today(r: Option<&BenchResult>, quantity: Quantity) -> Option<Measure> {
             let touches = p.touches.filter(|&t| t > 0)? as f64;
             (p.minor_faults + p.major_faults) / touches
         }
+        Quantity::ProgramUser => r.details_as::<IoInterference>()?.user_s,
+        Quantity::RatioAlone => r.details_as::<IoInterference>()?.ratio_alone?,
+        // The details count bytes per µs; the column is bytes per second.
+        Quantity::ReadRate => r.details_as::<IoInterference>()?.bytes_per_us * 1e6,
     };
     let (unit, basis) = column_kind(quantity, r.unit, basis);
     Some(Measure::new(value, unit, basis))

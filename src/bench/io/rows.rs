@@ -43,7 +43,8 @@ pub fn rows() -> Vec<Benchmark> {
             TABLE5,
             |ctx| copy(ctx, Want::Bypass),
         )
-        .with_metric(Metric::throughput(COPY_BLOCK as u64)),
+        .with_metric(Metric::throughput(COPY_BLOCK as u64))
+        .per(io::BYTE_COPIED),
         Benchmark::new(
             "io.copy.cached",
             "copy a 16 MiB file in 16 KiB blocks through the page cache (warm)",

@@ -71,6 +71,7 @@ pub fn row(k: usize) -> Benchmark {
         move |ctx| it.prepare(ctx),
     )
     .with_metric(Metric::job())
+    .per(load::PER_PROGRAM_RUN)
     .with_plan(Plan::job)
 }
 

@@ -9,6 +9,10 @@ use serde::{Deserialize, Serialize};
 
 use super::Record;
 
+/// What `io.copy`'s rate counts: bytes read from one file and written to another on the
+/// same device, as seed 000 Table 5's dd copies of a disk to itself.
+pub const BYTE_COPIED: &str = "byte copied from the device to itself";
+
 /// What the figure went through: the cache line of the main table's note.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Through {

@@ -11,6 +11,11 @@ pub const PER_COPY: &str = "copy of the compute-bound program (average real over
 /// What a `load.script.N` figure is per: Table 10's columns "have the same meaning" as
 /// Table 9's, so one script, averaged over the users.
 pub const PER_SCRIPT: &str = "user's command script (average real over the users)";
+/// What a `load.iointerference.K` figure is per: one run of the timed compute-bound
+/// program, beside its K readers (seed 000 Table 11's Usr CPU and Ratio Alone).
+pub const PER_PROGRAM_RUN: &str = "run of the compute-bound program beside the readers";
+/// What Table 11's wds/µsec counts: the data the readers read while the program ran.
+pub const BYTE_READ_BESIDE: &str = "byte read by the readers beside the program";
 
 /// `load.cpu.N` (Table 9): N copies of a compute-bound program at once.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
