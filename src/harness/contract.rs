@@ -38,6 +38,7 @@ pub struct Benchmark {
     root_only: Option<&'static str>,
     requires: Option<SupportCheck>,
     partnered: bool,
+    single_calls: bool,
     syscalls: &'static [(&'static str, f64)],
     anchors: Vec<Anchor>,
     prepare: Box<Prepare>,
@@ -61,6 +62,7 @@ impl Benchmark {
             root_only: None,
             requires: None,
             partnered: false,
+            single_calls: false,
             syscalls: &[],
             anchors: Vec::new(),
             prepare: Box::new(prepare),
@@ -119,6 +121,13 @@ impl Benchmark {
     /// the other process happened to run elsewhere.
     pub fn partnered(mut self) -> Self {
         self.partnered = true;
+        self
+    }
+
+    /// After its batches, its operation is also timed one call at a time (seed 002's
+    /// statistics are of single calls): see [`crate::harness::sampler::single_calls`].
+    pub fn timed_one_by_one(mut self) -> Self {
+        self.single_calls = true;
         self
     }
 
@@ -185,6 +194,11 @@ impl Benchmark {
     /// Whether the operation involves another process (see [`Benchmark::partnered`]).
     pub fn is_partnered(&self) -> bool {
         self.partnered
+    }
+
+    /// Whether its single calls are timed too ([`Benchmark::timed_one_by_one`]).
+    pub fn times_single_calls(&self) -> bool {
+        self.single_calls
     }
 
     /// Why it needs root, for the rows that do.

@@ -216,6 +216,17 @@ impl Runner {
             Err(e) => watch_notes.push(format!("--profile: no profile: {e:#}")),
         }
         let mut m = m?;
+        if b.times_single_calls() {
+            // Seed 002's statistics are of single calls: time them too, after the batches
+            // and before the workload's check, on the same prepared workload.
+            let n = sampler::single_call_count(invocations::plan_mode(&self.options));
+            result.single_calls = Some(sampler::single_calls(
+                workload.as_mut(),
+                n,
+                &overhead,
+                plan.subtract_loop,
+            )?);
+        }
         // The check first, while children are still there to report; the details and
         // notes are kept even when it fails the row.
         let checked = workload.finish();

@@ -24,7 +24,9 @@ use super::counters::Snapshot;
 use super::cpu::current_cpu;
 use super::interrupt::{self, Interrupted};
 use super::rusage::thread_preemptions;
-use crate::model::{Calibration, CounterDeltas, Metric, OpTimes, Overhead, Sample, Summary, Unit};
+use crate::model::{
+    Calibration, CounterDeltas, Metric, Mode, OpTimes, Overhead, Sample, SingleCalls, Summary, Unit,
+};
 use anyhow::{bail, Result};
 
 /// Measure the overheads through the very code path samples take: a sample of zero
@@ -380,6 +382,63 @@ pub fn restate(m: &mut Measured, own: OwnFigures) -> Result<()> {
     m.times = own.times;
     m.notes.push(own.note);
     Ok(())
+}
+
+/// How many single calls a row timed one by one takes: cheap in quick mode (a few ms of
+/// system calls), enough in full mode for a steady SD. Odd, so the median is one call.
+pub fn single_call_count(mode: Mode) -> usize {
+    match mode {
+        Mode::Quick => 2_001,
+        Mode::Full => 10_001,
+    }
+}
+
+/// Seed 002's way of timing: `n` operations, each between two clock reads of its own, the
+/// clock's cost (an empty timed region) and, with `subtract_loop`, one loop iteration taken
+/// from each. A call cheaper than the clock's jitter may come out negative; it is kept,
+/// so that the mean is not biased upwards by dropping it.
+pub fn single_calls(
+    w: &mut dyn Workload,
+    n: usize,
+    overhead: &Overhead,
+    subtract_loop: bool,
+) -> Result<SingleCalls> {
+    single_calls_with(w, n, overhead, subtract_loop, &RealProbe)
+}
+
+/// [`single_calls`] reading time through `probe`.
+pub fn single_calls_with(
+    w: &mut dyn Workload,
+    n: usize,
+    overhead: &Overhead,
+    subtract_loop: bool,
+    probe: &dyn Probe,
+) -> Result<SingleCalls> {
+    let subtracted_s = overhead.clock_s
+        + if subtract_loop {
+            overhead.per_iter_s
+        } else {
+            0.0
+        };
+    let mut values = Vec::with_capacity(n);
+    for _ in 0..n.max(1) {
+        if interrupt::requested() {
+            return Err(Interrupted.into());
+        }
+        w.before_sample(1)?;
+        let start = probe.now_ns();
+        w.run(1)?;
+        let end = probe.now_ns();
+        values.push(end.saturating_sub(start) as f64 * 1e-9 - subtracted_s);
+    }
+    let s = Summary::from_values(&values)?;
+    Ok(SingleCalls {
+        n: values.len(),
+        subtracted_s,
+        median_s: s.median,
+        mean_s: s.mean,
+        sd_s: s.sd,
+    })
 }
 
 /// Seconds per operation in the metric's unit (bytes/s for throughput rows).
@@ -858,5 +917,68 @@ mod tests {
             "{}",
             m.summary.median
         );
+    }
+
+    #[test]
+    fn single_calls_take_the_clock_and_the_loop_from_each_call() {
+        // Each call costs 300 virtual ns; each clock read 40, each loop iteration 2 (of
+        // which the virtual workload has none, so the figure is 2 ns short: it shows the
+        // subtraction happened).
+        let clock = Virtual {
+            read_cost: 40,
+            ..Virtual::default()
+        };
+        let s = single_calls_with(
+            &mut exact(&clock, 300),
+            101,
+            &overhead_of(&clock, 2.0),
+            true,
+            &clock,
+        )
+        .unwrap();
+        assert_eq!(s.n, 101);
+        assert!((s.subtracted_s - 42e-9).abs() < 1e-15, "{s:?}");
+        assert!((s.mean_s - 298e-9).abs() < 1e-12, "{s:?}");
+        assert!((s.median_s - 298e-9).abs() < 1e-12, "{s:?}");
+        assert!(
+            s.sd_s.abs() < 1e-12,
+            "identical calls have no spread: {s:?}"
+        );
+    }
+
+    #[test]
+    fn single_calls_spread_is_the_calls_not_a_batch_mean_s() {
+        // Calls alternating 100 and 500 ns: a batch of two would always read 300 ns (no
+        // spread); one by one the SD is that of {100, 500}.
+        struct Alternating<'a> {
+            clock: &'a Virtual,
+            calls: u64,
+        }
+        impl Workload for Alternating<'_> {
+            fn run(&mut self, n: u64) -> Result<()> {
+                for _ in 0..n {
+                    self.calls += 1;
+                    let cost = if self.calls % 2 == 0 { 500 } else { 100 };
+                    self.clock.now.set(self.clock.now.get() + cost);
+                }
+                Ok(())
+            }
+        }
+        let clock = Virtual::default();
+        let s = single_calls_with(
+            &mut Alternating {
+                clock: &clock,
+                calls: 0,
+            },
+            1000,
+            &overhead_of(&clock, 0.0),
+            false,
+            &clock,
+        )
+        .unwrap();
+        assert!((s.mean_s - 300e-9).abs() < 1e-12, "{s:?}");
+        // Sample SD of 500 values of 100 and 500 of 500 (n − 1 denominator).
+        let expected = 200e-9 * (1000.0f64 / 999.0).sqrt();
+        assert!((s.sd_s - expected).abs() < 1e-12, "{s:?}");
     }
 }

@@ -188,6 +188,25 @@ pub struct BenchResult {
     /// [`super::levels`].
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub invocations: Option<super::levels::Invocations>,
+    /// For the rows of seed 002 Figures 4–6: calls timed one by one, as the paper's
+    /// statistics were, beside the batches the headline is the median of.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub single_calls: Option<SingleCalls>,
+}
+
+/// Statistics of operations timed one per pair of clock reads, the clock's own cost (an
+/// empty timed region) and the loop's subtracted from each: seed 002's median, mean and
+/// SD "of single calls", where a batch's mean hides the spread of its calls.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SingleCalls {
+    /// The number of calls timed.
+    pub n: usize,
+    /// The cost subtracted from each call: one empty timed region plus one loop iteration.
+    pub subtracted_s: f64,
+    pub median_s: f64,
+    pub mean_s: f64,
+    /// Sample standard deviation of the single calls.
+    pub sd_s: f64,
 }
 
 impl BenchResult {
@@ -225,6 +244,7 @@ impl BenchResult {
             notes: Vec::new(),
             duration_s: 0.0,
             invocations: None,
+            single_calls: None,
         }
     }
 

@@ -41,10 +41,17 @@ pub enum Quantity {
     System,
     /// User + system CPU time per operation (seed 000 Tables 9 and 10's CPU column).
     Cpu,
-    /// The mean over the samples, where the headline is their median (seed 002).
+    /// The mean of single calls, each timed by itself (seed 002), where the headline is
+    /// the median of calibrated batches.
     Mean,
-    /// The standard deviation over the samples (seed 002: of single calls).
+    /// The standard deviation of single calls, each timed by itself (seed 002).
     Sd,
+    /// Today's mean over the calibrated batches' per-call figures: no paper has it; shown
+    /// beside the single calls' so that the two statistics are not mistaken for each other.
+    BatchMean,
+    /// Today's SD over the calibrated batches' per-call figures (smaller than the single
+    /// calls' by about the square root of the batch).
+    BatchSd,
     /// Page-fault service time: system time / page faults (001 Table 8).
     FaultService,
     /// Page faults per operation (001 Table 7's and 8's Page Faults, per page touch).
@@ -68,6 +75,8 @@ impl Quantity {
             Quantity::Cpu => "cpu",
             Quantity::Mean => "mean",
             Quantity::Sd => "SD",
+            Quantity::BatchMean => "mean (batches)",
+            Quantity::BatchSd => "SD (batches)",
             Quantity::FaultService => "fault service",
             Quantity::Faults => "faults",
             Quantity::ProgramUser => "usr CPU",

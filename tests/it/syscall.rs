@@ -87,3 +87,60 @@ fn an_ordinary_user_gets_root_rows_skipped_with_the_reason() {
     assert_eq!(result(&run, "syscall.getpid")["status"]["state"], "ok");
     assert_eq!(result(&run, "syscall.gtty")["status"]["state"], "ok");
 }
+
+/// Seed 002's rows are also timed one call at a time: the record holds the calls' count
+/// and statistics, and `table 002-4` sets their mean and SD beside the paper's.
+#[test]
+fn seed_002_rows_carry_single_call_statistics_into_the_table() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("runs.db");
+    let path = dir.path().join("r.json");
+    timeshare()
+        .args([
+            "run",
+            "syscall.getpid",
+            "syscall.getpid.libc",
+            "--quick",
+            "--json",
+        ])
+        .arg(&path)
+        .arg("--db")
+        .arg(&db)
+        .assert()
+        .success();
+    let run = json(&std::fs::read(&path).unwrap());
+    let single = &result(&run, "syscall.getpid")["single_calls"];
+    assert_eq!(single["n"], 2001, "{single}");
+    for field in ["median_s", "mean_s", "sd_s", "subtracted_s"] {
+        assert!(single[field].is_number(), "no {field}: {single}");
+    }
+    assert!(single["subtracted_s"].as_f64().unwrap() > 0.0, "{single}");
+    // A row outside seed 002's Figures 4–6 is not timed one by one.
+    assert!(result(&run, "syscall.getpid.libc")["single_calls"].is_null());
+
+    let out = timeshare()
+        .env("COLUMNS", "100")
+        .args(["table", "002-4", "--db"])
+        .arg(&db)
+        .assert()
+        .success();
+    let text = String::from_utf8_lossy(&out.get_output().stdout).to_string();
+    let lines: Vec<&str> = text.lines().collect();
+    let at = lines
+        .iter()
+        .position(|l| l.contains("syscall.getpid"))
+        .unwrap_or_else(|| panic!("no getpid row: {text}"));
+    let mean = lines[at + 1];
+    assert!(mean.contains("mean (1 call)"), "{text}");
+    // Today's cell is a figure (a unit follows it), not "—".
+    let today = mean
+        .split("mean (1 call)")
+        .nth(1)
+        .unwrap()
+        .split_whitespace()
+        .nth(1);
+    assert!(
+        matches!(today, Some("ns" | "µs" | "ms")),
+        "today's single-call mean missing: {mean}"
+    );
+}
