@@ -277,6 +277,9 @@ pub fn execute(args: RunArgs) -> Result<Exit> {
         runner.run_one(b).ok().filter(|r| r.status.is_ok())?.summary
     };
     let reference_before = measure_reference(&runner);
+    // The clock's rate against the unslewed one, over the whole run (seed 002 checked its
+    // timer before trusting it).
+    let clock_start = crate::harness::clock::monotonic_and_raw_ns();
     let run = if let Some(target) = &target {
         let side = invocations::Side {
             name: "self".into(),
@@ -299,6 +302,15 @@ pub fn execute(args: RunArgs) -> Result<Exit> {
     crate::harness::debris::remove_own_scratch(&dir);
     let mut run = run?;
     progress.finish();
+    let clock_rate = crate::model::ClockRate::between(
+        clock_start,
+        crate::harness::clock::monotonic_and_raw_ns(),
+    );
+    run.environment.clock_rate = clock_rate;
+    let slewed = clock_rate.as_ref().and_then(quiet::clock_rate_warning);
+    if let Some(w) = &slewed {
+        run.warnings.push(w.clone());
+    }
     let drift = match (reference_before, run.status) {
         (Some(before), RunStatus::Complete) => measure_reference(&runner).and_then(|after| {
             let unit = reference.map_or(crate::model::Unit::SecondsPerOp, |b| b.metric().unit);
@@ -334,18 +346,22 @@ pub fn execute(args: RunArgs) -> Result<Exit> {
     if let Some(out) = json {
         out.write(&report::json::to_json(&run)?)?;
     }
-    if let Some(w) = &drift {
+    for w in drift.iter().chain(&slewed) {
         eprintln!("warning: {w}");
     }
     // After the tables and the JSON, so that a store error (a full disk) cannot hide
     // what was measured; it is the run's error once everything else is out.
     let mut store_failed = None;
     if let Some(r) = recorder.as_mut() {
-        let warned = match &drift {
-            Some(_) => r.set_warnings(&run.warnings),
-            None => Ok(()),
+        let warned = match (&drift, &slewed) {
+            (None, None) => Ok(()),
+            _ => r.set_warnings(&run.warnings),
         };
-        match warned.and_then(|()| r.finish(&run)) {
+        let amended = warned.and_then(|()| match clock_rate {
+            Some(_) => r.set_environment(&run.environment),
+            None => Ok(()),
+        });
+        match amended.and_then(|()| r.finish(&run)) {
             Ok(()) => {
                 if let Some(id) = r.run_id() {
                     eprintln!("stored as run {id} in {}", r.path());

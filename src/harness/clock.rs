@@ -13,6 +13,26 @@ pub fn now_ns() -> u64 {
     ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
 }
 
+/// Nanoseconds on CLOCK_MONOTONIC_RAW: the hardware counter, never slewed by NTP.
+pub fn raw_ns() -> u64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: as above; CLOCK_MONOTONIC_RAW exists on Linux since 2.6.28.
+    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC_RAW, &mut ts) };
+    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+}
+
+/// CLOCK_MONOTONIC and CLOCK_MONOTONIC_RAW read together: the raw read between two
+/// monotonic ones, whose midpoint stands for the same instant.
+pub fn monotonic_and_raw_ns() -> (u64, u64) {
+    let before = now_ns();
+    let raw = raw_ns();
+    let after = now_ns();
+    (before + (after - before) / 2, raw)
+}
+
 /// The resolution CLOCK_MONOTONIC claims, in nanoseconds.
 pub fn resolution_ns() -> u64 {
     let mut ts = libc::timespec {

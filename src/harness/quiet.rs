@@ -1,8 +1,51 @@
 //! Is the machine quiet enough to measure? Seed 002 built "a quiet system ... no daemons or
 //! other processes running". We cannot build one, but we can say when it is not.
 
+use crate::model::environment::ClockRate;
 use crate::model::unit::format_value;
 use crate::model::{Environment, Summary, Unit};
+
+/// The difference between CLOCK_MONOTONIC's rate and CLOCK_MONOTONIC_RAW's beyond which
+/// the clock is being slewed harder than NTP ever slews it (500 ppm): every figure of the
+/// run is then off by as much.
+pub const SLEW_LIMIT_PPM: f64 = 1000.0;
+/// The shortest comparison whose ppm is trusted: two pairs of reads 100 ms apart place the
+/// rate within a fraction of a ppm; much shorter ones would be read noise.
+pub const LEAST_CLOCK_WINDOW_S: f64 = 0.1;
+
+/// What a run's clock-rate comparison says.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum ClockVerdict {
+    /// Too short a window to tell.
+    TooShort,
+    /// Within [`SLEW_LIMIT_PPM`].
+    Steady,
+    /// Beyond it: the run's durations are biased by `ppm`.
+    Slewed,
+}
+
+/// The verdict on a comparison of the two clocks.
+pub fn classify_clock(rate: &ClockRate) -> ClockVerdict {
+    if rate.window_s < LEAST_CLOCK_WINDOW_S {
+        ClockVerdict::TooShort
+    } else if rate.ppm.abs() > SLEW_LIMIT_PPM {
+        ClockVerdict::Slewed
+    } else {
+        ClockVerdict::Steady
+    }
+}
+
+/// The warning for a slewed clock, if the comparison shows one.
+pub fn clock_rate_warning(rate: &ClockRate) -> Option<String> {
+    (classify_clock(rate) == ClockVerdict::Slewed).then(|| {
+        format!(
+            "the clock was slewed during the run: CLOCK_MONOTONIC ran {:+.0} ppm against \
+             CLOCK_MONOTONIC_RAW over {:.1} s (more than {SLEW_LIMIT_PPM:.0} ppm): every \
+             figure of this run is off by as much",
+            rate.ppm, rate.window_s
+        )
+    })
+}
 
 /// The row measured before and after a run to see whether the machine drifted: cheap,
 /// one system call, and sensitive to what moves every figure (host scheduling, steal,
@@ -115,5 +158,29 @@ mod tests {
         let w = warnings(&env);
         assert!(w.iter().any(|m| m.contains("load average 1.90")));
         assert!(w.iter().any(|m| m.contains("powersave")));
+    }
+
+    #[test]
+    fn the_clock_rate_is_classified_by_its_ppm_and_its_window() {
+        let rate = |window_s: f64, ppm: f64| ClockRate { window_s, ppm };
+        assert_eq!(classify_clock(&rate(5.0, 12.0)), ClockVerdict::Steady);
+        assert_eq!(classify_clock(&rate(5.0, -999.0)), ClockVerdict::Steady);
+        assert_eq!(classify_clock(&rate(5.0, 1500.0)), ClockVerdict::Slewed);
+        assert_eq!(classify_clock(&rate(5.0, -1500.0)), ClockVerdict::Slewed);
+        // A few ms cannot tell a slewed clock from read noise.
+        assert_eq!(classify_clock(&rate(0.005, 5000.0)), ClockVerdict::TooShort);
+        assert!(clock_rate_warning(&rate(5.0, 12.0)).is_none());
+        let w = clock_rate_warning(&rate(2.0, -2500.0)).expect("slewed");
+        assert!(w.contains("-2500 ppm") && w.contains("2.0 s"), "{w}");
+    }
+
+    #[test]
+    fn the_clock_rate_is_the_monotonic_clock_s_excess_over_the_raw_one() {
+        // 1 s of raw time in which the monotonic clock advanced 1.002 s: +2000 ppm.
+        let r = ClockRate::between((10_000, 50_000), (1_002_010_000, 1_000_050_000)).unwrap();
+        assert!((r.window_s - 1.0).abs() < 1e-12, "{r:?}");
+        assert!((r.ppm - 2000.0).abs() < 1e-6, "{r:?}");
+        // No raw time between the readings: nothing to compare.
+        assert!(ClockRate::between((5, 7), (9, 7)).is_none());
     }
 }

@@ -41,6 +41,8 @@ pub fn detect(workdir: &Path) -> Environment {
         uid: unsafe { libc::getuid() },
         load_average: load_average(),
         busy_processes: busy_processes(),
+        // Measured over the run by `run`, not at detection.
+        clock_rate: None,
     }
 }
 

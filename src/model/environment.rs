@@ -31,6 +31,40 @@ pub struct Environment {
     pub load_average: [f64; 3],
     /// Other processes found runnable when the run started (name and pid).
     pub busy_processes: Vec<String>,
+    /// CLOCK_MONOTONIC's rate against CLOCK_MONOTONIC_RAW over the run (absent in older
+    /// records and outside `run`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clock_rate: Option<ClockRate>,
+}
+
+/// How fast the clock every figure is read from ran against the hardware's own: seed 002
+/// checked its timer against two other clocks before trusting it. CLOCK_MONOTONIC is
+/// slewed by NTP (at most 500 ppm by adjtime's own limit); CLOCK_MONOTONIC_RAW is not.
+/// A larger difference means the clock was being pulled, and every duration of the run
+/// with it.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq)]
+pub struct ClockRate {
+    /// How long the comparison lasted, on CLOCK_MONOTONIC_RAW.
+    pub window_s: f64,
+    /// (CLOCK_MONOTONIC's elapsed − CLOCK_MONOTONIC_RAW's) / CLOCK_MONOTONIC_RAW's, in
+    /// parts per million: positive when the monotonic clock ran fast.
+    pub ppm: f64,
+}
+
+impl ClockRate {
+    /// The rate between two pairs of readings (monotonic ns, raw ns), the second taken
+    /// later; `None` when no raw time passed between them.
+    pub fn between(start: (u64, u64), end: (u64, u64)) -> Option<ClockRate> {
+        let mono = end.0 as f64 - start.0 as f64;
+        let raw = end.1 as f64 - start.1 as f64;
+        if raw <= 0.0 {
+            return None;
+        }
+        Some(ClockRate {
+            window_s: raw * 1e-9,
+            ppm: (mono - raw) / raw * 1e6,
+        })
+    }
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]

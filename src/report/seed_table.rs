@@ -199,8 +199,9 @@ pub const TABLES: &[SeedTable] = &[
                "the paper checked its KW11-P clock against the time of day and a line-frequency clock \
                 before trusting it; timeshare reads CLOCK_MONOTONIC, records the clock source with \
                 every run (`timeshare sysinfo`) and the cost of a read, which it subtracts from \
-                every figure (the first line of `timeshare show RUN`); a check of the clock's rate \
-                against a second clock is not made yet"], ..T },
+                every figure (the first line of `timeshare show RUN`), and compares CLOCK_MONOTONIC's \
+                rate with CLOCK_MONOTONIC_RAW's over the run (the environment's clock_rate, in \
+                ppm), warning beyond 1000 ppm"], ..T },
     SeedTable { key: "002-3", seed: "002", prefix: "Figure 3,", title: "Direct vs. indirect system call timing (median)",
         ids: &["syscall.args.1", "syscall.args.2", "syscall.args.3", "syscall.args.4"],
         why: &["D(r0+0args) is the system-call instruction (syscall.args.0); the paper's indirect \

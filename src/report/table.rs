@@ -488,10 +488,7 @@ pub fn environment_rows(env: &Environment) -> Vec<(&'static str, String)> {
             "memory",
             format!("{} (swap {})", gib(env.memory_bytes), gib(env.swap_bytes)),
         ),
-        (
-            "clock source",
-            env.clocksource.clone().unwrap_or_else(|| "unknown".into()),
-        ),
+        ("clock source", clock_source(env)),
         (
             "governor",
             env.governor.clone().unwrap_or_else(|| "not exposed".into()),
@@ -563,6 +560,19 @@ pub fn environment_rows(env: &Environment) -> Vec<(&'static str, String)> {
         ),
     ];
     rows
+}
+
+/// The clock source, and how its monotonic clock's rate compared with the raw one over
+/// the run where that was measured.
+fn clock_source(env: &crate::model::Environment) -> String {
+    let source = env.clocksource.clone().unwrap_or_else(|| "unknown".into());
+    match env.clock_rate {
+        Some(r) => format!(
+            "{source}; CLOCK_MONOTONIC {:+.1} ppm against CLOCK_MONOTONIC_RAW over {:.1} s",
+            r.ppm, r.window_s
+        ),
+        None => source,
+    }
 }
 
 #[cfg(test)]

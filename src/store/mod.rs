@@ -416,6 +416,27 @@ impl Store {
         Ok(())
     }
 
+    /// Replace the stored run's environment (a check made over the run measured the clock's
+    /// rate).
+    pub fn set_environment(
+        &mut self,
+        run_id: i64,
+        environment: &crate::model::Environment,
+    ) -> Result<(), StoreError> {
+        let text = self
+            .db
+            .query_one("SELECT run_json FROM runs WHERE id = ?1", vals![run_id])?
+            .text()
+            .unwrap_or_default();
+        let mut header: serde_json::Value = serde_json::from_str(&text)?;
+        header["environment"] = serde_json::to_value(environment)?;
+        self.db.exec(
+            "UPDATE runs SET run_json = ?1 WHERE id = ?2",
+            vals![serde_json::to_string(&header)?, run_id],
+        )?;
+        Ok(())
+    }
+
     /// Store a whole run read from elsewhere (`timeshare import`), in one transaction —
     /// unless the same run is already here: a run is the same when it started at the same
     /// instant on the same host (its `started_at` has nanoseconds, and one host starts

@@ -58,6 +58,17 @@ impl Recorder {
         Ok(())
     }
 
+    /// Replace the stored run's environment (the clock's rate, measured over the run).
+    pub fn set_environment(&mut self, environment: &crate::model::Environment) -> Result<()> {
+        self.take_pending()?;
+        if let Some(id) = self.run_id {
+            self.store
+                .set_environment(id, environment)
+                .with_context(|| format!("cannot record the environment of run {id}"))?;
+        }
+        Ok(())
+    }
+
     /// Record the run's final status and end time; the first store error of the run, if
     /// there was one (what was measured is then only in the caller's hands).
     pub fn finish(&mut self, run: &Run) -> Result<()> {

@@ -115,6 +115,10 @@ fn seed_002_rows_carry_single_call_statistics_into_the_table() {
         assert!(single[field].is_number(), "no {field}: {single}");
     }
     assert!(single["subtracted_s"].as_f64().unwrap() > 0.0, "{single}");
+    // The run compared its clock's rate with the raw clock's over its whole length.
+    let rate = &run["environment"]["clock_rate"];
+    assert!(rate["window_s"].as_f64().is_some_and(|w| w > 0.0), "{rate}");
+    assert!(rate["ppm"].as_f64().is_some_and(f64::is_finite), "{rate}");
     // A row outside seed 002's Figures 4–6 is not timed one by one.
     assert!(result(&run, "syscall.getpid.libc")["single_calls"].is_null());
 
