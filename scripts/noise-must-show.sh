@@ -10,7 +10,11 @@
 # (e) `selftest noise.aa`: the A/A self-check and an injected 10% slowdown found
 # (f) the time of a quick and of a full `run syscall`
 #
-# RUNS (default 3) back-to-back `run syscall --full`. Everything goes to SCRATCH_DIR (a
+# RUNS (default 3) back-to-back `run syscall --full`, after SEED (env, default 3) earlier
+# full runs stored in the same database: a full run's interval learns how far runs differ
+# from the earlier runs of this machine (docs/noise.md, "The run level"), so the first
+# runs on a new database have only their processes' interval. SKIP_SELFTEST=1 leaves out
+# (e), which takes minutes. Everything goes to SCRATCH_DIR (a
 # database, the outputs); HOME points there for the runs of the binary. The load average
 # is printed beside every figure: on a busy machine the figures describe that machine.
 set -u
@@ -34,6 +38,13 @@ echo "nproc: $(nproc); load at start: $(load)"
 # (f) quick, before anything else.
 s=$(secs); "$T" run syscall --quick --no-save --dir "$S" >"$S/quick.out" 2>&1
 echo "(f) quick run syscall: rc=$? $(took "$s" "$(secs)") s, load $(load)"
+
+SEED=${SEED:-3}
+for i in $(seq "$SEED"); do
+    s=$(secs)
+    "$T" run syscall --full --db "$DB" --dir "$S" --label "seed$i" >"$S/seed$i.out" 2>&1
+    echo "    earlier run seed$i: rc=$? $(took "$s" "$(secs)") s, load $(load)"
+done
 
 runs=()
 for i in $(seq "$N"); do
@@ -60,10 +71,12 @@ s=$(secs)
 echo "(d) ab self self syscall: rc=$? $(took "$s" "$(secs)") s, load $(load)"
 grep -E '[0-9]+ ids tested' "$S/ab.out" | sed 's/^/    /'
 
-s=$(secs)
-"$T" selftest noise.aa >"$S/selftest.out" 2>&1
-echo "(e) selftest noise.aa: rc=$? $(took "$s" "$(secs)") s, load $(load)"
-sed 's/^/    /' "$S/selftest.out"
+if [ "${SKIP_SELFTEST:-0}" != 1 ]; then
+    s=$(secs)
+    "$T" selftest noise.aa >"$S/selftest.out" 2>&1
+    echo "(e) selftest noise.aa: rc=$? $(took "$s" "$(secs)") s, load $(load)"
+    sed 's/^/    /' "$S/selftest.out"
+fi
 
 echo "invocation medians of three ids (ns, sorted), per run:"
 for r in "${runs[@]}"; do

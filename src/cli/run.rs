@@ -261,6 +261,18 @@ pub fn execute(args: RunArgs) -> Result<Exit> {
     super::clean::sweep(&dir);
 
     let runner = Runner::new(options, &dir)?;
+    // What earlier runs like this one measured, for the run level of a run across
+    // processes (`model::runlevel`); read before the store goes to the recorder.
+    let earlier = match &store {
+        Some(s) if invocations > 1 && target.is_none() => s
+            .earlier_headlines(
+                &crate::harness::sysinfo::detect(&dir),
+                &runner.options,
+                crate::model::runlevel::MAX_EARLIER_RUNS,
+            )
+            .context("reading the earlier runs of this machine")?,
+        _ => Vec::new(),
+    };
     let mut recorder = store.map(|s| Recorder::new(s, runner.overhead));
     let mut progress = Progress::new();
     let mut observers = Tee {
@@ -295,7 +307,14 @@ pub fn execute(args: RunArgs) -> Result<Exit> {
             options: runner.options.clone(),
             dir: dir.clone(),
         };
-        runner.execute_invocations(&chosen, reg.derived(), &mut observers, &side, invocations)
+        runner.execute_invocations(
+            &chosen,
+            reg.derived(),
+            &mut observers,
+            &side,
+            invocations,
+            &earlier,
+        )
     } else {
         runner.execute(&chosen, reg.derived(), &mut observers)
     };
@@ -353,10 +372,9 @@ pub fn execute(args: RunArgs) -> Result<Exit> {
     // what was measured; it is the run's error once everything else is out.
     let mut store_failed = None;
     if let Some(r) = recorder.as_mut() {
-        let warned = match (&drift, &slewed) {
-            (None, None) => Ok(()),
-            _ => r.set_warnings(&run.warnings),
-        };
+        // The run's warnings as they ended: the drift check, the clock-rate check and
+        // the run level add to what was stored when it began.
+        let warned = r.set_warnings(&run.warnings);
         let amended = warned.and_then(|()| match clock_rate {
             Some(_) => r.set_environment(&run.environment),
             None => Ok(()),

@@ -307,7 +307,7 @@ mod tests {
         BenchResult {
             summary: levels::across(&within).ok(),
             duration_s,
-            invocations: Some(Invocations { within }),
+            invocations: Some(Invocations { within, runs: None }),
             ..BenchResult::new(id, "syscall", "", Unit::SecondsPerOp, Better::Lower, None)
         }
     }

@@ -3,6 +3,7 @@
 //! compute the derived rows. Results go to the observer as soon as they exist, so that a
 //! later failure or an interrupt loses nothing already measured.
 
+use std::collections::BTreeMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -16,8 +17,8 @@ use super::observe::{self, Watch};
 use super::state::RunState;
 use super::{invocations, quiet, sampler, sysinfo};
 use crate::model::{
-    BenchResult, Details, Observation, Overhead, Run, RunOptions, RunStatus, Status, Summary, Tool,
-    SCHEMA_VERSION,
+    runlevel, BenchResult, Details, Observation, Overhead, Run, RunOptions, RunStatus, Status,
+    Summary, Tool, SCHEMA_VERSION,
 };
 
 /// Hooks called while a run goes on; every one defaults to doing nothing. Called between
@@ -121,6 +122,7 @@ impl Runner {
         observer: &mut dyn Observer,
         side: &invocations::Side,
         rounds: usize,
+        earlier: &[BTreeMap<String, f64>],
     ) -> Result<Run> {
         let mut run = self.begin();
         observer.run_started(&run, benches.len());
@@ -137,7 +139,11 @@ impl Runner {
         } else {
             RunStatus::Complete
         };
-        for result in crate::model::levels::merge_runs(&measured.runs[0], &ids) {
+        let mut merged = crate::model::levels::merge_runs(&measured.runs[0], &ids);
+        if run.status == RunStatus::Complete {
+            with_run_level(&mut run, &mut merged, earlier);
+        }
+        for result in merged {
             observer.bench_finished(&result)?;
             run.results.push(result);
         }
@@ -278,6 +284,34 @@ impl Runner {
 }
 
 /// The derived rows from the measured ones, then the run's end.
+/// Widen the intervals of `merged` by the run-to-run spread of the `earlier` runs like
+/// this one (see `model::runlevel`), learned from the rows this run measured with a
+/// resolved figure (a derived row's or an unresolved one's spread is not the machine's);
+/// without two earlier runs, the run says its intervals are of its processes only.
+fn with_run_level(run: &mut Run, merged: &mut [BenchResult], earlier: &[BTreeMap<String, f64>]) {
+    let measured: Vec<&str> = merged
+        .iter()
+        .filter(|r| r.status.is_ok() && !r.below_resolution)
+        .map(|r| r.id.as_str())
+        .collect();
+    let alike: Vec<BTreeMap<String, f64>> = earlier
+        .iter()
+        .map(|e| {
+            e.iter()
+                .filter(|(id, _)| measured.contains(&id.as_str()))
+                .map(|(id, x)| (id.clone(), *x))
+                .collect()
+        })
+        .collect();
+    match runlevel::spread(&alike) {
+        Some(spread) => {
+            merged.iter_mut().for_each(|r| runlevel::widen(r, &spread));
+            run.warnings.push(runlevel::widened_note(&spread));
+        }
+        None => run.warnings.push(runlevel::no_earlier_run_note()),
+    }
+}
+
 fn finish(mut run: Run, derived: &[Derived], observer: &mut dyn Observer) -> Result<Run> {
     for d in derived {
         if let Some(result) = derive(d, &run.results) {

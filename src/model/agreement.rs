@@ -218,7 +218,7 @@ mod tests {
             .collect();
         BenchResult {
             summary: levels::across(&within).ok(),
-            invocations: Some(Invocations { within }),
+            invocations: Some(Invocations { within, runs: None }),
             ..BenchResult::new(id, "syscall", "", Unit::SecondsPerOp, Better::Lower, None)
         }
     }

@@ -40,6 +40,10 @@ use super::stats::{Summary, SummaryError};
 pub struct Invocations {
     /// Each invocation's own statistics of its clean samples (median, within CI, …).
     pub within: Vec<Summary>,
+    /// The level above: how the headline's interval was widened to hold another run's
+    /// figure, from earlier runs on the same machine (see [`super::runlevel`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub runs: Option<super::runlevel::RunLevel>,
 }
 
 impl Invocations {
@@ -323,7 +327,7 @@ pub fn merge(parts: &[BenchResult]) -> BenchResult {
         ));
     }
     merged.notes = notes;
-    merged.invocations = Some(Invocations { within });
+    merged.invocations = Some(Invocations { within, runs: None });
     merged
 }
 

@@ -19,6 +19,7 @@ pub mod observe;
 pub mod overhead;
 pub mod resolution;
 pub mod result;
+pub mod runlevel;
 pub mod stats;
 pub mod unit;
 

@@ -506,6 +506,62 @@ impl Store {
         Ok(out)
     }
 
+    /// The headlines of the newest `limit` complete runs made like one with `options` on
+    /// the machine `env` describes: same host name, kernel release and CPU model, same
+    /// mode, the same number of processes and the same pinning, no precision target, not
+    /// imported. One map of id → headline per run, newest first: what the run-to-run
+    /// spread is learned from (`model::runlevel`).
+    pub fn earlier_headlines(
+        &self,
+        env: &Environment,
+        options: &crate::model::RunOptions,
+        limit: usize,
+    ) -> Result<Vec<std::collections::BTreeMap<String, f64>>, StoreError> {
+        let candidates = self.db.query(
+            "SELECT r.id, r.run_json FROM runs r JOIN environments e ON e.id = r.environment_id \
+             WHERE r.status = 'complete' AND r.imported_from IS NULL AND r.mode = ?1 \
+             AND e.hostname = ?2 AND e.kernel = ?3 AND e.cpu_model = ?4 ORDER BY r.id DESC",
+            vals![
+                mode_name(options.mode),
+                env.hostname.as_str(),
+                env.kernel.release.as_str(),
+                env.cpu.model.as_str()
+            ],
+        )?;
+        let mut out = Vec::new();
+        for row in candidates {
+            if out.len() >= limit {
+                break;
+            }
+            let (Some(id), Some(json)) = (row[0].int(), row[1].text()) else {
+                continue;
+            };
+            let Ok(earlier) = serde_json::from_str::<Run>(&json) else {
+                continue;
+            };
+            let o = &earlier.options;
+            let alike = o.invocations == options.invocations
+                && o.cpu == options.cpu
+                && o.placement == options.placement
+                && o.precision.is_none();
+            if !alike {
+                continue;
+            }
+            let headlines = self
+                .db
+                .query(
+                    "SELECT id, median FROM results WHERE run_id = ?1 AND status = 'ok' \
+                     AND median IS NOT NULL",
+                    vals![id],
+                )?
+                .into_iter()
+                .filter_map(|r| Some((r[0].text()?, r[1].real()?)))
+                .collect();
+            out.push(headlines);
+        }
+        Ok(out)
+    }
+
     /// A run by the name the user gave: `last` (the newest complete run: one still
     /// going or interrupted is not what a comparison wants), `last-any` (the newest,
     /// whatever its status), a numeric id, or a label (which must name one run: a label

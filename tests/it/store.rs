@@ -484,3 +484,69 @@ fn a_seed_table_takes_each_row_from_the_newest_run_that_has_it() {
         "{one}"
     );
 }
+
+/// A run across processes learns how far runs differ from the earlier runs like it in
+/// its store: the first two say their intervals are of their processes only; the third
+/// widens each interval by what the first two showed and keeps the processes' own
+/// interval beside it. A run unlike them (one process) learns nothing from them.
+#[test]
+fn the_third_run_across_processes_holds_the_next_runs_figure() {
+    let db = db();
+    let run = |label: &str, processes: &str| -> Value {
+        let out = timeshare()
+            .args(["run", "syscall.getpid", "syscall.getuid", "--quick"])
+            .args(["--invocations", processes, "--label", label, "--json", "-"])
+            .arg("--db")
+            .arg(&db.path)
+            .assert()
+            .success()
+            .get_output()
+            .stdout
+            .clone();
+        json(&out)
+    };
+    let says_processes_only = |r: &Value| {
+        r["warnings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|w| w.as_str().unwrap().contains("of this run's processes only"))
+    };
+    let first = run("first", "2");
+    let second = run("second", "2");
+    assert!(says_processes_only(&first) && says_processes_only(&second));
+    let getpid = crate::common::result(&second, "syscall.getpid");
+    assert!(getpid["invocations"].get("runs").is_none(), "{getpid}");
+
+    let third = run("third", "2");
+    assert!(!says_processes_only(&third), "{}", third["warnings"]);
+    for id in ["syscall.getpid", "syscall.getuid"] {
+        let r = crate::common::result(&third, id);
+        let level = &r["invocations"]["runs"];
+        assert_eq!(level["earlier_runs"], 2, "{id}: {level}");
+        assert_eq!(level["df"], 2, "two ids, two runs each: {level}");
+        let f = |v: &Value| v.as_f64().unwrap();
+        let (lo, hi) = (f(&r["summary"]["ci_low"]), f(&r["summary"]["ci_high"]));
+        assert!(lo <= f(&level["process_low"]) && hi >= f(&level["process_high"]));
+        assert!(
+            lo <= f(&level["low"]) && hi >= f(&level["high"]),
+            "the union: {r}"
+        );
+        let median = f(&r["summary"]["median"]);
+        assert!(f(&level["low"]) < median && median < f(&level["high"]));
+    }
+    // The stored run carries the same, and says nothing of "processes only".
+    let stored = json(db.ok(&["export", "third"]).as_bytes());
+    assert!(!says_processes_only(&stored));
+    let r = crate::common::result(&stored, "syscall.getpid");
+    assert_eq!(r["invocations"]["runs"]["earlier_runs"], 2);
+
+    let single = run("single", "1");
+    assert!(crate::common::result(&single, "syscall.getpid")
+        .get("invocations")
+        .is_none());
+    // ... and is not learned from: the next run across two processes counts three.
+    let fourth = run("fourth", "2");
+    let r = crate::common::result(&fourth, "syscall.getpid");
+    assert_eq!(r["invocations"]["runs"]["earlier_runs"], 3, "{r}");
+}
