@@ -28,11 +28,12 @@ use std::time::{Duration, Instant};
 use anyhow::{bail, Context, Result};
 
 use super::kernel::Work;
-use super::{lock, remembered, remembered_work, LoadState, Ticker};
+use super::{driver_cpu, lock, remembered, remembered_work, LoadState, Ticker};
 use crate::harness::contract::{Benchmark, Ctx, Plan, Workload};
 use crate::harness::copies::{Children, Reaped};
+use crate::harness::rusage::DriverMeter;
 use crate::harness::state::Shared;
-use crate::model::details::load;
+use crate::model::details::load::{self, DriverCpu};
 use crate::model::median;
 use crate::model::Details;
 use crate::model::{Metric, Mode, Source};
@@ -76,6 +77,7 @@ pub fn row(k: usize) -> Benchmark {
 
 impl IoInterference {
     fn prepare(&self, ctx: &Ctx) -> Result<Box<dyn Workload>> {
+        let meter = DriverMeter::start();
         let shared = ctx.state.get::<LoadState>();
         let target = target_s(ctx.mode);
         let key = format!("io.{target}");
@@ -98,6 +100,8 @@ impl IoInterference {
             counters: counters(self.readers)?,
             samples: Vec::new(),
             base_key: format!("{key}.alone"),
+            meter,
+            driver: None,
         };
         if self.readers != 0 {
             // Ratio alone needs the program's user time without readers: measure it now if
@@ -113,6 +117,8 @@ impl IoInterference {
                     counters: counters(1)?,
                     samples: Vec::new(),
                     base_key: String::new(),
+                    meter,
+                    driver: None,
                 };
                 let users: Result<Vec<f64>> = (0..3).map(|_| Ok(alone.once()?.0.user_s)).collect();
                 Ok(median(&users?))
@@ -249,6 +255,9 @@ struct IoWorkload {
     /// Per operation: the compute child, and the bytes the readers read meanwhile.
     samples: Vec<(Reaped, u64)>,
     base_key: String,
+    /// Started with the row's set-up; read once the last run is reaped.
+    meter: DriverMeter,
+    driver: Option<DriverCpu>,
 }
 
 impl IoWorkload {
@@ -302,6 +311,15 @@ impl Workload for IoWorkload {
         Ok(())
     }
 
+    fn finish(&mut self) -> Result<()> {
+        self.driver = Some(driver_cpu(&self.meter));
+        Ok(())
+    }
+
+    fn notes(&self) -> Vec<String> {
+        self.driver.iter().map(DriverCpu::note).collect()
+    }
+
     fn details(&mut self) -> Option<Details> {
         if self.samples.is_empty() {
             return None;
@@ -335,6 +353,7 @@ impl Workload for IoWorkload {
                 .iter()
                 .map(|(r, b)| (r.user_s, r.system_s, r.real_s, *b))
                 .collect(),
+            driver: self.driver,
         }))
     }
 }
