@@ -595,7 +595,7 @@ fn show(c: &Cell, per_op: bool) -> String {
     match c {
         Cell::Missing => "—".into(),
         Cell::NoFigure(w) => (*w).into(),
-        Cell::NotResolved { bound, why } => format!("{bound} ({why})"),
+        Cell::NotResolved { bound, .. } => bound.clone(),
         Cell::Value(v) => v.shown(per_op),
     }
 }
@@ -634,8 +634,12 @@ fn judge(
     other: &Cell,
     decided: Option<String>,
 ) -> (String, String) {
-    if matches!(first, Cell::NotResolved { .. }) || matches!(other, Cell::NotResolved { .. }) {
-        return (String::new(), "not resolved: no verdict".into());
+    // The reason goes in the verdict, not beside the bound: the figure column stays narrow.
+    if let Cell::NotResolved { why, .. } = first {
+        return (String::new(), format!("{why}: no verdict"));
+    }
+    if let Cell::NotResolved { why, .. } = other {
+        return (String::new(), format!("{why}: no verdict"));
     }
     let (Cell::Value(a), Cell::Value(b)) = (first, other) else {
         return (String::new(), String::new());
