@@ -341,7 +341,7 @@ pub fn column_kind(quantity: Quantity, unit: Unit, basis: &Basis) -> (Unit, Basi
 
 /// Today's figure of `quantity` for a result, with the unit and basis of
 /// [`column_kind`]; no headline, mean or SD when the headline is under one cycle (at
-/// `mhz`), under the clock's resolution or not positive (see [`not_resolved`]).
+/// `mhz`), under the clock's resolution or not positive (see `not_resolved`).
 pub fn today(r: Option<&BenchResult>, quantity: Quantity, mhz: Option<f64>) -> Option<Measure> {
     let r = r.filter(|r| r.status == Status::Ok)?;
     let basis = r.basis.as_ref()?;
