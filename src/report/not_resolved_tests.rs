@@ -90,6 +90,15 @@ fn flat(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
+/// HTML and Markdown text as it reads: `&lt;` is the `<` of a bound.
+fn unescaped(text: &str) -> String {
+    text.replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&#39;", "'")
+        .replace("&quot;", "\"")
+        .replace("&amp;", "&")
+}
+
 /// `text` says each unresolved row is a bound, and shows no raw median but the normal
 /// row's.
 fn assert_bounds_only(printer: &str, text: &str) {
@@ -204,6 +213,16 @@ fn seed_tables_print_bounds_not_raw_figures() {
 }
 
 #[test]
+fn the_markdown_export_prints_bounds() {
+    let text = unescaped(&super::markdown::to_markdown(&run()));
+    assert_bounds_only("markdown", &text);
+    assert!(
+        flat(&text).contains("below one CPU cycle: not resolved"),
+        "{text}"
+    );
+}
+
+#[test]
 fn csv_says_which_rows_are_not_resolved() {
     let text = String::from_utf8(super::csv::to_csv(&run()).unwrap()).unwrap();
     let kinds: Vec<(String, String)> = csv::Reader::from_reader(text.as_bytes())
@@ -230,12 +249,7 @@ fn the_html_report_prints_bounds() {
         }],
         0.05,
     );
-    let text = text
-        .replace("&lt;", "<")
-        .replace("&gt;", ">")
-        .replace("&#39;", "'")
-        .replace("&quot;", "\"")
-        .replace("&amp;", "&");
+    let text = unescaped(&text);
     assert_bounds_only("html", &text);
     let text = flat(&text);
     assert!(text.contains("below one CPU cycle: not resolved"), "{text}");
