@@ -147,18 +147,15 @@ impl Children {
         Ok(pid)
     }
 
-    /// Start `cmd` as a child in its own process group.
+    /// Start `cmd` as a child in its own process group. No `pre_exec` hook: without one
+    /// std starts the command with posix_spawn (a vfork, no copy of the driver's page
+    /// tables), where a hook forces a full fork. A many-user load row starts thousands of
+    /// commands, and the forks were most of its driver's CPU time (8% of its children's).
+    /// The commands therefore do not die with a driver killed outright (they are short;
+    /// `Drop` still kills and reaps every group on an error, a panic or Ctrl-C).
     pub fn spawn(&mut self, tag: usize, cmd: &mut Command) -> Result<i32, SpawnError> {
         let what = cmd.get_program().to_string_lossy().into_owned();
         let started = Instant::now();
-        let parent = std::process::id() as libc::pid_t;
-        // SAFETY: prctl and getppid are async-signal-safe, as pre_exec requires.
-        unsafe {
-            cmd.pre_exec(move || {
-                die_with_parent(parent);
-                Ok(())
-            });
-        }
         let child = cmd.process_group(0).spawn().map_err(|e| {
             if e.kind() == std::io::ErrorKind::NotFound {
                 SpawnError::Missing(what.clone())

@@ -50,7 +50,42 @@ pub fn thread_preemptions() -> u64 {
     get(libc::RUSAGE_THREAD).involuntary_switches
 }
 
+/// This process alone: every thread of it, none of its children.
+pub fn this_process() -> Usage {
+    get(libc::RUSAGE_SELF)
+}
+
+/// What a multi-process row's driver costs: this process's CPU time and its reaped
+/// children's, from the moment it was started.
+#[derive(Debug, Clone, Copy)]
+pub struct DriverMeter {
+    process: Usage,
+    children: Usage,
+}
+
+impl DriverMeter {
+    pub fn start() -> DriverMeter {
+        DriverMeter {
+            process: this_process(),
+            children: children(),
+        }
+    }
+
+    /// (this process's, its children's) user + system seconds since the start.
+    pub fn read(&self) -> (f64, f64) {
+        (
+            this_process().since(&self.process).cpu_s(),
+            children().since(&self.children).cpu_s(),
+        )
+    }
+}
+
 impl Usage {
+    /// User + system seconds.
+    pub fn cpu_s(&self) -> f64 {
+        self.user_s + self.system_s
+    }
+
     pub fn plus(&self, o: &Usage) -> Usage {
         Usage {
             user_s: self.user_s + o.user_s,

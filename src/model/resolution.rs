@@ -17,6 +17,54 @@ pub enum Shown {
     NotPositive,
 }
 
+impl Shown {
+    /// The median may be printed as a measured figure.
+    pub fn is_figure(&self) -> bool {
+        matches!(self, Shown::Figure(_))
+    }
+
+    /// The classification's name, for CSV and scripts: `measured`, `below_cycle`,
+    /// `below_clock` or `not_positive`.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Shown::Figure(_) => "measured",
+            Shown::BelowCycle(_) => "below_cycle",
+            Shown::BelowClock(_) => "below_clock",
+            Shown::NotPositive => "not_positive",
+        }
+    }
+
+    /// The upper bound in seconds per operation of a figure not resolved.
+    pub fn bound_s(&self) -> Option<f64> {
+        match self {
+            Shown::BelowCycle(b) | Shown::BelowClock(b) => Some(*b),
+            Shown::Figure(_) | Shown::NotPositive => None,
+        }
+    }
+
+    /// Why only a bound is shown, in every printer's words; `None` for a figure.
+    pub fn why(&self) -> Option<&'static str> {
+        match self {
+            Shown::Figure(_) => None,
+            Shown::BelowCycle(_) => Some("below one CPU cycle: not resolved"),
+            Shown::BelowClock(_) => Some("below the clock's resolution: not resolved"),
+            Shown::NotPositive => Some("no positive cost resolved (the correction exceeds it)"),
+        }
+    }
+}
+
+/// [`shown`] from what a stored run keeps: its CPU's frequency and the row's own
+/// calibration. A run does not keep the clock's claimed resolution, so the floor is the
+/// cost of the clock reads around a sample (the larger of the two on every machine seen).
+pub fn shown_stored(r: &BenchResult, mhz: Option<f64>) -> Option<Shown> {
+    let overhead = Overhead {
+        clock_s: f64::NAN,
+        per_iter_s: f64::NAN,
+        resolution_s: 0.0,
+    };
+    shown(r, cycle_s(mhz), &overhead)
+}
+
 /// One cycle in seconds at `mhz`, when the frequency is known and plausible.
 pub fn cycle_s(mhz: Option<f64>) -> Option<f64> {
     mhz.filter(|m| m.is_finite() && *m > 1.0).map(|m| 1e-6 / m)

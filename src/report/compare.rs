@@ -15,12 +15,13 @@
 use std::fmt;
 
 use crate::model::change::{self, Verdict};
+use crate::model::resolution;
 use crate::model::unit::format_value;
 use crate::model::{BenchResult, Better, Measure, NotComparable, Run, Status, Unit};
 use crate::reference::{Figure, Machine};
 
 use super::style;
-use super::table::{new_table, no_wrap, right};
+use super::table::{bound_text, new_table, no_wrap, right};
 
 /// One column of a comparison.
 pub enum Column {
@@ -84,7 +85,7 @@ impl Column {
         match self {
             Column::Run { run, .. } => match run.results.iter().find(|r| r.id == id) {
                 None => Cell::Missing,
-                Some(r) => run_cell(r),
+                Some(r) => run_cell(r, run.environment.cpu.mhz),
             },
             Column::Machine { machine, figures } => match figures.iter().find(|f| f.id == id) {
                 None => Cell::Missing,
@@ -108,6 +109,12 @@ enum Cell {
     Missing,
     /// Skipped, failed or without a figure: the word to show.
     NoFigure(&'static str),
+    /// Under one cycle, under the clock's resolution or not positive: the bound and why,
+    /// never the raw figure.
+    NotResolved {
+        bound: String,
+        why: &'static str,
+    },
     Value(Value),
 }
 
@@ -154,11 +161,19 @@ fn short_source(seed: &str, place: &str, machine: &str) -> String {
     format!("{seed} {}", place.replace(&format!(", {machine},"), ","))
 }
 
-fn run_cell(r: &BenchResult) -> Cell {
+fn run_cell(r: &BenchResult, mhz: Option<f64>) -> Cell {
+    let not_resolved = resolution::shown_stored(r, mhz).filter(|s| !s.is_figure());
     match (&r.status, r.median()) {
         (Status::Skipped { .. }, _) => Cell::NoFigure("skipped"),
         (Status::Failed { .. }, _) => Cell::NoFigure("failed"),
         (Status::Ok, None) => Cell::NoFigure("no figure"),
+        (Status::Ok, Some(_)) if not_resolved.is_some() => {
+            let s = not_resolved.expect("checked just above");
+            Cell::NotResolved {
+                bound: bound_text(s).unwrap_or_default(),
+                why: s.why().unwrap_or_default(),
+            }
+        }
         (Status::Ok, Some(median)) => {
             let clean: Vec<f64> = r
                 .samples
@@ -580,6 +595,7 @@ fn show(c: &Cell, per_op: bool) -> String {
     match c {
         Cell::Missing => "—".into(),
         Cell::NoFigure(w) => (*w).into(),
+        Cell::NotResolved { bound, .. } => bound.clone(),
         Cell::Value(v) => v.shown(per_op),
     }
 }
@@ -618,6 +634,13 @@ fn judge(
     other: &Cell,
     decided: Option<String>,
 ) -> (String, String) {
+    // The reason goes in the verdict, not beside the bound: the figure column stays narrow.
+    if let Cell::NotResolved { why, .. } = first {
+        return (String::new(), format!("{why}: no verdict"));
+    }
+    if let Cell::NotResolved { why, .. } = other {
+        return (String::new(), format!("{why}: no verdict"));
+    }
     let (Cell::Value(a), Cell::Value(b)) = (first, other) else {
         return (String::new(), String::new());
     };

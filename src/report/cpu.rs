@@ -5,9 +5,10 @@
 use std::fmt::Write;
 
 use crate::model::details::cpu::{Chess, Statement, STATEMENTS, TYPES};
+use crate::model::resolution::shown_stored;
 use crate::model::{BenchResult, Run};
 
-use super::table::{new_table, right};
+use super::table::{bound_text, new_table, right};
 
 pub fn render(run: &Run) -> String {
     let mut out = String::new();
@@ -24,14 +25,18 @@ fn find<'a>(run: &'a Run, id: &str) -> Option<&'a BenchResult> {
     run.results.iter().find(|r| r.id == id && r.status.is_ok())
 }
 
-/// "1.23 ns (4.0 c)" for a row, "—" when it did not run.
-fn cell(r: Option<&BenchResult>) -> String {
+/// "1.23 ns (4.0 c)" for a row, "—" when it did not run, the bound ("< 0.357 ns") when
+/// it is under one cycle or the clock's resolution.
+fn cell(r: Option<&BenchResult>, mhz: Option<f64>) -> String {
     let Some(r) = r else {
         return "—".into();
     };
     let Some(s) = r.median() else {
         return "—".into();
     };
+    if let Some(bound) = shown_stored(r, mhz).and_then(bound_text) {
+        return bound;
+    }
     let ns = s * 1e9;
     let cycle_ns = r
         .details_as::<Statement>()
@@ -55,7 +60,10 @@ fn statement_table(run: &Run) -> Option<String> {
     for s in STATEMENTS {
         let mut row = vec![s.to_string()];
         for ty in TYPES {
-            row.push(cell(find(run, &format!("cpu.stmt.{ty}.{s}"))));
+            row.push(cell(
+                find(run, &format!("cpu.stmt.{ty}.{s}")),
+                run.environment.cpu.mhz,
+            ));
         }
         t.add_row(row);
     }

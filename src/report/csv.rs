@@ -1,9 +1,12 @@
 //! A run as CSV: one line per result, raw SI values (seconds per operation, bytes per
-//! second), so a spreadsheet or a script can take it as it is.
+//! second), so a spreadsheet or a script can take it as it is. The raw median of a row
+//! that was not resolved (under one cycle, under the clock's resolution, not positive)
+//! stays, as the raw figures do, and `resolved` says it is not a measured figure.
 
+use crate::model::resolution::shown_stored;
 use crate::model::{Run, Status};
 
-const HEADER: [&str; 20] = [
+const HEADER: [&str; 22] = [
     "id",
     "family",
     "status",
@@ -24,6 +27,8 @@ const HEADER: [&str; 20] = [
     "samples_with_steal",
     "steal_s",
     "cpu_hz_median",
+    "resolved",
+    "bound_s_per_op",
 ];
 
 /// A text cell a spreadsheet will not run: one that begins with `=`, `+`, `-`, `@` (or a
@@ -44,6 +49,7 @@ pub fn to_csv(run: &Run) -> anyhow::Result<Vec<u8>> {
     for r in &run.results {
         let s = r.summary.as_ref();
         let d = crate::model::disturb::Disturbances::of(r);
+        let shown = shown_stored(r, run.environment.cpu.mhz);
         let (status, note) = match &r.status {
             Status::Ok => ("ok", r.notes.join("; ")),
             Status::Skipped { reason } => ("skipped", reason.clone()),
@@ -70,6 +76,8 @@ pub fn to_csv(run: &Run) -> anyhow::Result<Vec<u8>> {
             d.map(|d| d.stolen_from.to_string()).unwrap_or_default(),
             num(d.filter(|d| d.with_steal_counted > 0).map(|d| d.steal_s)),
             num(d.and_then(|d| d.freq_hz)),
+            shown.map(|s| s.kind()).unwrap_or_default().to_string(),
+            num(shown.and_then(|s| s.bound_s())),
         ])?;
     }
     Ok(w.into_inner()?)

@@ -1,9 +1,16 @@
 //! A run as a Markdown table (GitHub flavour), with the machine in a line above it. The
 //! spread columns are the terminal table's ([`spread_cells`]): none for a derived row.
 
-use super::table::spread_cells;
+use super::table::{bound_text, spread_cells};
+use crate::model::resolution::shown_stored;
 use crate::model::unit::format_value;
-use crate::model::{Run, Status};
+use crate::model::{BenchResult, Run, Status};
+
+/// The bound and why, when `r`'s median is not a figure it resolved.
+fn not_resolved(run: &Run, r: &BenchResult) -> Option<(String, &'static str)> {
+    let s = shown_stored(r, run.environment.cpu.mhz)?;
+    Some((bound_text(s)?, s.why()?))
+}
 
 pub fn to_markdown(run: &Run) -> String {
     let env = &run.environment;
@@ -21,6 +28,19 @@ pub fn to_markdown(run: &Run) -> String {
     out.push_str("|---|--:|--:|--:|--:|---|\n");
     for r in &run.results {
         let cells = match (&r.status, &r.summary) {
+            (Status::Ok, Some(s)) if not_resolved(run, r).is_some() => {
+                // As the terminal table: the bound and why, no spread of an unresolved figure.
+                let (bound, why) = not_resolved(run, r).expect("checked by the guard");
+                let [_, _, samples] = spread_cells(r, s);
+                let notes = std::iter::once(why.to_string()).chain(r.notes.iter().cloned());
+                [
+                    bound,
+                    String::new(),
+                    String::new(),
+                    samples,
+                    notes.collect::<Vec<_>>().join("; "),
+                ]
+            }
             (Status::Ok, Some(s)) => {
                 let [ci, sd, samples] = spread_cells(r, s);
                 [

@@ -22,3 +22,6 @@ pub mod style;
 pub mod table;
 pub mod textchart;
 pub mod vm;
+
+#[cfg(test)]
+mod not_resolved_tests;

@@ -7,6 +7,7 @@
 
 use crate::model::details::load::{IoInterference, BYTE_READ_BESIDE};
 use crate::model::details::vm::{Paging, PAGE_FAULT};
+use crate::model::resolution::shown_stored;
 use crate::model::unit::format_value;
 use crate::model::{Basis, BenchResult, Better, Measure, NotComparable, Run, Status, Unit};
 use crate::reference::{self, Figure, Quantity};
@@ -14,7 +15,7 @@ use crate::reference::{self, Figure, Quantity};
 use comfy_table::{ColumnConstraint, Width};
 
 use super::compare::figures3;
-use super::table::{new_table, right, MIN_TEXT_COLUMN};
+use super::table::{bound_text, new_table, right, MIN_TEXT_COLUMN};
 
 /// A table or figure of one of the five papers, as `timeshare table KEY` prints it.
 pub struct SeedTable {
@@ -368,12 +369,17 @@ pub fn column_kind(quantity: Quantity, unit: Unit, basis: &Basis) -> (Unit, Basi
 }
 
 /// Today's figure of `quantity` for a result, with the unit and basis of
-/// [`column_kind`].
-pub fn today(r: Option<&BenchResult>, quantity: Quantity) -> Option<Measure> {
+/// [`column_kind`]; no headline, mean or SD when the headline is under one cycle (at
+/// `mhz`), under the clock's resolution or not positive (see `not_resolved`).
+pub fn today(r: Option<&BenchResult>, quantity: Quantity, mhz: Option<f64>) -> Option<Measure> {
     let r = r.filter(|r| r.status == Status::Ok)?;
     let basis = r.basis.as_ref()?;
     let times = r.times.as_ref();
     let value = match quantity {
+        // The mean and SD of samples the clock did not resolve are not resolved either.
+        Quantity::Headline | Quantity::Mean | Quantity::Sd if not_resolved(r, mhz).is_some() => {
+            return None
+        }
         Quantity::Headline => r.median()?,
         Quantity::Mean => r.single_calls.as_ref()?.mean_s,
         Quantity::Sd => r.single_calls.as_ref()?.sd_s,
@@ -406,9 +412,20 @@ fn cell(value: f64, unit: Unit) -> String {
     }
 }
 
+/// The bound and why, when `r`'s headline is not a measured figure.
+fn not_resolved(r: &BenchResult, mhz: Option<f64>) -> Option<(String, &'static str)> {
+    let s = shown_stored(r, mhz)?;
+    Some((bound_text(s)?, s.why()?))
+}
+
 /// Today's figure per operation, or why there is none.
-fn today_text(r: Option<&BenchResult>, quantity: Quantity) -> String {
-    match (r, today(r, quantity)) {
+fn today_text(r: Option<&BenchResult>, quantity: Quantity, mhz: Option<f64>) -> String {
+    if let (Some(r), Quantity::Headline) = (r.filter(|r| r.status == Status::Ok), quantity) {
+        if let Some((bound, _)) = not_resolved(r, mhz) {
+            return bound;
+        }
+    }
+    match (r, today(r, quantity, mhz)) {
         (_, Some(m)) if m.unit() == Unit::Count => cell(m.value(), m.unit()),
         (_, Some(m)) => match m.per_op() {
             Ok(one) => format_value(one.value(), one.unit()),
@@ -516,6 +533,10 @@ pub fn render_from(table: &SeedTable, sources: &[Source], wide: bool) -> String 
     for (label, id) in table.rows(&figures) {
         let picked = pick(sources, &id);
         let result = picked.map(|(_, r)| r);
+        let mhz = picked.and_then(|(i, _)| sources[i].run.environment.cpu.mhz);
+        if let Some((_, why)) = result.and_then(|r| not_resolved(r, mhz)) {
+            reasons.push(format!("{id}: {why}"));
+        }
         results.extend(result);
         label_width = label_width.max(label.chars().count());
         let mut row = vec![label, id.clone()];
@@ -541,7 +562,7 @@ pub fn render_from(table: &SeedTable, sources: &[Source], wide: bool) -> String 
                 .find(|f| f.machine == m && f.id == id && f.quantity == q)
                 .map(|f| cell(f.value, f.unit))
         };
-        let today_cells: Vec<String> = shown.iter().map(|&q| today_text(result, q)).collect();
+        let today_cells: Vec<String> = shown.iter().map(|&q| today_text(result, q, mhz)).collect();
         row.push(today_cells.join("\n"));
         for m in &machines {
             let cells: Vec<Option<String>> = shown.iter().map(|&q| then_text(m, q)).collect();
@@ -562,7 +583,7 @@ pub fn render_from(table: &SeedTable, sources: &[Source], wide: bool) -> String 
         let then = figures
             .iter()
             .find(|f| f.machine == last && f.id == id && f.quantity == ratio);
-        row.push(match (today(result, ratio), then) {
+        row.push(match (today(result, ratio, mhz), then) {
             (Some(now), Some(f)) => match f.measure().divided_by(&now) {
                 Ok(then_over_now) => {
                     let better = result.map(|r| r.better).unwrap_or(Better::Lower);

@@ -301,21 +301,17 @@ fn result_row(r: &BenchResult, cycle: Option<f64>, overhead: &Overhead) -> Vec<S
             }
             let [ci, sd, samples] = spread_cells(r, s);
             let headline = match shown(r, cycle, overhead) {
-                Some(Shown::BelowCycle(c)) => {
-                    notes.insert(0, "below one CPU cycle: not resolved".into());
-                    return below(r, format!("< {}", format_seconds(c)), samples, notes);
-                }
-                Some(Shown::BelowClock(c)) => {
-                    notes.retain(|n| !n.starts_with("below resolution"));
-                    notes.insert(0, "below the clock's resolution: not resolved".into());
-                    return below(r, format!("< {}", format_seconds(c)), samples, notes);
-                }
-                Some(Shown::NotPositive) => {
-                    notes.insert(
-                        0,
-                        "no positive cost resolved (the correction exceeds it)".into(),
-                    );
-                    return below(r, "< resolution".into(), samples, notes);
+                Some(
+                    not_resolved @ (Shown::BelowCycle(_)
+                    | Shown::BelowClock(_)
+                    | Shown::NotPositive),
+                ) => {
+                    if matches!(not_resolved, Shown::BelowClock(_)) {
+                        notes.retain(|n| !n.starts_with("below resolution"));
+                    }
+                    notes.insert(0, not_resolved.why().unwrap_or_default().into());
+                    let bound = bound_text(not_resolved).unwrap_or_default();
+                    return below(r, bound, samples, notes);
                 }
                 _ => format_value(s.median, r.unit),
             };
@@ -324,6 +320,16 @@ fn result_row(r: &BenchResult, cycle: Option<f64>, overhead: &Overhead) -> Vec<S
         (Status::Skipped { reason }, _) => no_figure(format!("skipped: {reason}")),
         (Status::Failed { error }, _) => no_figure(format!("FAILED: {error}")),
         (Status::Ok, None) => no_figure("no figure".into()),
+    }
+}
+
+/// A headline not resolved, as the bound every printer shows in its place: "< 0.357 ns",
+/// "< 20 ns", "< resolution"; `None` for a figure.
+pub fn bound_text(s: Shown) -> Option<String> {
+    match s {
+        Shown::Figure(_) => None,
+        Shown::BelowCycle(b) | Shown::BelowClock(b) => Some(format!("< {}", format_seconds(b))),
+        Shown::NotPositive => Some("< resolution".into()),
     }
 }
 

@@ -24,11 +24,12 @@
 use anyhow::{bail, Result};
 
 use super::kernel::Work;
-use super::{lock, remembered, remembered_work, LoadState, Ticker};
+use super::{driver_cpu, lock, remembered, remembered_work, LoadState, Ticker};
 use crate::harness::contract::{Benchmark, Ctx, OwnFigures, Plan, Workload};
 use crate::harness::copies::{self, Children, Reaped, SpawnError};
+use crate::harness::rusage::DriverMeter;
 use crate::harness::state::Shared;
-use crate::model::details::load::{CopiesSummary, CpuCopies, PER_COPY};
+use crate::model::details::load::{CopiesSummary, CpuCopies, DriverCpu, PER_COPY};
 use crate::model::knee;
 use crate::model::median;
 use crate::model::Details;
@@ -62,6 +63,7 @@ pub fn row(n: usize) -> Benchmark {
 
 impl CpuLoad {
     fn prepare(&self, ctx: &Ctx) -> Result<Box<dyn Workload>> {
+        let meter = DriverMeter::start();
         let shared = ctx.state.get::<LoadState>();
         let footprint = ctx.options.load.footprint_bytes();
         copies::check_room(
@@ -99,6 +101,8 @@ impl CpuLoad {
             samples: Vec::new(),
             walls: Vec::new(),
             limit_hit: None,
+            meter,
+            driver: None,
         }))
     }
 }
@@ -117,6 +121,9 @@ struct CpuWorkload {
     /// Per sample, the batch's wall time: start of the first copy to end of the last.
     walls: Vec<f64>,
     limit_hit: Option<String>,
+    /// Started with the row's set-up; read once every copy is reaped.
+    meter: DriverMeter,
+    driver: Option<DriverCpu>,
 }
 
 impl CpuWorkload {
@@ -232,8 +239,13 @@ impl Workload for CpuWorkload {
                 .map(|s| s.iter().map(|r| [r.real_s, r.user_s, r.system_s]).collect())
                 .collect(),
             limit_hit: self.limit_hit.clone(),
+            driver: self.driver,
             summary: self.summary(),
         }))
+    }
+
+    fn notes(&self) -> Vec<String> {
+        self.driver.iter().map(DriverCpu::note).collect()
     }
 
     /// Table 9's figure: each batch's average real time of a copy; user and system time
@@ -264,6 +276,7 @@ impl Workload for CpuWorkload {
     /// A copy the kernel refused to start (the seed's "Ran Out Of Swap Space" row) fails
     /// the row, naming the limit; the copies that did run stay in the details.
     fn finish(&mut self) -> anyhow::Result<()> {
+        self.driver = Some(driver_cpu(&self.meter));
         match &self.limit_hit {
             Some(why) => Err(anyhow::anyhow!(why.clone())),
             None => Ok(()),

@@ -19,7 +19,6 @@
 //! say which was used ("cache").
 
 use std::ffi::CString;
-use std::io::Write;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -27,12 +26,14 @@ use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
 
-use super::kernel::Work;
-use super::{lock, remembered, remembered_work, LoadState, Ticker};
+use super::kernel::{SharedCounters, Work};
+use super::{driver_cpu, lock, remembered, remembered_work, LoadState, Ticker};
+use crate::harness::children::Child;
 use crate::harness::contract::{Benchmark, Ctx, Plan, Workload};
 use crate::harness::copies::{Children, Reaped};
+use crate::harness::rusage::DriverMeter;
 use crate::harness::state::Shared;
-use crate::model::details::load;
+use crate::model::details::load::{self, DriverCpu};
 use crate::model::median;
 use crate::model::Details;
 use crate::model::{Metric, Mode, Source};
@@ -77,13 +78,12 @@ pub fn row(k: usize) -> Benchmark {
 
 impl IoInterference {
     fn prepare(&self, ctx: &Ctx) -> Result<Box<dyn Workload>> {
+        let meter = DriverMeter::start();
         let shared = ctx.state.get::<LoadState>();
         let target = target_s(ctx.mode);
         let key = format!("io.{target}");
         let work = remembered_work(&shared, &key, || Work::calibrate(FOOTPRINT, target))?;
-        let files: Vec<PathBuf> = (0..self.readers)
-            .map(|i| write_file(ctx.scratch, i, file_size(ctx.mode)))
-            .collect::<Result<_>>()?;
+        let files = write_files(ctx.scratch, self.readers, file_size(ctx.mode))?;
         let direct = files.first().is_none_or(|f| direct_works(f));
         let counters = |n: usize| SharedCounters::new(n.max(1));
         let w = IoWorkload {
@@ -99,6 +99,8 @@ impl IoInterference {
             counters: counters(self.readers)?,
             samples: Vec::new(),
             base_key: format!("{key}.alone"),
+            meter,
+            driver: None,
         };
         if self.readers != 0 {
             // Ratio alone needs the program's user time without readers: measure it now if
@@ -114,6 +116,8 @@ impl IoInterference {
                     counters: counters(1)?,
                     samples: Vec::new(),
                     base_key: String::new(),
+                    meter,
+                    driver: None,
                 };
                 let users: Result<Vec<f64>> = (0..3).map(|_| Ok(alone.once()?.0.user_s)).collect();
                 Ok(median(&users?))
@@ -123,21 +127,59 @@ impl IoInterference {
     }
 }
 
-/// Write `size` bytes of varied data to reader file `i`, flush it to the device and drop
-/// it from the page cache.
-fn write_file(dir: &Path, i: usize, size: usize) -> Result<PathBuf> {
-    let path = dir.join(format!("reader{i}.dat"));
-    let mut f = std::fs::File::create(&path)
-        .with_context(|| format!("cannot create {}", path.display()))?;
-    let block: Vec<u8> = (0..REQUEST).map(|b| (b * 31 + i * 7) as u8).collect();
-    for _ in 0..size / REQUEST {
-        f.write_all(&block)?;
+/// The readers' files under `dir`, `size` bytes of varied data each, written by a forked
+/// child (the writing is a second of system time in full mode, which in the driver would
+/// be its own load beside the program it measures), flushed to the device and dropped
+/// from the page cache.
+fn write_files(dir: &Path, count: usize, size: usize) -> Result<Vec<PathBuf>> {
+    let paths: Vec<PathBuf> = (0..count)
+        .map(|i| dir.join(format!("reader{i}.dat")))
+        .collect();
+    let c_paths: Vec<CString> = paths
+        .iter()
+        .map(|p| CString::new(p.as_os_str().as_bytes()).expect("no NUL in a path"))
+        .collect();
+    let mut block = vec![0u8; REQUEST];
+    if count > 0 {
+        let child = Child::fork(None, || write_in_child(&c_paths, &mut block, size))?;
+        child
+            .finish("writing the readers' files")
+            .with_context(|| format!("cannot write the readers' files in {}", dir.display()))?;
     }
-    f.sync_all()?;
-    use std::os::fd::AsRawFd;
-    // SAFETY: advice on a descriptor we hold.
-    unsafe { libc::posix_fadvise(f.as_raw_fd(), 0, 0, libc::POSIX_FADV_DONTNEED) };
-    Ok(path)
+    Ok(paths)
+}
+
+/// The body of the writing child: 0, or 5 when a file cannot be created, 6 when a write or
+/// the flush fails. Only system calls on memory the parent gave it (no allocation).
+fn write_in_child(paths: &[CString], block: &mut [u8], size: usize) -> i32 {
+    for (i, path) in paths.iter().enumerate() {
+        for (b, byte) in block.iter_mut().enumerate() {
+            *byte = (b * 31 + i * 7) as u8;
+        }
+        // SAFETY: plain system calls on a path and a buffer this child holds.
+        unsafe {
+            let fd = libc::open(
+                path.as_ptr(),
+                libc::O_WRONLY | libc::O_CREAT | libc::O_TRUNC,
+                0o600,
+            );
+            if fd < 0 {
+                return 5;
+            }
+            for _ in 0..size / block.len() {
+                let n = libc::write(fd, block.as_ptr() as *const libc::c_void, block.len());
+                if n != block.len() as isize {
+                    return 6;
+                }
+            }
+            if libc::fsync(fd) != 0 {
+                return 6;
+            }
+            libc::posix_fadvise(fd, 0, 0, libc::POSIX_FADV_DONTNEED);
+            libc::close(fd);
+        }
+    }
+    0
 }
 
 fn direct_works(path: &Path) -> bool {
@@ -147,57 +189,6 @@ fn direct_works(path: &Path) -> bool {
         .custom_flags(libc::O_DIRECT)
         .open(path)
         .is_ok()
-}
-
-/// Byte counters in memory shared with the forked readers.
-struct SharedCounters {
-    ptr: *mut AtomicU64,
-    len: usize,
-}
-
-impl SharedCounters {
-    fn new(len: usize) -> Result<SharedCounters> {
-        // SAFETY: a shared anonymous mapping, zero-filled (a valid AtomicU64 array).
-        let p = unsafe {
-            libc::mmap(
-                std::ptr::null_mut(),
-                len * 8,
-                libc::PROT_READ | libc::PROT_WRITE,
-                libc::MAP_SHARED | libc::MAP_ANONYMOUS,
-                -1,
-                0,
-            )
-        };
-        if p == libc::MAP_FAILED {
-            bail!(
-                "cannot map the readers' counters: {}",
-                std::io::Error::last_os_error()
-            );
-        }
-        Ok(SharedCounters {
-            ptr: p as *mut AtomicU64,
-            len,
-        })
-    }
-
-    fn get(&self, i: usize) -> &AtomicU64 {
-        assert!(i < self.len);
-        // SAFETY: in bounds of the mapping, which lives as long as self.
-        unsafe { &*self.ptr.add(i) }
-    }
-
-    fn total(&self) -> u64 {
-        (0..self.len)
-            .map(|i| self.get(i).load(Ordering::Relaxed))
-            .sum()
-    }
-}
-
-impl Drop for SharedCounters {
-    fn drop(&mut self) {
-        // SAFETY: the mapping was made here with this length and is not used after.
-        unsafe { libc::munmap(self.ptr as *mut libc::c_void, self.len * 8) };
-    }
 }
 
 /// A reader child: read `path` sequentially forever, counting bytes. No allocation (the
@@ -250,6 +241,9 @@ struct IoWorkload {
     /// Per operation: the compute child, and the bytes the readers read meanwhile.
     samples: Vec<(Reaped, u64)>,
     base_key: String,
+    /// Started with the row's set-up; read once the last run is reaped.
+    meter: DriverMeter,
+    driver: Option<DriverCpu>,
 }
 
 impl IoWorkload {
@@ -303,6 +297,15 @@ impl Workload for IoWorkload {
         Ok(())
     }
 
+    fn finish(&mut self) -> Result<()> {
+        self.driver = Some(driver_cpu(&self.meter));
+        Ok(())
+    }
+
+    fn notes(&self) -> Vec<String> {
+        self.driver.iter().map(DriverCpu::note).collect()
+    }
+
     fn details(&mut self) -> Option<Details> {
         if self.samples.is_empty() {
             return None;
@@ -336,6 +339,7 @@ impl Workload for IoWorkload {
                 .iter()
                 .map(|(r, b)| (r.user_s, r.system_s, r.real_s, *b))
                 .collect(),
+            driver: self.driver,
         }))
     }
 }

@@ -6,7 +6,11 @@
 //! The footprint is mapped with mmap, not the allocator: the kernel runs in forked
 //! children of a process that may have other threads, where malloc is not safe.
 
-use anyhow::{bail, Result};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use anyhow::{bail, Context, Result};
+
+use crate::harness::children::Child;
 
 /// 64-bit words per 64-byte cache line.
 const LINE_WORDS: usize = 8;
@@ -57,28 +61,33 @@ pub struct Work {
 }
 
 impl Work {
-    /// The rounds that take about `target_s` of CPU time here, found by doubling, with
-    /// the checksum. CPU time, not wall time: on a busy machine the wall clock would
-    /// count other processes' turns and make the work too small.
+    /// The rounds that take about `target_s` of CPU time here, with the checksum, found
+    /// in a forked child: the doubling costs about twice the target, which in the driver
+    /// would be a load beside the copies it measures (and count as the driver's CPU).
     pub fn calibrate(footprint: u64, target_s: f64) -> Result<Work> {
-        let mut rounds = 1u64;
-        loop {
-            let t = thread_cpu_s();
-            if compute(footprint, rounds).is_none() {
-                bail!("cannot map {} MiB for the compute program", footprint >> 20);
+        let result = SharedCounters::new(2)?;
+        let (rounds, checksum) = (result.get(0), result.get(1));
+        let child = Child::fork(None, || match calibrate_here(footprint, target_s) {
+            Some((r, c)) => {
+                rounds.store(r, Ordering::Relaxed);
+                checksum.store(c, Ordering::Relaxed);
+                0
             }
-            let took = thread_cpu_s() - t;
-            if took >= target_s / 4.0 || rounds >= 1 << 40 {
-                let rounds = ((rounds as f64 * target_s / took.max(1e-9)).ceil() as u64).max(1);
-                let checksum = compute(footprint, rounds).expect("mapped just before");
-                return Ok(Work {
-                    footprint,
-                    rounds,
-                    checksum,
-                });
-            }
-            rounds *= 2;
-        }
+            None => 4,
+        })?;
+        child
+            .finish("calibrating the compute program")
+            .with_context(|| {
+                format!(
+                    "cannot calibrate the compute program over {} KiB (4: no memory)",
+                    footprint >> 10
+                )
+            })?;
+        Ok(Work {
+            footprint,
+            rounds: rounds.load(Ordering::Relaxed),
+            checksum: checksum.load(Ordering::Relaxed),
+        })
     }
 
     /// The body of a child: 0 when the checksum is right, 3 when it is not, 4 when the
@@ -89,6 +98,76 @@ impl Work {
             Some(_) => 3,
             None => 4,
         }
+    }
+}
+
+/// The calibration itself, by doubling: (rounds, checksum), or `None` when the footprint
+/// cannot be mapped. CPU time, not wall time: on a busy machine the wall clock would count
+/// other processes' turns and make the work too small. Runs in a forked child: no
+/// allocation.
+fn calibrate_here(footprint: u64, target_s: f64) -> Option<(u64, u64)> {
+    let mut rounds = 1u64;
+    loop {
+        let t = thread_cpu_s();
+        compute(footprint, rounds)?;
+        let took = thread_cpu_s() - t;
+        if took >= target_s / 4.0 || rounds >= 1 << 40 {
+            let rounds = ((rounds as f64 * target_s / took.max(1e-9)).ceil() as u64).max(1);
+            return Some((rounds, compute(footprint, rounds)?));
+        }
+        rounds *= 2;
+    }
+}
+
+/// Counters in memory shared with forked children (the readers' bytes, a calibration's
+/// result).
+pub struct SharedCounters {
+    ptr: *mut AtomicU64,
+    len: usize,
+}
+
+impl SharedCounters {
+    pub fn new(len: usize) -> Result<SharedCounters> {
+        // SAFETY: a shared anonymous mapping, zero-filled (a valid AtomicU64 array).
+        let p = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                len * 8,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_SHARED | libc::MAP_ANONYMOUS,
+                -1,
+                0,
+            )
+        };
+        if p == libc::MAP_FAILED {
+            bail!(
+                "cannot map counters shared with children: {}",
+                std::io::Error::last_os_error()
+            );
+        }
+        Ok(SharedCounters {
+            ptr: p as *mut AtomicU64,
+            len,
+        })
+    }
+
+    pub fn get(&self, i: usize) -> &AtomicU64 {
+        assert!(i < self.len);
+        // SAFETY: in bounds of the mapping, which lives as long as self.
+        unsafe { &*self.ptr.add(i) }
+    }
+
+    pub fn total(&self) -> u64 {
+        (0..self.len)
+            .map(|i| self.get(i).load(Ordering::Relaxed))
+            .sum()
+    }
+}
+
+impl Drop for SharedCounters {
+    fn drop(&mut self) {
+        // SAFETY: the mapping was made here with this length and is not used after.
+        unsafe { libc::munmap(self.ptr as *mut libc::c_void, self.len * 8) };
     }
 }
 
@@ -109,6 +188,14 @@ mod tests {
 
     // That the time grows in proportion to the rounds is a timing claim, checked by
     // `timeshare selftest load.kernel.doubling`.
+    #[test]
+    fn a_calibration_in_a_child_gives_the_parent_a_work_with_its_checksum() {
+        let w = Work::calibrate(1 << 16, 0.01).unwrap();
+        assert!(w.rounds >= 1);
+        assert_eq!(compute(w.footprint, w.rounds), Some(w.checksum));
+        assert_eq!(w.run_in_child(), 0);
+    }
+
     #[test]
     fn the_checksum_depends_on_the_work() {
         let a = compute(1 << 16, 3).unwrap();

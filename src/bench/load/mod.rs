@@ -14,7 +14,9 @@
 use std::collections::HashMap;
 
 use crate::harness::contract::Benchmark;
+use crate::harness::rusage::DriverMeter;
 use crate::harness::state::Shared;
+use crate::model::details::load::DriverCpu;
 use crate::model::LoadOptions;
 
 mod cpu;
@@ -83,6 +85,13 @@ pub fn remembered_work(
     let w = make()?;
     lock(shared).works.insert(key.to_string(), w);
     Ok(w)
+}
+
+/// The driver's CPU time beside its children's since `meter` started (at the row's set-up,
+/// so that calibrations and baselines count too).
+pub fn driver_cpu(meter: &DriverMeter) -> DriverCpu {
+    let (driver, children) = meter.read();
+    DriverCpu::new(driver, children)
 }
 
 /// A progress line on standard error while copies run, only when it is a terminal,

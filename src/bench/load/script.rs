@@ -32,13 +32,14 @@ use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
 
-use super::{lock, remembered, LoadState, Ticker};
+use super::{driver_cpu, lock, remembered, LoadState, Ticker};
 use crate::harness::contract::{Benchmark, Ctx, Host, OwnFigures, Plan, Workload};
 use crate::harness::copies::{self, Children, Exit, SpawnError};
 use crate::harness::interrupt;
 use crate::harness::interrupt::Interrupted;
+use crate::harness::rusage::DriverMeter;
 use crate::harness::state::Shared;
-use crate::model::details::load::{CommandAccount, Scripts, ScriptsSummary, PER_SCRIPT};
+use crate::model::details::load::{CommandAccount, DriverCpu, Scripts, ScriptsSummary, PER_SCRIPT};
 use crate::model::median;
 use crate::model::Details;
 use crate::model::{Metric, Mode, OpTimes, Source};
@@ -684,6 +685,7 @@ pub fn row(n: usize) -> Benchmark {
 
 impl ScriptLoad {
     fn prepare(&self, ctx: &Ctx) -> Result<Box<dyn Workload>> {
+        let meter = DriverMeter::start();
         let shared = ctx.state.get::<LoadState>();
         let o = &ctx.options.load;
         let script = load(o.script.as_deref())?;
@@ -726,6 +728,8 @@ impl ScriptLoad {
             base_key,
             runs: Vec::new(),
             limit_hit: None,
+            meter,
+            driver: None,
         }))
     }
 }
@@ -742,6 +746,9 @@ struct ScriptWorkload {
     base_key: String,
     runs: Vec<RunOut>,
     limit_hit: Option<String>,
+    /// Started with the row's set-up; read once every command is reaped.
+    meter: DriverMeter,
+    driver: Option<DriverCpu>,
 }
 
 impl Workload for ScriptWorkload {
@@ -781,8 +788,13 @@ impl Workload for ScriptWorkload {
             clean: failures == 0 && self.limit_hit.is_none(),
             commands,
             limit_hit: self.limit_hit.clone(),
+            driver: self.driver,
             summary: self.summary(failures),
         }))
+    }
+
+    fn notes(&self) -> Vec<String> {
+        self.driver.iter().map(DriverCpu::note).collect()
     }
 
     /// Table 10's figure: each run's average real time of a script (over its users);
@@ -821,6 +833,7 @@ impl Workload for ScriptWorkload {
     /// never pass for a clean figure (UnixBench's shell test scores higher with a broken
     /// `sort`): the row fails, its per-command table kept.
     fn finish(&mut self) -> anyhow::Result<()> {
+        self.driver = Some(driver_cpu(&self.meter));
         match self.failure() {
             Some(why) => Err(anyhow::anyhow!(why)),
             None => Ok(()),

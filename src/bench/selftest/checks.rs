@@ -38,6 +38,10 @@ const NAMEI_8: (Bounds, Bounds) = (Bounds::above(1.1), Bounds::above(1.0));
 const SYMLINK: (Bounds, Bounds) = (Bounds::above(1.05), Bounds::above(1.0));
 /// Copies up to the number of CPUs run side by side; twice as many take twice as long.
 const SIDE_BY_SIDE: (Bounds, Bounds) = (Bounds::below(1.25), Bounds::below(1.5));
+/// A load row's driver takes under 1% of its children's CPU time (in %): the same bound
+/// on a busy machine, since other processes' time is neither the driver's nor its
+/// children's.
+const DRIVER_SHARE: (Bounds, Bounds) = (Bounds::below(1.0), Bounds::below(1.0));
 const SHARED: (Bounds, Bounds) = (Bounds::between(1.5, 2.5), Bounds::between(1.3, 3.0));
 
 /// Every bound pair above, for the test that loose ones are never narrower.
@@ -56,6 +60,7 @@ pub const BOUNDS: &[(Bounds, Bounds)] = &[
     SYMLINK,
     SIDE_BY_SIDE,
     SHARED,
+    DRIVER_SHARE,
     super::aa::FALSE_CHANGES,
     super::aa::FOUND,
 ];
@@ -168,6 +173,13 @@ pub fn all() -> Vec<Check> {
             claim: "the compute program of Table 9 takes time in proportion to its rounds",
             pinned: true,
             measure: kernel_doubling,
+        },
+        Check {
+            id: "load.driver",
+            claim: "a load row's driver (timeshare itself) uses under 1% of the CPU time \
+                    of the children it starts and accounts, in every kind of load row",
+            pinned: false,
+            measure: load_driver,
         },
         Check {
             id: "noise.aa",
@@ -473,6 +485,59 @@ fn cpu_doubling(env: &Env) -> Result<Measured> {
 
 struct Silent;
 impl Observer for Silent {}
+
+/// One row of each kind of load run through the runner as `run` runs it, with its
+/// driver's share of its children's CPU time as recorded in its details.
+fn load_driver(env: &Env) -> Result<Measured> {
+    use crate::model::details::load::{CpuCopies, DriverCpu, IoInterference, Scripts};
+    let options = RunOptions {
+        mode: env.mode,
+        load: LoadOptions {
+            copies: vec![2],
+            users: vec![2],
+            readers: vec![1],
+            ..LoadOptions::default()
+        },
+        ..RunOptions::default()
+    };
+    let reg = Registry::new(&options);
+    let ids = ["load.cpu.2", "load.script.2", "load.iointerference.1"];
+    let benches = ids
+        .iter()
+        .map(|id| reg.find(id).with_context(|| format!("no {id}")))
+        .collect::<Result<Vec<_>>>()?;
+    let scratch = tempfile::Builder::new().prefix("timeshare-").tempdir()?;
+    let run = Runner::new(options, scratch.path())?.execute(&benches, &[], &mut Silent)?;
+    let mut figures = Vec::new();
+    for id in ids {
+        let r = run
+            .results
+            .iter()
+            .find(|r| r.id == id)
+            .with_context(|| format!("{id} did not run"))?;
+        let details = r
+            .details
+            .as_ref()
+            .with_context(|| format!("{id}: no details ({:?})", r.status))?;
+        let driver: Option<DriverCpu> = match id.split('.').nth(1) {
+            Some("cpu") => details.read::<CpuCopies>().and_then(|d| d.driver),
+            Some("script") => details.read::<Scripts>().and_then(|d| d.driver),
+            _ => details.read::<IoInterference>().and_then(|d| d.driver),
+        };
+        let d = driver.with_context(|| format!("{id}: no driver CPU in its details"))?;
+        let share = d.share.unwrap_or(f64::INFINITY);
+        figures.push(Figure {
+            unit: "%",
+            ..figure(
+                format!("{id}: driver CPU, % of its children's"),
+                share * 100.0,
+                DRIVER_SHARE,
+            )
+            .with_basis(d.describe())
+        });
+    }
+    Ok(Measured::Figures(figures))
+}
 
 fn load_cpu_shape(env: &Env) -> Result<Measured> {
     let cpus = crate::harness::cpu::usable_cpus().len();

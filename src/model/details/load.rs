@@ -17,6 +17,66 @@ pub const PER_PROGRAM_RUN: &str = "run of the compute-bound program beside the r
 /// What Table 11's wds/µsec counts: the data the readers read while the program ran.
 pub const BYTE_READ_BESIDE: &str = "byte read by the readers beside the program";
 
+/// The most of its children's CPU time a load row's driver (the timeshare process that
+/// starts, waits for and accounts the children) may spend itself: beyond it, the driver
+/// is a load of its own beside the N copies it measures.
+pub const DRIVER_SHARE_LIMIT: f64 = 0.01;
+
+/// The driver's own CPU time during a load row (user + system of the timeshare process,
+/// from the row's set-up to its last child reaped) beside its children's (the reaped
+/// children's user + system over the same span).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct DriverCpu {
+    pub driver_s: f64,
+    pub children_s: f64,
+    /// driver / children; absent when the children used no CPU time.
+    pub share: Option<f64>,
+}
+
+impl DriverCpu {
+    pub fn new(driver_s: f64, children_s: f64) -> DriverCpu {
+        DriverCpu {
+            driver_s,
+            children_s,
+            share: (children_s > 0.0).then(|| driver_s / children_s),
+        }
+    }
+
+    /// More than [`DRIVER_SHARE_LIMIT`] of its children's time (or any time when they
+    /// used none).
+    pub fn too_heavy(&self) -> bool {
+        self.share
+            .map_or(self.driver_s > 0.0, |s| s > DRIVER_SHARE_LIMIT)
+    }
+
+    /// "driver CPU 0.23% of its children's (0.05 s of 20.9 s)".
+    pub fn describe(&self) -> String {
+        match self.share {
+            Some(s) => format!(
+                "driver CPU {:.2}% of its children's ({:.3} s of {:.2} s)",
+                s * 100.0,
+                self.driver_s,
+                self.children_s
+            ),
+            None => format!("driver CPU {:.3} s, its children none", self.driver_s),
+        }
+    }
+
+    /// The row's note: the figure, and a warning when the driver is too heavy.
+    pub fn note(&self) -> String {
+        if self.too_heavy() {
+            format!(
+                "warning: {}, above the {:.0}% the driver may take: it loaded the machine \
+                 beside its children",
+                self.describe(),
+                DRIVER_SHARE_LIMIT * 100.0
+            )
+        } else {
+            self.describe()
+        }
+    }
+}
+
 /// `load.cpu.N` (Table 9): N copies of a compute-bound program at once.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CpuCopies {
@@ -27,6 +87,10 @@ pub struct CpuCopies {
     pub per_copy_real_user_sys_s: Vec<Vec<[f64; 3]>>,
     /// The limit the system hit while starting copies, if it refused one.
     pub limit_hit: Option<String>,
+    /// The driver's own CPU time beside its children's (absent in rows stored before it
+    /// was measured).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub driver: Option<DriverCpu>,
     /// Absent when no sample completed.
     #[serde(flatten)]
     pub summary: Option<CopiesSummary>,
@@ -74,6 +138,10 @@ pub struct IoInterference {
     pub cache: String,
     /// Per run: user, system, real seconds and bytes read.
     pub per_run_user_sys_real_bytes: Vec<(f64, f64, f64, u64)>,
+    /// The driver's own CPU time beside its children's (absent in rows stored before it
+    /// was measured).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub driver: Option<DriverCpu>,
 }
 
 impl Record for IoInterference {}
@@ -93,6 +161,10 @@ pub struct Scripts {
     /// Attachment C: per command name, most frequent first.
     pub commands: Vec<CommandAccount>,
     pub limit_hit: Option<String>,
+    /// The driver's own CPU time beside its children's (absent in rows stored before it
+    /// was measured).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub driver: Option<DriverCpu>,
     /// Absent when no run completed.
     #[serde(flatten)]
     pub summary: Option<ScriptsSummary>,
@@ -139,4 +211,34 @@ pub struct CommandAccount {
 
 fn is_zero(n: &usize) -> bool {
     *n == 0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_driver_above_one_percent_of_its_children_is_warned_about() {
+        let light = DriverCpu::new(0.05, 20.9);
+        assert!(!light.too_heavy());
+        assert_eq!(
+            light.note(),
+            "driver CPU 0.24% of its children's (0.050 s of 20.90 s)"
+        );
+        let heavy = DriverCpu::new(0.44, 20.95);
+        assert!(heavy.too_heavy());
+        assert!(
+            heavy.note().starts_with("warning: driver CPU 2.10%"),
+            "{}",
+            heavy.note()
+        );
+    }
+
+    #[test]
+    fn children_without_cpu_time_give_no_share() {
+        let d = DriverCpu::new(0.01, 0.0);
+        assert_eq!(d.share, None);
+        assert!(d.too_heavy());
+        assert!(!DriverCpu::new(0.0, 0.0).too_heavy());
+    }
 }

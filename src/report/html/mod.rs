@@ -12,6 +12,8 @@ pub mod svg;
 use maud::{html, Markup, PreEscaped, DOCTYPE};
 
 use super::compare::{judgements, Column, Judgement};
+use super::table::bound_text;
+use crate::model::resolution::shown_stored;
 use crate::model::unit::format_value;
 use crate::model::{family_of, BenchResult, Run, Status};
 use svg::{Axis, Band, Lane, Lanes, Plot};
@@ -112,12 +114,16 @@ pub fn trend(id: &str, points: &[TrendPoint]) -> String {
                             td { (p.started_at.format("%Y-%m-%d %H:%M UTC").to_string()) }
                             td { (p.label.as_deref().unwrap_or("")) }
                             td { (status_word(&p.result.status)) }
-                            @match &p.result.summary {
-                                Some(s) => {
+                            @match (&p.result.summary, shown_stored(&p.result, None).and_then(bound_text)) {
+                                (Some(_), Some(bound)) => {
+                                    td.n { (bound) }
+                                    td { "not resolved" }
+                                }
+                                (Some(s), None) => {
                                     td.n { (format_value(s.median, p.result.unit)) }
                                     td.n { (ci_text(&p.result)) }
                                 }
-                                None => { td { "—" } td {} }
+                                (None, _) => { td { "—" } td {} }
                             }
                             td.n { (p.result.samples.len()) }
                             td.n { (p.result.culled) }
@@ -306,6 +312,7 @@ fn family_section(run: &Run, family: &str) -> Markup {
         .copied()
         .filter(|r| !r.derived && r.samples.len() > 1)
         .filter(|r| r.median().is_some_and(|m| m > 0.0))
+        .filter(|r| not_resolved(run, r).is_none())
         .collect();
     let strip = (!drawn.is_empty()).then(|| {
         let ratios: Vec<f64> = drawn
@@ -359,20 +366,36 @@ fn family_section(run: &Run, family: &str) -> Markup {
                         tr class=(status_class(&r.status)) {
                             td { (r.id) }
                             td { (status_word(&r.status)) }
-                            td.n { (r.median().map(|m| format_value(m, r.unit)).unwrap_or("—".into())) }
-                            td.n { (ci_text(r)) }
-                            td.n { (r.summary.as_ref().filter(|s| !r.derived && s.n > 1)
-                                .map(|s| format_value(s.sd, r.unit)).unwrap_or_default()) }
-                            td.n { (r.samples.len()) }
-                            td.n { (r.culled) }
-                            td { (notes(r)) }
-                            td.vals { (sample_values(r)) }
+                            @if let Some((bound, why)) = not_resolved(run, r) {
+                                td.n { (bound) }
+                                td.n {} td.n {}
+                                td.n { (r.samples.len()) }
+                                td.n { (r.culled) }
+                                td { (why) "; " (notes(r)) }
+                                td.vals { "not shown: not resolved" }
+                            } @else {
+                                td.n { (r.median().map(|m| format_value(m, r.unit)).unwrap_or("—".into())) }
+                                td.n { (ci_text(r)) }
+                                td.n { (r.summary.as_ref().filter(|s| !r.derived && s.n > 1)
+                                    .map(|s| format_value(s.sd, r.unit)).unwrap_or_default()) }
+                                td.n { (r.samples.len()) }
+                                td.n { (r.culled) }
+                                td { (notes(r)) }
+                                td.vals { (sample_values(r)) }
+                            }
                         }
                     }
                 }
             }
         }
     }
+}
+
+/// The bound and why, for a row whose median is under one cycle, under the clock's
+/// resolution or not positive: the figure that must not be shown as measured.
+fn not_resolved(run: &Run, r: &BenchResult) -> Option<(String, &'static str)> {
+    let s = shown_stored(r, run.environment.cpu.mhz)?;
+    Some((bound_text(s)?, s.why()?))
 }
 
 fn notes(r: &BenchResult) -> String {
