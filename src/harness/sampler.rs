@@ -958,7 +958,11 @@ mod tests {
             fn run(&mut self, n: u64) -> Result<()> {
                 for _ in 0..n {
                     self.calls += 1;
-                    let cost = if self.calls.is_multiple_of(2) { 500 } else { 100 };
+                    let cost = if self.calls.is_multiple_of(2) {
+                        500
+                    } else {
+                        100
+                    };
                     self.clock.now.set(self.clock.now.get() + cost);
                 }
                 Ok(())

@@ -233,7 +233,11 @@ mod tests {
         let (noisy, df) = s.of("noisy").unwrap();
         let (quiet, pooled_df) = s.of("quiet1").unwrap();
         assert_eq!(df, OWN_FROM - 1, "its own degrees of freedom");
-        assert_eq!(pooled_df, 3 * (OWN_FROM - 1), "the quiet ones get the pool's");
+        assert_eq!(
+            pooled_df,
+            3 * (OWN_FROM - 1),
+            "the quiet ones get the pool's"
+        );
         // The pool averages the noisy id with two quiet ones: a third of its variance.
         assert!(noisy > 2.5 * quiet, "noisy {noisy} pool {quiet}");
     }
