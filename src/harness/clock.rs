@@ -4,23 +4,24 @@
 /// Nanoseconds on CLOCK_MONOTONIC.
 #[inline(always)]
 pub fn now_ns() -> u64 {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: ts is a valid timespec; CLOCK_MONOTONIC always exists on Linux.
-    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
-    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+    read_ns(libc::CLOCK_MONOTONIC)
 }
 
 /// Nanoseconds on CLOCK_MONOTONIC_RAW: the hardware counter, never slewed by NTP.
 pub fn raw_ns() -> u64 {
+    read_ns(libc::CLOCK_MONOTONIC_RAW)
+}
+
+/// Nanoseconds on `clock`, one of the monotonic clocks Linux always has (MONOTONIC, and
+/// MONOTONIC_RAW since 2.6.28).
+#[inline(always)]
+fn read_ns(clock: libc::clockid_t) -> u64 {
     let mut ts = libc::timespec {
         tv_sec: 0,
         tv_nsec: 0,
     };
-    // SAFETY: as above; CLOCK_MONOTONIC_RAW exists on Linux since 2.6.28.
-    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC_RAW, &mut ts) };
+    // SAFETY: ts is a valid timespec and `clock` a clock id the kernel has.
+    unsafe { libc::clock_gettime(clock, &mut ts) };
     ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
 }
 

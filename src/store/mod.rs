@@ -402,18 +402,7 @@ impl Store {
     /// Replace the warnings recorded in run `run_id`'s header (a check made after the run,
     /// such as the quiet machine's drift, adds one).
     pub fn set_warnings(&mut self, run_id: i64, warnings: &[String]) -> Result<(), StoreError> {
-        let text = self
-            .db
-            .query_one("SELECT run_json FROM runs WHERE id = ?1", vals![run_id])?
-            .text()
-            .unwrap_or_default();
-        let mut header: serde_json::Value = serde_json::from_str(&text)?;
-        header["warnings"] = serde_json::to_value(warnings)?;
-        self.db.exec(
-            "UPDATE runs SET run_json = ?1 WHERE id = ?2",
-            vals![serde_json::to_string(&header)?, run_id],
-        )?;
-        Ok(())
+        self.set_header_field(run_id, "warnings", serde_json::to_value(warnings)?)
     }
 
     /// Replace the stored run's environment (a check made over the run measured the clock's
@@ -423,13 +412,23 @@ impl Store {
         run_id: i64,
         environment: &crate::model::Environment,
     ) -> Result<(), StoreError> {
+        self.set_header_field(run_id, "environment", serde_json::to_value(environment)?)
+    }
+
+    /// Replace one field of run `run_id`'s stored header.
+    fn set_header_field(
+        &mut self,
+        run_id: i64,
+        field: &str,
+        value: serde_json::Value,
+    ) -> Result<(), StoreError> {
         let text = self
             .db
             .query_one("SELECT run_json FROM runs WHERE id = ?1", vals![run_id])?
             .text()
             .unwrap_or_default();
         let mut header: serde_json::Value = serde_json::from_str(&text)?;
-        header["environment"] = serde_json::to_value(environment)?;
+        header[field] = value;
         self.db.exec(
             "UPDATE runs SET run_json = ?1 WHERE id = ?2",
             vals![serde_json::to_string(&header)?, run_id],
