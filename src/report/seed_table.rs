@@ -376,8 +376,15 @@ pub fn today(r: Option<&BenchResult>, quantity: Quantity, mhz: Option<f64>) -> O
     let basis = r.basis.as_ref()?;
     let times = r.times.as_ref();
     let value = match quantity {
-        // The mean and SD of samples the clock did not resolve are not resolved either.
-        Quantity::Headline | Quantity::Mean | Quantity::Sd if not_resolved(r, mhz).is_some() => {
+        // The mean and SD of samples the clock did not resolve are not resolved either,
+        // whether of single calls or of batches.
+        Quantity::Headline
+        | Quantity::Mean
+        | Quantity::Sd
+        | Quantity::BatchMean
+        | Quantity::BatchSd
+            if not_resolved(r, mhz).is_some() =>
+        {
             return None
         }
         Quantity::Headline => r.median()?,

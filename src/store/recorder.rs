@@ -49,22 +49,30 @@ impl Recorder {
 
     /// Replace the stored run's warnings (a check made after the run added one).
     pub fn set_warnings(&mut self, warnings: &[String]) -> Result<()> {
-        self.take_pending()?;
-        if let Some(id) = self.run_id {
-            self.store
-                .set_warnings(id, warnings)
-                .with_context(|| format!("cannot record the warnings of run {id}"))?;
-        }
-        Ok(())
+        self.amend("warnings", |store, id| store.set_warnings(id, warnings))
     }
 
     /// Replace the stored run's environment (the clock's rate, measured over the run).
     pub fn set_environment(&mut self, environment: &crate::model::Environment) -> Result<()> {
+        self.amend("environment", |store, id| {
+            store.set_environment(id, environment)
+        })
+    }
+
+    /// Change the stored run's header after it ran. Nothing is written once the store has
+    /// failed (a full disk): [`Recorder::finish`] reports that failure, with what it lost.
+    fn amend(
+        &mut self,
+        what: &str,
+        change: impl FnOnce(&mut Store, i64) -> Result<(), StoreError>,
+    ) -> Result<()> {
         self.take_pending()?;
+        if self.failed.is_some() {
+            return Ok(());
+        }
         if let Some(id) = self.run_id {
-            self.store
-                .set_environment(id, environment)
-                .with_context(|| format!("cannot record the environment of run {id}"))?;
+            change(&mut self.store, id)
+                .with_context(|| format!("cannot record the {what} of run {id}"))?;
         }
         Ok(())
     }
