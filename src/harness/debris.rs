@@ -114,18 +114,52 @@ fn dead_entries(dir: &Path, want: fn(Kind) -> bool) -> Vec<PathBuf> {
         .collect()
 }
 
-/// Remove the scratch directories dead runs left in `root`; returns what was removed.
+/// Remove the scratch directories dead runs left in `root`, after killing what still
+/// works in them; returns what was removed.
 pub fn sweep_scratch(root: &Path) -> Vec<PathBuf> {
     let mut removed = Vec::new();
     for path in dead_entries(root, |k| matches!(k, Kind::Scratch(_))) {
         let Ok(meta) = fs::symlink_metadata(&path) else {
             continue;
         };
+        // A job's shell dies with the run (PR_SET_PDEATHSIG), but what the shell started
+        // (a compiler pass) is orphaned and goes on in the directory. Killed processes
+        // can have forked meanwhile: look again until none is left.
+        for _ in 0..50 {
+            if kill_processes_in(&path) == 0 {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
         if meta.is_dir() && make_removable(&path) && fs::remove_dir_all(&path).is_ok() {
             removed.push(path);
         }
     }
     removed
+}
+
+/// SIGKILL this user's processes whose working directory is inside `dir`; how many.
+fn kill_processes_in(dir: &Path) -> usize {
+    let Ok(procs) = fs::read_dir("/proc") else {
+        return 0;
+    };
+    // SAFETY: getuid cannot fail and has no side effects.
+    let me = unsafe { libc::getuid() };
+    let mut killed = 0;
+    for e in procs.flatten() {
+        let Some(pid) = e.file_name().to_str().and_then(|n| n.parse::<i32>().ok()) else {
+            continue;
+        };
+        let owned = fs::symlink_metadata(e.path()).is_ok_and(|m| m.uid() == me);
+        // A zombie has no working directory: it is dead already.
+        let inside = fs::read_link(e.path().join("cwd")).is_ok_and(|cwd| cwd.starts_with(dir));
+        if owned && inside {
+            // SAFETY: kill has no memory effects; the process works in a dead run's scratch.
+            unsafe { libc::kill(pid, libc::SIGKILL) };
+            killed += 1;
+        }
+    }
+    killed
 }
 
 /// A benchmark may have left a directory without write permission (the `fs` family's
@@ -268,7 +302,28 @@ mod tests {
         let live_temp = root.path().join(format!("{}zz9.tmp", temp_file_prefix()));
         fs::write(&live_temp, b"{").unwrap();
 
+        // What a job of the dead run left working there (a compiler pass whose shell
+        // died with the run) is killed before its directory goes.
+        let mut orphan = std::process::Command::new("sleep")
+            .arg("30")
+            .current_dir(gone.join("sub/deeper"))
+            .spawn()
+            .unwrap();
+        let mut bystander = std::process::Command::new("sleep")
+            .arg("30")
+            .current_dir(&alive)
+            .spawn()
+            .unwrap();
+
         assert_eq!(sweep_scratch(root.path()), vec![gone.clone()]);
+        use std::os::unix::process::ExitStatusExt;
+        assert_eq!(orphan.wait().unwrap().signal(), Some(libc::SIGKILL));
+        assert!(
+            bystander.try_wait().unwrap().is_none(),
+            "a live run's job is left alone"
+        );
+        bystander.kill().unwrap();
+        bystander.wait().unwrap();
         assert_eq!(sweep_temp_files(root.path()), vec![temp.clone()]);
         assert!(!gone.exists() && !temp.exists());
         assert!(alive.exists() && users.exists() && live_temp.exists());
