@@ -21,7 +21,7 @@ mod schema;
 mod test_pg;
 
 use std::path::{Path, PathBuf};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use chrono::{DateTime, Utc};
 use rusqlite::Connection;
@@ -268,14 +268,13 @@ impl Store {
         conn.busy_timeout(Duration::from_secs(30))?;
         // Before anything is written (WAL, tables): another application's database, or a
         // file that is no database at all, is refused untouched. An empty one is made ours.
-        match schema::identify(&conn).map_err(not_db)? {
+        match retry_busy(|| schema::identify(&conn)).map_err(not_db)? {
             schema::Identity::Ours | schema::Identity::Empty => {}
             schema::Identity::Foreign(why) => {
                 return Err(StoreError::NotADatabase { path: shown, why })
             }
         }
-        conn.pragma_update(None, "journal_mode", "WAL")
-            .map_err(not_db)?;
+        retry_busy(|| conn.pragma_update(None, "journal_mode", "WAL")).map_err(not_db)?;
         conn.pragma_update(None, "foreign_keys", true)?;
         conn.pragma_update(None, "synchronous", "NORMAL")?;
         schema::migrate(&mut conn, &shown).map_err(|e| match e {
@@ -809,6 +808,25 @@ fn insert_run(
     )?
     .int()
     .ok_or_else(|| StoreError::Damaged("no id for a new run".into()))
+}
+
+/// Run one step of opening a database, again while SQLite says "database is locked":
+/// while another process creates the same database and switches it to WAL, SQLite answers
+/// some steps of opening it (the switch to WAL above all) at once, without waiting on the
+/// busy timeout. Three runs started together on a new database failed so about once in six.
+fn retry_busy<T>(mut step: impl FnMut() -> rusqlite::Result<T>) -> rusqlite::Result<T> {
+    let start = Instant::now();
+    loop {
+        match step() {
+            Err(rusqlite::Error::SqliteFailure(e, _))
+                if e.code == rusqlite::ErrorCode::DatabaseBusy
+                    && start.elapsed() < Duration::from_secs(10) =>
+            {
+                std::thread::sleep(Duration::from_millis(20))
+            }
+            other => return other,
+        }
+    }
 }
 
 fn insert_environment(db: &Db, env: &Environment) -> Result<i64, StoreError> {

@@ -130,12 +130,16 @@ pub enum Identity {
 /// Tell timeshare's database from another application's. The first statement that reads
 /// the file also tells a file that is no database at all (an error).
 pub fn identify(conn: &Connection) -> rusqlite::Result<Identity> {
-    let tables: Vec<String> = conn
+    // One read transaction: the three reads see one state of the file, not its tables
+    // before and its version after another process created them.
+    let tx = conn.unchecked_transaction()?;
+    let tables: Vec<String> = tx
         .prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")?
         .query_map([], |r| r.get(0))?
         .collect::<Result<_, _>>()?;
-    let app: i32 = conn.query_row("PRAGMA application_id", [], |r| r.get(0))?;
-    let version: u32 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+    let app: i32 = tx.query_row("PRAGMA application_id", [], |r| r.get(0))?;
+    let version: u32 = tx.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+    tx.finish()?;
     if app == APPLICATION_ID {
         return Ok(Identity::Ours);
     }
