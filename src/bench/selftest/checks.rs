@@ -12,7 +12,7 @@ use crate::bench::proc::create::{Create, Creation};
 use crate::bench::Registry;
 use crate::harness::contract::{Plan, Skip, StandaloneCtx, Workload};
 use crate::harness::runner::{Observer, Runner};
-use crate::model::{LoadOptions, Metric, Mode, Overhead, Placement, RunOptions};
+use crate::model::{LoadOptions, Metric, Mode, Overhead, Placement, Run, RunOptions};
 
 /// Twice the operations take about twice the time.
 const DOUBLING: (Bounds, Bounds) = (Bounds::between(1.6, 2.5), Bounds::between(1.3, 3.5));
@@ -486,6 +486,21 @@ fn cpu_doubling(env: &Env) -> Result<Measured> {
 struct Silent;
 impl Observer for Silent {}
 
+/// The rows `ids` run through the runner as `run` runs them, with `options`, in a scratch
+/// directory of their own.
+fn run_rows(options: RunOptions, ids: &[impl AsRef<str>]) -> Result<Run> {
+    let reg = Registry::new(&options);
+    let benches = ids
+        .iter()
+        .map(|id| {
+            let id = id.as_ref();
+            reg.find(id).with_context(|| format!("no {id}"))
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let scratch = tempfile::Builder::new().prefix("timeshare-").tempdir()?;
+    Runner::new(options, scratch.path())?.execute(&benches, &[], &mut Silent)
+}
+
 /// One row of each kind of load run through the runner as `run` runs it, with its
 /// driver's share of its children's CPU time as recorded in its details.
 fn load_driver(env: &Env) -> Result<Measured> {
@@ -500,14 +515,8 @@ fn load_driver(env: &Env) -> Result<Measured> {
         },
         ..RunOptions::default()
     };
-    let reg = Registry::new(&options);
     let ids = ["load.cpu.2", "load.script.2", "load.iointerference.1"];
-    let benches = ids
-        .iter()
-        .map(|id| reg.find(id).with_context(|| format!("no {id}")))
-        .collect::<Result<Vec<_>>>()?;
-    let scratch = tempfile::Builder::new().prefix("timeshare-").tempdir()?;
-    let run = Runner::new(options, scratch.path())?.execute(&benches, &[], &mut Silent)?;
+    let run = run_rows(options, &ids)?;
     let mut figures = Vec::new();
     for id in ids {
         let r = run
@@ -562,14 +571,8 @@ fn load_cpu_shape(env: &Env) -> Result<Measured> {
         },
         ..RunOptions::default()
     };
-    let reg = Registry::new(&options);
     let ids: Vec<String> = copies.iter().map(|c| format!("load.cpu.{c}")).collect();
-    let benches = ids
-        .iter()
-        .map(|id| reg.find(id).with_context(|| format!("no {id}")))
-        .collect::<Result<Vec<_>>>()?;
-    let scratch = tempfile::Builder::new().prefix("timeshare-").tempdir()?;
-    let run = Runner::new(options, scratch.path())?.execute(&benches, &[], &mut Silent)?;
+    let run = run_rows(options, &ids)?;
     let mut batch = Vec::new();
     for id in &ids {
         let r = run
