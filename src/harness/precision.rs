@@ -307,7 +307,11 @@ mod tests {
         BenchResult {
             summary: levels::across(&within).ok(),
             duration_s,
-            invocations: Some(Invocations { within, runs: None }),
+            invocations: Some(Invocations {
+                within,
+                runs: None,
+                slower: Vec::new(),
+            }),
             ..BenchResult::new(id, "syscall", "", Unit::SecondsPerOp, Better::Lower, None)
         }
     }

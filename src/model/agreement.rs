@@ -44,8 +44,8 @@ pub fn decide(before: &[BenchResult], after: &[BenchResult], min_effect: f64) ->
         };
         let (ca, cb) = (clean(a), clean(b));
         let (ia, ib) = (
-            a.invocations.as_ref().map(|i| i.medians()),
-            b.invocations.as_ref().map(|i| i.medians()),
+            a.invocations.as_ref().map(|i| i.fast_medians()),
+            b.invocations.as_ref().map(|i| i.fast_medians()),
         );
         if let Some(t) = change::test((&ca, ia.as_deref()), (&cb, ib.as_deref()), (ha, hb)) {
             tests.push((a.id.clone(), t, a.better));
@@ -218,7 +218,11 @@ mod tests {
             .collect();
         BenchResult {
             summary: levels::across(&within).ok(),
-            invocations: Some(Invocations { within, runs: None }),
+            invocations: Some(Invocations {
+                within,
+                runs: None,
+                slower: Vec::new(),
+            }),
             ..BenchResult::new(id, "syscall", "", Unit::SecondsPerOp, Better::Lower, None)
         }
     }
@@ -336,5 +340,38 @@ mod tests {
             [1.1; 3]
         );
         assert_eq!(s.results[1].median(), Some(2.0));
+    }
+
+    /// One id measured in ten processes, `slow` of them in the slower state (×1.28), merged
+    /// as a full run merges them.
+    fn mixed(id: &str, fast: f64, slow: usize) -> BenchResult {
+        let parts: Vec<BenchResult> = (0..10)
+            .map(|i| {
+                let m = if i < slow {
+                    fast * 1.28
+                } else {
+                    fast * (1.0 + 0.002 * i as f64)
+                };
+                let mut r =
+                    BenchResult::new(id, "syscall", "", Unit::SecondsPerOp, Better::Lower, None);
+                r.summary = Some(Summary::from_values(&[m * 0.995, m, m * 1.005]).unwrap());
+                r
+            })
+            .collect();
+        levels::merge(&parts)
+    }
+
+    #[test]
+    fn the_test_is_of_the_processes_in_the_headline() {
+        // The same fast state, 2 of 10 processes in the slower one against 6 of 10.
+        let two = run(vec![mixed("x", 100e-9, 2)]);
+        let six = run(vec![mixed("x", 100e-9, 6)]);
+        let d = decide_runs(&two, &six, change::DEFAULT_MIN_EFFECT);
+        assert_eq!(d[0].verdict, Verdict::NoChange, "{d:?}");
+        // The fast state 10% slower, behind a mixture that moved the other way: found.
+        let slower = run(vec![mixed("x", 110e-9, 2)]);
+        let d = decide_runs(&six, &slower, change::DEFAULT_MIN_EFFECT);
+        assert_eq!(d[0].verdict, Verdict::Slower, "{d:?}");
+        assert!((d[0].ratio - 1.1).abs() < 0.01, "{d:?}");
     }
 }

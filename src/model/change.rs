@@ -88,7 +88,8 @@ pub fn compare(before: &[f64], after: &[f64], better: Better, min_effect: f64) -
 /// The level a comparison was decided at.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Level {
-    /// Welch's t test on the logarithms of the invocation medians (both runs had at
+    /// Welch's t test on the logarithms of the medians of the processes in each headline
+    /// (the fast state, see [`super::levels::fast_state`]; both runs had at
     /// least [`MIN_INVOCATIONS`] invocations).
     Invocations,
     /// Mann–Whitney U on the pooled clean samples: the fallback, blind to the variation

@@ -34,6 +34,12 @@ use serde::{Deserialize, Serialize};
 
 use super::result::{BenchResult, Status};
 use super::stats::{Summary, SummaryError};
+use super::unit::Better;
+
+/// A process whose median is more than this far from the run's fast quartile (the lower
+/// quartile of the process medians, the upper one where higher is better) ran in a slower
+/// state of its vCPU, and is left out of the headline (see [`fast_state`]).
+pub const SLOWER_STATE: f64 = 0.10;
 
 /// The invocation level of one result: one summary per invocation, in the order they ran.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -44,6 +50,11 @@ pub struct Invocations {
     /// figure, from earlier runs on the same machine (see [`super::runlevel`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub runs: Option<super::runlevel::RunLevel>,
+    /// The invocations (indices into `within`) that ran in a slower state and are not in
+    /// the headline (see [`fast_state`]); empty for a run stored before they were told
+    /// apart, and when every process was in the fast state.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub slower: Vec<u32>,
 }
 
 impl Invocations {
@@ -55,10 +66,72 @@ impl Invocations {
         self.within.len()
     }
 
+    /// The medians of the processes in the headline (the fast state): what a comparison
+    /// tests, so that it is about the figure shown and not about how many processes of
+    /// each run happened to land in a slower state.
+    pub fn fast_medians(&self) -> Vec<f64> {
+        self.within
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| !self.slower.contains(&(*i as u32)))
+            .map(|(_, s)| s.median)
+            .collect()
+    }
+
     /// How the variance of an invocation's median splits between invocations and within.
     pub fn components(&self) -> Option<Components> {
         components(&self.within)
     }
+
+    /// The median of the slower processes relative to the headline's processes' (e.g.
+    /// 1.27: 27% slower), when any process was left out.
+    pub fn slower_ratio(&self) -> Option<f64> {
+        if self.slower.is_empty() {
+            return None;
+        }
+        let (slow, fast): (Vec<_>, Vec<_>) = self
+            .within
+            .iter()
+            .enumerate()
+            .partition(|(i, _)| self.slower.contains(&(*i as u32)));
+        let median = |v: Vec<(usize, &Summary)>| {
+            super::stats::median(&v.iter().map(|(_, s)| s.median).collect::<Vec<_>>())
+        };
+        let (slow, fast) = (median(slow), median(fast));
+        (fast != 0.0).then(|| slow / fast)
+    }
+}
+
+/// Which processes ran in the fast state, by their medians: on a virtual machine a process
+/// lands in a fast or a slower state of its vCPU, set by the host and lasting seconds
+/// (docs/noise.md measured 104 against 131–139 ns for `getpid`), and the *share* of
+/// processes in the slower one changes from one run to the next. A median of all the
+/// processes jumps between the states with that share; the fast state's figure does not.
+/// So the fast quartile (the lower quartile of the medians, the upper where higher is
+/// better: in the fast state unless three quarters of the processes were slow) anchors
+/// the run, and a process further than [`SLOWER_STATE`] from it on the slow side is in a
+/// slower state. Processes that agree (a run in one state) are all fast. The same rule
+/// as culling a perturbed sample, one level up: what is left out is counted and kept.
+pub fn fast_state(medians: &[f64], better: Better) -> Vec<bool> {
+    if medians.len() < 3 || medians.iter().any(|m| !m.is_finite()) {
+        return vec![true; medians.len()];
+    }
+    let mut sorted = medians.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    let p = match better {
+        Better::Lower => 0.25,
+        Better::Higher => 0.75,
+    };
+    let h = (sorted.len() - 1) as f64 * p;
+    let (lo, frac) = (h.floor() as usize, h.fract());
+    let quartile = sorted[lo] + frac * (sorted[(lo + 1).min(sorted.len() - 1)] - sorted[lo]);
+    medians
+        .iter()
+        .map(|&m| match better {
+            Better::Lower => m <= quartile + SLOWER_STATE * quartile.abs(),
+            Better::Higher => m >= quartile - SLOWER_STATE * quartile.abs(),
+        })
+        .collect()
 }
 
 /// The summary of a figure across invocations: `n` is the number of invocations, `median`
@@ -294,12 +367,24 @@ pub fn merge(parts: &[BenchResult]) -> BenchResult {
         .filter_map(|(_, r)| r.raw_summary.clone())
         .collect();
     merged.below_resolution = below;
-    merged.summary = across(&within).ok();
+    let medians: Vec<f64> = within.iter().map(|s| s.median).collect();
+    let fast = fast_state(&medians, first.better);
+    let kept = |all: &[Summary]| -> Vec<Summary> {
+        all.iter()
+            .zip(&fast)
+            .filter(|(_, &f)| f)
+            .map(|(s, _)| s.clone())
+            .collect()
+    };
+    merged.summary = across(&kept(&within)).ok();
     merged.raw_summary = if raw.len() == within.len() {
-        across(&raw).ok()
+        across(&kept(&raw)).ok()
     } else {
         None
     };
+    let slower: Vec<u32> = (0..fast.len() as u32)
+        .filter(|&i| !fast[i as usize])
+        .collect();
     merged.samples = ok
         .iter()
         .flat_map(|&(i, r)| {
@@ -326,8 +411,22 @@ pub fn merge(parts: &[BenchResult]) -> BenchResult {
             parts.len()
         ));
     }
+    let invocations = Invocations {
+        within,
+        runs: None,
+        slower,
+    };
+    if let Some(ratio) = invocations.slower_ratio() {
+        notes.push(format!(
+            "{} of {} processes ran in a slower state (their median ×{:.2} the others') and \
+             are not in the headline",
+            invocations.slower.len(),
+            invocations.count(),
+            ratio
+        ));
+    }
     merged.notes = notes;
-    merged.invocations = Some(Invocations { within, runs: None });
+    merged.invocations = Some(invocations);
     merged
 }
 
@@ -450,6 +549,7 @@ fn beta_fraction(a: f64, b: f64, x: f64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::Unit;
 
     fn close(a: f64, b: f64, tol: f64) -> bool {
         (a - b).abs() <= tol * (1.0 + b.abs())
@@ -673,5 +773,70 @@ mod tests {
         let p = plan_more(&within, 10.0, done, 0.02, 50, 100.0).unwrap();
         assert_eq!((p.invocations, p.samples), (3, 51), "{p:?}");
         assert!(p.expected <= 0.02);
+    }
+
+    /// One process's result of `id` whose samples have the median `m`.
+    fn part(m: f64, better: Better) -> BenchResult {
+        let mut r = BenchResult::new("x", "t", "test", Unit::SecondsPerOp, better, None);
+        r.summary = Some(Summary::from_values(&[m * 0.995, m, m * 1.005]).unwrap());
+        r
+    }
+
+    #[test]
+    fn processes_in_a_slower_state_are_told_apart_by_the_fast_quartile() {
+        // getpid's ten processes in a run where half landed in the slower state
+        // (docs/noise.md: 103.4–104.6 against 130.8–138.6 ns).
+        let m = [
+            103.4, 131.2, 104.1, 138.6, 103.9, 130.8, 104.6, 135.0, 133.3, 104.0,
+        ];
+        let fast = fast_state(&m, Better::Lower);
+        assert_eq!(
+            fast,
+            m.iter().map(|&x| x < 110.0).collect::<Vec<_>>(),
+            "{fast:?}"
+        );
+        // Processes that agree within 10% of their fast quartile are one state.
+        let one = [100.0, 104.0, 108.0, 101.0, 109.0, 103.0];
+        assert!(fast_state(&one, Better::Lower).iter().all(|&f| f));
+        // Higher is better (a rate): the slower processes are the low ones.
+        let rates: Vec<f64> = m.iter().map(|x| 1e4 / x).collect();
+        assert_eq!(fast_state(&rates, Better::Higher), fast);
+        // Too few processes to find a quartile: all are kept.
+        assert_eq!(fast_state(&[1.0, 2.0], Better::Lower), vec![true, true]);
+    }
+
+    #[test]
+    fn the_headline_of_a_mixed_run_is_its_fast_processes_median() {
+        let m = [
+            103.4, 131.2, 104.1, 138.6, 103.9, 130.8, 104.6, 135.0, 133.3, 104.0,
+        ];
+        let parts: Vec<BenchResult> = m.iter().map(|&x| part(x, Better::Lower)).collect();
+        let r = merge(&parts);
+        let inv = r.invocations.as_ref().unwrap();
+        assert_eq!(inv.slower, vec![1, 3, 5, 7, 8]);
+        assert_eq!(inv.count(), 10, "every process stays in the record");
+        let s = r.summary.as_ref().unwrap();
+        // The median of all ten (118.7) would lie between the states.
+        assert_eq!(s.median, 104.0);
+        assert_eq!(s.n, 5);
+        let ratio = inv.slower_ratio().unwrap();
+        assert!((ratio - 133.3 / 104.0).abs() < 1e-9, "{ratio}");
+        assert!(
+            r.notes
+                .iter()
+                .any(|n| n.starts_with("5 of 10 processes ran in a slower state")),
+            "{:?}",
+            r.notes
+        );
+        // A run in one state loses nothing and says nothing.
+        let same: Vec<BenchResult> = m[..5]
+            .iter()
+            .chain(&m[..5])
+            .map(|&x| part(x.min(106.0), Better::Lower))
+            .collect();
+        let r = merge(&same);
+        assert!(r.invocations.as_ref().unwrap().slower.is_empty());
+        assert_eq!(r.summary.as_ref().unwrap().n, 10);
+        assert!(!r.notes.iter().any(|n| n.contains("slower state")));
     }
 }

@@ -192,7 +192,7 @@ fn run_cell(r: &BenchResult, mhz: Option<f64>) -> Cell {
                     .as_ref()
                     .filter(|s| !r.derived && s.n > 1 && s.median > 0.0)
                     .map(|s| (s.ci_low / s.median, s.ci_high / s.median)),
-                invocations: r.invocations.as_ref().map(|i| i.medians()),
+                invocations: r.invocations.as_ref().map(|i| i.fast_medians()),
                 source: None,
                 below_resolution: r.below_resolution,
             })
@@ -468,8 +468,8 @@ pub fn compare_table(columns: &[Column], min_effect: f64) -> Result<String, NoCo
     out.push_str(&format!(
         "ratio = column / {}, each figure taken per one operation of its basis; two figures \
          of different operations are \"not comparable\". Between runs: each id is tested — \
-         Welch's t on the logarithms of the invocation medians when both runs have at least \
-         {} invocations, else a Mann–Whitney U test on the clean samples — the p-values are \
+         Welch's t on the logarithms of the medians of the processes in each headline (the \
+         fast state) when both runs have at least {} invocations, else a Mann–Whitney U test on the clean samples — the p-values are \
          corrected for the number of ids tested (Benjamini–Hochberg, false discovery rate \
          {:.0}%), and a change is called when the corrected test finds one and the figures \
          differ by at least {:.0}%; otherwise \"no significant change\". Against a \

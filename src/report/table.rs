@@ -185,9 +185,11 @@ pub fn run_table(run: &Run, overhead: &Overhead, wide: bool) -> String {
              needed them), 95% CI across processes",
             p * 100.0
         ),
-        (Some(k), None) if k > 1 => {
-            format!("median of {k} processes' medians of clean samples, 95% CI across processes")
-        }
+        (Some(k), None) if k > 1 => format!(
+            "median of the fast-state processes' medians of clean samples (of {k}; those \
+             over {:.0}% slower than the fast quartile counted apart), 95% CI across processes",
+            crate::model::levels::SLOWER_STATE * 100.0
+        ),
         _ => "medians of clean samples, 95% CI within one process".to_string(),
     };
     if overhead.clock_s.is_finite() {
