@@ -341,3 +341,81 @@ fn the_json_classification_is_only_added_and_recomputed_when_read_back() {
         again[0].1
     );
 }
+
+/// Two hosts that both ran the fixture.
+fn fleet_view() -> crate::model::fleet::FleetView {
+    use crate::model::fleet::{FleetHost, FleetView};
+    let (a, b) = (run(), run());
+    let host = |name: &str, run_id| FleetHost {
+        name: name.into(),
+        group: None,
+        run_id,
+    };
+    FleetView::new(
+        "fixture",
+        vec![host("alpha", 1), host("beta", 2)],
+        &[&a, &b],
+        |_| true,
+    )
+}
+
+#[test]
+fn the_fleet_view_prints_bounds_and_takes_no_median_of_them() {
+    let view = fleet_view();
+    let text = super::fleet::text(&view);
+    assert_bounds_only("fleet", &text);
+    let flat = flat(&text);
+    assert!(flat.contains("below one CPU cycle: not resolved"), "{text}");
+    assert!(flat.contains("not resolved"), "{text}");
+    for row in &view.rows {
+        let resolved = row.id == "syscall.getpid";
+        assert_eq!(
+            row.median.is_some(),
+            resolved,
+            "{}: {:?}",
+            row.id,
+            row.median
+        );
+        assert!(row.outside().is_empty(), "{row:?}");
+    }
+}
+
+#[test]
+fn the_fleet_csv_and_json_say_how_each_figure_is_read() {
+    let view = fleet_view();
+    let text = String::from_utf8(super::fleet::csv(&view).unwrap()).unwrap();
+    let lines: Vec<std::collections::HashMap<String, String>> =
+        csv::Reader::from_reader(text.as_bytes())
+            .deserialize()
+            .map(Result::unwrap)
+            .collect();
+    let kind = |id: &str| {
+        let l = lines.iter().find(|l| l["id"] == id).unwrap();
+        (l["resolved"].clone(), l["fleet_median"].clone())
+    };
+    assert_eq!(
+        kind("cpu.stmt.i32.assign"),
+        ("below_cycle".into(), String::new())
+    );
+    assert_eq!(
+        kind("call.subroutine"),
+        ("below_clock".into(), String::new())
+    );
+    assert_eq!(
+        kind("proc.exec.env_byte"),
+        ("not_positive".into(), String::new())
+    );
+    assert_eq!(kind("syscall.getpid").0, "measured");
+    assert!(!kind("syscall.getpid").1.is_empty());
+    let json: serde_json::Value =
+        serde_json::from_slice(&super::fleet::json(&view).unwrap()).unwrap();
+    let rows = json["rows"].as_array().unwrap();
+    let row = |id: &str| rows.iter().find(|r| r["id"] == id).unwrap().clone();
+    let sub = row("cpu.stmt.i32.assign");
+    assert_eq!(sub["hosts"][0]["classification"]["reading"], "below_cycle");
+    assert!(sub["median"].is_null(), "{sub}");
+    assert_eq!(
+        row("syscall.getpid")["hosts"][1]["classification"]["reading"],
+        "measured"
+    );
+}
