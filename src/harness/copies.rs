@@ -161,9 +161,10 @@ impl Children {
     /// Start `cmd` as a child in its own process group. No `pre_exec` hook: without one
     /// std starts the command with posix_spawn (a vfork, no copy of the driver's page
     /// tables), where a hook forces a full fork. A many-user load row starts thousands of
-    /// commands, and the forks were most of its driver's CPU time (8% of its children's).
-    /// The commands therefore do not die with a driver killed outright (they are short;
-    /// `Drop` still kills and reaps every group on an error, a panic or Ctrl-C).
+    /// commands, and the forks were most of their starter's CPU time (8% of its children's).
+    /// The commands therefore do not die with their parent killed outright by themselves
+    /// (`Drop` still kills and reaps every group on an error, a panic or Ctrl-C; a load
+    /// row's user shell stops, and so kills its command, when its driver dies).
     pub fn spawn(&mut self, tag: usize, cmd: &mut Command) -> Result<i32, SpawnError> {
         let what = cmd.get_program().to_string_lossy().into_owned();
         let started = Instant::now();

@@ -2,9 +2,9 @@
 //! (seed 000, Table 10 and Attachment C).
 //!
 //! # Timing model
-//! One operation is one whole run: N private directories are set up (the script's `@file`
-//! blocks; not part of any script's time), then user i's shell starts at i × stagger and
-//! runs the script's commands one after another. The shell is a child process of
+//! One operation is one whole run: user i's shell starts at i × stagger, sets up the
+//! user's private directory (the script's `@file` blocks; not part of the script's time)
+//! and runs the script's commands one after another. The shell is a child process of
 //! timeshare (the hidden `internal-load-user`), one per user as in 1975: it starts every
 //! command itself (directly, or through `sh -c` for lines with pipes, quotes or globs), so
 //! each command's real time is from its start to the shell seeing it end, and its CPU time
@@ -42,7 +42,7 @@ use crate::harness::contract::{Benchmark, Ctx, Host, OwnFigures, Plan, Workload}
 use crate::harness::copies::{self, Children, Exit, SpawnError};
 use crate::harness::interrupt;
 use crate::harness::interrupt::Interrupted;
-use crate::harness::rusage::DriverMeter;
+use crate::harness::rusage::{self, DriverMeter};
 use crate::harness::state::Shared;
 use crate::model::details::load::{CommandAccount, DriverCpu, Scripts, ScriptsSummary, PER_SCRIPT};
 use crate::model::median;
@@ -456,6 +456,9 @@ pub struct UserReport {
     real_s: f64,
     /// The commands' own CPU time (user + system), summed.
     commands_cpu_s: f64,
+    /// The shell's own user and system time before its first command (its start and
+    /// the user's set-up): not part of the script's.
+    before_script_s: (f64, f64),
     /// The run passed `--run-timeout`: (commands killed, commands not started).
     stopped: Option<(usize, usize)>,
     /// The machine refused a process.
@@ -481,10 +484,34 @@ pub fn user_shell(job: &Path, report: &Path) -> Result<()> {
         .with_context(|| format!("cannot write {}", report.display()))
 }
 
-/// Run the script of `job` to its end (or its limits): what a user's shell does.
+/// The user's private directory with the script's files, made afresh.
+fn set_up_user(script: &Script, dir: &Path) -> Result<()> {
+    if dir.exists() {
+        std::fs::remove_dir_all(dir)?;
+    }
+    std::fs::create_dir_all(dir)?;
+    for (name, body) in &script.files {
+        let path = dir.join(name);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent)?;
+        }
+        std::fs::write(&path, body).with_context(|| format!("cannot create {name}"))?;
+    }
+    Ok(())
+}
+
+/// Run the script of `job` to its end (or its limits): what a user's shell does. The
+/// user's directory is set up first, by the shell (creating files is most of what a
+/// driver doing it for every user spends), and the shell's CPU time up to then is
+/// reported so that it is not counted as the script's.
 fn run_user(job: &UserJob) -> Result<UserReport> {
     let deadline = Instant::now() + job.run_left;
-    let mut out = UserReport::default();
+    set_up_user(&job.script, &job.dir)?;
+    let before = rusage::this_process();
+    let mut out = UserReport {
+        before_script_s: (before.user_s, before.system_s),
+        ..UserReport::default()
+    };
     let mut kids = Children::new();
     let started = Instant::now();
     let script = &job.script;
@@ -661,9 +688,14 @@ fn run_users(
                 never += not_started;
             }
             None => {
-                out.scripts[r.tag] = (report.real_s, r.cpu_s());
-                out.script_system_s[r.tag] = r.system_s;
-                out.shell_cpu_s[r.tag] = (r.cpu_s() - report.commands_cpu_s).max(0.0);
+                // The kernel's figure for the shell and its commands, less what the
+                // shell spent before the script began.
+                let (user_before, system_before) = report.before_script_s;
+                let system = (r.system_s - system_before).max(0.0);
+                let cpu = (r.user_s - user_before).max(0.0) + system;
+                out.scripts[r.tag] = (report.real_s, cpu);
+                out.script_system_s[r.tag] = system;
+                out.shell_cpu_s[r.tag] = (cpu - report.commands_cpu_s).max(0.0);
             }
         }
     }
@@ -686,8 +718,7 @@ fn absent_commands(script: &Script, host: &Host) -> Vec<usize> {
         .collect()
 }
 
-/// User `i`'s private directory with the script's files (not part of any script's time),
-/// and the job its shell is given.
+/// The job user `i`'s shell is given.
 fn prepare_user(
     script: &Script,
     i: usize,
@@ -695,22 +726,10 @@ fn prepare_user(
     absent: &[usize],
     limits: Limits,
 ) -> Result<UserJob> {
-    let dir = root.join(format!("user{i}"));
-    if dir.exists() {
-        std::fs::remove_dir_all(&dir)?;
-    }
-    std::fs::create_dir_all(&dir)?;
-    for (name, body) in &script.files {
-        let path = dir.join(name);
-        if let Some(parent) = path.parent() {
-            std::fs::create_dir_all(parent)?;
-        }
-        std::fs::write(&path, body).with_context(|| format!("cannot create {name}"))?;
-    }
     let _ = std::fs::remove_file(report_path(root, i));
     Ok(UserJob {
         script: script.clone(),
-        dir,
+        dir: root.join(format!("user{i}")),
         err: root.join(format!("user{i}.stderr")),
         absent: absent.to_vec(),
         sh: {
@@ -789,6 +808,8 @@ fn parse_report(text: &[u8]) -> Result<UserReport> {
     let bad = |x: f64| !x.is_finite() || x < 0.0;
     if bad(report.real_s)
         || bad(report.commands_cpu_s)
+        || bad(report.before_script_s.0)
+        || bad(report.before_script_s.1)
         || report
             .commands
             .iter()
