@@ -23,6 +23,7 @@ mod history;
 mod import;
 mod invocation;
 mod list;
+mod load_user;
 mod man;
 mod monitor;
 mod outfile;
@@ -106,6 +107,9 @@ pub enum Command {
     /// Measure one invocation of a run with several (used by `run --invocations`)
     #[command(hide = true, name = crate::harness::invocations::COMMAND)]
     Invocation(invocation::InvocationArgs),
+    /// Run one user's command script as its shell (used by `load.script.N`)
+    #[command(hide = true, name = crate::bench::load::script::USER_SHELL)]
+    LoadUser(load_user::LoadUserArgs),
 }
 
 /// An error that is the user's input, not the machine's: exit code 2.
@@ -140,6 +144,7 @@ pub fn main() -> ExitCode {
         Command::Selftest(args) => selftest::execute(args),
         Command::ChessGame(args) => chess_game::execute(args),
         Command::Invocation(args) => invocation::execute(args),
+        Command::LoadUser(args) => load_user::execute(args),
     };
     match outcome {
         Ok(exit) => exit.into(),

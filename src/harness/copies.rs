@@ -103,11 +103,22 @@ struct Live {
 pub struct Children {
     live: HashMap<i32, Live>,
     started_total: usize,
+    /// Ask before killing: see [`Children::with_grace`].
+    grace: Option<Duration>,
 }
 
 impl Children {
     pub fn new() -> Children {
         Children::default()
+    }
+
+    /// Children that are asked to stop (SIGTERM) and given `grace` to end before they are
+    /// killed, on `Drop` too: a child that runs children of its own (a user's shell) kills
+    /// them when asked, where killed outright it would leave them running.
+    pub fn with_grace(grace: Duration) -> Children {
+        let mut children = Children::default();
+        children.grace = Some(grace);
+        children
     }
 
     pub fn running(&self) -> usize {
@@ -150,9 +161,10 @@ impl Children {
     /// Start `cmd` as a child in its own process group. No `pre_exec` hook: without one
     /// std starts the command with posix_spawn (a vfork, no copy of the driver's page
     /// tables), where a hook forces a full fork. A many-user load row starts thousands of
-    /// commands, and the forks were most of its driver's CPU time (8% of its children's).
-    /// The commands therefore do not die with a driver killed outright (they are short;
-    /// `Drop` still kills and reaps every group on an error, a panic or Ctrl-C).
+    /// commands, and the forks were most of their starter's CPU time (8% of its children's).
+    /// The commands therefore do not die with their parent killed outright by themselves
+    /// (`Drop` still kills and reaps every group on an error, a panic or Ctrl-C; a load
+    /// row's user shell stops, and so kills its command, when its driver dies).
     pub fn spawn(&mut self, tag: usize, cmd: &mut Command) -> Result<i32, SpawnError> {
         let what = cmd.get_program().to_string_lossy().into_owned();
         let started = Instant::now();
@@ -283,6 +295,25 @@ impl Children {
         }
     }
 
+    /// Send every live child SIGTERM, reap those that end within `grace`, then kill the
+    /// rest with [`Children::kill_all`].
+    pub fn terminate_all(&mut self, grace: Duration) {
+        for &pid in self.live.keys() {
+            // SAFETY: sends a signal to our own child; no memory is involved.
+            unsafe { libc::kill(pid, libc::SIGTERM) };
+        }
+        let end = Instant::now() + grace;
+        while !self.live.is_empty() && Instant::now() < end {
+            self.live.retain(|&pid, _| {
+                let mut status = 0;
+                // SAFETY: waits for our own child without blocking; status is valid to write.
+                unsafe { libc::waitpid(pid, &mut status, libc::WNOHANG) == 0 }
+            });
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        self.kill_all();
+    }
+
     /// Kill every live child's process group and reap it.
     pub fn kill_all(&mut self) {
         for (&pid, _) in self.live.iter() {
@@ -306,7 +337,10 @@ impl Children {
 
 impl Drop for Children {
     fn drop(&mut self) {
-        self.kill_all();
+        match self.grace {
+            Some(grace) => self.terminate_all(grace),
+            None => self.kill_all(),
+        }
     }
 }
 

@@ -13,6 +13,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::resolution::{classify, shown_stored, Classification, Shown};
 use super::Summary;
 
 /// Where a run belongs in a fleet (`run --campaign`, `--host-name`, `--group`).
@@ -45,12 +46,29 @@ const MAD_TO_SD: f64 = 1.4826;
 /// One host's figure for one id.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct HostFigure {
+    /// The host's median, raw: read it only as its `classification` says.
     pub median: f64,
     /// Half the width of the host's confidence interval of its median.
     pub noise: f64,
-    /// The host lies outside the fleet's band by more than its noise.
+    /// The host lies outside the fleet's band by more than its noise (never for a figure
+    /// that was not resolved).
     pub outside: bool,
+    /// How the median is to be read: a figure, or only a bound.
+    pub classification: Classification,
+    /// The same, as the printers show it.
+    #[serde(skip)]
+    pub shown: Shown,
 }
+
+impl HostFigure {
+    /// The median may be printed and compared as a figure.
+    pub fn is_figure(&self) -> bool {
+        self.shown.is_figure()
+    }
+}
+
+/// One host's input to a row: its summary and how its median is to be shown.
+pub type HostInput<'a> = (&'a Summary, Shown, Classification);
 
 /// One id across the fleet.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -58,34 +76,50 @@ pub struct FleetRow {
     pub id: String,
     /// One entry per host of the view, in its order; `None` where the host has no figure.
     pub hosts: Vec<Option<HostFigure>>,
-    pub median: f64,
-    /// 1.4826 × MAD of the hosts' medians.
-    pub spread: f64,
+    /// The median of the hosts' resolved figures; `None` when fewer than two hosts
+    /// resolved it (a bound is no figure to take a median of).
+    pub median: Option<f64>,
+    /// 1.4826 × MAD of the hosts' resolved medians.
+    pub spread: Option<f64>,
     /// The band's half-width: max(3 spreads, 5% of the median).
-    pub band: f64,
+    pub band: Option<f64>,
 }
 
 impl FleetRow {
-    /// The row of `id` from each host's summary (`None`: no figure there). `None` when
-    /// fewer than two hosts have a figure: one host is no fleet.
-    pub fn new(id: &str, figures: &[Option<&Summary>]) -> Option<FleetRow> {
-        let medians: Vec<f64> = figures.iter().flatten().map(|s| s.median).collect();
-        if medians.len() < 2 {
+    /// The row of `id` from each host's figure (`None`: no figure there). `None` when
+    /// fewer than two hosts have a figure: one host is no fleet. Only resolved figures
+    /// make the fleet's median, spread and band, and only they can be marked outside it.
+    pub fn new(id: &str, figures: &[Option<HostInput>]) -> Option<FleetRow> {
+        if figures.iter().flatten().count() < 2 {
             return None;
         }
-        let median = super::median(&medians);
-        let deviations: Vec<f64> = medians.iter().map(|m| (m - median).abs()).collect();
-        let spread = MAD_TO_SD * super::median(&deviations);
-        let band = (BAND_SPREADS * spread).max(BAND_FLOOR * median.abs());
+        let medians: Vec<f64> = figures
+            .iter()
+            .flatten()
+            .filter(|(_, shown, _)| shown.is_figure())
+            .map(|(s, _, _)| s.median)
+            .collect();
+        let fleet = (medians.len() >= 2).then(|| {
+            let median = super::median(&medians);
+            let deviations: Vec<f64> = medians.iter().map(|m| (m - median).abs()).collect();
+            let spread = MAD_TO_SD * super::median(&deviations);
+            let band = (BAND_SPREADS * spread).max(BAND_FLOOR * median.abs());
+            (median, spread, band)
+        });
         let hosts = figures
             .iter()
             .map(|f| {
-                f.map(|s| {
+                f.as_ref().map(|(s, shown, class)| {
                     let noise = ((s.ci_high - s.ci_low) / 2.0).max(0.0);
                     HostFigure {
                         median: s.median,
                         noise,
-                        outside: (s.median - median).abs() > band + noise,
+                        outside: shown.is_figure()
+                            && fleet.is_some_and(|(median, _, band)| {
+                                (s.median - median).abs() > band + noise
+                            }),
+                        classification: class.clone(),
+                        shown: *shown,
                     }
                 })
             })
@@ -93,9 +127,9 @@ impl FleetRow {
         Some(FleetRow {
             id: id.to_string(),
             hosts,
-            median,
-            spread,
-            band,
+            median: fleet.map(|f| f.0),
+            spread: fleet.map(|f| f.1),
+            band: fleet.map(|f| f.2),
         })
     }
 
@@ -149,13 +183,15 @@ impl FleetView {
         let mut rows = Vec::new();
         let mut units = Vec::new();
         for (id, unit) in ids {
-            let figures: Vec<Option<&Summary>> = runs
+            let figures: Vec<Option<HostInput>> = runs
                 .iter()
                 .map(|run| {
-                    run.results
+                    let mhz = run.environment.cpu.mhz;
+                    let r = run
+                        .results
                         .iter()
-                        .find(|r| r.id == id && matches!(r.status, super::Status::Ok))
-                        .and_then(|r| r.summary.as_ref())
+                        .find(|r| r.id == id && matches!(r.status, super::Status::Ok))?;
+                    Some((r.summary.as_ref()?, shown_stored(r, mhz)?, classify(r, mhz)))
                 })
                 .collect();
             if let Some(row) = FleetRow::new(&id, &figures) {
@@ -190,17 +226,27 @@ mod tests {
         }
     }
 
+    /// A host's resolved figure.
+    fn fig(s: &Summary) -> Option<HostInput<'_>> {
+        let class = Classification {
+            reading: crate::model::resolution::Reading::Measured,
+            bound_s: None,
+            why: None,
+        };
+        Some((s, Shown::Figure(s.median), class))
+    }
+
     #[test]
     fn the_slow_twin_is_marked_and_its_siblings_are_not() {
         let a = summary(0.630, 0.01);
         let b = summary(0.640, 0.01);
         let slow = summary(1.25, 0.05);
-        let row = FleetRow::new("cpu.chess", &[Some(&a), Some(&slow), Some(&b)]).unwrap();
-        assert_eq!(row.median, 0.640);
+        let row = FleetRow::new("cpu.chess", &[fig(&a), fig(&slow), fig(&b)]).unwrap();
+        assert_eq!(row.median, Some(0.640));
         assert_eq!(row.outside(), vec![1]);
         assert!(
-            (row.spread - 1.4826 * 0.010).abs() < 1e-12,
-            "{}",
+            (row.spread.unwrap() - 1.4826 * 0.010).abs() < 1e-12,
+            "{:?}",
             row.spread
         );
     }
@@ -211,25 +257,51 @@ mod tests {
         let b = summary(1.00, 0.001);
         // 4% off: inside the 5% floor although the spread is zero.
         let c = summary(1.04, 0.001);
-        let row = FleetRow::new("x", &[Some(&a), Some(&b), Some(&c)]).unwrap();
+        let row = FleetRow::new("x", &[fig(&a), fig(&b), fig(&c)]).unwrap();
         assert!(row.outside().is_empty(), "{row:?}");
         // 20% off but its own interval is ±30%: not marked either.
         let noisy = summary(1.20, 0.30);
-        let row = FleetRow::new("x", &[Some(&a), Some(&b), Some(&noisy)]).unwrap();
+        let row = FleetRow::new("x", &[fig(&a), fig(&b), fig(&noisy)]).unwrap();
         assert!(row.outside().is_empty(), "{row:?}");
         // The same 20% with a steady interval is.
         let steady = summary(1.20, 0.01);
-        let row = FleetRow::new("x", &[Some(&a), Some(&b), Some(&steady)]).unwrap();
+        let row = FleetRow::new("x", &[fig(&a), fig(&b), fig(&steady)]).unwrap();
         assert_eq!(row.outside(), vec![2]);
     }
 
     #[test]
     fn one_host_is_no_fleet_and_a_missing_figure_is_left_out() {
         let a = summary(1.0, 0.0);
-        assert!(FleetRow::new("x", &[Some(&a), None]).is_none());
+        assert!(FleetRow::new("x", &[fig(&a), None]).is_none());
         let b = summary(1.0, 0.0);
-        let row = FleetRow::new("x", &[Some(&a), None, Some(&b)]).unwrap();
+        let row = FleetRow::new("x", &[fig(&a), None, fig(&b)]).unwrap();
         assert_eq!(row.hosts[1], None);
+        assert!(row.outside().is_empty());
+    }
+
+    #[test]
+    fn a_host_below_resolution_is_no_figure_of_the_fleet() {
+        let a = summary(1.0e-9, 0.0);
+        let b = summary(1.1e-9, 0.0);
+        // Under one cycle on the third host: far off, but only a bound.
+        let tiny = summary(0.05e-9, 0.0);
+        let class = Classification {
+            reading: crate::model::resolution::Reading::BelowCycle,
+            bound_s: Some(0.36e-9),
+            why: Some("below one CPU cycle: not resolved".into()),
+        };
+        let below = Some((&tiny, Shown::BelowCycle(0.36e-9), class.clone()));
+        let row = FleetRow::new("x", &[fig(&a), fig(&b), below.clone()]).unwrap();
+        let median = row.median.unwrap();
+        assert!(
+            (median - 1.05e-9).abs() < 1e-15,
+            "the bound is in the median: {median}"
+        );
+        assert!(row.outside().is_empty(), "a bound is never marked: {row:?}");
+        assert!(!row.hosts[2].as_ref().unwrap().is_figure());
+        // Two bounds and one figure: no fleet median at all.
+        let row = FleetRow::new("x", &[fig(&a), below.clone(), below]).unwrap();
+        assert_eq!((row.median, row.spread, row.band), (None, None, None));
         assert!(row.outside().is_empty());
     }
 }

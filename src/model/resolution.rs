@@ -2,7 +2,9 @@
 //! is under one CPU cycle or under what the clock can resolve in one sample, or because
 //! the correction took it below zero (a negative cost is never a cost). Pure.
 
-use super::{BenchResult, Overhead, Unit};
+use serde::{Deserialize, Serialize};
+
+use super::{BenchResult, Overhead, Status, Unit};
 
 /// How a row's headline is to be shown.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -50,6 +52,67 @@ impl Shown {
             Shown::BelowClock(_) => Some("below the clock's resolution: not resolved"),
             Shown::NotPositive => Some("no positive cost resolved (the correction exceeds it)"),
         }
+    }
+}
+
+/// How a result's figure is to be read, said explicitly in the JSON export and the fleet
+/// view: every printer shows the rows that are not `measured` or `derived` as a bound or
+/// not at all, never as a figure.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Reading {
+    /// A figure measured and resolved.
+    Measured,
+    /// A resolved figure computed from other rows of the run (e.g. `ctx.switch`).
+    Derived,
+    /// Under one CPU cycle: only the bound is known.
+    BelowCycle,
+    /// Under what the clock resolves in one sample: only the bound is known.
+    BelowClock,
+    /// Zero or less after the overhead correction: no cost was resolved.
+    NotPositive,
+    /// No figure at all (skipped, failed, or no clean sample).
+    NoFigure,
+}
+
+/// A result's [`Reading`], with the bound and the reason where it is not a figure.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Classification {
+    pub reading: Reading,
+    /// The upper bound in the result's unit (seconds per operation), for `below_cycle`
+    /// and `below_clock`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bound_s: Option<f64>,
+    /// Why the figure is not to be read as one, in the printers' words.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub why: Option<String>,
+}
+
+/// The classification of a stored result (see [`shown_stored`]).
+pub fn classify(r: &BenchResult, mhz: Option<f64>) -> Classification {
+    let shown = if r.status.is_ok() {
+        shown_stored(r, mhz)
+    } else {
+        None
+    };
+    let reading = match shown {
+        None => Reading::NoFigure,
+        Some(Shown::Figure(_)) if r.derived => Reading::Derived,
+        Some(Shown::Figure(_)) => Reading::Measured,
+        Some(Shown::BelowCycle(_)) => Reading::BelowCycle,
+        Some(Shown::BelowClock(_)) => Reading::BelowClock,
+        Some(Shown::NotPositive) => Reading::NotPositive,
+    };
+    let why = match (shown, &r.status) {
+        (Some(s), _) => s.why().map(str::to_string),
+        (None, Status::Ok) => Some("no clean sample gave a figure".to_string()),
+        (None, Status::Skipped { .. }) => Some("skipped".to_string()),
+        (None, Status::Failed { .. }) => Some("failed".to_string()),
+    };
+    Classification {
+        reading,
+        bound_s: shown.and_then(|s| s.bound_s()),
+        why,
     }
 }
 

@@ -1,11 +1,12 @@
 //! The fleet view as text, CSV and JSON: hosts × ids, each host's median, the fleet's
 //! median and spread, and the hosts outside the band marked (see [`crate::model::fleet`]).
 
-use crate::model::fleet::FleetView;
+use crate::model::fleet::{FleetView, HostFigure};
 use crate::model::unit::format_value;
+use crate::model::Unit;
 
 use super::style::{self, Tone};
-use super::table::{new_table, right};
+use super::table::{bound_text, new_table, right};
 
 /// The mark beside a host's figure that lies outside the fleet's band.
 pub const OUTSIDE: &str = "◆";
@@ -25,13 +26,17 @@ pub fn text(view: &FleetView) -> String {
         let mut cells = vec![row.id.clone()];
         for h in &row.hosts {
             cells.push(match h {
-                Some(f) if f.outside => format!("{OUTSIDE} {}", format_value(f.median, *unit)),
-                Some(f) => format_value(f.median, *unit),
+                Some(f) => host_cell(f, *unit),
                 None => "—".into(),
             });
         }
-        cells.push(format_value(row.median, *unit));
-        cells.push(format!("±{:.1}%", percent(row.spread, row.median)));
+        match (row.median, row.spread) {
+            (Some(median), Some(spread)) => {
+                cells.push(format_value(median, *unit));
+                cells.push(format!("±{:.1}%", percent(spread, median)));
+            }
+            _ => cells.extend([NO_FLEET_FIGURE.into(), "—".into()]),
+        }
         let outside: Vec<String> = row
             .outside()
             .iter()
@@ -58,6 +63,14 @@ pub fn text(view: &FleetView) -> String {
             .join(", ")
     );
     out.push_str(&format!("{t}\n"));
+    let reasons = bounds_shown(view);
+    if !reasons.is_empty() {
+        out.push_str(&format!(
+            "< a bound, not a figure: {}; left out of the fleet's median and spread \
+             ({NO_FLEET_FIGURE}: fewer than two hosts resolved it)\n",
+            reasons.join("; ")
+        ));
+    }
     let marked: usize = view.rows.iter().map(|r| r.outside().len()).sum();
     out.push_str(&format!(
         "{OUTSIDE} outside the fleet: beyond its median ± max(3 × spread, 5%) by more than \
@@ -68,8 +81,35 @@ pub fn text(view: &FleetView) -> String {
     out
 }
 
-/// One line per host and id: campaign, host, group, run, id, unit, median, the host's
-/// noise, the fleet's median, spread and band, and whether the host is outside.
+/// What the fleet's median cell says when fewer than two hosts resolved the figure.
+const NO_FLEET_FIGURE: &str = "not resolved";
+
+/// A host's figure as every printer shows it: the median when it was resolved (marked
+/// when outside), its bound when it was not.
+fn host_cell(f: &HostFigure, unit: Unit) -> String {
+    match bound_text(f.shown) {
+        Some(bound) => bound,
+        None if f.outside => format!("{OUTSIDE} {}", format_value(f.median, unit)),
+        None => format_value(f.median, unit),
+    }
+}
+
+/// The reasons the view shows bounds for, each once, in the printers' words.
+fn bounds_shown(view: &FleetView) -> Vec<&'static str> {
+    let mut reasons: Vec<&'static str> = Vec::new();
+    let hosts = view.rows.iter().flat_map(|r| r.hosts.iter().flatten());
+    for why in hosts.filter_map(|f| f.shown.why()) {
+        if !reasons.contains(&why) {
+            reasons.push(why);
+        }
+    }
+    reasons
+}
+
+/// One line per host and id: campaign, host, group, run, id, unit, median (raw), how the
+/// median is to be read (`resolved`: `measured`, `below_cycle`… as in a run's CSV) and its
+/// bound, the host's noise, the fleet's median, spread and band (empty when fewer than two
+/// hosts resolved the figure), and whether the host is outside.
 pub fn csv(view: &FleetView) -> anyhow::Result<Vec<u8>> {
     let mut w = csv::Writer::from_writer(Vec::new());
     w.write_record([
@@ -80,6 +120,8 @@ pub fn csv(view: &FleetView) -> anyhow::Result<Vec<u8>> {
         "id",
         "unit",
         "median",
+        "resolved",
+        "bound",
         "noise",
         "fleet_median",
         "fleet_spread",
@@ -97,10 +139,12 @@ pub fn csv(view: &FleetView) -> anyhow::Result<Vec<u8>> {
                 row.id.clone(),
                 unit.symbol().to_string(),
                 f.median.to_string(),
+                f.shown.kind().to_string(),
+                opt(f.shown.bound_s()),
                 f.noise.to_string(),
-                row.median.to_string(),
-                row.spread.to_string(),
-                row.band.to_string(),
+                opt(row.median),
+                opt(row.spread),
+                opt(row.band),
                 f.outside.to_string(),
             ])?;
         }
@@ -113,6 +157,11 @@ pub fn json(view: &FleetView) -> serde_json::Result<Vec<u8>> {
     let mut v = serde_json::to_vec_pretty(view)?;
     v.push(b'\n');
     Ok(v)
+}
+
+/// A number, or an empty cell.
+fn opt(x: Option<f64>) -> String {
+    x.map(|x| x.to_string()).unwrap_or_default()
 }
 
 fn percent(part: f64, whole: f64) -> f64 {

@@ -8,15 +8,79 @@ use chrono::{DateTime, Datelike, Utc};
 use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};
 
-use crate::model::{Run, Status};
+use serde::Serialize;
+
+use crate::model::resolution::{classify, Classification};
+use crate::model::{BenchResult, Environment, Run, RunOptions, RunStatus, Status, Tool};
 
 /// The largest run file read (a full run with every sample is a few megabytes).
 pub const MAX_INPUT_BYTES: u64 = 64 << 20;
 
+/// The run as JSON, each result with its `classification`: how its figure is to be read
+/// (measured, derived, below one cycle, below the clock, not positive, no figure), so
+/// that a script reading the file need not redo the printers' checks to know that a
+/// median is only a bound. It is computed from the run, not stored, and a file read back
+/// has it computed again (what a file claims is not trusted).
 pub fn to_json(run: &Run) -> serde_json::Result<Vec<u8>> {
-    let mut bytes = serde_json::to_vec_pretty(run)?;
+    let mut bytes = serde_json::to_vec_pretty(&Classified::of(run))?;
     bytes.push(b'\n');
     Ok(bytes)
+}
+
+/// A run as it is written: the run's own fields in their order, each result followed by
+/// its classification.
+#[derive(Serialize)]
+struct Classified<'a> {
+    schema_version: u32,
+    tool: &'a Tool,
+    options: &'a RunOptions,
+    environment: &'a Environment,
+    started_at: &'a DateTime<Utc>,
+    finished_at: &'a Option<DateTime<Utc>>,
+    status: &'a RunStatus,
+    warnings: &'a [String],
+    results: Vec<ClassifiedResult<'a>>,
+}
+
+#[derive(Serialize)]
+struct ClassifiedResult<'a> {
+    #[serde(flatten)]
+    result: &'a BenchResult,
+    classification: Classification,
+}
+
+impl<'a> Classified<'a> {
+    fn of(run: &'a Run) -> Classified<'a> {
+        // Every field named: a field added to `Run` must be added here too.
+        let Run {
+            schema_version,
+            tool,
+            options,
+            environment,
+            started_at,
+            finished_at,
+            status,
+            warnings,
+            results,
+        } = run;
+        Classified {
+            schema_version: *schema_version,
+            tool,
+            options,
+            environment,
+            started_at,
+            finished_at,
+            status,
+            warnings,
+            results: results
+                .iter()
+                .map(|result| ClassifiedResult {
+                    result,
+                    classification: classify(result, environment.cpu.mhz),
+                })
+                .collect(),
+        }
+    }
 }
 
 /// Read a run back, refusing files from a newer schema than this build knows and

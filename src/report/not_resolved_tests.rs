@@ -254,3 +254,168 @@ fn the_html_report_prints_bounds() {
     let text = flat(&text);
     assert!(text.contains("below one CPU cycle: not resolved"), "{text}");
 }
+
+/// Each result of the JSON export, by id: its classification's `reading`, and its whole
+/// object.
+fn json_readings(run: &Run) -> Vec<(String, serde_json::Value)> {
+    let text = super::json::to_json(run).unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&text).unwrap();
+    v["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| (r["id"].as_str().unwrap().to_string(), r.clone()))
+        .collect()
+}
+
+#[test]
+fn the_json_export_classifies_every_result() {
+    let mut run = run();
+    let mut derived = cases()[3].0.clone();
+    derived.id = "ctx.switch".into();
+    derived.derived = true;
+    let mut failed = cases()[3].0.clone();
+    failed.id = "syscall.read".into();
+    failed.status = Status::Failed {
+        error: "boom".into(),
+    };
+    failed.summary = None;
+    run.results.extend([derived, failed]);
+    let results = json_readings(&run);
+    let class = |id: &str| {
+        let r = &results.iter().find(|r| r.0 == id).unwrap().1;
+        r["classification"].clone()
+    };
+    for (id, reading, bound) in [
+        ("cpu.stmt.i32.assign", "below_cycle", Some(1e-6 / MHZ)),
+        ("call.subroutine", "below_clock", Some(20e-9)),
+        ("proc.exec.env_byte", "not_positive", None),
+        ("syscall.getpid", "measured", None),
+        ("ctx.switch", "derived", None),
+        ("syscall.read", "no_figure", None),
+    ] {
+        let c = class(id);
+        assert_eq!(c["reading"], reading, "{id}: {c}");
+        assert_eq!(c["bound_s"].as_f64(), bound, "{id}: {c}");
+        let says_why = c["why"].is_string();
+        assert_eq!(
+            says_why,
+            !matches!(reading, "measured" | "derived"),
+            "{id}: {c}"
+        );
+    }
+    assert!(class("cpu.stmt.i32.assign")["why"]
+        .as_str()
+        .unwrap()
+        .contains("below one CPU cycle"));
+}
+
+#[test]
+fn the_json_classification_is_only_added_and_recomputed_when_read_back() {
+    let run = run();
+    // Without it, the export is the run's own serde form, field for field and in order.
+    let plain = serde_json::to_string_pretty(&run).unwrap();
+    let text = String::from_utf8(super::json::to_json(&run).unwrap()).unwrap();
+    let mut v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    for r in v["results"].as_array_mut().unwrap() {
+        r.as_object_mut().unwrap().remove("classification").unwrap();
+    }
+    assert_eq!(
+        v,
+        serde_json::from_str::<serde_json::Value>(&plain).unwrap()
+    );
+    let first_keys = |t: &str| t.lines().take(3).collect::<Vec<_>>().join("\n");
+    assert_eq!(first_keys(&text), first_keys(&plain), "the order changed");
+    // A file claiming a sub-cycle row is measured is classified again on the way out
+    // (without the negative row, which an import refuses outright).
+    let mut readable = run.clone();
+    readable.results.retain(|r| r.id != "proc.exec.env_byte");
+    let text = String::from_utf8(super::json::to_json(&readable).unwrap()).unwrap();
+    let lying = text.replacen("\"below_cycle\"", "\"measured\"", 1);
+    assert_ne!(lying, text);
+    let back = super::json::from_json(lying.as_bytes()).unwrap();
+    let again = json_readings(&back);
+    assert_eq!(
+        again[0].1["classification"]["reading"], "below_cycle",
+        "{}",
+        again[0].1
+    );
+}
+
+/// Two hosts that both ran the fixture.
+fn fleet_view() -> crate::model::fleet::FleetView {
+    use crate::model::fleet::{FleetHost, FleetView};
+    let (a, b) = (run(), run());
+    let host = |name: &str, run_id| FleetHost {
+        name: name.into(),
+        group: None,
+        run_id,
+    };
+    FleetView::new(
+        "fixture",
+        vec![host("alpha", 1), host("beta", 2)],
+        &[&a, &b],
+        |_| true,
+    )
+}
+
+#[test]
+fn the_fleet_view_prints_bounds_and_takes_no_median_of_them() {
+    let view = fleet_view();
+    let text = super::fleet::text(&view);
+    assert_bounds_only("fleet", &text);
+    let flat = flat(&text);
+    assert!(flat.contains("below one CPU cycle: not resolved"), "{text}");
+    assert!(flat.contains("not resolved"), "{text}");
+    for row in &view.rows {
+        let resolved = row.id == "syscall.getpid";
+        assert_eq!(
+            row.median.is_some(),
+            resolved,
+            "{}: {:?}",
+            row.id,
+            row.median
+        );
+        assert!(row.outside().is_empty(), "{row:?}");
+    }
+}
+
+#[test]
+fn the_fleet_csv_and_json_say_how_each_figure_is_read() {
+    let view = fleet_view();
+    let text = String::from_utf8(super::fleet::csv(&view).unwrap()).unwrap();
+    let lines: Vec<std::collections::HashMap<String, String>> =
+        csv::Reader::from_reader(text.as_bytes())
+            .deserialize()
+            .map(Result::unwrap)
+            .collect();
+    let kind = |id: &str| {
+        let l = lines.iter().find(|l| l["id"] == id).unwrap();
+        (l["resolved"].clone(), l["fleet_median"].clone())
+    };
+    assert_eq!(
+        kind("cpu.stmt.i32.assign"),
+        ("below_cycle".into(), String::new())
+    );
+    assert_eq!(
+        kind("call.subroutine"),
+        ("below_clock".into(), String::new())
+    );
+    assert_eq!(
+        kind("proc.exec.env_byte"),
+        ("not_positive".into(), String::new())
+    );
+    assert_eq!(kind("syscall.getpid").0, "measured");
+    assert!(!kind("syscall.getpid").1.is_empty());
+    let json: serde_json::Value =
+        serde_json::from_slice(&super::fleet::json(&view).unwrap()).unwrap();
+    let rows = json["rows"].as_array().unwrap();
+    let row = |id: &str| rows.iter().find(|r| r["id"] == id).unwrap().clone();
+    let sub = row("cpu.stmt.i32.assign");
+    assert_eq!(sub["hosts"][0]["classification"]["reading"], "below_cycle");
+    assert!(sub["median"].is_null(), "{sub}");
+    assert_eq!(
+        row("syscall.getpid")["hosts"][1]["classification"]["reading"],
+        "measured"
+    );
+}

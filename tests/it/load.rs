@@ -329,6 +329,44 @@ fn nothing_remains_after_a_run_or_an_interrupt() {
     }
 }
 
+/// A driver killed outright (SIGKILL: no handler, no `Drop`) leaves no user's command
+/// running: each user's shell is told by the kernel that its parent died and kills its
+/// command's group before it ends.
+#[test]
+fn a_killed_driver_leaves_no_command_running() {
+    let _serial = serial();
+    let work = tempfile::tempdir().unwrap();
+    let script = work.path().join("slow.sh");
+    // Its own unique sleep length, apart from the other test's; a pipeline too, whose
+    // stages are the shell's grandchildren.
+    std::fs::write(&script, "sleep 27.1828 | cat\necho never\n").unwrap();
+    let mut child = crate::common::command()
+        .args(["run", "load.script.2", "--users", "2", "--stagger", "0.05"])
+        .arg("--script")
+        .arg(&script)
+        .arg("--dir")
+        .arg(work.path())
+        .arg("--no-save")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let marker = "27.1828";
+    assert!(
+        eventually(60, || processes_with(marker).len() >= 2),
+        "the work never started: {:?}",
+        processes_with(marker)
+    );
+    // SAFETY: kill has no memory effects; the pid is our own child, not yet reaped.
+    unsafe { libc::kill(child.id() as i32, libc::SIGKILL) };
+    child.wait().unwrap();
+    assert!(
+        eventually(5, || processes_with(marker).is_empty()),
+        "left running after the driver was killed: {:?}",
+        processes_with(marker)
+    );
+}
+
 /// The seed's "Ran Out Of Swap Space" row, provoked: as `nobody` with 34 more of nobody's
 /// processes sleeping and RLIMIT_NPROC set to what nobody then runs plus 4 (at least 40:
 /// other programs, a database server, may run as nobody too), the pre-check (8 copies + a

@@ -2,13 +2,17 @@
 //! (seed 000, Table 10 and Attachment C).
 //!
 //! # Timing model
-//! One operation is one whole run: N private directories are set up (the script's `@file`
-//! blocks; not part of any script's time), then user i starts at i × stagger and runs the
-//! script's commands one after another. timeshare runs every command itself (directly, or
-//! through `sh -c` for lines with pipes, quotes or globs), so each command's real time is
-//! from its start to the parent seeing it end, and its CPU time is the kernel's wait4
-//! figure (user + system, its own children included). A script's real time runs from its
-//! first command's start to its last command's end; its CPU is the sum of its commands'.
+//! One operation is one whole run: user i's shell starts at i × stagger, sets up the
+//! user's private directory (the script's `@file` blocks; not part of the script's time)
+//! and runs the script's commands one after another. The shell is a child process of
+//! timeshare (the hidden `internal-load-user`), one per user as in 1975: it starts every
+//! command itself (directly, or through `sh -c` for lines with pipes, quotes or globs), so
+//! each command's real time is from its start to the shell seeing it end, and its CPU time
+//! is the kernel's wait4 figure (user + system, its own children included). A script's
+//! real time runs from its first command's start to its last command's end; its CPU is
+//! the kernel's figure for the shell, which holds its commands' and the shell's own (the
+//! shell's share is in the details). The driver only starts the shells and reads their
+//! reports, so its own CPU stays a small fraction of its children's.
 //! The headline is the seed's: Table 10's real per script, averaged over the users of one
 //! run (its columns "have the same meaning" as Table 9's), with user and system time per
 //! script. The staggered run's wall time, Inc = real at N / real of one user alone, and
@@ -31,13 +35,14 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
+use serde::{Deserialize, Serialize};
 
 use super::{driver_cpu, lock, remembered, LoadState, Ticker};
 use crate::harness::contract::{Benchmark, Ctx, Host, OwnFigures, Plan, Workload};
 use crate::harness::copies::{self, Children, Exit, SpawnError};
 use crate::harness::interrupt;
 use crate::harness::interrupt::Interrupted;
-use crate::harness::rusage::DriverMeter;
+use crate::harness::rusage::{self, DriverMeter};
 use crate::harness::state::Shared;
 use crate::model::details::load::{CommandAccount, DriverCpu, Scripts, ScriptsSummary, PER_SCRIPT};
 use crate::model::median;
@@ -57,7 +62,7 @@ struct ScriptLoad {
 // ---------------------------------------------------------------------------------------
 // The script format.
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Script {
     pub name: String,
     /// Files created in each user's directory before the script starts.
@@ -65,7 +70,7 @@ pub struct Script {
     pub commands: Vec<Cmd>,
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Cmd {
     pub line: String,
     /// The name it is accounted under: the program, or `a | b` for a pipeline.
@@ -75,7 +80,7 @@ pub struct Cmd {
     pub how: How,
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum How {
     /// Run by timeshare itself, with simple redirections.
     Direct {
@@ -264,7 +269,9 @@ impl Cmd {
         }
     }
 
-    fn command(&self, dir: &Path, stderr: File) -> Result<Command> {
+    /// The command to start in `dir`; `sh` is the shell (and its options) for `sh -c`
+    /// lines.
+    fn command(&self, dir: &Path, stderr: File, sh: &[String]) -> Result<Command> {
         let mut c = match &self.how {
             How::Direct {
                 argv,
@@ -294,9 +301,8 @@ impl Cmd {
                 c
             }
             How::Shell => {
-                let (shell, opts) = pipefail_shell();
-                let mut c = Command::new(shell);
-                c.args(*opts)
+                let mut c = Command::new(&sh[0]);
+                c.args(&sh[1..])
                     .args(["-c", &self.line])
                     .stdin(Stdio::null())
                     .stdout(Stdio::null());
@@ -346,9 +352,28 @@ fn shell_description() -> String {
 
 // ---------------------------------------------------------------------------------------
 // Running N users.
+//
+// Each user's script is run by a shell of its own, as in 1975: a child process of
+// timeshare (the hidden subcommand [`USER_SHELL`]) that starts the user's commands one
+// after another, times each one, and writes what it saw to a report file when the script
+// ends. The driver only starts the N shells at their staggered times and waits for them:
+// starting and reaping every command itself cost it about 120 µs of CPU per command, 5%
+// of the children's CPU at two users, a load of its own beside the users it measured.
+// The shell's own CPU is part of its script's (the kernel accounts a shell and the
+// commands it reaped together), as the 1975 shell's was part of its user's work.
+
+/// The hidden subcommand that runs one user's script (see [`user_shell`]).
+pub const USER_SHELL: &str = "internal-load-user";
+
+/// How long a shell has, past the run's deadline, to stop its command and write its
+/// report before the driver stops it.
+const SHELL_GRACE: Duration = Duration::from_secs(10);
+
+/// How long a shell asked to stop (an error, Ctrl-C) has to kill its command and end.
+const SHELL_STOP: Duration = Duration::from_secs(2);
 
 /// How one command ended.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 enum Outcome {
     Ok,
     Failed(String),
@@ -359,7 +384,7 @@ enum Outcome {
     TimedOut(String),
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 struct CmdRecord {
     index: usize,
     real_s: f64,
@@ -369,7 +394,7 @@ struct CmdRecord {
 
 /// How long a command and a whole staggered run may take (`--command-timeout`,
 /// `--run-timeout`).
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
 struct Limits {
     command: Duration,
     run: Duration,
@@ -395,27 +420,195 @@ struct RunOut {
     scripts: Vec<(f64, f64)>,
     /// Per user, the system part of the script's CPU time.
     script_system_s: Vec<f64>,
+    /// Per user, the shell's own part of the script's CPU time (the script's CPU less
+    /// its commands').
+    shell_cpu_s: Vec<f64>,
     /// The whole staggered run: first user's start to last user's end.
     wall_s: f64,
     commands: Vec<CmdRecord>,
     limit_hit: Option<String>,
 }
 
-struct User {
+/// What a user's shell is given: its script, its directory, and its time limits.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct UserJob {
+    script: Script,
     dir: PathBuf,
+    /// Where the commands' standard error goes (the first line names a failure).
     err: PathBuf,
-    next: usize,
-    /// The command running now: its index, pid and start.
-    running: Option<(usize, i32, Instant)>,
-    /// Why the running command was killed, if it was.
-    killed: Option<String>,
-    started: Option<Instant>,
-    cpu_s: f64,
-    system_s: f64,
-    done: bool,
+    /// The optional commands that are not installed (the driver looked once).
+    absent: Vec<usize>,
+    /// The shell for `sh -c` lines and its options (the driver chose it once, so that
+    /// no user's shell spends its user's time trying shells).
+    sh: Vec<String>,
+    limits: Limits,
+    /// What is left of `--run-timeout` when the shell starts.
+    run_left: Duration,
+    /// The driver's pid: the shell stops if its parent is another (the driver died).
+    driver_pid: u32,
 }
 
-/// Run `n` users of `script` under `root`, user i starting at i × `stagger`.
+/// What a user's shell reports when its script ends.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct UserReport {
+    commands: Vec<CmdRecord>,
+    /// The first command's start to the last command's end.
+    real_s: f64,
+    /// The commands' own CPU time (user + system), summed.
+    commands_cpu_s: f64,
+    /// The shell's own user and system time before its first command (its start and
+    /// the user's set-up): not part of the script's.
+    before_script_s: (f64, f64),
+    /// The run passed `--run-timeout`: (commands killed, commands not started).
+    stopped: Option<(usize, usize)>,
+    /// The machine refused a process.
+    limit_hit: Option<String>,
+}
+
+/// `timeshare internal-load-user --job FILE --report FILE`: run one user's script as
+/// its shell and write the report. The shell stops (and kills its running command's
+/// group) when the driver dies: the kernel sends it SIGTERM then, which the interrupt
+/// handler turns into a stop, so a driver killed outright leaves no command running.
+pub fn user_shell(job: &Path, report: &Path) -> Result<()> {
+    // SAFETY: plain system calls on this process.
+    unsafe { libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM) };
+    interrupt::install()?;
+    let text = std::fs::read(job).with_context(|| format!("cannot read {}", job.display()))?;
+    let job: UserJob = serde_json::from_slice(&text)
+        .with_context(|| format!("{} is not a user's job", job.display()))?;
+    if std::os::unix::process::parent_id() != job.driver_pid {
+        bail!("the driver is gone");
+    }
+    let out = run_user(&job)?;
+    std::fs::write(report, serde_json::to_vec(&out)?)
+        .with_context(|| format!("cannot write {}", report.display()))
+}
+
+/// The user's private directory with the script's files, made afresh.
+fn set_up_user(script: &Script, dir: &Path) -> Result<()> {
+    if dir.exists() {
+        std::fs::remove_dir_all(dir)?;
+    }
+    std::fs::create_dir_all(dir)?;
+    for (name, body) in &script.files {
+        let path = dir.join(name);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent)?;
+        }
+        std::fs::write(&path, body).with_context(|| format!("cannot create {name}"))?;
+    }
+    Ok(())
+}
+
+/// Run the script of `job` to its end (or its limits): what a user's shell does. The
+/// user's directory is set up first, by the shell (creating files is most of what a
+/// driver doing it for every user spends), and the shell's CPU time up to then is
+/// reported so that it is not counted as the script's.
+fn run_user(job: &UserJob) -> Result<UserReport> {
+    let deadline = Instant::now() + job.run_left;
+    set_up_user(&job.script, &job.dir)?;
+    let before = rusage::this_process();
+    let mut out = UserReport {
+        before_script_s: (before.user_s, before.system_s),
+        ..UserReport::default()
+    };
+    let mut kids = Children::new();
+    let started = Instant::now();
+    let script = &job.script;
+    let mut next = 0;
+    while next < script.commands.len() {
+        if interrupt::requested() {
+            return Err(Interrupted.into());
+        }
+        let index = next;
+        next += 1;
+        if Instant::now() >= deadline {
+            out.stopped = Some((0, script.commands.len() - index));
+            return Ok(out);
+        }
+        let record = |outcome, real_s, cpu_s| CmdRecord {
+            index,
+            real_s,
+            cpu_s,
+            outcome,
+        };
+        if job.absent.contains(&index) {
+            out.commands.push(record(Outcome::Absent, 0.0, 0.0));
+            continue;
+        }
+        let stderr = File::create(&job.err).context("cannot create a stderr file")?;
+        let mut command = match script.commands[index].command(&job.dir, stderr, &job.sh) {
+            Ok(c) => c,
+            Err(e) => {
+                out.commands
+                    .push(record(Outcome::Failed(format!("{e:#}")), 0.0, 0.0));
+                continue;
+            }
+        };
+        let pid = match kids.spawn(0, &mut command) {
+            Ok(pid) => pid,
+            Err(SpawnError::Missing(_)) => {
+                out.commands.push(record(Outcome::Missing, 0.0, 0.0));
+                continue;
+            }
+            Err(e @ SpawnError::Limit { .. }) => {
+                out.limit_hit = Some(e.to_string());
+                return Ok(out);
+            }
+            Err(e) => {
+                out.commands
+                    .push(record(Outcome::Failed(e.to_string()), 0.0, 0.0));
+                continue;
+            }
+        };
+        let command_started = Instant::now();
+        let killed_at = (command_started + job.limits.command).min(deadline);
+        let mut killed = None;
+        let r = loop {
+            let wait_until = if killed.is_some() {
+                Instant::now() + Duration::from_secs(1)
+            } else {
+                killed_at
+            };
+            if let Some(r) = kids.wait_next(wait_until)? {
+                break r;
+            }
+            if killed.is_none() && Instant::now() >= killed_at {
+                // Its whole group: the `cat` of `sleep 30 | cat` too.
+                kids.kill(pid);
+                killed = Some(if killed_at == deadline {
+                    format!(
+                        "timed out: still running when the run passed {}, killed \
+                         (--run-timeout)",
+                        seconds(job.limits.run)
+                    )
+                } else {
+                    format!(
+                        "timed out: still running after {}, killed (--command-timeout)",
+                        seconds(job.limits.command)
+                    )
+                });
+            }
+        };
+        let outcome = match (killed, r.exit) {
+            (Some(why), _) => Outcome::TimedOut(why),
+            (None, Exit::Code(0)) => Outcome::Ok,
+            (None, Exit::Code(127)) if script.commands[index].how == How::Shell => Outcome::Missing,
+            (None, e) => Outcome::Failed(failure_message(e, &job.err)),
+        };
+        let run_over = matches!(&outcome, Outcome::TimedOut(why) if why.contains("--run-timeout"));
+        out.commands_cpu_s += r.cpu_s();
+        out.commands.push(record(outcome, r.real_s, r.cpu_s()));
+        if run_over {
+            out.stopped = Some((1, script.commands.len() - next));
+            return Ok(out);
+        }
+    }
+    out.real_s = started.elapsed().as_secs_f64();
+    Ok(out)
+}
+
+/// Run `n` users of `script` under `root`, user i's shell starting at i × `stagger`.
 fn run_users(
     script: &Script,
     n: usize,
@@ -425,84 +618,50 @@ fn run_users(
     label: &str,
 ) -> Result<RunOut> {
     let host = Host::detect();
-    let mut users = Vec::with_capacity(n);
+    let exe = std::env::current_exe().context("cannot find timeshare's own program")?;
+    let absent = absent_commands(script, &host);
+    let mut jobs = Vec::with_capacity(n);
     for i in 0..n {
-        let dir = root.join(format!("user{i}"));
-        if dir.exists() {
-            std::fs::remove_dir_all(&dir)?;
-        }
-        std::fs::create_dir_all(&dir)?;
-        for (name, body) in &script.files {
-            let path = dir.join(name);
-            if let Some(parent) = path.parent() {
-                std::fs::create_dir_all(parent)?;
-            }
-            std::fs::write(&path, body).with_context(|| format!("cannot create {name}"))?;
-        }
-        users.push(User {
-            err: root.join(format!("user{i}.stderr")),
-            dir,
-            next: 0,
-            running: None,
-            killed: None,
-            started: None,
-            cpu_s: 0.0,
-            system_s: 0.0,
-            done: false,
-        });
+        jobs.push(prepare_user(script, i, root, &absent, limits)?);
     }
     let mut out = RunOut {
         scripts: vec![(0.0, 0.0); n],
         script_system_s: vec![0.0; n],
+        shell_cpu_s: vec![0.0; n],
         ..Default::default()
     };
-    let mut kids = Children::new();
+    // Asked to stop first: a shell killed outright would leave its command running.
+    let mut kids = Children::with_grace(SHELL_STOP);
     let mut ticker = Ticker::new(label);
+    let (mut started, mut finished) = (0, 0);
+    let (mut killed, mut never) = (0, 0);
     let t0 = Instant::now();
-    loop {
+    let run_end = t0 + limits.run;
+    while finished < n {
         let now = Instant::now();
-        for (i, u) in users.iter_mut().enumerate() {
-            if u.started.is_none() && now >= t0 + stagger * i as u32 {
-                u.started = Some(Instant::now());
-                start_next(script, i, u, &mut kids, &host, &mut out)?;
+        // A user whose turn comes after the run's end never starts.
+        while started < n && now >= t0 + stagger * started as u32 && now < run_end {
+            let mut job = jobs[started].clone();
+            job.run_left = run_end - now;
+            if let Err(why) = start_shell(&exe, &job, started, root, &mut kids) {
+                out.limit_hit = Some(why);
+                return Ok(out);
             }
+            started += 1;
         }
-        if out.limit_hit.is_some() {
-            return Ok(out);
+        if started < n && now >= run_end {
+            never += script.commands.len() * (n - started);
+            finished += n - started;
+            started = n;
+            continue;
         }
-        let finished = users.iter().filter(|u| u.done).count();
-        if finished == n {
-            break;
-        }
-        if now >= t0 + limits.run {
-            stop_the_run(script, &mut users, &mut kids, limits, &mut out);
-            return Ok(out);
-        }
-        // A command past its time is killed (its whole group); it is reaped below and
-        // counted as timed out.
-        for u in users.iter_mut() {
-            if let (Some((_, pid, started)), None) = (u.running, &u.killed) {
-                if now >= started + limits.command {
-                    kids.kill(pid);
-                    u.killed = Some(format!(
-                        "timed out: still running after {}, killed (--command-timeout)",
-                        seconds(limits.command)
-                    ));
-                }
-            }
+        if now >= run_end + SHELL_GRACE {
+            kids.terminate_all(SHELL_GRACE);
+            bail!("the users' shells did not stop after the run passed --run-timeout");
         }
         ticker.tick(finished, n, "scripts");
-        let next_start = users
-            .iter()
-            .enumerate()
-            .find(|(_, u)| u.started.is_none())
-            .map(|(i, _)| t0 + stagger * i as u32);
-        let next_timeout = users
-            .iter()
-            .filter(|u| u.killed.is_none())
-            .filter_map(|u| u.running.map(|(_, _, s)| s + limits.command))
-            .min();
-        let deadline = [next_start, next_timeout, Some(t0 + limits.run)]
+        let next_start = (started < n).then(|| t0 + stagger * started as u32);
+        let deadline = [next_start, Some(run_end + SHELL_GRACE)]
             .into_iter()
             .flatten()
             .fold(now + Duration::from_secs(1), Instant::min);
@@ -513,122 +672,152 @@ fn run_users(
         let Some(r) = kids.wait_next(deadline)? else {
             continue;
         };
-        let u = &mut users[r.tag];
-        let (index, _, _) = u.running.take().expect("a running command");
-        let outcome = match (u.killed.take(), r.exit) {
-            (Some(why), _) => Outcome::TimedOut(why),
-            (None, e) => match e {
-                Exit::Code(0) => Outcome::Ok,
-                Exit::Code(127) if script.commands[index].how == How::Shell => Outcome::Missing,
-                e => Outcome::Failed(failure_message(e, &u.err)),
-            },
-        };
-        u.cpu_s += r.cpu_s();
-        u.system_s += r.system_s;
-        out.commands.push(CmdRecord {
-            index,
-            real_s: r.real_s,
-            cpu_s: r.cpu_s(),
-            outcome,
-        });
-        start_next(script, r.tag, u, &mut kids, &host, &mut out)?;
+        finished += 1;
+        let report = read_report(root, r.tag, r.exit)?;
+        if let Some(why) = &report.limit_hit {
+            out.limit_hit = Some(format!(
+                "ran out while starting user {}'s commands: {why}",
+                r.tag + 1
+            ));
+            return Ok(out);
+        }
+        out.commands.extend(report.commands.iter().cloned());
+        match report.stopped {
+            Some((k, not_started)) => {
+                killed += k;
+                never += not_started;
+            }
+            None => {
+                // The kernel's figure for the shell and its commands, less what the
+                // shell spent before the script began.
+                let (user_before, system_before) = report.before_script_s;
+                let system = (r.system_s - system_before).max(0.0);
+                let cpu = (r.user_s - user_before).max(0.0) + system;
+                out.scripts[r.tag] = (report.real_s, cpu);
+                out.script_system_s[r.tag] = system;
+                out.shell_cpu_s[r.tag] = (cpu - report.commands_cpu_s).max(0.0);
+            }
+        }
     }
     out.wall_s = t0.elapsed().as_secs_f64();
+    if killed + never > 0 {
+        out.limit_hit = Some(format!(
+            "timed out: the run was still going after {} (--run-timeout): {killed} running \
+             command(s) killed, {never} not started",
+            seconds(limits.run)
+        ));
+    }
     Ok(out)
 }
 
-/// Start user `i`'s next command; commands that cannot start are recorded and skipped.
-/// Marks the user done (with its script's real and CPU time) after its last command.
-fn start_next(
-    script: &Script,
-    i: usize,
-    u: &mut User,
-    kids: &mut Children,
-    host: &Host,
-    out: &mut RunOut,
-) -> Result<()> {
-    while u.next < script.commands.len() {
-        let index = u.next;
-        u.next += 1;
-        let cmd = &script.commands[index];
-        let record = |outcome| CmdRecord {
-            index,
-            real_s: 0.0,
-            cpu_s: 0.0,
-            outcome,
-        };
-        if cmd.optional && host.find_program(cmd.program()).is_none() {
-            out.commands.push(record(Outcome::Absent));
-            continue;
-        }
-        let stderr = File::create(&u.err).context("cannot create a stderr file")?;
-        let mut command = match cmd.command(&u.dir, stderr) {
-            Ok(c) => c,
-            Err(e) => {
-                out.commands.push(record(Outcome::Failed(format!("{e:#}"))));
-                continue;
-            }
-        };
-        match kids.spawn(i, &mut command) {
-            Ok(pid) => {
-                u.running = Some((index, pid, Instant::now()));
-                return Ok(());
-            }
-            Err(SpawnError::Missing(_)) => out.commands.push(record(Outcome::Missing)),
-            Err(e @ SpawnError::Limit { .. }) => {
-                out.limit_hit = Some(format!(
-                    "ran out while starting user {}'s commands: {e}",
-                    i + 1
-                ));
-                return Ok(());
-            }
-            Err(e) => out.commands.push(record(Outcome::Failed(e.to_string()))),
-        }
-    }
-    u.done = true;
-    let real = u.started.map_or(0.0, |s| s.elapsed().as_secs_f64());
-    out.scripts[i] = (real, u.cpu_s);
-    out.script_system_s[i] = u.system_s;
-    Ok(())
+/// The optional commands of `script` that are not installed here, by index.
+fn absent_commands(script: &Script, host: &Host) -> Vec<usize> {
+    (script.commands.iter().enumerate())
+        .filter(|(_, c)| c.optional && host.find_program(c.program()).is_none())
+        .map(|(i, _)| i)
+        .collect()
 }
 
-/// The run passed `--run-timeout`: kill every running command (counted as timed out, with
-/// the time it had run), start no other, and say so as the run's limit.
-fn stop_the_run(
+/// The job user `i`'s shell is given.
+fn prepare_user(
     script: &Script,
-    users: &mut [User],
-    kids: &mut Children,
+    i: usize,
+    root: &Path,
+    absent: &[usize],
     limits: Limits,
-    out: &mut RunOut,
-) {
-    kids.kill_all();
-    let mut killed = 0;
-    let mut never = 0;
-    for u in users.iter_mut() {
-        if let Some((index, _, started)) = u.running.take() {
-            killed += 1;
-            out.commands.push(CmdRecord {
-                index,
-                real_s: started.elapsed().as_secs_f64(),
-                cpu_s: 0.0,
-                outcome: Outcome::TimedOut(u.killed.take().unwrap_or_else(|| {
-                    format!(
-                        "timed out: still running when the run passed {}, killed \
-                             (--run-timeout)",
-                        seconds(limits.run)
-                    )
-                })),
-            });
-        }
-        if !u.done {
-            never += script.commands.len() - u.next;
-        }
+) -> Result<UserJob> {
+    let _ = std::fs::remove_file(report_path(root, i));
+    Ok(UserJob {
+        script: script.clone(),
+        dir: root.join(format!("user{i}")),
+        err: root.join(format!("user{i}.stderr")),
+        absent: absent.to_vec(),
+        sh: {
+            let (sh, opts) = pipefail_shell();
+            std::iter::once(sh)
+                .chain(opts.iter())
+                .map(|s| s.to_string())
+                .collect()
+        },
+        limits,
+        run_left: limits.run,
+        driver_pid: std::process::id(),
+    })
+}
+
+fn report_path(root: &Path, i: usize) -> PathBuf {
+    root.join(format!("user{i}.report.json"))
+}
+
+/// Start user `i`'s shell; `Err` is the machine refusing the process (the run's limit).
+fn start_shell(
+    exe: &Path,
+    job: &UserJob,
+    i: usize,
+    root: &Path,
+    kids: &mut Children,
+) -> Result<(), String> {
+    let job_file = root.join(format!("user{i}.job.json"));
+    let shell_err = root.join(format!("user{i}.shell.stderr"));
+    let prepared = serde_json::to_vec(job)
+        .map_err(anyhow::Error::from)
+        .and_then(|j| Ok(std::fs::write(&job_file, j)?))
+        .and_then(|()| Ok(File::create(&shell_err)?));
+    let shell_err = prepared.map_err(|e| format!("cannot prepare user {}'s shell: {e}", i + 1))?;
+    let mut shell = Command::new(exe);
+    shell
+        .arg(USER_SHELL)
+        .arg("--job")
+        .arg(&job_file)
+        .arg("--report")
+        .arg(report_path(root, i))
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(shell_err);
+    match kids.spawn(i, &mut shell) {
+        Ok(_) => Ok(()),
+        Err(e) => Err(format!(
+            "ran out while starting user {}'s shell: {e}",
+            i + 1
+        )),
     }
-    out.limit_hit = Some(format!(
-        "timed out: the run was still going after {} (--run-timeout): {killed} running \
-         command(s) killed, {never} not started",
-        seconds(limits.run)
-    ));
+}
+
+/// The report of user `i`'s shell, which ended with `exit`; an error naming the shell's
+/// own message when there is none or it cannot be read.
+fn read_report(root: &Path, i: usize, exit: Exit) -> Result<UserReport> {
+    let text = std::fs::read(report_path(root, i));
+    let shell_said = || {
+        let err = root.join(format!("user{i}.shell.stderr"));
+        failure_message(exit, &err)
+    };
+    let text = text.map_err(|_| {
+        anyhow::anyhow!(
+            "user {}'s shell ended without a report ({})",
+            i + 1,
+            shell_said()
+        )
+    })?;
+    parse_report(&text).with_context(|| format!("user {}'s shell ({})", i + 1, shell_said()))
+}
+
+/// A shell's report, refused when it is not one or names a command the script lacks.
+fn parse_report(text: &[u8]) -> Result<UserReport> {
+    let report: UserReport =
+        serde_json::from_slice(text).context("its report is not a user's report")?;
+    let bad = |x: f64| !x.is_finite() || x < 0.0;
+    if bad(report.real_s)
+        || bad(report.commands_cpu_s)
+        || bad(report.before_script_s.0)
+        || bad(report.before_script_s.1)
+        || report
+            .commands
+            .iter()
+            .any(|c| bad(c.real_s) || bad(c.cpu_s))
+    {
+        bail!("its report holds a negative or non-finite time");
+    }
+    Ok(report)
 }
 
 fn sleep_until(deadline: Instant) -> Result<()> {
@@ -691,7 +880,8 @@ impl ScriptLoad {
         let script = load(o.script.as_deref())?;
         let limits = Limits::of(o);
         copies::check_room(
-            self.users * 3,
+            // A shell, and at most a `sh -c` and two stages under it, per user.
+            self.users * 4,
             0,
             copies::process_limit(),
             None,
@@ -871,6 +1061,12 @@ impl ScriptWorkload {
                 &complete.iter().map(|r| r.wall_s).collect::<Vec<_>>(),
             )),
             avg_cpu_s: over_runs(|s| s.1),
+            avg_shell_cpu_s: Some(median(
+                &complete
+                    .iter()
+                    .map(|r| r.shell_cpu_s.iter().sum::<f64>() / r.shell_cpu_s.len().max(1) as f64)
+                    .collect::<Vec<_>>(),
+            )),
             baseline_real_s: base,
             inc: base.map(|b| real / b),
             per_script_real_cpu_s: self.runs.iter().map(|r| r.scripts.clone()).collect(),
@@ -1074,6 +1270,17 @@ mod tests {
         }
     }
 
+    /// One user's script run by its shell, in this process, as a one-user sample.
+    fn alone(s: &Script, limits: Limits, root: &Path) -> (UserReport, RunOut) {
+        let job = prepare_user(s, 0, root, &absent_commands(s, &Host::detect()), limits).unwrap();
+        let report = run_user(&job).unwrap();
+        let out = RunOut {
+            commands: report.commands.clone(),
+            ..Default::default()
+        };
+        (report, out)
+    }
+
     #[test]
     fn a_hung_command_is_killed_and_counted_as_timed_out() {
         let dir = tempfile::tempdir().unwrap();
@@ -1083,8 +1290,9 @@ mod tests {
             run: Duration::from_secs(60),
         };
         let started = Instant::now();
-        let out = run_users(&s, 1, Duration::ZERO, limits, dir.path(), "t").unwrap();
+        let (report, out) = alone(&s, limits, dir.path());
         assert!(started.elapsed() < Duration::from_secs(20), "not killed");
+        assert_eq!(report.stopped, None, "the script went on");
         let t = accounting(&s, &[out]);
         let line = |c: &str| t.iter().find(|l| l.command == c).unwrap().clone();
         let hung = line("sleep | cat");
@@ -1099,22 +1307,53 @@ mod tests {
     #[test]
     fn a_run_past_its_timeout_is_stopped_and_said() {
         let dir = tempfile::tempdir().unwrap();
-        let s = parse("t", "sleep 30\necho never\n").unwrap();
+        let s = parse("t", "sleep 30\necho never\necho never again\n").unwrap();
         let limits = Limits {
             command: Duration::from_secs(60),
             run: Duration::from_millis(300),
         };
-        let out = run_users(&s, 2, Duration::from_millis(100), limits, dir.path(), "t").unwrap();
-        let why = out.limit_hit.clone().unwrap();
-        assert!(
-            why.contains("--run-timeout") && why.contains("not started"),
-            "{why}"
-        );
+        let (report, out) = alone(&s, limits, dir.path());
+        assert_eq!(report.stopped, Some((1, 2)), "one killed, two not started");
         let t = accounting(&s, &[out]);
-        assert_eq!(
-            t.iter().find(|l| l.command == "sleep").unwrap().timed_out,
-            2
+        let sleep = t.iter().find(|l| l.command == "sleep").unwrap();
+        assert_eq!(sleep.timed_out, 1);
+        assert!(
+            sleep
+                .first_error
+                .as_ref()
+                .unwrap()
+                .contains("--run-timeout"),
+            "{t:?}"
         );
+        assert!(
+            t.iter().all(|l| l.command != "echo"),
+            "nothing started after"
+        );
+    }
+
+    #[test]
+    fn a_shells_report_survives_the_trip_and_a_corrupted_one_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let s = parse("t", "@file f\nb\na\n@end\nsort f\nfalse\n").unwrap();
+        // The job goes to the shell as JSON: the script must come back the same.
+        let job = prepare_user(&s, 0, dir.path(), &[], LIMITS).unwrap();
+        let back: UserJob = serde_json::from_slice(&serde_json::to_vec(&job).unwrap()).unwrap();
+        assert_eq!(back.script, s);
+        let report = run_user(&back).unwrap();
+        let text = serde_json::to_vec(&report).unwrap();
+        let read = parse_report(&text).unwrap();
+        assert_eq!(read.commands.len(), 2);
+        assert!(matches!(read.commands[1].outcome, Outcome::Failed(_)));
+        assert!(read.real_s > 0.0 && read.real_s >= read.commands[0].real_s);
+        let cut = &text[..text.len() / 2];
+        let e = format!("{:#}", parse_report(cut).unwrap_err());
+        assert!(e.contains("not a user's report"), "{e}");
+        let negative =
+            String::from_utf8(text.clone())
+                .unwrap()
+                .replacen("\"real_s\":", "\"real_s\":-", 1);
+        let e = format!("{:#}", parse_report(negative.as_bytes()).unwrap_err());
+        assert!(e.contains("negative"), "{e}");
     }
 
     #[test]
@@ -1136,20 +1375,20 @@ mod tests {
              ?timeshare-no-such-optional\ncat f | timeshare-no-such-program\nfalse | cat\necho done\n",
         )
         .unwrap();
-        let out = run_users(&s, 2, Duration::from_millis(20), LIMITS, dir.path(), "t").unwrap();
+        let (_, out) = alone(&s, LIMITS, dir.path());
         let t = accounting(&s, &[out]);
         let line = |c: &str| t.iter().find(|l| l.command == c).unwrap().clone();
-        assert_eq!((line("sort").count, line("sort").failed), (2, 0));
-        assert_eq!(line("false").failed, 2);
+        assert_eq!((line("sort").count, line("sort").failed), (1, 0));
+        assert_eq!(line("false").failed, 1);
         assert!(line("false").first_error.unwrap().contains("exit 1"));
-        assert_eq!(line("timeshare-no-such-program").missing, 2);
-        assert_eq!(line("cat | timeshare-no-such-program").missing, 2);
-        assert_eq!(line("timeshare-no-such-optional").absent, 2);
+        assert_eq!(line("timeshare-no-such-program").missing, 1);
+        assert_eq!(line("cat | timeshare-no-such-program").missing, 1);
+        assert_eq!(line("timeshare-no-such-optional").absent, 1);
         assert_eq!(
             line("false | cat").failed,
-            2,
+            1,
             "a failing first stage is seen"
         );
-        assert_eq!(line("echo").count, 2, "the rest of the script ran");
+        assert_eq!(line("echo").count, 1, "the rest of the script ran");
     }
 }

@@ -181,6 +181,11 @@ pub struct ScriptsSummary {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub run_real_s: Option<f64>,
     pub avg_cpu_s: f64,
+    /// The user's shell's own part of `avg_cpu_s` (the script's CPU less its commands'):
+    /// each script is run by a shell of its own, whose work is its user's. Absent in rows
+    /// stored before the shells, when the driver started every command itself.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub avg_shell_cpu_s: Option<f64>,
     pub baseline_real_s: Option<f64>,
     pub inc: Option<f64>,
     /// Per run, per user: real and CPU seconds of the script.
