@@ -420,7 +420,19 @@ pub fn render_from(table: &SeedTable, sources: &[Source]) -> String {
     let today_is = match (several, sources.first()) {
         (false, Some(s)) => describe(s),
         (true, _) => {
-            "the newest run that has each number of scripts (named over its column)".to_string()
+            let mut used: Vec<usize> = Vec::new();
+            for n in &counts {
+                if let Some((k, _)) = pick(sources, &format!("load.script.{n}")) {
+                    if !used.contains(&k) {
+                        used.push(k);
+                    }
+                }
+            }
+            let runs: Vec<String> = used.iter().map(|&k| describe(&sources[k])).collect();
+            format!(
+                "the newest run that has each number of scripts (named over its column): {}",
+                runs.join("; ")
+            )
         }
         (false, None) => "no run".to_string(),
     };

@@ -199,3 +199,43 @@ fn attachment_c_without_a_load_script_row_says_so_and_prints_no_figure_for_it() 
     let block: Vec<&str> = text.lines().skip(five).take(nine - five).collect();
     assert!(block.iter().all(|l| !l.contains('×')), "{block:#?}");
 }
+
+#[test]
+fn attachment_c_takes_each_number_of_scripts_from_the_newest_run_that_has_it() {
+    let db = store_with(Path::new(FIXTURE));
+    // Run 2: the fixture again a day later, without its 5-script row.
+    let mut newer: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(FIXTURE).unwrap()).unwrap();
+    newer["started_at"] = "2026-11-24T08:42:01Z".into();
+    newer["finished_at"] = "2026-11-24T08:42:53Z".into();
+    newer["results"]
+        .as_array_mut()
+        .unwrap()
+        .retain(|r| r["id"] != "load.script.5");
+    let file = db.path().join("newer.json");
+    std::fs::write(&file, serde_json::to_vec(&newer).unwrap()).unwrap();
+    timeshare()
+        .arg("import")
+        .arg(&file)
+        .arg("--db")
+        .arg(db.path().join("runs.db"))
+        .assert()
+        .success();
+    let text = stdout_of(
+        timeshare()
+            .args(["table", "000-C", "--db"])
+            .arg(db.path().join("runs.db")),
+        &"table 000-C",
+    );
+    // Each table's today column names its run: 2 for 1 and 9 scripts, 1 for 5.
+    let runs: Vec<&str> = text
+        .lines()
+        .filter(|l| l.trim_start().starts_with("run ") && l.contains("C2"))
+        .map(|l| l.split_whitespace().take(2).last().unwrap())
+        .collect();
+    assert_eq!(runs, vec!["2", "1", "2"], "{text}");
+    assert!(
+        text.contains("run 2 (vm,") && text.contains("run 1 (vm,"),
+        "{text}"
+    );
+}
