@@ -16,6 +16,10 @@ mod seed002;
 mod seed003;
 mod seed004;
 
+pub use seed000::{
+    attachment_c, scripts_name, CommandLine, CommandTable, ACCOUNTED_REAL_RESOLUTION_S,
+};
+
 use crate::model::{Basis, Measure, Unit};
 
 /// A historical machine (hardware and system) that the seeds measured.
@@ -64,6 +68,15 @@ pub enum Quantity {
     RatioAlone,
     /// The rate the readers beside the program read at (000 Table 11's wds/µsec).
     ReadRate,
+    /// A command's share of all the commands the scripts ran (000 Attachment C's No.
+    /// Cmds %), as a fraction.
+    CommandShare,
+    /// Real time per command, averaged over every time it ran (Attachment C's Avg Real).
+    CommandReal,
+    /// User + system time per command, likewise (Attachment C's Avg CPU).
+    CommandCpu,
+    /// A command's Avg Real / Avg CPU (Attachment C's Real/CPU).
+    CommandRealPerCpu,
 }
 
 impl Quantity {
@@ -82,6 +95,10 @@ impl Quantity {
             Quantity::ProgramUser => "usr CPU",
             Quantity::RatioAlone => "ratio alone",
             Quantity::ReadRate => "read rate",
+            Quantity::CommandShare => "count %",
+            Quantity::CommandReal => "avg real",
+            Quantity::CommandCpu => "avg CPU",
+            Quantity::CommandRealPerCpu => "real/CPU",
         }
     }
 }
@@ -123,6 +140,13 @@ pub fn machines() -> Vec<Machine> {
     all.extend(seed003::machines());
     all.extend(seed004::machines());
     all
+}
+
+/// Seed 000's Attachment C as figures of `load.script.N`, per command (its rows are the
+/// script's commands, not ids: `compare` and `reference` leave them out, `table 000-C`
+/// sets them beside each command's line of today's accounting).
+pub fn command_figures() -> Vec<Figure> {
+    seed000::attachment_c_figures()
 }
 
 /// Every figure of every machine.

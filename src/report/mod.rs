@@ -17,6 +17,7 @@ pub mod markdown;
 pub mod micro;
 pub mod mixed;
 pub mod observe;
+pub mod seed_commands;
 pub mod seed_table;
 pub mod style;
 pub mod table;

@@ -5,7 +5,7 @@
 //! operations their basis declares, and a row whose figures are of different operations
 //! says "not comparable", with the reason under the table.
 
-use crate::model::details::load::{IoInterference, BYTE_READ_BESIDE};
+use crate::model::details::load::{IoInterference, BYTE_READ_BESIDE, PER_COMMAND};
 use crate::model::details::vm::{Paging, PAGE_FAULT};
 use crate::model::resolution::shown_stored;
 use crate::model::unit::format_value;
@@ -57,6 +57,14 @@ const TABLE11: &[Quantity] = &[
     Quantity::RatioAlone,
     Quantity::ReadRate,
 ];
+/// Seed 000 Attachment C: per command, its share of the commands, average real and CPU
+/// time and real/CPU.
+const COMMANDS: &[Quantity] = &[
+    Quantity::CommandShare,
+    Quantity::CommandReal,
+    Quantity::CommandCpu,
+    Quantity::CommandRealPerCpu,
+];
 /// Seed 001 Table 7: real, user, system and page faults.
 const HUSF: &[Quantity] = &[
     Quantity::Headline,
@@ -98,6 +106,25 @@ const FP_SAVE: &str = "the paper's floating-point save (170 µs on the 11/45, 14
      saves floating-point and vector registers on a context switch, not on a system call. \
      Today's cost is pipe.back.4.fpu − pipe.back.4 (the (today) rows), per pipe round trip \
      of two switches: a different operation, so no ratio";
+
+/// Attachment C's per-command table against today's: what is and is not comparable.
+const ATTACHMENT_C: &[&str] = &[
+    "the 1975 script's commands are matched to today's user1975 script's by name; each did \
+     its own day's work on its own day's files, so a ratio compares two commands' lengths \
+     as much as two machines. The paper's **gok (nroff in a pipe, as its accounting named \
+     it) and colv (col) have no line today: the pipeline is one line, nroff | col, \
+     accounted as one, with no line in the paper",
+    "the paper's sh is the shell running a nested script, its time including the commands \
+     it ran, which the accounting also counted on their own lines (sh's 26.53 s is 37% of \
+     the 11/45's real): its % columns and the Total's averages count those commands twice. \
+     Today no shell runs the whole script; sh is `sh count.sh` (wc and grep, counted in sh's \
+     time only), so the sh and Total lines have no ratio",
+    "the paper's real times were accounted in whole seconds per command (its averages are \
+     multiples of 1/count s): a printed 0.00 s is shown as < 1 s, with no real/CPU, and a real/CPU printed 0.0 as \
+     < 0.05. The \
+     Total line's averages are over every command, sh included, as the paper's; Config C8's \
+     table is not transcribed",
+];
 
 #[rustfmt::skip]
 pub const TABLES: &[SeedTable] = &[
@@ -159,9 +186,8 @@ pub const TABLES: &[SeedTable] = &[
                 (user CPU alone / user CPU beside the readers) is the figure comparable across \
                 machines"], ..T },
     SeedTable { key: "000-C", seed: "000", prefix: "Attachment C", title: "per-command accounting of the command script",
-        ids: &["load.script.1", "load.script.5", "load.script.9"],
-        why: &["the per-command table (count, %, average real and CPU, real/CPU) is in \
-                `timeshare show RUN`; the paper's came from shell accounting of USG's machines"], ..T },
+        quantities: COMMANDS, ids: &["load.script.1", "load.script.5", "load.script.9"],
+        why: ATTACHMENT_C, ..T },
     SeedTable { key: "001-1", seed: "001", prefix: "Table 1,", title: "kernel benchmark programs",
         why: &["a list of programs and their counts, no figures: their results are `table 001-2`"], ..T },
     SeedTable { key: "001-2", seed: "001", prefix: "Table 2,", title: "Kernel Benchmark results (elapsed, user, system)", quantities: HUS, ..T },
@@ -266,6 +292,7 @@ impl SeedTable {
     pub fn figures(&self) -> Vec<Figure> {
         reference::figures()
             .into_iter()
+            .chain(reference::command_figures())
             .filter(|f| f.seed == self.seed && f.place.starts_with(self.prefix))
             .filter(|f| self.only.is_none_or(|p| f.id.starts_with(p)))
             .collect()
@@ -365,6 +392,13 @@ pub fn column_kind(quantity: Quantity, unit: Unit, basis: &Basis) -> (Unit, Basi
         Quantity::ProgramUser => (Unit::SecondsPerOp, basis.clone()),
         Quantity::RatioAlone => (Unit::Ratio, basis.clone()),
         Quantity::ReadRate => (Unit::BytesPerSecond, Basis::per(BYTE_READ_BESIDE)),
+        // A `load.script.N` row's per-command accounting, whatever the row's own basis.
+        Quantity::CommandShare | Quantity::CommandRealPerCpu => {
+            (Unit::Ratio, Basis::per(PER_COMMAND))
+        }
+        Quantity::CommandReal | Quantity::CommandCpu => {
+            (Unit::SecondsPerOp, Basis::per(PER_COMMAND))
+        }
     }
 }
 
@@ -405,6 +439,11 @@ pub fn today(r: Option<&BenchResult>, quantity: Quantity, mhz: Option<f64>) -> O
         Quantity::RatioAlone => r.details_as::<IoInterference>()?.ratio_alone?,
         // The details count bytes per µs; the column is bytes per second.
         Quantity::ReadRate => r.details_as::<IoInterference>()?.bytes_per_us * 1e6,
+        // Per command, not per row: `super::seed_commands` reads them.
+        Quantity::CommandShare
+        | Quantity::CommandReal
+        | Quantity::CommandCpu
+        | Quantity::CommandRealPerCpu => return None,
     };
     let (unit, basis) = column_kind(quantity, r.unit, basis);
     Some(Measure::new(value, unit, basis))
@@ -456,7 +495,7 @@ pub struct Source<'a> {
 
 /// The result of `id` in the first of `sources` (newest first) that measured it, else the
 /// first that has it at all (skipped, failed), with the index of its source.
-fn pick<'a>(sources: &'a [Source<'a>], id: &str) -> Option<(usize, &'a BenchResult)> {
+pub(super) fn pick<'a>(sources: &'a [Source<'a>], id: &str) -> Option<(usize, &'a BenchResult)> {
     let find = |ok: bool| {
         sources.iter().enumerate().find_map(|(k, s)| {
             s.run
@@ -507,6 +546,9 @@ pub const DEFAULT_WIDTH: usize = 100;
 /// row's cell holds one line per statistic, named in the `stat` column, so the table's
 /// width does not grow with the number of statistics.
 pub fn render_from(table: &SeedTable, sources: &[Source], wide: bool) -> String {
+    if table.quantities == COMMANDS {
+        return super::seed_commands::render_from(table, sources);
+    }
     let figures = table.figures();
     let machines = table.machines(&figures);
     let several = sources.len() > 1;
@@ -760,7 +802,7 @@ fn column_name(table: &SeedTable, q: Quantity) -> &'static str {
     }
 }
 
-fn describe(s: &Source) -> String {
+pub(super) fn describe(s: &Source) -> String {
     format!(
         "{} ({}, {})",
         s.name,

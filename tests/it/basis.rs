@@ -238,3 +238,49 @@ fn the_walk_catches_a_per_batch_column_beside_a_per_copy_one() {
         .divided_by(&Measure::new(1.0, unit, basis))
         .is_ok());
 }
+
+#[test]
+fn attachment_c_s_columns_are_per_command_and_a_per_script_figure_beside_them_is_caught() {
+    let reg = Registry::with_defaults();
+    let table = seed_table::find("000-C").unwrap();
+    let figures = table.figures();
+    // Every column of the paper: share, real, CPU and real/CPU, for 1, 5 and 9 scripts on
+    // both machines — each walked by the test above.
+    for q in [
+        Quantity::CommandShare,
+        Quantity::CommandReal,
+        Quantity::CommandCpu,
+        Quantity::CommandRealPerCpu,
+    ] {
+        assert!(table.quantities.contains(&q), "{q:?}");
+        for id in ["load.script.1", "load.script.5", "load.script.9"] {
+            for machine in ["pdp11-45", "pdp11-70"] {
+                assert!(
+                    figures
+                        .iter()
+                        .any(|f| f.quantity == q && f.id == id && f.machine == machine),
+                    "no {q:?} of {id} on {machine}"
+                );
+            }
+        }
+    }
+    assert_eq!(mismatches(&figures, &reg), vec![]);
+    // Table 10's figure, per script, set in the per-command column is refused: the row's
+    // headline is per script, its accounting per command.
+    let mut per_script = reference::headline("pdp11-70", "load.script.1").unwrap();
+    per_script.quantity = Quantity::CommandReal;
+    let found = mismatches(&[per_script], &reg);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert!(
+        found[0].1.contains("per user's command script"),
+        "{found:?}"
+    );
+    // And a per-command figure beside the row's headline column is refused likewise.
+    let mut real = figures
+        .iter()
+        .find(|f| f.quantity == Quantity::CommandReal)
+        .unwrap()
+        .clone();
+    real.quantity = Quantity::Headline;
+    assert_eq!(mismatches(&[real], &reg).len(), 1);
+}

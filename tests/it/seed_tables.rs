@@ -63,3 +63,179 @@ fn wide_adds_user_and_system_to_table_2_of_seed_001() {
     assert!(third.trim_start().starts_with("system"), "{wide}");
     assert!(!wide.contains("--wide`"), "{wide}");
 }
+
+/// The fixture's per-command accounting of `id`: (command, average real seconds).
+fn accounting(fixture: &serde_json::Value, id: &str) -> Vec<(String, f64)> {
+    let row = fixture["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["id"] == id)
+        .unwrap_or_else(|| panic!("no {id} in the fixture"));
+    row["details"]["commands"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            (
+                c["command"].as_str().unwrap().to_string(),
+                c["avg_real_s"].as_f64().unwrap(),
+            )
+        })
+        .collect()
+}
+
+/// The text line after the first that starts with ` COMMAND ` (a command's count % line):
+/// its avg real line.
+fn avg_real_line<'a>(text: &'a str, command: &str, after: usize) -> &'a str {
+    let lines: Vec<&str> = text.lines().skip(after).collect();
+    let at = lines
+        .iter()
+        .position(|l| l.starts_with(&format!(" {command} ")))
+        .unwrap_or_else(|| panic!("no line of {command}: {text}"));
+    assert!(lines[at].contains("count %"), "{}", lines[at]);
+    assert!(lines[at + 1].contains("avg real"), "{}", lines[at + 1]);
+    lines[at + 1]
+}
+
+#[test]
+fn attachment_c_sets_today_s_commands_beside_the_paper_s_of_the_same_name() {
+    use timeshare::model::unit::format_value;
+    use timeshare::model::Unit;
+    use timeshare::report::compare::figures3;
+    let db = store_with(Path::new(FIXTURE));
+    let text = table(db.path(), &["000-C"]);
+    let fixture: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(FIXTURE).unwrap()).unwrap();
+    // One table per number of scripts, each from its own row.
+    let starts: Vec<usize> = [
+        "1 script (load.script.1)",
+        "5 scripts (load.script.5)",
+        "9 scripts (load.script.9)",
+    ]
+    .iter()
+    .map(|h| {
+        text.lines()
+            .position(|l| l.starts_with(h))
+            .unwrap_or_else(|| panic!("no table {h}: {text}"))
+    })
+    .collect();
+    assert!(starts.windows(2).all(|w| w[0] < w[1]), "{starts:?}");
+    // ed with one script: today's average per command from the details, the paper's 9.04 s
+    // and 4.67 s, and the 11/70's over today's.
+    let today = accounting(&fixture, "load.script.1");
+    let ed = today.iter().find(|(c, _)| c == "ed").unwrap().1;
+    let line = avg_real_line(&text, "ed", starts[0]);
+    let cells: Vec<&str> = line
+        .split("  ")
+        .map(str::trim)
+        .filter(|c| !c.is_empty())
+        .collect();
+    assert_eq!(
+        cells,
+        vec![
+            "avg real",
+            &format_value(ed, Unit::SecondsPerOp),
+            "9.04 s",
+            "4.67 s",
+            &format!("{}×", figures3(4.67 / ed)),
+        ],
+        "{line}"
+    );
+    // With nine scripts, the 11/70's 36.91 s over today's ed of load.script.9.
+    let ed9 = accounting(&fixture, "load.script.9")
+        .into_iter()
+        .find(|(c, _)| c == "ed")
+        .unwrap()
+        .1;
+    let line = avg_real_line(&text, "ed", starts[2]);
+    assert!(
+        line.ends_with(&format!("{}×", figures3(36.91 / ed9))),
+        "{line}"
+    );
+    // sh counted its nested commands in the paper and not today: no ratio; nor the Total.
+    let sh = avg_real_line(&text, "sh", starts[0]);
+    assert!(sh.contains("26.53 s") && !sh.contains('×'), "{sh}");
+    let total = text
+        .lines()
+        .skip(starts[0])
+        .find(|l| l.starts_with(" Total "))
+        .unwrap();
+    assert!(total.contains("8.23 s") && !total.contains('×'), "{total}");
+    // The commands with no counterpart, both ways, and the 11/70's 0.00 s as a bound.
+    assert!(text.contains("\nno line today: **gok, colv\n"), "{text}");
+    assert!(
+        text.contains("\nno line in the paper: nroff | col\n"),
+        "{text}"
+    );
+    let colv = avg_real_line(&text, "colv", starts[0]);
+    assert!(colv.contains("no line") && colv.contains("< 1 s"), "{colv}");
+}
+
+#[test]
+fn attachment_c_without_a_load_script_row_says_so_and_prints_no_figure_for_it() {
+    let mut fixture: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(FIXTURE).unwrap()).unwrap();
+    fixture["results"]
+        .as_array_mut()
+        .unwrap()
+        .retain(|r| r["id"] != "load.script.5");
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("run.json");
+    std::fs::write(&file, serde_json::to_vec(&fixture).unwrap()).unwrap();
+    let db = store_with(&file);
+    let text = table(db.path(), &["000-C"]);
+    let five = text
+        .lines()
+        .position(|l| l.starts_with("5 scripts (load.script.5): commands accounted: today not run"))
+        .unwrap_or_else(|| panic!("{text}"));
+    let nine = text
+        .lines()
+        .position(|l| l.starts_with("9 scripts"))
+        .unwrap();
+    let ed = avg_real_line(&text, "ed", five);
+    assert!(ed.contains("not run") && ed.contains("40.73 s"), "{ed}");
+    // No speed-up made up from another row's figures.
+    let block: Vec<&str> = text.lines().skip(five).take(nine - five).collect();
+    assert!(block.iter().all(|l| !l.contains('×')), "{block:#?}");
+}
+
+#[test]
+fn attachment_c_takes_each_number_of_scripts_from_the_newest_run_that_has_it() {
+    let db = store_with(Path::new(FIXTURE));
+    // Run 2: the fixture again a day later, without its 5-script row.
+    let mut newer: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(FIXTURE).unwrap()).unwrap();
+    newer["started_at"] = "2026-11-24T08:42:01Z".into();
+    newer["finished_at"] = "2026-11-24T08:42:53Z".into();
+    newer["results"]
+        .as_array_mut()
+        .unwrap()
+        .retain(|r| r["id"] != "load.script.5");
+    let file = db.path().join("newer.json");
+    std::fs::write(&file, serde_json::to_vec(&newer).unwrap()).unwrap();
+    timeshare()
+        .arg("import")
+        .arg(&file)
+        .arg("--db")
+        .arg(db.path().join("runs.db"))
+        .assert()
+        .success();
+    let text = stdout_of(
+        timeshare()
+            .args(["table", "000-C", "--db"])
+            .arg(db.path().join("runs.db")),
+        &"table 000-C",
+    );
+    // Each table's today column names its run: 2 for 1 and 9 scripts, 1 for 5.
+    let runs: Vec<&str> = text
+        .lines()
+        .filter(|l| l.trim_start().starts_with("run ") && l.contains("C2"))
+        .map(|l| l.split_whitespace().take(2).last().unwrap())
+        .collect();
+    assert_eq!(runs, vec!["2", "1", "2"], "{text}");
+    assert!(
+        text.contains("run 2 (vm,") && text.contains("run 1 (vm,"),
+        "{text}"
+    );
+}

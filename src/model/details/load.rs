@@ -11,6 +11,10 @@ pub const PER_COPY: &str = "copy of the compute-bound program (average real over
 /// What a `load.script.N` figure is per: Table 10's columns "have the same meaning" as
 /// Table 9's, so one script, averaged over the users.
 pub const PER_SCRIPT: &str = "user's command script (average real over the users)";
+/// What Attachment C's per-command figures are per (a [`CommandAccount`]'s averages, and
+/// seed 000's "Avg Real" and "Avg CPU"): one command of the script, averaged over every
+/// time it ran, in every run and for every user.
+pub const PER_COMMAND: &str = "command of the script (average over its runs and users)";
 /// What a `load.iointerference.K` figure is per: one run of the timed compute-bound
 /// program, beside its K readers (seed 000 Table 11's Usr CPU and Ratio Alone).
 pub const PER_PROGRAM_RUN: &str = "run of the compute-bound program beside the readers";
