@@ -138,6 +138,12 @@ pub fn figures() -> Vec<Figure> {
     all
 }
 
+/// The paper's namei profiles (seed 001 Tables 4, 9 and 10) for a `table` key, as lines:
+/// figures of a different call than today's rows, so printed, never divided.
+pub fn namei_profile(key: &str) -> Vec<String> {
+    seed001::namei_profile(key)
+}
+
 pub fn machine(name: &str) -> Option<Machine> {
     machines().into_iter().find(|m| m.name == name)
 }

@@ -36,6 +36,13 @@ pub struct SeedTable {
     /// Where today's system cannot be measured the paper's way, or the table compares
     /// different programs: one sentence each, printed under the table.
     pub why: &'static [&'static str],
+    /// The paper's figures that cannot be set in a column beside today's (another
+    /// operation, or a count not made here), as lines printed under the table; by key.
+    pub paper: fn(&str) -> Vec<String>,
+}
+
+fn no_lines(_key: &str) -> Vec<String> {
+    Vec::new()
 }
 
 const H: &[Quantity] = &[Quantity::Headline];
@@ -75,6 +82,7 @@ const T: SeedTable = SeedTable {
     only: None,
     ids: &[],
     why: &[],
+    paper: no_lines,
 };
 
 /// Seed 002's mean and SD are of single calls; today's are both, named.
@@ -98,6 +106,42 @@ const FP_SAVE: &str = "the paper's floating-point save (170 µs on the 11/45, 14
      saves floating-point and vector registers on a context switch, not on a system call. \
      Today's cost is pipe.back.4.fpu − pipe.back.4 (the (today) rows), per pipe round trip \
      of two switches: a different operation, so no ratio";
+
+/// Today's path translations by cache state and depth (001 Tables 9 and 10).
+const NAMEI_BY_STATE: &[&str] = &[
+    "fs.namei.1",
+    "fs.namei.2",
+    "fs.namei.4",
+    "fs.namei.8",
+    "fs.namei.neg.1",
+    "fs.namei.neg.2",
+    "fs.namei.neg.4",
+    "fs.namei.neg.8",
+    "fs.namei.cold.1",
+    "fs.namei.cold.2",
+    "fs.namei.cold.4",
+    "fs.namei.cold.8",
+];
+
+/// Why seed 001's namei times are printed in a line, not in a column.
+const NAMEI_CALL: &str = "the paper's ms/call (the line above) is the mean namei call of a \
+     time-sharing machine's whole day — paths of every length, hits and misses mixed — timed \
+     inside the kernel by its profiler; today's rows are one stat(2) of a path of D components \
+     in one cache state: warm (fs.namei.D), a name that does not exist (fs.namei.neg.D, a \
+     negative dentry) or cold (fs.namei.cold.D). Per call both, but not the same call: no \
+     ratio is formed";
+
+/// What the cold rows evict, and when they are skipped.
+const NAMEI_COLD: &str = "the cold rows drop the dentry and the inode caches (2 into \
+     /proc/sys/vm/drop_caches, machine-wide) before each single timed lookup; the page \
+     cache, and with it the directories' blocks, stays. They need root and a disk-backed \
+     directory, and are skipped with the reason otherwise";
+
+/// 4.3BSD's hit rates, which Linux does not count.
+const NAMEI_HITS: &str = "the paper's hit rates (the line above) cannot be counted here: \
+     Linux keeps no count of dentry cache hits and misses that user space can read (a kernel \
+     tracer could count them); Linux has one dentry cache where 4.3BSD had a per-process and a \
+     system-wide one, and the rows set its three states side by side instead";
 
 #[rustfmt::skip]
 pub const TABLES: &[SeedTable] = &[
@@ -169,9 +213,11 @@ pub const TABLES: &[SeedTable] = &[
         name: Some("Table 3"), only: Some("proc.exec.null."),
         why: &["Table 3 repeats Table 2's exec rows with 1 KB more environment; the figures are Table 2's"], ..T },
     SeedTable { key: "001-4", seed: "001", prefix: "Table 4,", title: "call times for namei in 4.2BSD",
-        ids: &["fs.namei.1", "fs.namei.2", "fs.namei.4", "fs.namei.8", "fs.namei.symlink"],
-        why: &["4.2BSD's namei profile (percent of time in each part) has no user-space counterpart; \
-                fs.namei.D gives today's path translation cost by depth, warm dentry cache"], ..T },
+        ids: &["fs.namei.1", "fs.namei.2", "fs.namei.4", "fs.namei.8", "fs.namei.symlink",
+               "fs.namei.cold.1", "fs.namei.cold.2", "fs.namei.cold.4", "fs.namei.cold.8"],
+        why: &[NAMEI_CALL, NAMEI_COLD,
+               "the paper's % of kernel needs a profile of the kernel over a day's work: not measured"],
+        paper: reference::namei_profile, ..T },
     SeedTable { key: "001-5", seed: "001", prefix: "Table 5,", title: "active file systems during buffer cache tests",
         why: &["a description of the machine's file systems, no figures; today's is in `timeshare sysinfo`"], ..T },
     SeedTable { key: "001-6", seed: "001", prefix: "Table 6,", title: "paging benchmark programs",
@@ -182,12 +228,9 @@ pub const TABLES: &[SeedTable] = &[
                 rows did); page faults are per page touch, as the times are"], ..T },
     SeedTable { key: "001-8", seed: "001", prefix: "Table 8,", title: "Page fault service times (system time / page faults)", quantities: FS, ..T },
     SeedTable { key: "001-9", seed: "001", prefix: "Table 9,", title: "call times for namei with the per-process cache",
-        ids: &["fs.namei.1", "fs.namei.2", "fs.namei.4", "fs.namei.8"],
-        why: &["Linux has one dentry cache, not 4.3BSD's per-process and system-wide name caches: \
-                their hit rates cannot be counted from user space"], ..T },
+        ids: NAMEI_BY_STATE, why: &[NAMEI_CALL, NAMEI_COLD, NAMEI_HITS], paper: reference::namei_profile, ..T },
     SeedTable { key: "001-10", seed: "001", prefix: "Table 10,", title: "call times for namei with both caches",
-        ids: &["fs.namei.1", "fs.namei.2", "fs.namei.4", "fs.namei.8"],
-        why: &["as 001-9: one dentry cache today; cold, warm and negative lookups are not separate rows yet"], ..T },
+        ids: NAMEI_BY_STATE, why: &[NAMEI_CALL, NAMEI_COLD, NAMEI_HITS], paper: reference::namei_profile, ..T },
     SeedTable { key: "001-11", seed: "001", prefix: "Table 11,", title: "alternative inline code expansions",
         why: &["a study of the kernel's generated code (sed scripts expanding calls inline), not a \
                 measurement of a running system: nothing to measure"], ..T },
@@ -688,6 +731,9 @@ pub fn render_from(table: &SeedTable, sources: &[Source], wide: bool) -> String 
         .any(|q| matches!(q, Quantity::Faults | Quantity::FaultService))
     {
         out.extend(paging_line(&results));
+    }
+    for line in (table.paper)(table.key) {
+        out.push_str(&format!("paper: {line}\n"));
     }
     for w in table.why {
         out.push_str(&format!("why: {w}\n"));

@@ -201,6 +201,16 @@ fn every_table_key_sets_each_paper_column_beside_today_s_of_the_same_basis() {
                 }
             }
         }
+        // A table that prints the paper's figures as lines (another operation than
+        // today's rows) divides none: no figure of it may be set in a column.
+        if !(table.paper)(table.key).is_empty() && !figures.is_empty() {
+            problems.push(format!(
+                "{}: the paper's figures are printed as lines of another operation, yet {} \
+                 figures are set beside today's rows",
+                table.key,
+                figures.len()
+            ));
+        }
         for id in table.ids {
             if reg.find(id).is_none() && !id.starts_with("exercise.") {
                 problems.push(format!("{}: today's row {id} is not registered", table.key));

@@ -63,3 +63,24 @@ fn wide_adds_user_and_system_to_table_2_of_seed_001() {
     assert!(third.trim_start().starts_with("system"), "{wide}");
     assert!(!wide.contains("--wide`"), "{wide}");
 }
+
+#[test]
+fn table_10_of_seed_001_sets_today_s_cache_states_side_by_side_and_the_paper_s_in_a_line() {
+    let db = store_with(Path::new(FIXTURE));
+    let text = table(db.path(), &["001-10"]);
+    let rows: Vec<&str> = text.lines().filter(|l| l.contains("fs.namei.")).collect();
+    for state in ["fs.namei.4 ", "fs.namei.neg.4 ", "fs.namei.cold.4 "] {
+        assert!(
+            rows.iter().any(|r| r.contains(state)),
+            "no {state}row: {text}"
+        );
+    }
+    // The fixture predates the negative and cold rows: they say so, with no figure.
+    let cold = rows.iter().find(|r| r.contains("fs.namei.cold.1")).unwrap();
+    assert!(cold.contains("not run"), "{cold}");
+    // The paper's figures are of another call: printed as a line, never divided.
+    assert!(text.contains("paper: Table 10 ("), "{text}");
+    assert!(text.contains("total 8.6 ms/call"), "{text}");
+    assert!(!text.contains("today vs"), "a ratio was formed: {text}");
+    assert!(text.contains("cannot be counted here"), "{text}");
+}
