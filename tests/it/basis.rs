@@ -211,6 +211,30 @@ fn every_table_key_sets_each_paper_column_beside_today_s_of_the_same_basis() {
                 figures.len()
             ));
         }
+        // Columns only today has (003's Kashtan user and system times): a rate row's CPU
+        // time was counted per sampled transfer, never per byte, so its column is a share
+        // of the real time; a time row's is seconds per operation of the row's basis.
+        let today_only = table
+            .quantities
+            .iter()
+            .filter(|q| !figures.iter().any(|f| f.quantity == **q));
+        for &q in today_only.filter(|q| matches!(q, Quantity::User | Quantity::System)) {
+            for (_, id) in table.rows(&figures) {
+                let Some(b) = reg.find(&id) else { continue };
+                let (unit, _) = seed_table::column_kind(q, b.metric().unit, &b.metric().basis);
+                let want = match b.metric().unit {
+                    Unit::BytesPerSecond => Unit::Ratio,
+                    _ => Unit::SecondsPerOp,
+                };
+                if unit != want {
+                    problems.push(format!(
+                        "{}: today's {} column of {id} is {unit:?}, {want:?} expected",
+                        table.key,
+                        q.name()
+                    ));
+                }
+            }
+        }
         for id in table.ids {
             if reg.find(id).is_none() && !id.starts_with("exercise.") {
                 problems.push(format!("{}: today's row {id} is not registered", table.key));

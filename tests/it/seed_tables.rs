@@ -84,3 +84,24 @@ fn table_10_of_seed_001_sets_today_s_cache_states_side_by_side_and_the_paper_s_i
     assert!(!text.contains("today vs"), "a ratio was formed: {text}");
     assert!(text.contains("cannot be counted here"), "{text}");
 }
+
+#[test]
+fn kashtan_sets_today_s_user_and_system_under_each_row_and_invents_no_historical_one() {
+    let db = store_with(Path::new(FIXTURE));
+    let text = table(db.path(), &["003-kashtan"]);
+    let lines: Vec<&str> = text.lines().collect();
+    let at = lines
+        .iter()
+        .position(|l| l.contains("pipe.bw.self"))
+        .unwrap_or_else(|| panic!("no kt9 row: {text}"));
+    let (user, system) = (lines[at + 1], lines[at + 2]);
+    assert!(user.trim_start().starts_with("user"), "{text}");
+    assert!(system.trim_start().starts_with("system"), "{text}");
+    // A rate's CPU time is a share of its real time; the note's columns have none.
+    assert!(
+        system.contains("% of real") || system.contains(" 0 "),
+        "{system}"
+    );
+    assert_eq!(system.matches('—').count(), 3, "{system}");
+    assert!(!text.contains("--wide`"), "{text}");
+}
