@@ -39,6 +39,8 @@ pub struct SeedTable {
     /// The paper's figures that cannot be set in a column beside today's (another
     /// operation, or a count not made here), as lines printed under the table; by key.
     pub paper: fn(&str) -> Vec<String>,
+    /// Every statistic shown without `--wide` (a short table whose rows stay readable).
+    pub all_shown: bool,
 }
 
 fn no_lines(_key: &str) -> Vec<String> {
@@ -83,6 +85,7 @@ const T: SeedTable = SeedTable {
     ids: &[],
     why: &[],
     paper: no_lines,
+    all_shown: false,
 };
 
 /// Seed 002's mean and SD are of single calls; today's are both, named.
@@ -264,14 +267,17 @@ pub const TABLES: &[SeedTable] = &[
         quantities: MMS, why: &[SD_OF_BATCHES], ..T },
     SeedTable { key: "003-c16", seed: "003", prefix: "C statements (16 bits)", title: "C statements, 16-bit integers", ..T },
     SeedTable { key: "003-c32", seed: "003", prefix: "C statements (32 bits)", title: "C statements, 32-bit integers", ..T },
-    SeedTable { key: "003-kashtan", seed: "003", prefix: "Kashtan", title: "Kashtan programs kt5–kt11 (real; today also user, system)",
-        quantities: HUS,
-        why: &["the note prints real time only: the user and system lines are today's, and the \
-                historical columns have — there (no figure is invented). For the rates (kt5, \
-                kt9–kt11) they are shares of the real time, for the others seconds per \
-                operation. They count this process and the children reaped during the samples: \
-                a partner process that lives across them (kt7's, kt10's and kt11's) is not in \
-                them",
+    SeedTable { key: "003-kashtan", seed: "003", prefix: "Kashtan", title: "Kashtan programs kt5–kt11 (real, user, sys)",
+        quantities: HUS, all_shown: true,
+        why: &["the note's User and Sys are set beside today's for the programs of one process \
+                (kt5, kt6, kt8, kt9); kt7, kt10 and kt11 run two, and the note's times are most \
+                likely of both (time(1) counts a child the program waited for) where today's \
+                count the measuring process and the children reaped during the samples only, \
+                not a partner living across them: their historical user and system are not \
+                transcribed (—). For the rates (kt5, kt9–kt11) user and system are shares (%) of \
+                the real time, the note's (its seconds over its real time) as today's; for the \
+                others seconds per operation. kt8's user is 0.0 in the note, under its tenth \
+                of a second: left out",
                "the kernel splits CPU time into user and system by its clock tick: a 0 is a \
                 share no tick saw, and a single process's share can come out a few percent \
                 over 100%"], ..T },
@@ -363,15 +369,12 @@ impl SeedTable {
     /// system columns are left out of the tables that have them (001 Tables 2, 3 and 7,
     /// 004's jobs), whose headline is the elapsed time: three machines by three
     /// statistics would not fit the width.
-    /// Columns only today has (003's Kashtan programs: the note prints real time only)
-    /// are always shown.
+    /// Tables marked `all_shown` (003's Kashtan programs, seven rows) print them all.
     pub fn shown(&self, wide: bool) -> Vec<Quantity> {
-        let figures = self.figures();
-        let paper_has = |q: &Quantity| figures.iter().any(|f| f.quantity == *q);
         self.quantities
             .iter()
             .copied()
-            .filter(|q| wide || !matches!(q, Quantity::User | Quantity::System) || !paper_has(q))
+            .filter(|q| wide || self.all_shown || !matches!(q, Quantity::User | Quantity::System))
             .collect()
     }
 
@@ -489,6 +492,17 @@ fn cell(value: f64, unit: Unit) -> String {
     }
 }
 
+/// A figure of `quantity` as a cell, the paper's or today's: a CPU time that is a share
+/// of the real time reads as one.
+fn figure_text(quantity: Quantity, value: f64, unit: Unit) -> String {
+    let cpu = matches!(quantity, Quantity::User | Quantity::System | Quantity::Cpu);
+    match unit {
+        Unit::Ratio if cpu && value == 0.0 => "0".into(),
+        Unit::Ratio if cpu => format!("{}%", figures3(value * 100.0)),
+        _ => cell(value, unit),
+    }
+}
+
 /// The bound and why, when `r`'s headline is not a measured figure.
 fn not_resolved(r: &BenchResult, mhz: Option<f64>) -> Option<(String, &'static str)> {
     let s = shown_stored(r, mhz)?;
@@ -504,13 +518,12 @@ fn today_text(r: Option<&BenchResult>, quantity: Quantity, mhz: Option<f64>) -> 
     }
     let cpu = matches!(quantity, Quantity::User | Quantity::System | Quantity::Cpu);
     match (r, today(r, quantity, mhz)) {
-        (_, Some(m)) if m.unit() == Unit::Count => cell(m.value(), m.unit()),
+        (_, Some(m)) if m.unit() == Unit::Count || (cpu && m.unit() == Unit::Ratio) => {
+            figure_text(quantity, m.value(), m.unit())
+        }
         // The kernel splits CPU time into user and system by its tick: a share that no
         // tick saw is an exact zero, not a measured one.
         (_, Some(m)) if cpu && m.value() == 0.0 => "0".into(),
-        (_, Some(m)) if cpu && m.unit() == Unit::Ratio => {
-            format!("{}% of real", figures3(m.value() * 100.0))
-        }
         (_, Some(m)) => match m.per_op() {
             Ok(one) => format_value(one.value(), one.unit()),
             Err(_) => format_value(m.value(), m.unit()),
@@ -644,7 +657,7 @@ pub fn render_from(table: &SeedTable, sources: &[Source], wide: bool) -> String 
             figures
                 .iter()
                 .find(|f| f.machine == m && f.id == id && f.quantity == q)
-                .map(|f| cell(f.value, f.unit))
+                .map(|f| figure_text(q, f.value, f.unit))
         };
         let today_cells: Vec<String> = shown.iter().map(|&q| today_text(result, q, mhz)).collect();
         row.push(today_cells.join("\n"));
@@ -887,10 +900,7 @@ mod tests {
         let user = today(Some(&r), Quantity::User, None).unwrap();
         assert_eq!(user.unit(), Unit::Ratio);
         assert!((user.value() - 0.25).abs() < 1e-12, "{user:?}");
-        assert_eq!(
-            today_text(Some(&r), Quantity::System, None),
-            "50.0% of real"
-        );
+        assert_eq!(today_text(Some(&r), Quantity::System, None), "50.0%");
         // A time row keeps seconds per operation.
         let t = timed(Unit::SecondsPerOp, 0.5);
         assert_eq!(
@@ -919,11 +929,11 @@ mod tests {
             kashtan.shown(false),
             vec![Quantity::Headline, Quantity::User, Quantity::System]
         );
-        // The paper has no such column: no historical user or system figure exists.
-        assert!(kashtan
-            .figures()
-            .iter()
-            .all(|f| f.quantity == Quantity::Headline));
+        // The note's User and Sys of the one-process programs, none of the two-process.
+        let figures = kashtan.figures();
+        let has = |id: &str, q: Quantity| figures.iter().any(|f| f.id == id && f.quantity == q);
+        assert!(has("pipe.bw.self", Quantity::System) && has("io.randwrite", Quantity::User));
+        assert!(!has("pipe.bw.one", Quantity::System) && !has("signal.self", Quantity::User));
         assert_eq!(
             find("001-2").unwrap().shown(false),
             vec![Quantity::Headline]

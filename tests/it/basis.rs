@@ -122,7 +122,7 @@ fn a_figure_given_a_wrong_basis_on_purpose_is_caught() {
     // A rate set beside a time is caught too.
     let mut rate = reference::figures()
         .into_iter()
-        .find(|f| f.id == "pipe.bw.self")
+        .find(|f| f.id == "pipe.bw.self" && f.quantity == Quantity::Headline)
         .unwrap();
     rate.id = "syscall.getpid".into();
     rate.basis = Basis::per("system call");
