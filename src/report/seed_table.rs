@@ -220,7 +220,7 @@ pub const TABLES: &[SeedTable] = &[
                "fs.namei.cold.1", "fs.namei.cold.2", "fs.namei.cold.4", "fs.namei.cold.8"],
         why: &[NAMEI_CALL, NAMEI_COLD,
                "the paper's % of kernel needs a profile of the kernel over a day's work: not measured"],
-        paper: reference::namei_profile, ..T },
+        paper: reference::paper_lines, ..T },
     SeedTable { key: "001-5", seed: "001", prefix: "Table 5,", title: "active file systems during buffer cache tests",
         why: &["a description of the machine's file systems, no figures; today's is in `timeshare sysinfo`"], ..T },
     SeedTable { key: "001-6", seed: "001", prefix: "Table 6,", title: "paging benchmark programs",
@@ -231,9 +231,9 @@ pub const TABLES: &[SeedTable] = &[
                 rows did); page faults are per page touch, as the times are"], ..T },
     SeedTable { key: "001-8", seed: "001", prefix: "Table 8,", title: "Page fault service times (system time / page faults)", quantities: FS, ..T },
     SeedTable { key: "001-9", seed: "001", prefix: "Table 9,", title: "call times for namei with the per-process cache",
-        ids: NAMEI_BY_STATE, why: &[NAMEI_CALL, NAMEI_COLD, NAMEI_HITS], paper: reference::namei_profile, ..T },
+        ids: NAMEI_BY_STATE, why: &[NAMEI_CALL, NAMEI_COLD, NAMEI_HITS], paper: reference::paper_lines, ..T },
     SeedTable { key: "001-10", seed: "001", prefix: "Table 10,", title: "call times for namei with both caches",
-        ids: NAMEI_BY_STATE, why: &[NAMEI_CALL, NAMEI_COLD, NAMEI_HITS], paper: reference::namei_profile, ..T },
+        ids: NAMEI_BY_STATE, why: &[NAMEI_CALL, NAMEI_COLD, NAMEI_HITS], paper: reference::paper_lines, ..T },
     SeedTable { key: "001-11", seed: "001", prefix: "Table 11,", title: "alternative inline code expansions",
         why: &["a study of the kernel's generated code (sed scripts expanding calls inline), not a \
                 measurement of a running system: nothing to measure"], ..T },
@@ -283,8 +283,12 @@ pub const TABLES: &[SeedTable] = &[
                 over 100%"], ..T },
     SeedTable { key: "003-zilog", seed: "003", prefix: "Zilog", title: "Zilog programs",
         ids: &["io.disk.seqwrite", "io.disk.seqread", "io.disk.randread"],
-        why: &["the disk test's three columns hold figures for three of four machines and which one is \
-                missing cannot be told: its historical figures are not transcribed"], ..T },
+        paper: reference::paper_lines,
+        why: &["the disk test's columns hold three figures each for four machines (the line \
+                above) and the note does not say which machine has none. Its other disk test, \
+                the Kashtan table, has no Accent column, so a missing Accent is the likeliest \
+                reading, but a guess: a figure set in the wrong machine's column would make a \
+                wrong ratio, so the (today) rows have no historical figure beside them"], ..T },
     SeedTable { key: "004-jobs", seed: "004", prefix: "§3", title: "each job type alone (real, user, sys)", quantities: HUS, ..T },
     SeedTable { key: "004-graphs", seed: "004", prefix: "Graphs", title: "real, user, sys per process against the number of processes",
         why: &["the paper's graphs are drawn, not tabulated: no figures to transcribe. Today's curve is \

@@ -111,3 +111,20 @@ fn kashtan_sets_the_note_s_user_and_system_beside_today_s_for_one_process_progra
     assert_eq!(lines[kt10 + 2].matches('—').count(), 3, "{text}");
     assert!(!text.contains("--wide`"), "{text}");
 }
+
+#[test]
+fn the_zilog_disk_test_is_printed_as_a_line_and_set_beside_no_machine() {
+    let db = store_with(Path::new(FIXTURE));
+    let text = table(db.path(), &["003-zilog"]);
+    assert!(
+        text.contains("a) 1000 sequential writes: 32.2 s, 42.8 s, 44.4 s"),
+        "{text}"
+    );
+    let row = text
+        .lines()
+        .find(|l| l.contains("io.disk.seqwrite"))
+        .unwrap_or_else(|| panic!("no disk row: {text}"));
+    // Today's figure and nothing else: no machine's cell, no ratio.
+    assert!(!row.contains('×') && !row.contains("32.2"), "{row}");
+    assert!(text.contains("likeliest"), "{text}");
+}
