@@ -23,7 +23,7 @@ use super::contract::{Batch, LoopWorkload, OwnFigures, Plan, Workload};
 use super::counters::Snapshot;
 use super::cpu::current_cpu;
 use super::interrupt::{self, Interrupted};
-use super::rusage::thread_preemptions;
+use super::rusage::{self, thread_preemptions, Usage};
 use crate::model::{
     Calibration, CounterDeltas, Metric, Mode, OpTimes, Overhead, Sample, SingleCalls, Summary, Unit,
 };
@@ -259,12 +259,18 @@ pub fn measure_with(
     let before = Snapshot::take();
     let mut raw = Vec::with_capacity(limit);
     let mut clean = 0;
+    // User and system time of the timed batches alone: what `before_sample` does untimed
+    // (dropping the caches before a cold lookup, making the files unlink will delete)
+    // is no part of an operation's CPU time either.
+    let mut usage = Usage::default();
     while raw.len() < limit && clean < wanted {
         if interrupt::requested() {
             return Err(Interrupted.into());
         }
         w.before_sample(k)?;
+        let u0 = rusage::process_and_children();
         let s = time_batch_around(w, k, probe, around)?;
+        usage = usage.plus(&rusage::process_and_children().since(&u0));
         if !s.perturbed() {
             clean += 1;
         }
@@ -330,7 +336,6 @@ pub fn measure_with(
         .collect();
 
     let ops = k * raw.len() as u64;
-    let usage = after.usage.since(&before.usage);
     let elapsed: f64 = raw.iter().map(|s| s.ns as f64 * 1e-9).sum();
     Ok(Measured {
         calibration: Calibration {
@@ -575,6 +580,41 @@ mod tests {
         assert!(migrated.iter().all(|s| s.culled));
         assert_eq!(m.summary.n, 5, "five clean samples after replacement");
         assert!(m.culled >= 1);
+    }
+
+    /// Burns CPU untimed before each sample and does nothing in the timed batch.
+    struct CostlySetUp {
+        burned_s: f64,
+    }
+    impl Workload for CostlySetUp {
+        fn run(&mut self, _n: u64) -> Result<()> {
+            Ok(())
+        }
+        fn before_sample(&mut self, _n: u64) -> Result<()> {
+            let start = rusage::this_thread().cpu_s();
+            let mut x = 0u64;
+            while rusage::this_thread().cpu_s() - start < 0.02 {
+                x = black_box(x.wrapping_add(1));
+            }
+            self.burned_s += rusage::this_thread().cpu_s() - start;
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn the_cpu_time_of_untimed_set_up_is_not_charged_to_the_operations() {
+        let mut w = CostlySetUp { burned_s: 0.0 };
+        let mut plan = Plan::fixed(1, 5);
+        plan.warmup = false;
+        let m = measure(&mut w, &plan, &Metric::latency(), &Overhead::none()).unwrap();
+        let charged = (m.times.user_s + m.times.system_s) * m.times.ops as f64;
+        assert!(w.burned_s >= 0.1, "{}", w.burned_s);
+        // The empty batches cost microseconds; a whole set-up's 20 ms would show.
+        assert!(
+            charged < 0.5 * w.burned_s / 5.0,
+            "{charged} s charged of {} s burned untimed",
+            w.burned_s
+        );
     }
 
     #[test]

@@ -162,6 +162,15 @@ pub fn figures() -> Vec<Figure> {
     all
 }
 
+/// The paper's figures for a `table` key that are printed as lines, never divided: seed
+/// 001's namei profiles (Tables 4, 9 and 10: another call than today's rows) and seed
+/// 003's Zilog disk test (three figures for four machines).
+pub fn paper_lines(key: &str) -> Vec<String> {
+    let mut lines = seed001::namei_profile(key);
+    lines.extend(seed003::zilog_disk(key));
+    lines
+}
+
 pub fn machine(name: &str) -> Option<Machine> {
     machines().into_iter().find(|m| m.name == name)
 }

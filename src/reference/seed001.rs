@@ -11,6 +11,8 @@
 //!   seqpage, 30,000 touches for the others.
 //! - Table 8, "Page fault service times (all times in microseconds)", 4.1 and 4.2: system
 //!   time / page faults for the three rows with many random faults.
+//! - Tables 4, 9 and 10, namei's ms per call in a kernel profile: kept as printed
+//!   ([`NAMEI_PROFILES`]), not as figures beside a row (see there why).
 //!
 //! Reading of the OCR: Table 2's rows are intact (the header row of rules is shifted, the
 //! figures are not). Table 3 repeats Table 2's "(1K env)" rows and is not transcribed
@@ -137,6 +139,55 @@ pub const TABLE_8: &[(&str, &str, [f64; 2])] = &[
     ("randpage-v", "vm.randpage.advise", [765.0, 786.0]),
     ("gausspage.inf", "vm.gausspage.10000", [848.0, 844.0]),
 ];
+
+/// Tables 4, 9 and 10, as printed: namei's time per call in a kernel profile (gprof) of
+/// one of the authors' general time-sharing machines over a day's work — self (namei's
+/// own code), child (the routines it calls) and total, in ms per call, and each as a
+/// percent of the kernel's time. (key, the paper's table, the system, ms per call
+/// [self, child, total], % of kernel [self, child, total], the text's hit rates.)
+///
+/// They are not [`Figure`]s: the call is the mean namei call of the machine's whole
+/// workload (paths of every length, hits and misses mixed), timed inside the kernel by its
+/// profiler, where today's rows are one system call on a path of D components in one
+/// cache state. Per call both, but not the same call, so no ratio is formed; the layouts
+/// of `table 001-4`, `001-9` and `001-10` print them in a line beside today's rows.
+type NameiProfile = (
+    &'static str,
+    &'static str,
+    &'static str,
+    [f64; 3],
+    [f64; 3],
+    Option<&'static str>,
+);
+
+#[rustfmt::skip]
+pub const NAMEI_PROFILES: &[NameiProfile] = &[
+    ("001-4", "Table 4", "4.2BSD; profiled over 17 hours", [14.3, 9.9, 24.2], [11.3, 7.9, 19.2], None),
+    ("001-9", "Table 9", "4.2BSD with the per-process cache of the last directory offset; profiled over a period the paper does not give",
+        [11.0, 10.6, 21.6], [9.2, 8.9, 18.1],
+        Some("the cache was 90% effective when hit, but usable on only about 25% of the names translated")),
+    ("001-10", "Table 10", "4.2BSD with the per-process and the system-wide name cache; profiled over 17 hours",
+        [4.2, 4.4, 8.6], [6.2, 6.6, 12.8],
+        Some("the name cache hit 70%–80% of lookups, the directory offset cache 5%–15%, the two together almost always 85%")),
+];
+
+/// The paper's namei profile for a `table` key, as lines printed under the layout.
+pub fn namei_profile(key: &str) -> Vec<String> {
+    let Some((_, table, system, ms, pct, hits)) = NAMEI_PROFILES.iter().find(|p| p.0 == key) else {
+        return Vec::new();
+    };
+    let mut lines = vec![format!(
+        "{table} ({system} on one of the authors' time-sharing machines): namei self \
+         {} ms/call ({}% of the kernel), child {} ms/call ({}%), total {} ms/call ({}%)",
+        ms[0], pct[0], ms[1], pct[1], ms[2], pct[2]
+    )];
+    if let Some(hits) = hits {
+        lines.push(format!(
+            "hit rates beside {table} (the paper's text): {hits}"
+        ));
+    }
+    lines
+}
 
 /// The context-switch cost by the seed's own formula (§3.2.1: "The result of running
 /// signocsw is deducted from the csw benchmark"): `ctx.switch` = (csw − 2 × signocsw) per
@@ -286,4 +337,31 @@ pub fn figures() -> Vec<Figure> {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_namei_profile_adds_up_self_and_child_to_its_total() {
+        // The paper's own check on the transcription: self + child = total, in ms per
+        // call and in percent of the kernel, to the printed tenth.
+        for (key, table, _, ms, pct, _) in NAMEI_PROFILES {
+            for (what, v) in [("ms/call", ms), ("% of kernel", pct)] {
+                let sum = v[0] + v[1];
+                assert!((sum - v[2]).abs() < 0.051, "{key} {table} {what}: {v:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_namei_lines_are_of_their_own_table_and_none_of_another_key() {
+        let ten = namei_profile("001-10");
+        assert!(ten[0].starts_with("Table 10 "), "{ten:?}");
+        assert!(ten[0].contains("total 8.6 ms/call (12.8%)"), "{ten:?}");
+        assert!(ten[1].contains("70%–80%"), "{ten:?}");
+        assert_eq!(namei_profile("001-4").len(), 1, "Table 4 has no hit rates");
+        assert!(namei_profile("001-2").is_empty());
+    }
 }

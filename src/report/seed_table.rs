@@ -36,6 +36,15 @@ pub struct SeedTable {
     /// Where today's system cannot be measured the paper's way, or the table compares
     /// different programs: one sentence each, printed under the table.
     pub why: &'static [&'static str],
+    /// The paper's figures that cannot be set in a column beside today's (another
+    /// operation, or a count not made here), as lines printed under the table; by key.
+    pub paper: fn(&str) -> Vec<String>,
+    /// Every statistic shown without `--wide` (a short table whose rows stay readable).
+    pub all_shown: bool,
+}
+
+fn no_lines(_key: &str) -> Vec<String> {
+    Vec::new()
 }
 
 const H: &[Quantity] = &[Quantity::Headline];
@@ -83,6 +92,8 @@ const T: SeedTable = SeedTable {
     only: None,
     ids: &[],
     why: &[],
+    paper: no_lines,
+    all_shown: false,
 };
 
 /// Seed 002's mean and SD are of single calls; today's are both, named.
@@ -117,14 +128,51 @@ const ATTACHMENT_C: &[&str] = &[
     "the paper's sh is the shell running a nested script, its time including the commands \
      it ran, which the accounting also counted on their own lines (sh's 26.53 s is 37% of \
      the 11/45's real): its % columns and the Total's averages count those commands twice. \
-     Today no shell runs the whole script; sh is `sh count.sh` (wc and grep, counted in sh's \
-     time only), so the sh and Total lines have no ratio",
+     Today each user's script has a shell of timeshare's own, not an accounting line; sh \
+     is `sh count.sh` (wc and grep, counted in sh's time only), so the sh and Total lines \
+     have no ratio",
     "the paper's real times were accounted in whole seconds per command (its averages are \
      multiples of 1/count s): a printed 0.00 s is shown as < 1 s, with no real/CPU, and a real/CPU printed 0.0 as \
      < 0.05. The \
      Total line's averages are over every command, sh included, as the paper's; Config C8's \
      table is not transcribed",
 ];
+
+/// Today's path translations by cache state and depth (001 Tables 9 and 10).
+const NAMEI_BY_STATE: &[&str] = &[
+    "fs.namei.1",
+    "fs.namei.2",
+    "fs.namei.4",
+    "fs.namei.8",
+    "fs.namei.neg.1",
+    "fs.namei.neg.2",
+    "fs.namei.neg.4",
+    "fs.namei.neg.8",
+    "fs.namei.cold.1",
+    "fs.namei.cold.2",
+    "fs.namei.cold.4",
+    "fs.namei.cold.8",
+];
+
+/// Why seed 001's namei times are printed in a line, not in a column.
+const NAMEI_CALL: &str = "the paper's ms/call (the line above) is the mean namei call of a \
+     time-sharing machine's whole day — paths of every length, hits and misses mixed — timed \
+     inside the kernel by its profiler; today's rows are one stat(2) of a path of D components \
+     in one cache state: warm (fs.namei.D), a name that does not exist (fs.namei.neg.D, a \
+     negative dentry) or cold (fs.namei.cold.D). Per call both, but not the same call: no \
+     ratio is formed";
+
+/// What the cold rows evict, and when they are skipped.
+const NAMEI_COLD: &str = "the cold rows drop the dentry and the inode caches (2 into \
+     /proc/sys/vm/drop_caches, machine-wide) before each single timed lookup; the page \
+     cache, and with it the directories' blocks, stays. They need root and a disk-backed \
+     directory, and are skipped with the reason otherwise";
+
+/// 4.3BSD's hit rates, which Linux does not count.
+const NAMEI_HITS: &str = "the paper's hit rates (the line above) cannot be counted here: \
+     Linux keeps no count of dentry cache hits and misses that user space can read (a kernel \
+     tracer could count them); Linux has one dentry cache where 4.3BSD had a per-process and a \
+     system-wide one, and the rows set its three states side by side instead";
 
 #[rustfmt::skip]
 pub const TABLES: &[SeedTable] = &[
@@ -195,9 +243,11 @@ pub const TABLES: &[SeedTable] = &[
         name: Some("Table 3"), only: Some("proc.exec.null."),
         why: &["Table 3 repeats Table 2's exec rows with 1 KB more environment; the figures are Table 2's"], ..T },
     SeedTable { key: "001-4", seed: "001", prefix: "Table 4,", title: "call times for namei in 4.2BSD",
-        ids: &["fs.namei.1", "fs.namei.2", "fs.namei.4", "fs.namei.8", "fs.namei.symlink"],
-        why: &["4.2BSD's namei profile (percent of time in each part) has no user-space counterpart; \
-                fs.namei.D gives today's path translation cost by depth, warm dentry cache"], ..T },
+        ids: &["fs.namei.1", "fs.namei.2", "fs.namei.4", "fs.namei.8", "fs.namei.symlink",
+               "fs.namei.cold.1", "fs.namei.cold.2", "fs.namei.cold.4", "fs.namei.cold.8"],
+        why: &[NAMEI_CALL, NAMEI_COLD,
+               "the paper's % of kernel needs a profile of the kernel over a day's work: not measured"],
+        paper: reference::paper_lines, ..T },
     SeedTable { key: "001-5", seed: "001", prefix: "Table 5,", title: "active file systems during buffer cache tests",
         why: &["a description of the machine's file systems, no figures; today's is in `timeshare sysinfo`"], ..T },
     SeedTable { key: "001-6", seed: "001", prefix: "Table 6,", title: "paging benchmark programs",
@@ -208,12 +258,9 @@ pub const TABLES: &[SeedTable] = &[
                 rows did); page faults are per page touch, as the times are"], ..T },
     SeedTable { key: "001-8", seed: "001", prefix: "Table 8,", title: "Page fault service times (system time / page faults)", quantities: FS, ..T },
     SeedTable { key: "001-9", seed: "001", prefix: "Table 9,", title: "call times for namei with the per-process cache",
-        ids: &["fs.namei.1", "fs.namei.2", "fs.namei.4", "fs.namei.8"],
-        why: &["Linux has one dentry cache, not 4.3BSD's per-process and system-wide name caches: \
-                their hit rates cannot be counted from user space"], ..T },
+        ids: NAMEI_BY_STATE, why: &[NAMEI_CALL, NAMEI_COLD, NAMEI_HITS], paper: reference::paper_lines, ..T },
     SeedTable { key: "001-10", seed: "001", prefix: "Table 10,", title: "call times for namei with both caches",
-        ids: &["fs.namei.1", "fs.namei.2", "fs.namei.4", "fs.namei.8"],
-        why: &["as 001-9: one dentry cache today; cold, warm and negative lookups are not separate rows yet"], ..T },
+        ids: NAMEI_BY_STATE, why: &[NAMEI_CALL, NAMEI_COLD, NAMEI_HITS], paper: reference::paper_lines, ..T },
     SeedTable { key: "001-11", seed: "001", prefix: "Table 11,", title: "alternative inline code expansions",
         why: &["a study of the kernel's generated code (sed scripts expanding calls inline), not a \
                 measurement of a running system: nothing to measure"], ..T },
@@ -247,12 +294,28 @@ pub const TABLES: &[SeedTable] = &[
         quantities: MMS, why: &[SD_OF_BATCHES], ..T },
     SeedTable { key: "003-c16", seed: "003", prefix: "C statements (16 bits)", title: "C statements, 16-bit integers", ..T },
     SeedTable { key: "003-c32", seed: "003", prefix: "C statements (32 bits)", title: "C statements, 32-bit integers", ..T },
-    SeedTable { key: "003-kashtan", seed: "003", prefix: "Kashtan", title: "Kashtan programs kt5–kt11 (real)",
-        why: &["the note prints real time only for these programs"], ..T },
+    SeedTable { key: "003-kashtan", seed: "003", prefix: "Kashtan", title: "Kashtan programs kt5–kt11 (real, user, sys)",
+        quantities: HUS, all_shown: true,
+        why: &["the note's User and Sys are set beside today's for the programs of one process \
+                (kt5, kt6, kt8, kt9); kt7, kt10 and kt11 run two, and the note's times are most \
+                likely of both (time(1) counts a child the program waited for) where today's \
+                count the measuring process and the children reaped during the samples only, \
+                not a partner living across them: their historical user and system are not \
+                transcribed (—). For the rates (kt5, kt9–kt11) user and system are shares (%) of \
+                the real time, the note's (its seconds over its real time) as today's; for the \
+                others seconds per operation. kt8's user is 0.0 in the note, under its tenth \
+                of a second: left out",
+               "the kernel splits CPU time into user and system by its clock tick: a 0 is a \
+                share no tick saw, and a single process's share can come out a few percent \
+                over 100%"], ..T },
     SeedTable { key: "003-zilog", seed: "003", prefix: "Zilog", title: "Zilog programs",
         ids: &["io.disk.seqwrite", "io.disk.seqread", "io.disk.randread"],
-        why: &["the disk test's three columns hold figures for three of four machines and which one is \
-                missing cannot be told: its historical figures are not transcribed"], ..T },
+        paper: reference::paper_lines,
+        why: &["the disk test's columns hold three figures each for four machines (the line \
+                above) and the note does not say which machine has none. Its other disk test, \
+                the Kashtan table, has no Accent column, so a missing Accent is the likeliest \
+                reading, but a guess: a figure set in the wrong machine's column would make a \
+                wrong ratio, so the (today) rows have no historical figure beside them"], ..T },
     SeedTable { key: "004-jobs", seed: "004", prefix: "§3", title: "each job type alone (real, user, sys)", quantities: HUS, ..T },
     SeedTable { key: "004-graphs", seed: "004", prefix: "Graphs", title: "real, user, sys per process against the number of processes",
         why: &["the paper's graphs are drawn, not tabulated: no figures to transcribe. Today's curve is \
@@ -338,11 +401,12 @@ impl SeedTable {
     /// system columns are left out of the tables that have them (001 Tables 2, 3 and 7,
     /// 004's jobs), whose headline is the elapsed time: three machines by three
     /// statistics would not fit the width.
+    /// Tables marked `all_shown` (003's Kashtan programs, seven rows) print them all.
     pub fn shown(&self, wide: bool) -> Vec<Quantity> {
         self.quantities
             .iter()
             .copied()
-            .filter(|q| wide || !matches!(q, Quantity::User | Quantity::System))
+            .filter(|q| wide || self.all_shown || !matches!(q, Quantity::User | Quantity::System))
             .collect()
     }
 
@@ -386,6 +450,11 @@ pub fn column_kind(quantity: Quantity, unit: Unit, basis: &Basis) -> (Unit, Basi
         | Quantity::Sd
         | Quantity::BatchMean
         | Quantity::BatchSd => (unit, basis.clone()),
+        // A rate's operation is its bytes, but its CPU time was counted per sampled
+        // transfer: the time is given as a share of the real time, which needs no count.
+        Quantity::User | Quantity::System | Quantity::Cpu if unit == Unit::BytesPerSecond => {
+            (Unit::Ratio, basis.clone())
+        }
         Quantity::User | Quantity::System | Quantity::Cpu => (Unit::SecondsPerOp, basis.clone()),
         Quantity::FaultService => (Unit::SecondsPerOp, Basis::per(PAGE_FAULT)),
         Quantity::Faults => (Unit::Count, basis.clone()),
@@ -426,9 +495,9 @@ pub fn today(r: Option<&BenchResult>, quantity: Quantity, mhz: Option<f64>) -> O
         Quantity::Sd => r.single_calls.as_ref()?.sd_s,
         Quantity::BatchMean => r.summary.as_ref()?.mean,
         Quantity::BatchSd => r.summary.as_ref()?.sd,
-        Quantity::User => times?.user_s,
-        Quantity::System => times?.system_s,
-        Quantity::Cpu => times.map(|t| t.user_s + t.system_s)?,
+        Quantity::User => cpu_figure(r.unit, times?, times?.user_s)?,
+        Quantity::System => cpu_figure(r.unit, times?, times?.system_s)?,
+        Quantity::Cpu => cpu_figure(r.unit, times?, times?.user_s + times?.system_s)?,
         Quantity::FaultService => r.details_as::<Paging>()?.fault_service_s?,
         Quantity::Faults => {
             let p = r.details_as::<Paging>()?;
@@ -449,12 +518,32 @@ pub fn today(r: Option<&BenchResult>, quantity: Quantity, mhz: Option<f64>) -> O
     Some(Measure::new(value, unit, basis))
 }
 
+/// CPU seconds per operation, or for a rate row their share of the real time (see
+/// [`column_kind`]); none when no real time was measured.
+fn cpu_figure(unit: Unit, times: &crate::model::OpTimes, cpu_s: f64) -> Option<f64> {
+    match unit {
+        Unit::BytesPerSecond => (times.elapsed_s > 0.0).then(|| cpu_s / times.elapsed_s),
+        _ => Some(cpu_s),
+    }
+}
+
 /// A figure as a cell: counts per operation (faults per page touch) are fractions, which
 /// a count's whole-number format would round away.
 fn cell(value: f64, unit: Unit) -> String {
     match unit {
         Unit::Count => figures3(value),
         _ => format_value(value, unit),
+    }
+}
+
+/// A figure of `quantity` as a cell, the paper's or today's: a CPU time that is a share
+/// of the real time reads as one.
+fn figure_text(quantity: Quantity, value: f64, unit: Unit) -> String {
+    let cpu = matches!(quantity, Quantity::User | Quantity::System | Quantity::Cpu);
+    match unit {
+        Unit::Ratio if cpu && value == 0.0 => "0".into(),
+        Unit::Ratio if cpu => format!("{}%", figures3(value * 100.0)),
+        _ => cell(value, unit),
     }
 }
 
@@ -471,8 +560,14 @@ fn today_text(r: Option<&BenchResult>, quantity: Quantity, mhz: Option<f64>) -> 
             return bound;
         }
     }
+    let cpu = matches!(quantity, Quantity::User | Quantity::System | Quantity::Cpu);
     match (r, today(r, quantity, mhz)) {
-        (_, Some(m)) if m.unit() == Unit::Count => cell(m.value(), m.unit()),
+        (_, Some(m)) if m.unit() == Unit::Count || (cpu && m.unit() == Unit::Ratio) => {
+            figure_text(quantity, m.value(), m.unit())
+        }
+        // The kernel splits CPU time into user and system by its tick: a share that no
+        // tick saw is an exact zero, not a measured one.
+        (_, Some(m)) if cpu && m.value() == 0.0 => "0".into(),
         (_, Some(m)) => match m.per_op() {
             Ok(one) => format_value(one.value(), one.unit()),
             Err(_) => format_value(m.value(), m.unit()),
@@ -609,7 +704,7 @@ pub fn render_from(table: &SeedTable, sources: &[Source], wide: bool) -> String 
             figures
                 .iter()
                 .find(|f| f.machine == m && f.id == id && f.quantity == q)
-                .map(|f| cell(f.value, f.unit))
+                .map(|f| figure_text(q, f.value, f.unit))
         };
         let today_cells: Vec<String> = shown.iter().map(|&q| today_text(result, q, mhz)).collect();
         row.push(today_cells.join("\n"));
@@ -731,6 +826,9 @@ pub fn render_from(table: &SeedTable, sources: &[Source], wide: bool) -> String 
     {
         out.extend(paging_line(&results));
     }
+    for line in (table.paper)(table.key) {
+        out.push_str(&format!("paper: {line}\n"));
+    }
     for w in table.why {
         out.push_str(&format!("why: {w}\n"));
     }
@@ -809,4 +907,83 @@ pub(super) fn describe(s: &Source) -> String {
         super::style::escape(&s.run.environment.hostname),
         s.run.started_at.format("%Y-%m-%d %H:%M UTC")
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::OpTimes;
+
+    /// A measured row of `unit` whose sampled operation took 1 s, 0.25 s of it in user
+    /// mode and `system_s` in the kernel.
+    fn timed(unit: Unit, system_s: f64) -> BenchResult {
+        let better = match unit {
+            Unit::BytesPerSecond => Better::Higher,
+            _ => Better::Lower,
+        };
+        BenchResult {
+            status: Status::Ok,
+            summary: Some(crate::model::Summary::around(5e6, 1e4)),
+            times: Some(OpTimes {
+                ops: 10,
+                elapsed_s: 1.0,
+                user_s: 0.25,
+                system_s,
+            }),
+            ..BenchResult::new(
+                "pipe.bw.self",
+                "pipe",
+                "fixture",
+                unit,
+                better,
+                Some(Basis::per("byte")),
+            )
+        }
+    }
+
+    #[test]
+    fn a_rate_row_s_cpu_time_is_a_share_of_its_real_time_never_seconds_per_byte() {
+        let r = timed(Unit::BytesPerSecond, 0.5);
+        let user = today(Some(&r), Quantity::User, None).unwrap();
+        assert_eq!(user.unit(), Unit::Ratio);
+        assert!((user.value() - 0.25).abs() < 1e-12, "{user:?}");
+        assert_eq!(today_text(Some(&r), Quantity::System, None), "50.0%");
+        // A time row keeps seconds per operation.
+        let t = timed(Unit::SecondsPerOp, 0.5);
+        assert_eq!(
+            today(Some(&t), Quantity::User, None).unwrap().unit(),
+            Unit::SecondsPerOp
+        );
+        assert_eq!(
+            column_kind(Quantity::Cpu, Unit::BytesPerSecond, &Basis::per("byte")).0,
+            Unit::Ratio
+        );
+    }
+
+    #[test]
+    fn a_share_no_tick_saw_is_printed_as_zero_and_no_real_time_gives_none() {
+        let r = timed(Unit::BytesPerSecond, 0.0);
+        assert_eq!(today_text(Some(&r), Quantity::System, None), "0");
+        let mut none = timed(Unit::BytesPerSecond, 0.5);
+        none.times.as_mut().unwrap().elapsed_s = 0.0;
+        assert!(today(Some(&none), Quantity::User, None).is_none());
+    }
+
+    #[test]
+    fn kashtan_shows_today_s_user_and_system_and_table_2_keeps_them_for_wide() {
+        let kashtan = find("003-kashtan").unwrap();
+        assert_eq!(
+            kashtan.shown(false),
+            vec![Quantity::Headline, Quantity::User, Quantity::System]
+        );
+        // The note's User and Sys of the one-process programs, none of the two-process.
+        let figures = kashtan.figures();
+        let has = |id: &str, q: Quantity| figures.iter().any(|f| f.id == id && f.quantity == q);
+        assert!(has("pipe.bw.self", Quantity::System) && has("io.randwrite", Quantity::User));
+        assert!(!has("pipe.bw.one", Quantity::System) && !has("signal.self", Quantity::User));
+        assert_eq!(
+            find("001-2").unwrap().shown(false),
+            vec![Quantity::Headline]
+        );
+    }
 }

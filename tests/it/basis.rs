@@ -122,7 +122,7 @@ fn a_figure_given_a_wrong_basis_on_purpose_is_caught() {
     // A rate set beside a time is caught too.
     let mut rate = reference::figures()
         .into_iter()
-        .find(|f| f.id == "pipe.bw.self")
+        .find(|f| f.id == "pipe.bw.self" && f.quantity == Quantity::Headline)
         .unwrap();
     rate.id = "syscall.getpid".into();
     rate.basis = Basis::per("system call");
@@ -197,6 +197,45 @@ fn every_table_key_sets_each_paper_column_beside_today_s_of_the_same_basis() {
                         f.id,
                         f.machine,
                         f.quantity.name()
+                    ));
+                }
+            }
+        }
+        // A table that prints some of the paper's figures as lines (another operation,
+        // or figures no machine can be given) sets no figure beside the rows they are
+        // about: today's extra rows.
+        if !(table.paper)(table.key).is_empty() {
+            for f in figures
+                .iter()
+                .filter(|f| table.ids.contains(&f.id.as_str()))
+            {
+                problems.push(format!(
+                    "{}: the paper's figures of {} are printed as lines, yet {} on {} is set \
+                     beside it",
+                    table.key, f.id, f.place, f.machine
+                ));
+            }
+        }
+        // Columns only today has (003's Kashtan user and system times): a rate row's CPU
+        // time was counted per sampled transfer, never per byte, so its column is a share
+        // of the real time; a time row's is seconds per operation of the row's basis.
+        let today_only = table
+            .quantities
+            .iter()
+            .filter(|q| !figures.iter().any(|f| f.quantity == **q));
+        for &q in today_only.filter(|q| matches!(q, Quantity::User | Quantity::System)) {
+            for (_, id) in table.rows(&figures) {
+                let Some(b) = reg.find(&id) else { continue };
+                let (unit, _) = seed_table::column_kind(q, b.metric().unit, &b.metric().basis);
+                let want = match b.metric().unit {
+                    Unit::BytesPerSecond => Unit::Ratio,
+                    _ => Unit::SecondsPerOp,
+                };
+                if unit != want {
+                    problems.push(format!(
+                        "{}: today's {} column of {id} is {unit:?}, {want:?} expected",
+                        table.key,
+                        q.name()
                     ));
                 }
             }

@@ -103,6 +103,15 @@ fn io_fs_quick_reports_every_id_with_what_it_bypassed() {
     assert!(ids.len() >= 21, "{ids:?}");
     for id in &ids {
         let r = result(&run, id);
+        if id.starts_with("fs.namei.cold.") && r["status"]["state"] == "skipped" {
+            // Dropping the caches needs root and a disk: skipped with which is missing.
+            let why = r["status"]["reason"].to_string();
+            assert!(
+                why.contains("needs root") || why.contains("cannot be evicted"),
+                "{id}: {why}"
+            );
+            continue;
+        }
         assert_eq!(r["status"]["state"], "ok", "{id}: {}", r["status"]);
         assert!(median(&run, id) > 0.0, "{id}");
         let d = &r["details"];

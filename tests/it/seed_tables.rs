@@ -239,3 +239,68 @@ fn attachment_c_takes_each_number_of_scripts_from_the_newest_run_that_has_it() {
         "{text}"
     );
 }
+
+#[test]
+fn table_10_of_seed_001_sets_today_s_cache_states_side_by_side_and_the_paper_s_in_a_line() {
+    let db = store_with(Path::new(FIXTURE));
+    let text = table(db.path(), &["001-10"]);
+    let rows: Vec<&str> = text.lines().filter(|l| l.contains("fs.namei.")).collect();
+    for state in ["fs.namei.4 ", "fs.namei.neg.4 ", "fs.namei.cold.4 "] {
+        assert!(
+            rows.iter().any(|r| r.contains(state)),
+            "no {state}row: {text}"
+        );
+    }
+    // The fixture predates the negative and cold rows: they say so, with no figure.
+    let cold = rows.iter().find(|r| r.contains("fs.namei.cold.1")).unwrap();
+    assert!(cold.contains("not run"), "{cold}");
+    // The paper's figures are of another call: printed as a line, never divided.
+    assert!(text.contains("paper: Table 10 ("), "{text}");
+    assert!(text.contains("total 8.6 ms/call"), "{text}");
+    assert!(!text.contains("today vs"), "a ratio was formed: {text}");
+    assert!(text.contains("cannot be counted here"), "{text}");
+}
+
+#[test]
+fn kashtan_sets_the_note_s_user_and_system_beside_today_s_for_one_process_programs() {
+    let db = store_with(Path::new(FIXTURE));
+    let text = table(db.path(), &["003-kashtan"]);
+    let lines: Vec<&str> = text.lines().collect();
+    let at = lines
+        .iter()
+        .position(|l| l.contains("pipe.bw.self"))
+        .unwrap_or_else(|| panic!("no kt9 row: {text}"));
+    let (user, system) = (lines[at + 1], lines[at + 2]);
+    assert!(user.trim_start().starts_with("user"), "{text}");
+    assert!(system.trim_start().starts_with("system"), "{text}");
+    // A rate's CPU time is a share of its real time, today's and the note's alike.
+    assert_eq!(system.matches('%').count(), 4, "{system}");
+    assert!(
+        system.contains("79.5%"),
+        "the 11/70's 47.7 s of 1:00: {system}"
+    );
+    // kt10 runs two processes: the note's times are not set beside today's one.
+    let kt10 = lines
+        .iter()
+        .position(|l| l.contains("pipe.bw.one"))
+        .unwrap();
+    assert_eq!(lines[kt10 + 2].matches('—').count(), 3, "{text}");
+    assert!(!text.contains("--wide`"), "{text}");
+}
+
+#[test]
+fn the_zilog_disk_test_is_printed_as_a_line_and_set_beside_no_machine() {
+    let db = store_with(Path::new(FIXTURE));
+    let text = table(db.path(), &["003-zilog"]);
+    assert!(
+        text.contains("a) 1000 sequential writes: 32.2 s, 42.8 s, 44.4 s"),
+        "{text}"
+    );
+    let row = text
+        .lines()
+        .find(|l| l.contains("io.disk.seqwrite"))
+        .unwrap_or_else(|| panic!("no disk row: {text}"));
+    // Today's figure and nothing else: no machine's cell, no ratio.
+    assert!(!row.contains('×') && !row.contains("32.2"), "{row}");
+    assert!(text.contains("likeliest"), "{text}");
+}

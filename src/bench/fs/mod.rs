@@ -7,8 +7,19 @@
 //! One operation is one system call (or, for `fs.lsl`, one whole listing), on files and
 //! directories made beforehand in the row's scratch directory; every call's result is
 //! checked. Paths are relative to a descriptor of the scratch directory, so a path of D
-//! components costs D translations whatever `--dir` is. The kernel's dentry cache is warm:
-//! these are the costs §4.1.1's cache was built to cut, as today's kernel has them.
+//! components costs D translations whatever `--dir` is.
+//!
+//! # Cache states (001 Tables 4, 9 and 10: namei before and after its caches)
+//! Linux has one dentry cache where 4.3BSD had a per-process and a system-wide one, and
+//! three of its states can be made from user space. `fs.namei.D` is warm: every component
+//! is a cached dentry, the cost §4.1.1's caches were built to reach. `fs.namei.neg.D`
+//! looks up a name that does not exist below D − 1 cached directories: after the first
+//! miss the kernel keeps a negative dentry, and each lookup is answered from it.
+//! `fs.namei.cold.D` drops the dentry and inode caches (`2` into
+//! `/proc/sys/vm/drop_caches`, root only) before each sample of a single lookup: every
+//! component is looked up in its directory again and its inode read again — from the
+//! page cache, which that write leaves alone, not from the disk. The drop is machine-wide
+//! (every process's names are evicted), so the cold rows take few samples.
 
 use std::ffi::CString;
 use std::fs::File;
@@ -20,12 +31,14 @@ use anyhow::{bail, ensure, Context, Result};
 
 use super::io::ops::{Op, OpWorkload};
 use super::io::space::ensure_room;
-use crate::harness::contract::{Benchmark, Ctx, Plan, Workload};
+use crate::harness::contract::{Batch, Benchmark, Ctx, Plan, Skip, Workload};
 use crate::harness::{interrupt, interrupt::Interrupted};
-use crate::model::details::io;
+use crate::model::details::io::{self, DentryState, DentryStates};
 use crate::model::{Mode, Source};
 
 const NAMEI: Source = Source::seed("001", "§3.2.2 path name translation");
+const NAMEI_CACHES: Source =
+    Source::seed("001", "Tables 4, 9, 10: namei before and after its caches");
 const LSL: Source = Source::seed("001", "§4.1.1 ls -l on a directory containing 600 files");
 const CREATE: Source = Source::Modern("catalogue §5: create and delete small files");
 
@@ -44,6 +57,11 @@ fn files_per_sample(mode: Mode) -> u64 {
 pub const LSL_FILES: usize = 600;
 /// The name §3.2.2 translates: /tmp/tmp1234, with /tmp a symbolic link to /usr/tmp.
 const SEED_NAME: &str = "tmp1234";
+/// The name the negative rows look up beside it, which is never created.
+const MISSING_NAME: &str = "tmp1235";
+/// Writing `2` here evicts the dentry and inode caches (not the page cache).
+const DROP_CACHES: &str = "/proc/sys/vm/drop_caches";
+const DENTRY_STATE: &str = "/proc/sys/fs/dentry-state";
 
 pub fn all() -> Vec<Benchmark> {
     rows()
@@ -55,8 +73,40 @@ macro_rules! namei_row {
             concat!("fs.namei.", $d),
             concat!("stat a path of ", $d, " components (dentry cache warm)"),
             NAMEI,
-            |ctx| namei(ctx, $d),
+            |ctx| namei(ctx, $d, Lookup::Warm),
         )
+    };
+}
+
+macro_rules! negative_row {
+    ($d:literal) => {
+        Benchmark::new(
+            concat!("fs.namei.neg.", $d),
+            concat!(
+                "stat a path of ",
+                $d,
+                " components whose last does not exist (negative dentry)"
+            ),
+            NAMEI_CACHES,
+            |ctx| namei(ctx, $d, Lookup::Negative),
+        )
+    };
+}
+
+macro_rules! cold_row {
+    ($d:literal) => {
+        Benchmark::new(
+            concat!("fs.namei.cold.", $d),
+            concat!(
+                "stat a path of ",
+                $d,
+                " components after dropping the dentry and inode caches"
+            ),
+            NAMEI_CACHES,
+            |ctx| namei(ctx, $d, Lookup::Cold),
+        )
+        .root_only("evicting the dentry cache writes /proc/sys/vm/drop_caches")
+        .with_plan(cold_plan)
     };
 }
 
@@ -75,6 +125,15 @@ pub fn rows() -> Vec<Benchmark> {
         namei_row!(4),
         namei_row!(8),
         namei_row!(16),
+        negative_row!(1),
+        negative_row!(2),
+        negative_row!(4),
+        negative_row!(8),
+        negative_row!(16),
+        cold_row!(1),
+        cold_row!(2),
+        cold_row!(4),
+        cold_row!(8),
         Benchmark::new(
             "fs.namei.symlink",
             "stat tmp/tmp1234 with tmp a symbolic link to usr/tmp (compare fs.namei.2)",
@@ -92,6 +151,22 @@ pub fn rows() -> Vec<Benchmark> {
 
 fn files_plan(mode: Mode) -> Plan {
     Plan::fixed(files_per_sample(mode), samples_of(mode))
+}
+
+/// One lookup per sample, each after a drop of the caches (a second lookup in the same
+/// sample would be warm). A drop is machine-wide and takes up to a few tenths of a second
+/// when the cache is large, so few samples: 5 in quick mode, 15 in full. Nothing is culled
+/// or replaced: a cold lookup may wait for its inode, and a sample is not repeatable.
+fn cold_plan(mode: Mode) -> Plan {
+    Plan {
+        batch: Batch::Fixed(1),
+        samples: if mode == Mode::Quick { 5 } else { 15 },
+        target: std::time::Duration::ZERO,
+        warmup: false,
+        subtract_loop: false,
+        resample: false,
+        cull: false,
+    }
 }
 
 fn samples_of(mode: Mode) -> usize {
@@ -307,8 +382,42 @@ fn unlink(ctx: &Ctx) -> Result<Box<dyn Workload>> {
 }
 
 // ---------------------------------------------------------------------------------------
-// fs.namei.D and fs.namei.symlink. One operation: fstatat(dir, path, 0), following links;
-// the target is a regular file, checked.
+// fs.namei.D, fs.namei.neg.D, fs.namei.cold.D and fs.namei.symlink. One operation:
+// fstatat(dir, path, 0), following links; the target is a regular file, checked, or for
+// the negative rows a name that must not exist (ENOENT, checked).
+
+/// Which cache state a lookup meets (see the module's documentation).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Lookup {
+    Warm,
+    Negative,
+    Cold,
+}
+
+impl Lookup {
+    fn name(self) -> &'static str {
+        match self {
+            Lookup::Warm => "warm",
+            Lookup::Negative => "negative",
+            Lookup::Cold => "cold",
+        }
+    }
+
+    /// The cache line of the row's note and record.
+    fn cache(self) -> &'static str {
+        match self {
+            Lookup::Warm => "dentry cache warm (nothing bypassed)",
+            Lookup::Negative => {
+                "negative dentry (the last name does not exist; the directories above it \
+                 warm)"
+            }
+            Lookup::Cold => {
+                "dentry and inode caches dropped before each lookup (machine-wide; the \
+                 page cache kept)"
+            }
+        }
+    }
+}
 
 struct Namei {
     dir: File,
@@ -317,13 +426,32 @@ struct Namei {
     components: usize,
     translated: usize,
     via_link: bool,
+    lookup: Lookup,
+    /// dentry-state when the row was prepared (warm, negative) or before the first drop.
+    dentry_before: Option<DentryState>,
+    /// dentry-state right after the first drop (cold rows).
+    dentry_after_drop: Option<DentryState>,
+    drops: u64,
     st: libc::stat,
 }
 
-impl Op for Namei {
-    fn op(&mut self) -> Result<()> {
-        // SAFETY: path is NUL-terminated; st is plain data.
-        let r = unsafe { libc::fstatat(self.dir.as_raw_fd(), self.path.as_ptr(), &mut self.st, 0) };
+impl Namei {
+    /// The negative rows' check: the lookup failed, and failed because the name is absent.
+    fn expect_missing(&self, r: libc::c_int) -> Result<()> {
+        if r == 0 {
+            bail!(
+                "stat {}: the name exists, but the row looks up a missing one",
+                self.shown
+            );
+        }
+        let e = std::io::Error::last_os_error();
+        if e.raw_os_error() != Some(libc::ENOENT) {
+            bail!("stat {}: {e} (ENOENT expected)", self.shown);
+        }
+        Ok(())
+    }
+
+    fn expect_file(&self, r: libc::c_int) -> Result<()> {
         if r != 0 {
             return Err(last_error("stat"));
         }
@@ -335,16 +463,59 @@ impl Op for Namei {
         }
         Ok(())
     }
+}
+
+impl Op for Namei {
+    fn op(&mut self) -> Result<()> {
+        // SAFETY: path is NUL-terminated; st is plain data.
+        let r = unsafe { libc::fstatat(self.dir.as_raw_fd(), self.path.as_ptr(), &mut self.st, 0) };
+        match self.lookup {
+            Lookup::Negative => self.expect_missing(r),
+            Lookup::Warm | Lookup::Cold => self.expect_file(r),
+        }
+    }
+
+    /// The cold rows drop the caches before each sample (of one lookup).
+    fn before_pass(&mut self, _n: u64) -> Result<()> {
+        if self.lookup != Lookup::Cold {
+            return Ok(());
+        }
+        let first = self.drops == 0;
+        if first {
+            self.dentry_before = dentry_state();
+        }
+        drop_dentries_and_inodes()?;
+        self.drops += 1;
+        if first {
+            self.dentry_after_drop = dentry_state();
+        }
+        Ok(())
+    }
 
     fn notes(&self) -> Vec<String> {
-        vec!["dentry cache warm (nothing bypassed)".into()]
+        vec![self.lookup.cache().into()]
     }
 
     type Facts = io::Namei;
     fn facts(&mut self) -> Result<io::Namei> {
+        let (after, between) = match self.lookup {
+            Lookup::Cold => (
+                self.dentry_after_drop,
+                "one drop of the dentry and inode caches",
+            ),
+            _ => (dentry_state(), "the row's samples"),
+        };
+        let dentry_state = self
+            .dentry_before
+            .zip(after)
+            .map(|(before, after)| DentryStates {
+                before,
+                after,
+                between: between.into(),
+            });
         Ok(io::Namei {
             through: io::Through {
-                cache: "dentry cache warm (nothing bypassed)".into(),
+                cache: self.lookup.cache().into(),
                 fsync: None,
             },
             path: self.shown.clone(),
@@ -353,20 +524,81 @@ impl Op for Namei {
             through_symlink: self.via_link,
             relative_to: "a descriptor of the scratch directory".into(),
             compare_with: self.via_link.then(|| "fs.namei.2".into()),
+            cache_state: Some(self.lookup.name().into()),
+            dentry_state,
+            caches_dropped: (self.lookup == Lookup::Cold).then_some(self.drops),
         })
     }
 }
 
-fn namei(ctx: &Ctx, depth: usize) -> Result<Box<dyn Workload>> {
+/// The kernel's dentry counts now, if it reports them.
+fn dentry_state() -> Option<DentryState> {
+    let text = std::fs::read_to_string(DENTRY_STATE).ok()?;
+    DentryState::parse(&text, kernel_major()?).ok()
+}
+
+/// The running kernel's major version, from its release ("6.18.44-…" → 6).
+fn kernel_major() -> Option<u32> {
+    let release = std::fs::read_to_string("/proc/sys/kernel/osrelease").ok()?;
+    release.split('.').next()?.trim().parse().ok()
+}
+
+fn drop_dentries_and_inodes() -> Result<()> {
+    std::fs::write(DROP_CACHES, b"2\n").with_context(|| format!("cannot write {DROP_CACHES}"))
+}
+
+/// Why the cold rows cannot run here, if they cannot: a file system that keeps its names
+/// only in the dentry cache, or a kernel setting this process may not write.
+fn cold_refused(scratch: &Path) -> Option<Skip> {
+    let work = crate::harness::sysinfo::workdir_info(scratch);
+    if work.memory_backed {
+        return Some(Skip::new(format!(
+            "the scratch directory is on {}, whose names exist only in the dentry cache: \
+             they cannot be evicted (use --dir on a disk)",
+            work.fs_type
+        )));
+    }
+    let writable = std::fs::OpenOptions::new().write(true).open(DROP_CACHES);
+    writable.err().map(|e| {
+        Skip::new(format!(
+            "cannot write {DROP_CACHES} ({e}): the caches cannot be dropped from here"
+        ))
+    })
+}
+
+/// Flush the scratch file system's dirty inodes, so that a drop can evict them.
+fn sync_file_system(dir: &File) -> Result<()> {
+    // SAFETY: syncfs takes a descriptor this code owns.
+    if unsafe { libc::syncfs(dir.as_raw_fd()) } != 0 {
+        return Err(last_error("syncfs"));
+    }
+    Ok(())
+}
+
+fn namei(ctx: &Ctx, depth: usize, lookup: Lookup) -> Result<Box<dyn Workload>> {
+    if lookup == Lookup::Cold {
+        if let Some(skip) = cold_refused(ctx.scratch) {
+            return Err(skip.into());
+        }
+    }
     ensure_room(ctx.scratch, small_file_room(depth as u64))?;
     let mut rel = PathBuf::new();
     for _ in 1..depth {
         rel.push("sub");
     }
     std::fs::create_dir_all(ctx.scratch.join(&rel))?;
-    rel.push(SEED_NAME);
-    std::fs::write(ctx.scratch.join(&rel), b"")?;
-    namei_workload(ctx.scratch, &rel, depth, depth, false)
+    std::fs::write(ctx.scratch.join(&rel).join(SEED_NAME), b"")?;
+    rel.push(match lookup {
+        Lookup::Negative => MISSING_NAME,
+        Lookup::Warm | Lookup::Cold => SEED_NAME,
+    });
+    let path = Target {
+        rel: &rel,
+        components: depth,
+        translated: depth,
+        via_link: false,
+    };
+    namei_workload(ctx.scratch, path, lookup)
 }
 
 /// 001 §3.2.2: "/tmp/tmp1234 … now requires four component translations plus the cost of
@@ -377,28 +609,51 @@ fn symlink(ctx: &Ctx) -> Result<Box<dyn Workload>> {
     std::fs::create_dir_all(&real)?;
     std::fs::write(real.join(SEED_NAME), b"")?;
     std::os::unix::fs::symlink("usr/tmp", ctx.scratch.join("tmp"))?;
-    namei_workload(ctx.scratch, &Path::new("tmp").join(SEED_NAME), 2, 4, true)
+    let rel = Path::new("tmp").join(SEED_NAME);
+    let path = Target {
+        rel: &rel,
+        components: 2,
+        translated: 4,
+        via_link: true,
+    };
+    namei_workload(ctx.scratch, path, Lookup::Warm)
 }
 
-fn namei_workload(
-    scratch: &Path,
-    rel: &Path,
+/// The path a namei row looks up, relative to the scratch directory.
+struct Target<'a> {
+    rel: &'a Path,
     components: usize,
     translated: usize,
     via_link: bool,
-) -> Result<Box<dyn Workload>> {
+}
+
+fn namei_workload(scratch: &Path, path: Target, lookup: Lookup) -> Result<Box<dyn Workload>> {
+    let dir = open_dir(scratch)?;
     let mut op = Namei {
-        dir: open_dir(scratch)?,
-        path: c_string(rel.as_os_str().as_bytes())?,
-        shown: rel.display().to_string(),
-        components,
-        translated,
-        via_link,
+        path: c_string(path.rel.as_os_str().as_bytes())?,
+        shown: path.rel.display().to_string(),
+        components: path.components,
+        translated: path.translated,
+        via_link: path.via_link,
+        lookup,
+        dentry_before: None,
+        dentry_after_drop: None,
+        drops: 0,
         // SAFETY: plain data.
         st: unsafe { std::mem::zeroed() },
+        dir,
     };
+    // The first lookup checks the path and, for the negative rows, makes the negative
+    // dentry the samples then find.
     op.op()?;
-    Ok(OpWorkload::boxed(op, 2000))
+    if lookup == Lookup::Cold {
+        sync_file_system(&op.dir)?;
+    } else {
+        op.dentry_before = dentry_state();
+    }
+    // A percentile pass of cold lookups would be warm after its first: none.
+    let pass = if lookup == Lookup::Cold { 0 } else { 2000 };
+    Ok(OpWorkload::boxed(op, pass))
 }
 
 // ---------------------------------------------------------------------------------------
@@ -482,10 +737,56 @@ mod tests {
 
     #[test]
     fn a_path_of_d_components_has_d_components() {
-        let (w, _dir) = with_ctx(|ctx| namei(ctx, 4));
+        let (w, _dir) = with_ctx(|ctx| namei(ctx, 4, Lookup::Warm));
         let d: io::OpRecord<io::Namei> = w.unwrap().details().unwrap().read().unwrap();
         assert_eq!(d.facts.path, "sub/sub/sub/tmp1234");
         assert_eq!(d.facts.components, 4);
+    }
+
+    #[test]
+    fn a_negative_lookup_fails_the_row_once_the_name_exists() {
+        let (w, dir) = with_ctx(|ctx| namei(ctx, 2, Lookup::Negative));
+        let mut w = w.unwrap();
+        w.run(5).unwrap();
+        let d: io::OpRecord<io::Namei> = w.details().unwrap().read().unwrap();
+        assert_eq!(d.facts.path, "sub/tmp1235");
+        assert_eq!(d.facts.cache_state.as_deref(), Some("negative"));
+        assert_eq!(d.facts.caches_dropped, None);
+        std::fs::write(dir.path().join("sub/tmp1235"), b"").unwrap();
+        let e = w.run(1).unwrap_err().to_string();
+        assert!(e.contains("the name exists"), "{e}");
+    }
+
+    #[test]
+    fn a_negative_lookup_that_fails_for_another_reason_fails_the_row() {
+        let (w, dir) = with_ctx(|ctx| namei(ctx, 3, Lookup::Negative));
+        let mut w = w.unwrap();
+        // A file where a directory of the path should be: ENOTDIR, not ENOENT.
+        std::fs::remove_dir_all(dir.path().join("sub")).unwrap();
+        std::fs::write(dir.path().join("sub"), b"").unwrap();
+        let e = w.run(1).unwrap_err().to_string();
+        assert!(e.contains("ENOENT expected"), "{e}");
+    }
+
+    #[test]
+    fn the_cold_rows_refuse_a_memory_backed_directory() {
+        let shm = Path::new("/dev/shm");
+        if !crate::harness::sysinfo::workdir_info(shm).memory_backed {
+            eprintln!("/dev/shm is not memory-backed here: nothing to check");
+            return;
+        }
+        let why = cold_refused(shm).expect("refused").to_string();
+        assert!(why.contains("cannot be evicted"), "{why}");
+    }
+
+    #[test]
+    fn the_cold_plan_times_one_lookup_per_sample_and_few_samples() {
+        for mode in [Mode::Quick, Mode::Full] {
+            let p = cold_plan(mode);
+            assert_eq!(p.batch, Batch::Fixed(1));
+            assert!(!p.warmup && !p.resample, "{p:?}");
+            assert!((3..=15).contains(&p.samples), "{p:?}");
+        }
     }
 
     #[test]

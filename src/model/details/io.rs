@@ -152,6 +152,60 @@ pub struct Namei {
     pub relative_to: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub compare_with: Option<String>,
+    /// What the lookup finds: "warm", "negative" or "cold" (absent in runs made before
+    /// the negative and cold rows existed: those were all warm).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache_state: Option<String>,
+    /// The kernel's dentry counts around the row (`/proc/sys/fs/dentry-state`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dentry_state: Option<DentryStates>,
+    /// For the cold rows: how many times the dentry and inode caches were dropped (one
+    /// per sample, each before a single timed lookup).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub caches_dropped: Option<u64>,
+}
+
+/// `/proc/sys/fs/dentry-state` twice, and what happened between the two readings.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DentryStates {
+    pub before: DentryState,
+    pub after: DentryState,
+    /// "the row's samples" or "one drop of the dentry and inode caches".
+    pub between: String,
+}
+
+/// The kernel's counts of dentries: allocated, unused (cached, no reference) and, from
+/// Linux 5.0, negative (names known not to exist). Older kernels print a 0 in the
+/// negative field's place, which is not a count: it is left out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DentryState {
+    pub nr_dentry: u64,
+    pub nr_unused: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub negative: Option<u64>,
+}
+
+impl DentryState {
+    /// The six numbers of `/proc/sys/fs/dentry-state` ("nr_dentry nr_unused age_limit
+    /// want_pages nr_negative dummy"), read on a kernel of major version `kernel_major`.
+    pub fn parse(text: &str, kernel_major: u32) -> Result<DentryState, String> {
+        let fields: Vec<u64> = text
+            .split_whitespace()
+            .map(|f| f.parse::<u64>())
+            .collect::<Result<_, _>>()
+            .map_err(|e| format!("dentry-state {text:?}: {e}"))?;
+        if fields.len() < 5 {
+            return Err(format!(
+                "dentry-state {text:?}: {} fields, at least 5 expected",
+                fields.len()
+            ));
+        }
+        Ok(DentryState {
+            nr_dentry: fields[0],
+            nr_unused: fields[1],
+            negative: (kernel_major >= 5).then_some(fields[4]),
+        })
+    }
 }
 
 /// `fs.lsl` (seed 001 §4.1.1).
@@ -163,4 +217,33 @@ pub struct Lsl {
     pub entries: usize,
     pub listings: u64,
     pub per_entry: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dentry_state_reads_the_counts_and_the_negative_field_only_from_linux_5() {
+        let text = "200374\t198519\t45\t0\t78334\t0\n";
+        let now = DentryState::parse(text, 6).unwrap();
+        assert_eq!(
+            now,
+            DentryState {
+                nr_dentry: 200374,
+                nr_unused: 198519,
+                negative: Some(78334)
+            }
+        );
+        assert_eq!(DentryState::parse(text, 4).unwrap().negative, None);
+    }
+
+    #[test]
+    fn a_damaged_dentry_state_is_an_error_not_a_count() {
+        assert!(DentryState::parse("12 34 45", 6)
+            .unwrap_err()
+            .contains("5 expected"));
+        assert!(DentryState::parse("12 x 45 0 7 0", 6).is_err());
+        assert!(DentryState::parse("", 6).is_err());
+    }
 }
