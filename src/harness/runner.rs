@@ -17,8 +17,8 @@ use super::observe::{self, Watch};
 use super::state::RunState;
 use super::{invocations, quiet, sampler, sysinfo};
 use crate::model::{
-    runlevel, BenchResult, Details, Observation, Overhead, Run, RunOptions, RunStatus, Status,
-    Summary, Tool, SCHEMA_VERSION,
+    resolution, runlevel, BenchResult, Details, Observation, Overhead, Run, RunOptions, RunStatus,
+    Status, Summary, Tool, SCHEMA_VERSION,
 };
 
 /// Hooks called while a run goes on; every one defaults to doing nothing. Called between
@@ -289,9 +289,14 @@ impl Runner {
 /// resolved figure (a derived row's or an unresolved one's spread is not the machine's);
 /// without two earlier runs, the run says its intervals are of its processes only.
 fn with_run_level(run: &mut Run, merged: &mut [BenchResult], earlier: &[BTreeMap<String, f64>]) {
+    // Only figures the printers would show as measured: a row under the clock's or the
+    // CPU's resolution moves between runs by whole clock ticks (a single call timed at 10
+    // and then 30 ns), and one such row dominated the pooled spread of every other.
+    let mhz = run.environment.cpu.mhz;
     let measured: Vec<&str> = merged
         .iter()
         .filter(|r| r.status.is_ok() && !r.below_resolution)
+        .filter(|r| resolution::shown_stored(r, mhz).is_some_and(|s| s.is_figure()))
         .map(|r| r.id.as_str())
         .collect();
     let alike: Vec<BTreeMap<String, f64>> = earlier
@@ -378,4 +383,71 @@ fn panic_message(p: &Box<dyn std::any::Any + Send>) -> String {
         .map(|s| s.to_string())
         .or_else(|| p.downcast_ref::<String>().cloned())
         .unwrap_or_else(|| "unknown panic".into())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{levels, Better, Calibration, Unit};
+
+    /// `id` measured in ten processes at `ns`, one operation of `batch` per sample.
+    fn across(id: &str, ns: f64, batch: u64) -> BenchResult {
+        let parts: Vec<BenchResult> = (0..10)
+            .map(|i| {
+                let m = ns * 1e-9 * (1.0 + 0.001 * i as f64);
+                let mut r = BenchResult::new(id, "t", "x", Unit::SecondsPerOp, Better::Lower, None);
+                r.summary = Some(Summary::from_values(&[m * 0.99, m, m * 1.01]).unwrap());
+                r.calibration = Some(Calibration {
+                    batch,
+                    calibrated: batch > 1,
+                    target_s: 0.002,
+                    clock_overhead_s: 20e-9,
+                    loop_overhead_s: 0.3e-9,
+                });
+                r
+            })
+            .collect();
+        levels::merge(&parts)
+    }
+
+    #[test]
+    fn a_row_under_the_clock_s_resolution_does_not_widen_the_others() {
+        // Earlier runs agree on "a" within 1%, while the single call, timed by clock
+        // ticks, read 10 ns and then 30.
+        let earlier: Vec<BTreeMap<String, f64>> = [(100.0, 10.0), (101.0, 30.0), (100.5, 10.0)]
+            .iter()
+            .map(|&(a, single)| {
+                BTreeMap::from([
+                    ("a".to_string(), a * 1e-9),
+                    ("single".to_string(), single * 1e-9),
+                ])
+            })
+            .collect();
+        let mut merged = vec![across("a", 100.0, 20_000), across("single", 10.0, 1)];
+        let mut run = Run {
+            schema_version: SCHEMA_VERSION,
+            tool: Tool::this(),
+            options: RunOptions::default(),
+            environment: Default::default(),
+            started_at: Utc::now(),
+            finished_at: None,
+            status: RunStatus::Running,
+            warnings: Vec::new(),
+            results: Vec::new(),
+        };
+        with_run_level(&mut run, &mut merged, &earlier);
+        let level = merged[0]
+            .invocations
+            .as_ref()
+            .unwrap()
+            .runs
+            .clone()
+            .unwrap();
+        assert!(level.sd_log < 0.01, "{level:?}");
+        // With the single call counted, one run's spread would have been about ±60%.
+        let mut both = vec![across("a", 100.0, 20_000), across("single", 10.0, 20_000)];
+        with_run_level(&mut run, &mut both, &earlier);
+        let level = both[0].invocations.as_ref().unwrap().runs.clone().unwrap();
+        assert!(level.sd_log > 0.3, "{level:?}");
+    }
 }
