@@ -751,14 +751,25 @@ fn with_anchor(b: Benchmark) -> Benchmark {
         "cpu.stmt.f64.div" => "double div",
         _ => return b,
     };
-    b.anchor(Anchor::lmbench(
+    let anchor = Anchor::lmbench(
         "lmbench lat_ops",
         "lat_ops",
         &[],
         Parse::LmbenchOpsNanoseconds(label),
         "per operation of a dependent chain",
-    ))
+    );
+    b.anchor(match label {
+        "integer div" | "int64 div" => anchor.explained(DIVISION_OPERANDS),
+        _ => anchor,
+    })
 }
+
+/// Why the integer divisions differ from lat_ops's (measured on a 2-vCPU AMD EPYC VM).
+const DIVISION_OPERANDS: &str = "an integer division's latency depends on its operands on \
+     this CPU (the quotient's width): the row divides a full-width value by 1 (quotients of \
+     29 bits for i32, 61 for i64), lat_ops divides s = 37·2²⁰ by r, alternating quotients of \
+     about 20 and 6 bits. The same C chain with each one's operands, pinned: i32 3.31–3.37 \
+     against 2.74–2.78 ns, i64 4.10–4.17 against 2.73–2.77 ns (lat_ops's own int64 chain: 3.15–3.19 ns)";
 
 #[cfg(test)]
 mod tests {
