@@ -1,9 +1,9 @@
-//! `timeshare exercise [--jobs cc=4,…|--sweep 1,5,10,…] [--quick] [--json FILE]` — the
-//! system exerciser of seed 004 (see `crate::exercise`).
+//! `timeshare exercise [--jobs cc=4,…|--sweep 1,5,10,…] [--trials N] [--quick] [--json FILE]`
+//! — the system exerciser of seed 004 (see `crate::exercise`).
 //!
 //! The exercise is stored like any run (`--db`, `--label`, `--no-save`): `exercise.TYPE`
-//! is each job type alone (its trusted run), `exercise.batch.N` each batch of N processes
-//! (see [`crate::model::exercise::Report::to_run`]), so `history`, `show`, `export`,
+//! is each job type alone (its trusted run), `exercise.batch.N` each batch of N processes,
+//! every trial of it with `--trials` (see [`crate::model::exercise::Report::to_run`]), so `history`, `show`, `export`,
 //! `compare` (e.g. with `vax780-4.1bsd`) and `table 004-jobs` read it. `--json` writes the
 //! exerciser's own record (schema `timeshare.exercise/1`); `export` writes the stored run.
 //!
@@ -27,6 +27,8 @@ use crate::model::{Mode, RunOptions};
 use crate::report;
 
 const MAX_INSTANCES: usize = 10_000;
+/// More trials than this is a typing slip, not a measurement: the seed ran 7.
+const MAX_TRIALS: usize = 100;
 
 #[derive(Debug, Args)]
 #[command(
@@ -47,6 +49,10 @@ pub struct ExerciseArgs {
     /// The job types a sweep uses (default: all)
     #[arg(long, value_name = "TYPE,...", requires = "sweep")]
     pub types: Option<String>,
+    /// Run every batch N times, each a fresh batch checked in full, and report the mean and
+    /// standard deviation across the trials (1 to 100)
+    #[arg(long, value_name = "N", default_value = "1")]
+    pub trials: String,
     /// A few instances of each type: a first look in seconds
     #[arg(long)]
     pub quick: bool,
@@ -75,6 +81,7 @@ pub fn execute(args: ExerciseArgs) -> Result<Exit> {
     // First: from here on a signal asks the run to stop and clean up.
     interrupt::install()?;
     let request = request(&args)?;
+    let trials = parse_trials(&args.trials)?;
     let dir = args.dir.checked()?;
     if args.timeout == 0 {
         return Err(UsageError("--timeout must be at least 1 second".into()).into());
@@ -90,7 +97,7 @@ pub fn execute(args: ExerciseArgs) -> Result<Exit> {
     } else {
         args.db.open_for_run()?
     };
-    let options = run_options(&args);
+    let options = run_options(&args, trials);
     let environment = sysinfo::detect(&dir);
     let warnings = quiet::warnings(&environment);
     let config = Config {
@@ -98,6 +105,7 @@ pub fn execute(args: ExerciseArgs) -> Result<Exit> {
         dir,
         keep: args.keep,
         timeout: Duration::from_secs(args.timeout),
+        trials,
         exe: std::env::current_exe().context("cannot find the timeshare executable")?,
         subcommands: Cli::command()
             .get_subcommands()
@@ -150,7 +158,7 @@ pub fn execute(args: ExerciseArgs) -> Result<Exit> {
 }
 
 /// The options recorded with the stored run: the mode and the words that chose the jobs.
-fn run_options(args: &ExerciseArgs) -> RunOptions {
+fn run_options(args: &ExerciseArgs, trials: usize) -> RunOptions {
     let mut selection = vec!["exercise".to_string()];
     if let Some(sweep) = &args.sweep {
         selection.extend(["--sweep".to_string(), sweep.clone()]);
@@ -159,6 +167,9 @@ fn run_options(args: &ExerciseArgs) -> RunOptions {
         }
     } else if let Some(jobs) = &args.jobs {
         selection.extend(["--jobs".to_string(), jobs.clone()]);
+    }
+    if trials > 1 {
+        selection.extend(["--trials".to_string(), trials.to_string()]);
     }
     RunOptions {
         mode: if args.quick { Mode::Quick } else { Mode::Full },
@@ -242,6 +253,16 @@ fn parse_list(spec: &str, flag: &str) -> Result<Vec<usize>> {
     Ok(list)
 }
 
+fn parse_trials(s: &str) -> Result<usize> {
+    match s.trim().parse::<usize>() {
+        Ok(n) if (1..=MAX_TRIALS).contains(&n) => Ok(n),
+        _ => Err(UsageError(format!(
+            "--trials: `{s}` is not a number of trials from 1 to {MAX_TRIALS}"
+        ))
+        .into()),
+    }
+}
+
 fn parse_count(s: &str, flag: &str) -> Result<usize> {
     match s.parse::<usize>() {
         Ok(n) if (1..=MAX_INSTANCES).contains(&n) => Ok(n),
@@ -292,5 +313,10 @@ mod tests {
         assert!(parse_list("1,-5", "--sweep").is_err());
         let twice = parse_list("1,5,1", "--sweep").unwrap_err();
         assert!(twice.to_string().contains("1 given twice"), "{twice}");
+        assert_eq!(parse_trials("7").unwrap(), 7);
+        for bad in ["0", "101", "-1", "x", ""] {
+            let e = parse_trials(bad).unwrap_err();
+            assert!(e.downcast_ref::<UsageError>().is_some(), "{bad}: {e}");
+        }
     }
 }

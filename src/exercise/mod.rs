@@ -55,6 +55,8 @@ pub struct Config {
     pub keep: bool,
     /// An instance still running after this is killed and fails.
     pub timeout: Duration,
+    /// How many times each batch runs (`--trials`), each time fresh and checked in full.
+    pub trials: usize,
     /// This executable and its subcommands (for job types that run timeshare itself).
     pub exe: PathBuf,
     pub subcommands: Vec<String>,
@@ -99,14 +101,30 @@ pub fn exercise(config: &Config, progress: Progress) -> Result<(Report, Option<P
         .copied()
         .filter(|j| !matches!(state_of(&records, j.name), TypeState::Skipped { .. }))
         .collect();
+    let points: Vec<_> = batch_counts(&config.request, &runnable)
+        .into_iter()
+        .filter(|counts| counts.iter().map(|c| c.1).sum::<usize>() > 0)
+        .collect();
     let mut batches = Vec::new();
-    for counts in batch_counts(&config.request, &runnable) {
-        let total: usize = counts.iter().map(|c| c.1).sum();
-        if total == 0 {
-            continue;
+    // Trial-major: every batch size once, then again. Whatever drifts during the run (the
+    // machine's other load, its temperature and clock, the page cache) then falls on
+    // every size alike; all the trials of one size in a row would let it pass for an
+    // effect of the number of processes.
+    for trial in 1..=config.trials {
+        for counts in &points {
+            let total: usize = counts.iter().map(|c| c.1).sum();
+            progress(&if config.trials == 1 {
+                format!("run: {total} instances at once")
+            } else {
+                format!(
+                    "run: trial {trial} of {}: {total} instances at once",
+                    config.trials
+                )
+            });
+            let mut batch = run_batch(counts, &records, root.path(), config)?;
+            batch.trial = trial;
+            batches.push(batch);
         }
-        progress(&format!("run: {total} instances at once"));
-        batches.push(run_batch(&counts, &records, root.path(), config)?);
     }
     let passed = batches
         .iter()
@@ -130,6 +148,7 @@ pub fn exercise(config: &Config, progress: Progress) -> Result<(Report, Option<P
         version: env!("CARGO_PKG_VERSION").to_string(),
         started_at,
         sweep: matches!(config.request, Request::Sweep { .. }),
+        trials: config.trials,
         types: records,
         batches,
         passed,
@@ -316,6 +335,7 @@ fn run_batch(
         .map(|(job, _)| Times::of(job.name, instances.iter().filter(|i| i.job == job.name)))
         .collect();
     Ok(Batch {
+        trial: 1,
         processes: instances.len(),
         elapsed_s,
         per_type,
@@ -652,6 +672,7 @@ mod tests {
             dir: dir.path().to_path_buf(),
             keep: false,
             timeout: Duration::from_secs(60),
+            trials: 1,
             exe,
             subcommands: vec!["chess-game".into()],
         };

@@ -22,6 +22,10 @@ pub struct Report {
     pub started_at: chrono::DateTime<chrono::Utc>,
     /// True for `--sweep`: one batch per number of processes.
     pub sweep: bool,
+    /// `--trials`: how many times each batch ran, each time a fresh batch checked in
+    /// full (1 in records made before the option).
+    #[serde(default = "one")]
+    pub trials: usize,
     pub types: Vec<TypeRecord>,
     pub batches: Vec<Batch>,
     /// Instances that ran and matched, instances that failed, job types skipped.
@@ -61,9 +65,16 @@ pub enum TypeState {
     SetupFailed { reason: String },
 }
 
+fn one() -> usize {
+    1
+}
+
 /// One run phase: instances of several types started together.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Batch {
+    /// Which trial of its batch this was, from 1 (1 in records made before `--trials`).
+    #[serde(default = "one")]
+    pub trial: usize,
     /// Number of instances started together.
     pub processes: usize,
     /// From the first start to the last end (the seed's `time` of the whole batch).
@@ -237,6 +248,88 @@ pub struct Difference {
 /// A job type's record and a batch's are stored as their results' details.
 impl super::details::Record for TypeRecord {}
 impl super::details::Record for Batch {}
+impl super::details::Record for BatchTrials {}
+
+/// A stored `exercise.batch.N` row's record: every trial of the batch, in the order they
+/// ran (one with `--trials 1`), and the mean and SD across them of its per-process
+/// figures — how the seed gives its 80-process figure ("7 trials … average times … with
+/// standard deviations").
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct BatchTrials {
+    pub processes: usize,
+    pub trials: Vec<Batch>,
+    /// The batch's elapsed time over its processes (the row's figure per process).
+    pub real_per_process: Spread,
+    /// Its user and system time per process started.
+    pub user_per_process: Spread,
+    pub sys_per_process: Spread,
+}
+
+/// The mean and the sample standard deviation (n − 1 in the denominator; 0 for one value)
+/// of a figure across trials.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Spread {
+    pub mean: f64,
+    pub sd: f64,
+}
+
+impl Spread {
+    pub fn of(values: &[f64]) -> Spread {
+        match Summary::from_values(values) {
+            Ok(s) => Spread {
+                mean: s.mean,
+                sd: s.sd,
+            },
+            // No trial or a figure that is not a number: none, shown as such.
+            Err(_) => Spread {
+                mean: f64::NAN,
+                sd: f64::NAN,
+            },
+        }
+    }
+}
+
+impl BatchTrials {
+    /// The trials of one batch (the same processes), with their spread.
+    pub fn of(trials: Vec<Batch>) -> BatchTrials {
+        let per = |f: fn(&Batch) -> f64| Spread::of(&trials.iter().map(f).collect::<Vec<_>>());
+        BatchTrials {
+            processes: trials.first().map_or(0, |b| b.processes),
+            real_per_process: per(|b| b.elapsed_s / b.processes.max(1) as f64),
+            user_per_process: per(|b| b.total.user_per_process_s),
+            sys_per_process: per(|b| b.total.sys_per_process_s),
+            trials,
+        }
+    }
+
+    /// Instances that failed, over every trial.
+    pub fn failed(&self) -> usize {
+        self.trials.iter().map(|b| b.total.failed).sum()
+    }
+}
+
+/// The batches of a report grouped by their number of processes, each group's trials in
+/// the order they ran; the groups in the order of their first trial.
+pub fn by_batch(batches: &[Batch]) -> Vec<BatchTrials> {
+    let mut sizes: Vec<usize> = Vec::new();
+    for b in batches {
+        if !sizes.contains(&b.processes) {
+            sizes.push(b.processes);
+        }
+    }
+    sizes
+        .iter()
+        .map(|&n| {
+            BatchTrials::of(
+                batches
+                    .iter()
+                    .filter(|b| b.processes == n)
+                    .cloned()
+                    .collect(),
+            )
+        })
+        .collect()
+}
 
 /// The family of an exercise's results.
 pub const FAMILY: &str = "exercise";
@@ -273,6 +366,37 @@ pub fn batch_basis(b: &Batch) -> Basis {
     )
 }
 
+/// Each batch size with its types' figures, the mean over its trials (the figures of
+/// its one batch without `--trials`); counts summed over the trials.
+pub fn trial_means(batches: &[Batch]) -> Vec<(usize, Vec<Times>)> {
+    by_batch(batches)
+        .iter()
+        .map(|g| {
+            let mut types: Vec<Times> = Vec::new();
+            for t in g.trials.iter().flat_map(|b| &b.per_type) {
+                match types.iter_mut().find(|x| x.job == t.job) {
+                    Some(x) => {
+                        x.processes += t.processes;
+                        x.passed += t.passed;
+                        x.failed += t.failed;
+                        x.mean_real_s += t.mean_real_s;
+                        x.user_per_process_s += t.user_per_process_s;
+                        x.sys_per_process_s += t.sys_per_process_s;
+                    }
+                    None => types.push(t.clone()),
+                }
+            }
+            let n = g.trials.len() as f64;
+            for x in &mut types {
+                x.mean_real_s /= n;
+                x.user_per_process_s /= n;
+                x.sys_per_process_s /= n;
+            }
+            (g.processes, types)
+        })
+        .collect()
+}
+
 impl Report {
     /// The exercise as a run: for each job type, `exercise.TYPE` — its trusted run, made
     /// alone during setup (real time the headline; user and system in `times`); for each
@@ -280,7 +404,8 @@ impl Report {
     /// seed's batches, per job of N processes (so one process's share is elapsed / N, the
     /// seed's graphs), with the user and system time of all its processes in `times`. A
     /// skipped type is skipped, a type whose setup failed and a batch with a failed
-    /// instance are failed: work not done is never a figure. The records themselves are
+    /// instance (in any of its trials) are failed: work not done is never a figure. With
+    /// `--trials`, a batch's row has one sample per trial and their mean and SD. The records themselves are
     /// the details, so the report can be rebuilt ([`Report::from_run`]).
     pub fn to_run(
         &self,
@@ -290,7 +415,7 @@ impl Report {
         finished_at: DateTime<Utc>,
     ) -> Run {
         let mut results: Vec<BenchResult> = self.types.iter().map(alone_result).collect();
-        results.extend(self.batches.iter().map(batch_result));
+        results.extend(by_batch(&self.batches).iter().map(batch_result));
         Run {
             schema_version: SCHEMA_VERSION,
             tool: Tool::this(),
@@ -317,16 +442,26 @@ impl Report {
             .filter(|r| !r.id.starts_with(&batch_prefix))
             .filter_map(|r| r.details_as::<TypeRecord>())
             .collect();
-        let batches: Vec<Batch> = mine
+        // A row stored before `--trials` holds its one batch itself.
+        let mut batches: Vec<Batch> = mine
             .iter()
             .filter(|r| r.id.starts_with(&batch_prefix))
-            .filter_map(|r| r.details_as::<Batch>())
+            .flat_map(|r| {
+                r.details_as::<BatchTrials>()
+                    .map(|t| t.trials)
+                    .or_else(|| r.details_as::<Batch>().map(|b| vec![b]))
+                    .unwrap_or_default()
+            })
             .collect();
+        // Back in the order they ran: trial by trial (a stable sort keeps each trial's
+        // batches in the sweep's order).
+        batches.sort_by_key(|b| b.trial);
         Some(Report {
             schema: "timeshare.exercise/1".to_string(),
             version: run.tool.version.clone(),
             started_at: run.started_at,
             sweep: run.options.selection.iter().any(|w| w == "--sweep"),
+            trials: batches.iter().map(|b| b.trial).max().unwrap_or(1),
             passed: batches.iter().map(|b| b.total.passed).sum(),
             failed: batches.iter().map(|b| b.total.failed).sum(),
             skipped_types: types
@@ -403,44 +538,94 @@ fn alone_result(t: &TypeRecord) -> BenchResult {
     r
 }
 
-fn batch_result(b: &Batch) -> BenchResult {
-    let mut r = empty(batch_id(b.processes), BATCH_SOURCE, batch_basis(b));
-    if b.total.failed > 0 {
-        let failed: Vec<String> = b
-            .instances
-            .iter()
-            .filter(|i| !i.outcome.passed())
-            .take(3)
-            .map(|i| format!("{}: {}", i.name(), i.outcome.describe()))
-            .collect();
+fn batch_result(t: &BatchTrials) -> BenchResult {
+    let first = t.trials.first().expect("a batch has at least one trial");
+    let mut r = empty(batch_id(t.processes), BATCH_SOURCE, batch_basis(first));
+    let elapsed: f64 = t.trials.iter().map(|b| b.elapsed_s).sum();
+    if t.failed() > 0 {
         r.status = Status::Failed {
-            error: format!(
-                "{} of {} instances failed ({}{})",
-                b.total.failed,
-                b.processes,
-                failed.join("; "),
-                if b.total.failed > failed.len() {
-                    "; …"
-                } else {
-                    ""
-                }
-            ),
+            error: failed_trials(t),
         };
-        r.duration_s = b.elapsed_s;
+        r.duration_s = elapsed;
     } else {
-        one_figure(
-            &mut r,
-            b.elapsed_s,
-            b.total.user_total_s,
-            b.total.sys_total_s,
-        );
-        r.notes.push(format!(
-            "{} processes started together; elapsed of the batch, timed once",
-            b.processes
-        ));
+        trial_figures(&mut r, t);
+        r.notes.push(if t.trials.len() == 1 {
+            format!(
+                "{} processes started together; elapsed of the batch, timed once",
+                t.processes
+            )
+        } else {
+            format!(
+                "{} processes started together; elapsed of the batch, mean of {} trials \
+                 (one sample per trial; user and system the means of the trials' totals)",
+                t.processes,
+                t.trials.len()
+            )
+        });
     }
-    r.details = Some(Details::of(b));
+    r.details = Some(Details::of(t));
     r
+}
+
+/// Why a batch row failed: its failed instances, named with their trial when it had
+/// several.
+fn failed_trials(t: &BatchTrials) -> String {
+    let several = t.trials.len() > 1;
+    let failed: Vec<String> = t
+        .trials
+        .iter()
+        .flat_map(|b| b.instances.iter().map(move |i| (b.trial, i)))
+        .filter(|(_, i)| !i.outcome.passed())
+        .take(3)
+        .map(|(trial, i)| {
+            let at = if several {
+                format!(" (trial {trial})")
+            } else {
+                String::new()
+            };
+            format!("{}{at}: {}", i.name(), i.outcome.describe())
+        })
+        .collect();
+    let more = if t.failed() > failed.len() {
+        "; …"
+    } else {
+        ""
+    };
+    let of = t.processes * t.trials.len();
+    let trials = if several {
+        format!(" over {} trials", t.trials.len())
+    } else {
+        String::new()
+    };
+    format!(
+        "{} of {of} instances failed{trials} ({}{more})",
+        t.failed(),
+        failed.join("; ")
+    )
+}
+
+/// A passed batch's figures: one sample per trial (its elapsed time), their summary (the
+/// mean and SD across trials), the means of the trials' user and system totals.
+fn trial_figures(r: &mut BenchResult, t: &BatchTrials) {
+    let n = t.trials.len() as f64;
+    let mean = |f: fn(&Batch) -> f64| t.trials.iter().map(f).sum::<f64>() / n;
+    let elapsed: Vec<f64> = t.trials.iter().map(|b| b.elapsed_s).collect();
+    one_figure(
+        r,
+        mean(|b| b.elapsed_s),
+        mean(|b| b.total.user_total_s),
+        mean(|b| b.total.sys_total_s),
+    );
+    r.summary = Summary::from_values(&elapsed).ok();
+    // In the order the trials ran (the record's `trials` name each one).
+    r.samples = elapsed
+        .iter()
+        .map(|&value| Sample {
+            value,
+            ..r.samples[0].clone()
+        })
+        .collect();
+    r.duration_s = elapsed.iter().sum();
 }
 
 #[cfg(test)]
@@ -468,6 +653,7 @@ mod tests {
             }
         }
         Batch {
+            trial: 1,
             processes: instances.len(),
             elapsed_s,
             per_type: jobs
@@ -492,6 +678,7 @@ mod tests {
             version: "0".into(),
             started_at: Utc::now(),
             sweep: false,
+            trials: 1,
             types: vec![
                 TypeRecord {
                     name: "cc".into(),
@@ -606,5 +793,99 @@ mod tests {
             ..to_run(&r)
         };
         assert!(Report::from_run(&plain).is_none());
+    }
+
+    /// Two trials of each of two sizes, run trial by trial: one row per size, one sample
+    /// per trial; a failure in one trial fails its size's row only; the report comes back
+    /// from the stored run in the order it ran.
+    #[test]
+    fn trials_of_a_batch_are_one_row_with_a_sample_each() {
+        let trial = |t: usize, n: usize, elapsed: f64, ok: bool| {
+            let outcome = |k| {
+                if ok || k > 1 {
+                    Outcome::Pass
+                } else {
+                    Outcome::Signalled {
+                        signal: 9,
+                        name: "SIGKILL".into(),
+                    }
+                }
+            };
+            let mut b = batch(
+                (1..=n)
+                    .map(|k| instance("ed", k, outcome(k), elapsed))
+                    .collect(),
+                elapsed,
+            );
+            b.trial = t;
+            b
+        };
+        let mut r = report();
+        r.trials = 2;
+        r.batches = vec![
+            trial(1, 1, 1.0, true),
+            trial(1, 2, 3.0, true),
+            trial(2, 1, 2.0, true),
+            trial(2, 2, 5.0, false),
+        ];
+        let run = to_run(&r);
+        let one = run
+            .results
+            .iter()
+            .find(|x| x.id == "exercise.batch.1")
+            .unwrap();
+        assert_eq!(one.status, Status::Ok);
+        let values: Vec<f64> = one.samples.iter().map(|s| s.value).collect();
+        assert_eq!(values, [1.0, 2.0]);
+        let summary = one.summary.as_ref().unwrap();
+        assert_eq!((summary.mean, summary.n), (1.5, 2));
+        assert!((summary.sd - 0.5f64.sqrt()).abs() < 1e-12, "{summary:?}");
+        let spread = one.details_as::<BatchTrials>().unwrap().real_per_process;
+        assert_eq!(spread.mean, 1.5);
+        let two = run
+            .results
+            .iter()
+            .find(|x| x.id == "exercise.batch.2")
+            .unwrap();
+        let Status::Failed { error } = &two.status else {
+            panic!("{:?}", two.status);
+        };
+        assert!(
+            error.starts_with("1 of 4 instances failed over 2 trials (ed#1 (trial 2): killed"),
+            "{error}"
+        );
+        assert!(two.summary.is_none());
+        // The charts' points: each size's mean over its trials, counts over all of them.
+        let means = trial_means(&r.batches);
+        assert_eq!(means.len(), 2);
+        let (n, ed) = (&means[0].0, &means[0].1[0]);
+        assert_eq!((*n, ed.processes, ed.mean_real_s), (1, 2, 1.5));
+        let back = Report::from_run(&run).unwrap();
+        assert_eq!(back.trials, 2);
+        let order: Vec<(usize, usize)> = back
+            .batches
+            .iter()
+            .map(|b| (b.trial, b.processes))
+            .collect();
+        assert_eq!(order, [(1, 1), (1, 2), (2, 1), (2, 2)]);
+    }
+
+    /// A row stored before `--trials` (its details one batch) still reads, as one trial.
+    #[test]
+    fn a_row_stored_before_trials_reads_as_one_trial() {
+        let r = report();
+        let mut run = to_run(&r);
+        let row = run
+            .results
+            .iter_mut()
+            .find(|x| x.id == "exercise.batch.3")
+            .unwrap();
+        let mut old = serde_json::to_value(&r.batches[0]).unwrap();
+        old.as_object_mut().unwrap().remove("trial");
+        row.details = Some(serde_json::from_value(old).unwrap());
+        let back = Report::from_run(&run).unwrap();
+        assert_eq!((back.trials, back.batches.len()), (1, 1));
+        assert_eq!(back.batches[0].trial, 1);
+        assert_eq!(back.batches[0].instances.len(), 3);
     }
 }

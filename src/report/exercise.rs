@@ -2,7 +2,7 @@
 //! for a sweep, the per-process real/user/system figures against the number of processes
 //! — the seed's graphs as a table. Rendering only.
 
-use crate::model::exercise::{Batch, Outcome, Report, Times, TypeState};
+use crate::model::exercise::{by_batch, Batch, Outcome, Report, Spread, Times, TypeState};
 use crate::model::unit;
 use crate::model::Run;
 use crate::report::table::{new_table, right};
@@ -19,7 +19,10 @@ pub fn render(report: &Report) -> String {
 fn tables(report: &Report) -> String {
     let mut out = String::new();
     out.push_str(&types_section(report));
-    if report.sweep {
+    if report.trials > 1 {
+        out.push_str(&format!("{}\n\n", each_trial_table(report)));
+        out.push_str(&format!("{}\n", trials_table(report)));
+    } else if report.sweep {
         out.push_str(&format!("{}\n", sweep_table(report)));
     } else {
         for b in &report.batches {
@@ -156,11 +159,84 @@ fn sweep_table(report: &Report) -> String {
     )
 }
 
+/// With `--trials`: each trial of each batch, in the order they ran (trial by trial), so
+/// a drift over the run shows.
+fn each_trial_table(report: &Report) -> String {
+    let mut t = new_table(&[
+        "trial",
+        "procs",
+        "pass",
+        "fail",
+        "elapsed",
+        "elapsed/proc",
+        "user/proc",
+        "sys/proc",
+    ]);
+    for b in &report.batches {
+        t.add_row(vec![
+            b.trial.to_string(),
+            b.processes.to_string(),
+            b.total.passed.to_string(),
+            b.total.failed.to_string(),
+            secs(b.elapsed_s),
+            secs(b.elapsed_s / b.processes.max(1) as f64),
+            secs(b.total.user_per_process_s),
+            secs(b.total.sys_per_process_s),
+        ]);
+    }
+    right(&mut t, &[0, 1, 2, 3, 4, 5, 6, 7]);
+    format!("each trial, in the order they ran:\n{t}")
+}
+
+/// With `--trials`: one row per batch, its per-process figures as mean ± SD across the
+/// trials — the seed's "average times … with standard deviations".
+fn trials_table(report: &Report) -> String {
+    let mut t = new_table(&[
+        "procs",
+        "trials",
+        "pass",
+        "fail",
+        "elapsed/proc",
+        "user/proc",
+        "sys/proc",
+    ]);
+    for b in by_batch(&report.batches) {
+        let passed: usize = b.trials.iter().map(|x| x.total.passed).sum();
+        t.add_row(vec![
+            b.processes.to_string(),
+            b.trials.len().to_string(),
+            passed.to_string(),
+            b.failed().to_string(),
+            spread(b.real_per_process),
+            spread(b.user_per_process),
+            spread(b.sys_per_process),
+        ]);
+    }
+    right(&mut t, &[0, 1, 2, 3, 4, 5, 6]);
+    format!(
+        "mean ± SD of {} trials per batch (SD: sample standard deviation, n − 1):\n{t}\n\
+         elapsed/proc: the batch's elapsed time over its processes; user/proc, sys/proc: CPU \
+         time per process. A batch with a failed instance in any trial has no figure in the \
+         stored run",
+        report.trials
+    )
+}
+
+/// "512 ms ± 12.0 ms".
+fn spread(s: Spread) -> String {
+    if !s.mean.is_finite() {
+        return "-".into();
+    }
+    format!("{} ± {}", secs(s.mean), secs(s.sd))
+}
+
 fn failures(report: &Report) -> String {
     let mut s = String::new();
     for (bi, b) in report.batches.iter().enumerate() {
         for i in b.instances.iter().filter(|i| !i.outcome.passed()) {
-            let at = if report.sweep {
+            let at = if report.trials > 1 {
+                format!(" (trial {}, batch of {} processes)", b.trial, b.processes)
+            } else if report.sweep {
                 format!(" (batch {} of {} processes)", bi + 1, b.processes)
             } else {
                 String::new()

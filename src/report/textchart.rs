@@ -5,7 +5,7 @@
 use crate::model::details::cache::CacheSweep;
 use crate::model::details::load::CpuCopies;
 use crate::model::details::vm::Paging;
-use crate::model::exercise::Report;
+use crate::model::exercise::{trial_means, Report};
 use crate::model::unit::{format_seconds, human};
 use crate::model::Run;
 
@@ -191,16 +191,17 @@ fn sweep(run: &Run) -> String {
     let Some(report) = Report::from_run(run) else {
         return String::new();
     };
-    if report.batches.len() < 2 {
+    // With `--trials`, one bar per batch size and type: the mean of its trials.
+    let points = trial_means(&report.batches);
+    if points.len() < 2 {
         return String::new();
     }
-    let rows: Vec<(String, f64, String, String)> = report
-        .batches
+    let rows: Vec<(String, f64, String, String)> = points
         .iter()
-        .flat_map(|b| {
-            b.per_type.iter().map(move |t| {
+        .flat_map(|(n, per_type)| {
+            per_type.iter().map(move |t| {
                 (
-                    format!("{} {}", b.processes, t.job),
+                    format!("{n} {}", t.job),
                     t.mean_real_s,
                     format!(
                         "real {}, user {}, sys {}",

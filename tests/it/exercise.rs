@@ -217,6 +217,8 @@ fn bad_input_is_exit_2_with_one_line() {
         vec!["exercise", "--jobs", "vi=2"],
         vec!["exercise", "--jobs", "cc=0"],
         vec!["exercise", "--sweep", "1,x"],
+        vec!["exercise", "--trials", "0"],
+        vec!["exercise", "--trials", "1000"],
     ] {
         let assert = timeshare().args(&args).assert().code(2);
         let err = String::from_utf8_lossy(&assert.get_output().stderr).to_string();
@@ -564,4 +566,211 @@ fn a_detached_child_that_changes_the_output_late_is_caught() {
     assert!(text.contains("FAIL ed#1"), "{text}");
     assert!(text.contains("1 passed, 1 failed"), "{text}");
     assert!(is_empty_dir(scratch.path()));
+}
+
+fn mean(values: &[f64]) -> f64 {
+    values.iter().sum::<f64>() / values.len() as f64
+}
+
+/// The sample standard deviation (n − 1), as the stored spread claims to be.
+fn sample_sd(values: &[f64]) -> f64 {
+    let m = mean(values);
+    (values.iter().map(|v| (v - m).powi(2)).sum::<f64>() / (values.len() - 1) as f64).sqrt()
+}
+
+fn close(a: f64, b: f64) -> bool {
+    (a - b).abs() <= 1e-9 * a.abs().max(b.abs()).max(1e-9)
+}
+
+/// `--trials 2`: each batch row of the stored run holds both trials, one sample per
+/// trial, and a mean and SD that are those of the trials' own figures.
+#[test]
+fn trials_store_every_trial_and_their_mean_and_sd() {
+    if !have(&["ed"]) {
+        return;
+    }
+    let scratch = tempfile::tempdir().unwrap();
+    let db = scratch.path().join("runs.db");
+    let out = timeshare()
+        .args(["exercise", "--quick", "--sweep", "1,2", "--types", "ed"])
+        .args(["--trials", "2", "--label", "tr", "--dir"])
+        .arg(scratch.path())
+        .arg("--db")
+        .arg(&db)
+        .assert()
+        .success();
+    let text = String::from_utf8_lossy(&out.get_output().stdout).to_string();
+    assert!(text.contains("mean ± SD of 2 trials per batch"), "{text}");
+    let exported = timeshare()
+        .args(["export", "tr", "--db"])
+        .arg(&db)
+        .assert()
+        .success();
+    let run = json(&exported.get_output().stdout);
+    assert!(
+        run["options"]["selection"]
+            .as_array()
+            .unwrap()
+            .contains(&"--trials".into()),
+        "{}",
+        run["options"]
+    );
+    for n in [1, 2] {
+        let r = crate::common::result(&run, &format!("exercise.batch.{n}"));
+        assert_eq!(r["status"]["state"], "ok", "{r}");
+        let d = &r["details"];
+        let trials = d["trials"].as_array().unwrap();
+        assert_eq!(trials.len(), 2, "{d}");
+        assert_eq!(
+            trials
+                .iter()
+                .map(|t| t["trial"].as_u64())
+                .collect::<Vec<_>>(),
+            [Some(1), Some(2)]
+        );
+        // Every trial ran its n instances and checked them.
+        for t in trials {
+            assert_eq!(t["processes"], n);
+            assert_eq!(t["total"]["passed"], n, "{t}");
+        }
+        // The samples are the trials' elapsed times; the summary is theirs.
+        let samples: Vec<f64> = r["samples"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s["value"].as_f64().unwrap())
+            .collect();
+        let elapsed: Vec<f64> = trials
+            .iter()
+            .map(|t| t["elapsed_s"].as_f64().unwrap())
+            .collect();
+        assert_eq!(samples, elapsed);
+        let summary = &r["summary"];
+        assert_eq!(summary["n"], 2);
+        assert!(
+            close(summary["mean"].as_f64().unwrap(), mean(&elapsed)),
+            "{r}"
+        );
+        assert!(
+            close(summary["sd"].as_f64().unwrap(), sample_sd(&elapsed)),
+            "{r}"
+        );
+        // The per-process spreads are those of the stored trials' figures.
+        let per_trial =
+            |f: &dyn Fn(&serde_json::Value) -> f64| -> Vec<f64> { trials.iter().map(f).collect() };
+        let figures = [
+            (
+                "real_per_process",
+                per_trial(&|t| t["elapsed_s"].as_f64().unwrap() / n as f64),
+            ),
+            (
+                "user_per_process",
+                per_trial(&|t| t["total"]["user_per_process_s"].as_f64().unwrap()),
+            ),
+            (
+                "sys_per_process",
+                per_trial(&|t| t["total"]["sys_per_process_s"].as_f64().unwrap()),
+            ),
+        ];
+        for (name, values) in figures {
+            let spread = &d[name];
+            assert!(
+                close(spread["mean"].as_f64().unwrap(), mean(&values)),
+                "{name}: {d}"
+            );
+            assert!(
+                close(spread["sd"].as_f64().unwrap(), sample_sd(&values)),
+                "{name}: {d}"
+            );
+        }
+    }
+    // Every trial's scratch directories are gone: only the database (and its journal).
+    assert!(only_the_database_in(scratch.path()));
+}
+
+fn only_the_database_in(dir: &Path) -> bool {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .flatten()
+        .all(|e| e.file_name().to_string_lossy().starts_with("runs.db"))
+}
+
+/// A corruption in the second trial only: that trial's instance fails, and so does the
+/// batch's row, though the first trial passed.
+#[test]
+fn a_corruption_in_one_trial_fails_the_row() {
+    if !have(&["ed", "dd"]) {
+        return;
+    }
+    let real_ed = which("ed").unwrap();
+    let wrappers = tempfile::tempdir().unwrap();
+    let count = wrappers.path().join("count");
+    // ed as usual; the instance's second run (its trial 2) gets byte 100 replaced.
+    script(
+        wrappers.path(),
+        "ed",
+        &format!(
+            "{ed} \"$@\"; rc=$?\ncase \"$PWD\" in */ed/1) echo >> {count}; \
+             [ \"$(wc -l < {count})\" -eq 2 ] && printf '\\001' | dd of=text.txt bs=1 \
+             seek=100 conv=notrunc 2>/dev/null;; esac\nexit $rc\n",
+            ed = real_ed.display(),
+            count = count.display()
+        ),
+    );
+    let scratch = tempfile::tempdir().unwrap();
+    let db = scratch.path().join("runs.db");
+    let out = scratch.path().join("r.json");
+    let assert = timeshare()
+        .env("PATH", path_with(wrappers.path()))
+        .args(["exercise", "--jobs", "ed=1", "--trials", "2", "--json"])
+        .arg(&out)
+        .arg("--dir")
+        .arg(scratch.path())
+        .arg("--db")
+        .arg(&db)
+        .assert()
+        .code(1);
+    let text = String::from_utf8_lossy(&assert.get_output().stdout).to_string();
+    assert!(
+        text.contains("FAIL ed#1 (trial 2, batch of 1 processes): ed/1/text.txt differs"),
+        "{text}"
+    );
+    assert!(
+        text.contains("summary: FAIL — 1 passed, 1 failed"),
+        "{text}"
+    );
+    let r = json(&std::fs::read(&out).unwrap());
+    assert_eq!(r["trials"], 2);
+    let results: Vec<_> = r["batches"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| {
+            (
+                b["trial"].clone(),
+                b["instances"][0]["outcome"]["result"].clone(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        results,
+        [(1.into(), "pass".into()), (2.into(), "mismatch".into())]
+    );
+    let exported = timeshare()
+        .args(["export", "last", "--db"])
+        .arg(&db)
+        .assert()
+        .success();
+    let run = json(&exported.get_output().stdout);
+    let row = crate::common::result(&run, "exercise.batch.1");
+    assert_eq!(row["status"]["state"], "failed", "{row}");
+    let error = row["status"]["error"].as_str().unwrap();
+    assert!(
+        error.starts_with("1 of 2 instances failed over 2 trials (ed#1 (trial 2): "),
+        "{error}"
+    );
+    assert!(
+        row["summary"].is_null(),
+        "no figure for a failed row: {row}"
+    );
 }

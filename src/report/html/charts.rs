@@ -9,7 +9,7 @@ use super::svg::{Axis, Marker, Plot};
 use crate::model::details::cache::CacheSweep;
 use crate::model::details::load::{CpuCopies, Scripts};
 use crate::model::details::vm::Paging;
-use crate::model::exercise::Report;
+use crate::model::exercise::{trial_means, Report, Times};
 use crate::model::unit::{format_seconds, human};
 use crate::model::{knee, Run};
 
@@ -395,33 +395,33 @@ fn load_script(run: &Run) -> Markup {
 }
 
 /// Seed 004's graphs: real, user and system time per process against the number of
-/// processes, one line per job type.
+/// processes, one line per job type; with `--trials`, each point the mean of the trials.
 fn sweep(run: &Run) -> Markup {
     let Some(report) = Report::from_run(run) else {
         return html! {};
     };
-    if report.batches.len() < 2 {
+    let points = trial_means(&report.batches);
+    if points.len() < 2 {
         return html! {};
     }
     let mut types: Vec<String> = Vec::new();
-    for b in &report.batches {
-        for t in &b.per_type {
+    for (_, per_type) in &points {
+        for t in per_type {
             if !types.contains(&t.job) {
                 types.push(t.job.clone());
             }
         }
     }
-    let xs: Vec<f64> = report.batches.iter().map(|b| b.processes as f64).collect();
-    let pick = |f: fn(&crate::model::exercise::Times) -> f64, what: &str| {
+    let xs: Vec<f64> = points.iter().map(|(n, _)| *n as f64).collect();
+    let pick = |f: fn(&Times) -> f64, what: &str| {
         let series: Vec<(String, Vec<(f64, f64)>)> = types
             .iter()
             .map(|t| {
-                let pts = report
-                    .batches
+                let pts = points
                     .iter()
-                    .filter_map(|b| {
-                        let x = b.per_type.iter().find(|x| &x.job == t)?;
-                        Some((b.processes as f64, f(x)))
+                    .filter_map(|(n, per_type)| {
+                        let x = per_type.iter().find(|x| &x.job == t)?;
+                        Some((*n as f64, f(x)))
                     })
                     .collect();
                 (t.clone(), pts)
@@ -446,13 +446,12 @@ fn sweep(run: &Run) -> Markup {
         pick(|t| t.user_per_process_s, "user time"),
         pick(|t| t.sys_per_process_s, "system time"),
     ];
-    let rows = report
-        .batches
+    let rows = points
         .iter()
-        .flat_map(|b| {
-            b.per_type.iter().map(move |t| {
+        .flat_map(|(n, per_type)| {
+            per_type.iter().map(move |t| {
                 vec![
-                    b.processes.to_string(),
+                    n.to_string(),
                     t.job.clone(),
                     t.processes.to_string(),
                     format!("{}/{}", t.passed, t.processes),
@@ -463,11 +462,31 @@ fn sweep(run: &Run) -> Markup {
             })
         })
         .collect();
+    let caption = if report.trials > 1 {
+        format!(
+            "Mean real time of one process, start to end, and its user and system time, \
+             against the number of processes started together; each point the mean of {} \
+             trials (of type and passed: over all of them).",
+            report.trials
+        )
+    } else {
+        "Mean real time of one process, start to end, and its user and system time, against \
+         the number of processes started together."
+            .to_string()
+    };
     figure(
         "The exerciser's sweep (seed 004's graphs)",
-        "Mean real time of one process, start to end, and its user and system time, against the number of processes started together.",
+        &caption,
         plots,
-        &["processes", "type", "of type", "passed", "real", "user", "system"],
+        &[
+            "processes",
+            "type",
+            "of type",
+            "passed",
+            "real",
+            "user",
+            "system",
+        ],
         rows,
     )
 }
