@@ -70,10 +70,15 @@ impl Invocations {
     /// tests, so that it is about the figure shown and not about how many processes of
     /// each run happened to land in a slower state.
     pub fn fast_medians(&self) -> Vec<f64> {
+        self.medians_where(false)
+    }
+
+    /// The medians of the processes in the slower state (`slower`) or in the fast one.
+    fn medians_where(&self, slower: bool) -> Vec<f64> {
         self.within
             .iter()
             .enumerate()
-            .filter(|(i, _)| !self.slower.contains(&(*i as u32)))
+            .filter(|(i, _)| self.slower.contains(&(*i as u32)) == slower)
             .map(|(_, s)| s.median)
             .collect()
     }
@@ -89,15 +94,8 @@ impl Invocations {
         if self.slower.is_empty() {
             return None;
         }
-        let (slow, fast): (Vec<_>, Vec<_>) = self
-            .within
-            .iter()
-            .enumerate()
-            .partition(|(i, _)| self.slower.contains(&(*i as u32)));
-        let median = |v: Vec<(usize, &Summary)>| {
-            super::stats::median(&v.iter().map(|(_, s)| s.median).collect::<Vec<_>>())
-        };
-        let (slow, fast) = (median(slow), median(fast));
+        let slow = super::stats::median(&self.medians_where(true));
+        let fast = super::stats::median(&self.fast_medians());
         (fast != 0.0).then(|| slow / fast)
     }
 }
@@ -122,9 +120,7 @@ pub fn fast_state(medians: &[f64], better: Better) -> Vec<bool> {
         Better::Lower => 0.25,
         Better::Higher => 0.75,
     };
-    let h = (sorted.len() - 1) as f64 * p;
-    let (lo, frac) = (h.floor() as usize, h.fract());
-    let quartile = sorted[lo] + frac * (sorted[(lo + 1).min(sorted.len() - 1)] - sorted[lo]);
+    let quartile = super::stats::quantile_of_sorted(&sorted, p);
     medians
         .iter()
         .map(|&m| match better {

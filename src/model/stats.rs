@@ -100,6 +100,14 @@ pub fn median_of_sorted(sorted: &[f64]) -> f64 {
     }
 }
 
+/// The `p` quantile (0..=1) of already sorted values, interpolated between the two
+/// nearest ranks (Hyndman and Fan's type 7, so `p = 0.5` is [`median_of_sorted`]).
+pub fn quantile_of_sorted(sorted: &[f64], p: f64) -> f64 {
+    let h = (sorted.len() - 1) as f64 * p;
+    let (lo, frac) = (h.floor() as usize, h.fract());
+    sorted[lo] + frac * (sorted[(lo + 1).min(sorted.len() - 1)] - sorted[lo])
+}
+
 #[cfg(test)]
 impl Summary {
     /// A fixture: 21 samples around `median`, the 95% interval and the range both
@@ -159,6 +167,19 @@ mod tests {
 
     fn close(a: f64, b: f64) -> bool {
         (a - b).abs() < 1e-9 * (1.0 + b.abs())
+    }
+
+    #[test]
+    fn quantiles_interpolate_between_ranks() {
+        let v = [1.0, 2.0, 4.0, 8.0, 16.0];
+        assert_eq!(quantile_of_sorted(&v, 0.0), 1.0);
+        assert_eq!(quantile_of_sorted(&v, 1.0), 16.0);
+        assert_eq!(quantile_of_sorted(&v, 0.5), median_of_sorted(&v));
+        // Rank 1.5 of five (0-based): halfway between 2 and 4.
+        assert_eq!(quantile_of_sorted(&v, 0.375), 3.0);
+        let even = [1.0, 3.0, 5.0, 7.0];
+        assert_eq!(quantile_of_sorted(&even, 0.5), median_of_sorted(&even));
+        assert_eq!(quantile_of_sorted(&[2.5], 0.25), 2.5);
     }
 
     #[test]
