@@ -9,7 +9,9 @@
 //!   at most that much; over a batch of thousands the child's reading is inside the time
 //!   (the parent blocks when the buffer is full), as in the seed.
 //! - back: one operation = a request/response round trip with a child: write a message,
-//!   the child reads it and writes it back, read the answer.
+//!   the child reads it and writes it back, read the answer. One channel each way, as a
+//!   pipe must; `ustream.back.4` instead uses one stream socket pair in both directions,
+//!   as lmbench's lat_unix does ([`Wiring`]).
 //!
 //! Checks: every read returns the whole message; in `back`, each message carries a
 //! sequence number that must come back unchanged; in `discard`, the child counts the
@@ -43,6 +45,19 @@ pub enum Pattern {
     ToSelf,
     Discard,
     Back,
+}
+
+/// How a round trip's two directions are carried.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Wiring {
+    /// A channel of its own each way (two pipes, two socket pairs).
+    OnePerDirection,
+    /// One socket pair, each process writing and reading its own end (lmbench's lat_unix).
+    /// Not the same cost: a read frees the message and wakes whoever waits on the
+    /// sender's socket — here the sender itself, asleep for its answer on that same
+    /// socket — so a round trip pinned to one CPU takes about 2.6 context switches against
+    /// 2.0 with a channel each way, and about a fifth longer.
+    OneBothWays,
 }
 
 /// One direction of a channel: the end to write and the end to read.
@@ -101,8 +116,27 @@ pub fn prepare(
             size,
         }),
         Pattern::Discard => Box::new(Discard::start(ctx, transport, size)?),
-        Pattern::Back => Box::new(Back::start(ctx, transport, size, fpu)?),
+        Pattern::Back => Box::new(Back::start(
+            ctx,
+            transport,
+            Wiring::OnePerDirection,
+            size,
+            fpu,
+        )?),
     })
+}
+
+/// `back` over one UNIX stream socket pair used in both directions, as lmbench's
+/// lat_unix wires it.
+pub fn prepare_back_both_ways(ctx: &Ctx, size: usize) -> Result<Box<dyn Workload>> {
+    assert!((4..=MAX_MESSAGE).contains(&size));
+    Ok(Box::new(Back::start(
+        ctx,
+        Transport::UnixStream,
+        Wiring::OneBothWays,
+        size,
+        false,
+    )?))
 }
 
 struct ToSelf {
@@ -261,26 +295,45 @@ struct Back {
     fpu: bool,
     registers: [f64; 8],
     transport: Transport,
+    wiring: Wiring,
 }
 
 impl Back {
-    fn start(ctx: &Ctx, transport: Transport, size: usize, fpu: bool) -> Result<Back> {
+    fn start(
+        ctx: &Ctx,
+        transport: Transport,
+        wiring: Wiring,
+        size: usize,
+        fpu: bool,
+    ) -> Result<Back> {
         let pair = Pair::resolve(ctx.options.placement, &ctx.host.usable_cpus)?;
-        let down = transport.channel()?;
-        let up = transport.channel()?;
-        let (child_rx, child_tx) = (down.rx.as_raw_fd(), up.tx.as_raw_fd());
-        let partner = Partner::start(pair, move || echo_child(child_rx, child_tx, size, fpu))?;
-        drop(down.rx);
-        drop(up.tx);
+        let (parent_tx, parent_rx, child_rx, child_tx) = match wiring {
+            Wiring::OnePerDirection => {
+                let down = transport.channel()?;
+                let up = transport.channel()?;
+                (down.tx, up.rx, down.rx, up.tx)
+            }
+            Wiring::OneBothWays => {
+                let both = transport.channel()?;
+                let parent_rx = both.tx.try_clone().context("dup")?;
+                let child_tx = both.rx.try_clone().context("dup")?;
+                (both.tx, parent_rx, both.rx, child_tx)
+            }
+        };
+        let (rx, tx) = (child_rx.as_raw_fd(), child_tx.as_raw_fd());
+        let partner = Partner::start(pair, move || echo_child(rx, tx, size, fpu))?;
+        drop(child_rx);
+        drop(child_tx);
         Ok(Back {
             partner,
-            to_child: down.tx,
-            from_child: up.rx,
+            to_child: parent_tx,
+            from_child: parent_rx,
             buf: [0x5a; MAX_MESSAGE],
             size,
             fpu,
             registers: [1.0; 8],
             transport,
+            wiring,
         })
     }
 }
@@ -358,7 +411,10 @@ impl Workload for Back {
         Some(Details::of(&RoundTrip {
             partner: self.partner.finish_record(),
             message_bytes: self.size,
-            transport: self.transport.name().to_string(),
+            transport: match self.wiring {
+                Wiring::OnePerDirection => self.transport.name().to_string(),
+                Wiring::OneBothWays => format!("{}, one pair both ways", self.transport.name()),
+            },
             vector_registers_live: self.fpu,
         }))
     }
@@ -387,10 +443,27 @@ mod tests {
     }
 
     #[test]
+    fn one_socket_pair_carries_both_directions_and_says_so() {
+        let _one_at_a_time = forking();
+        with_ctx(Placement::Free, |ctx| {
+            let mut w = prepare_back_both_ways(ctx, 4).unwrap();
+            w.run(300).unwrap();
+            let d: RoundTrip = w.details().unwrap().read().unwrap();
+            assert_eq!(d.transport, "unix stream socket, one pair both ways");
+            assert_eq!(d.partner.child_cpu_time.unwrap().ops, 300);
+            let mut w = prepare(ctx, Transport::UnixStream, Pattern::Back, 4, false).unwrap();
+            w.run(10).unwrap();
+            let d: RoundTrip = w.details().unwrap().read().unwrap();
+            assert_eq!(d.transport, "unix stream socket");
+        });
+    }
+
+    #[test]
     fn a_dead_partner_fails_the_operation_with_its_status() {
         let _one_at_a_time = forking();
         with_ctx(Placement::Free, |ctx| {
-            let mut w = Back::start(ctx, Transport::Pipe, 4, false).unwrap();
+            let mut w =
+                Back::start(ctx, Transport::Pipe, Wiring::OnePerDirection, 4, false).unwrap();
             w.run(10).unwrap();
             let pid = w.partner.child_mut().pid();
             // SAFETY: killing our own child.

@@ -1,8 +1,9 @@
 //! §2 `udg`: the self / discard / back patterns of seed 001 over UNIX-domain datagram
 //! sockets (`udgself`, `udgdiscard`, `udgback` in the seed's `run` script; their results
 //! were not printed in Table 2). Same timing model and checks as the pipe rows
-//! ([`super::message`]); each message is one datagram, and `back` uses one socket pair in
-//! both directions.
+//! ([`super::message`]); each message is one datagram, and `back` uses a socket pair each
+//! way, as the pipe rows use a pipe each way. `ustream.back.4` is lmbench's lat_unix: a
+//! stream socket pair, one for both directions.
 
 use super::message::{self, Pattern, Transport};
 use super::micro::berkeley;
@@ -54,12 +55,13 @@ fn rows() -> Vec<Benchmark> {
         )
         .partnered(),
         // The stream case, which lmbench's lat_unix measures (a datagram row is not the
-        // same operation: no stream bookkeeping, one skb per message).
+        // same operation: no stream bookkeeping, one skb per message), wired as lat_unix
+        // wires it: one socket pair, both directions (see message::Wiring for the cost).
         Benchmark::new(
             "ustream.back.4",
-            "round trip of a 4-byte message with a child over a UNIX stream socket pair",
+            "round trip of a 4-byte message with a child over one UNIX stream socket pair",
             Source::Modern("the stream case of udg.back.4, as lmbench's lat_unix measures it"),
-            |c| message::prepare(c, Transport::UnixStream, Pattern::Back, 4, false),
+            |c| message::prepare_back_both_ways(c, 4),
         )
         .with_family("udg")
         .partnered()
