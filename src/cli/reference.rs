@@ -62,7 +62,16 @@ fn one(name: &str) -> Result<String> {
             suggest::hint(name, names.iter().copied())
         ))
     })?;
-    let figures = reference::figures_of(name);
+    // Its figures in another configuration too (seed 000's 11/70 in C8), each with its
+    // place: the conversions `table` refers to, though `compare` uses the main one's only.
+    let figures: Vec<_> = reference::figures_of(name)
+        .into_iter()
+        .chain(
+            reference::other_config_figures()
+                .into_iter()
+                .filter(|f| f.machine == name),
+        )
+        .collect();
     if figures.is_empty() {
         return Ok(format!(
             "{}: {}, {} — {}\nno figure of this machine is printed in the seeds: there is \

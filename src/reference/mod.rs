@@ -130,6 +130,14 @@ impl Figure {
     pub fn measure(&self) -> Measure {
         Measure::new(self.value, self.unit, self.basis.clone())
     }
+
+    /// The configuration of the machine the figure was measured in, as its place names it
+    /// ("Table 10, row # Scripts 1, Config C8, Real" → "C8"): seed 000 names one for every
+    /// figure, the other seeds none.
+    pub fn config(&self) -> Option<&str> {
+        let (_, rest) = self.place.split_once("Config ")?;
+        rest.split([',', ' ']).next().filter(|c| !c.is_empty())
+    }
 }
 
 /// Every reference machine, in the order of the seeds.
@@ -149,7 +157,16 @@ pub fn command_figures() -> Vec<Figure> {
     seed000::attachment_c_figures()
 }
 
-/// Every figure of every machine.
+/// Figures of a machine in another configuration than the one its [`figures`] are of:
+/// seed 000's 11/70 in Config C8 (Table 10; its Attachment C table is among
+/// [`command_figures`]), beside C7, the paper's main 11/70. Kept out of [`figures`], so
+/// that one machine, id and quantity name one figure ([`headline`], `compare`); the seed
+/// tables set them in a column of their own, and `timeshare reference MACHINE` lists them.
+pub fn other_config_figures() -> Vec<Figure> {
+    seed000::config_c8()
+}
+
+/// Every figure of every machine, one for each machine, id and quantity.
 pub fn figures() -> Vec<Figure> {
     let mut all = Vec::new();
     all.extend(seed000::figures());
@@ -280,6 +297,42 @@ mod tests {
 
     // That every figure's id is a registered row, with the unit and basis of the row, is
     // checked where the registry can be seen: tests/it/basis.rs.
+
+    #[test]
+    fn the_11_70_s_headline_of_a_script_is_c7_s_never_c8_s() {
+        let f = headline("pdp11-70", "load.script.1").expect("transcribed");
+        assert_eq!(f.value, minutes_seconds("4:18.7"), "{f:?}");
+        assert_eq!(f.config(), Some("C7"), "{f:?}");
+        // C8's figures are of the same machine and ids, and never among `figures`.
+        let c8 = other_config_figures();
+        assert_eq!(c8.len(), 4, "real and CPU of 1 and 5 scripts: {c8:#?}");
+        for f in &c8 {
+            assert_eq!((f.machine, f.config()), ("pdp11-70", Some("C8")), "{f:?}");
+        }
+        assert!(figures().iter().all(|f| f.config() != Some("C8")));
+        let c8_one = c8
+            .iter()
+            .find(|f| f.id == "load.script.1" && f.quantity == Quantity::Headline)
+            .expect("C8, 1 script");
+        assert_eq!(c8_one.value, minutes_seconds("4:07.0"));
+    }
+
+    #[test]
+    fn a_figure_s_configuration_is_read_from_its_place() {
+        let f = |place: &str| Figure {
+            place: place.to_string(),
+            ..headline("pdp11-70", "load.script.1").unwrap()
+        };
+        assert_eq!(
+            f("Table 10, row # Scripts 1, Config C8, CPU").config(),
+            Some("C8")
+        );
+        assert_eq!(
+            f("Table 5, row disk to itself, Config C7 RP04 to RP04*, Real").config(),
+            Some("C7")
+        );
+        assert_eq!(f("Table 2, row syscall, Elapsed").config(), None);
+    }
 
     #[test]
     fn minutes_and_seconds_are_read() {

@@ -7,7 +7,11 @@
 //! C: `cpu.intfloat.1` … `.4`), Table 9 (N copies of a compute-bound program, average
 //! real per copy: `load.cpu.N`) and Table 10 (N command scripts, real per script:
 //! `load.script.N`). The seed's configurations differ in I/O devices only: the 11/45 is
-//! C1 in Table 1 and C2 elsewhere; the 11/70 is C4 in Table 1 and C7 elsewhere.
+//! C1 in Table 1 and C2 elsewhere; the 11/70 is C4 in Table 1 and C7 elsewhere, and
+//! Table 10 has it also as C8 (C7 with /tmp on the memory device, 1 and 5 scripts:
+//! [`config_c8`]). C7 is the paper's 11/70, the one `pdp11-70`'s figures are of; C8's are
+//! kept out of [`figures`], so that a figure found by machine, id and quantity is never
+//! C8's, and the seed tables set them in a column of their own.
 //!
 //! Bases: Table 1 is per game of 130 plies (both sides of a 65-move game), Table 3 per
 //! program run; Table 9's real is "the average of all the programs run simultaneously",
@@ -25,13 +29,13 @@
 //! two devices (RF11, RK05, RS03/RS04 to RP03/RP04: no pair of today's devices to set
 //! beside them), Tables 6–8 (rebuilding UNIX and the Fortran compiler, and a crypt run
 //! over /usr/dict/words: different programs from `mixed.*`'s bundled ones, so a ratio
-//! would mean nothing) and Config C8's table of Attachment C.
+//! would mean nothing).
 //!
 //! Attachment C (the shell accounting of Table 10's scripts, per command: 11/45 C2 and
-//! 11/70 C7, 1, 5 and 9 scripts) is transcribed as tables of its own ([`attachment_c`]),
-//! and as figures of `load.script.N` per command ([`attachment_c_figures`]): its rows are
-//! commands, not catalogue ids, so they are kept out of [`super::figures`] and only
-//! `table 000-C` sets them beside today's accounting.
+//! 11/70 C7, 1, 5 and 9 scripts, and 11/70 C8, 5 scripts) is transcribed as tables of its
+//! own ([`attachment_c`]), and as figures of `load.script.N` per command
+//! ([`attachment_c_figures`]): its rows are commands, not catalogue ids, so they are kept
+//! out of [`super::figures`] and only `table 000-C` sets them beside today's accounting.
 
 use super::{minutes_seconds, per_op, Figure, Quantity};
 use crate::model::details::io::BYTE_COPIED;
@@ -105,6 +109,28 @@ pub fn figures() -> Vec<Figure> {
         "C7",
         "8.8",
     ));
+    out
+}
+
+/// Table 10's third configuration, C8: the 11/70 of C7 with /tmp on the memory device
+/// (Attachment B), 1 and 5 scripts only: (row, id, Real, CPU), as printed. Its Inc (4.0)
+/// and Ratio Real (2.3, 2.7: the 11/45's C2 real over C8's) are not figures of their own;
+/// the test below checks them against the real times.
+#[rustfmt::skip]
+const C8_SCRIPTS: &[(&str, &str, &str, &str)] = &[
+    ("# Scripts 1", "load.script.1", "4:07.0", "3:11.2"),
+    ("# Scripts 5", "load.script.5", "16:25.4", "3:22.9"),
+];
+
+/// Table 10's Config C8 rows, real and CPU per script, as C7's are. Not among
+/// [`figures`]: C8 is the same machine as C7 (`pdp11-70`), and a figure looked up by
+/// machine, id and quantity (`headline`, `compare`) must be C7's, the paper's main 11/70.
+pub fn config_c8() -> Vec<Figure> {
+    let mut out = Vec::new();
+    for &(row, id, real, cpu_time) in C8_SCRIPTS {
+        out.push(job("pdp11-70", id, "Table 10", row, "C8", real));
+        out.push(cpu("pdp11-70", id, "Table 10", row, "C8", cpu_time));
+    }
     out
 }
 
@@ -444,6 +470,32 @@ const C7_9: &[Line] = &[
     ("echo", 35, "1.92", "0.94", "0.07", "0.06", "0.03", "16.2"),
 ];
 
+/// 11/70, Config C8 (C7 with /tmp on the memory device), 5 scripts, summation of 1 run.
+#[rustfmt::skip]
+const C8_5: &[Line] = &[
+    ("ed", 89, "17.32", "25.39", "30.43", "4.27", "24.16", "5.9"),
+    ("sh", 61, "11.87", "47.43", "38.95", "10.10", "39.17", "4.7"),
+    ("ls", 59, "11.48", "4.22", "3.35", "0.77", "2.88", "5.5"),
+    ("cat", 49, "9.53", "2.69", "1.78", "0.53", "1.66", "5.1"),
+    ("rm", 39, "7.59", "1.82", "0.96", "0.21", "0.52", "8.6"),
+    ("cp", 30, "5.84", "1.63", "0.66", "0.22", "0.42", "7.3"),
+    ("pr", 20, "3.89", "7.15", "1.93", "2.68", "3.41", "2.7"),
+    ("du", 20, "3.89", "3.80", "1.02", "0.61", "0.78", "6.2"),
+    ("mv", 19, "3.70", "0.74", "0.19", "0.07", "0.09", "10.1"),
+    ("cc", 18, "3.50", "45.17", "10.95", "11.12", "12.73", "4.1"),
+    ("**gok", 10, "1.95", "51.30", "6.91", "13.20", "8.39", "3.9"),
+    ("colv", 10, "1.95", "0.20", "0.03", "6.30", "4.01", "0.0"),
+    ("ps", 10, "1.95", "10.90", "1.47", "1.17", "0.74", "9.3"),
+    ("grep", 10, "1.95", "4.10", "0.55", "1.02", "0.65", "4.0"),
+    ("pwd", 10, "1.95", "2.50", "0.34", "0.22", "0.14", "11.6"),
+    ("rmdir", 10, "1.95", "0.80", "0.11", "0.09", "0.06", "8.7"),
+    ("mkdir", 10, "1.95", "0.80", "0.11", "0.09", "0.06", "8.7"),
+    ("who", 10, "1.95", "0.80", "0.11", "0.08", "0.05", "10.2"),
+    ("date", 10, "1.95", "0.30", "0.04", "0.05", "0.03", "6.4"),
+    ("chmod", 10, "1.95", "0.60", "0.08", "0.04", "0.03", "13.8"),
+    ("echo", 9, "1.75", "0.44", "0.05", "0.06", "0.03", "7.5"),
+];
+
 /// (machine, config, scripts, runs, lines, Total's No. Cmds, Avg Real, Avg CPU, Real/CPU,
 /// unlisted commands).
 type Accounting = (
@@ -459,13 +511,14 @@ type Accounting = (
     u32,
 );
 
-/// The six tables, as [`Accounting`]; the last field counts the commands the Total holds
+/// The seven tables, as [`Accounting`]; the last field counts the commands the Total holds
 /// that no printed line does.
 ///
-/// Two Totals count one command more than their lines add up to (1534 for 1533 and 1824
-/// for 1823), and their percentages are of the Total: a line of one command was left out
-/// of the printed table, not mistyped. Config C8's table (11/70, 5 scripts, one run) is
-/// not transcribed, as its Table 10 rows are not.
+/// Three Totals count one command more than their lines add up to (1534 for 1533, 1824
+/// for 1823 and C8's 514 for 513), and their percentages are of the Total (C8's ed, 89
+/// commands, is 17.32%: 89/514, where 89/513 would be 17.35%): a line of one command was
+/// left out of the printed table, not mistyped. Their real and CPU averages and shares
+/// add up to the Total's as the others' do.
 #[rustfmt::skip]
 const ACCOUNTING: &[Accounting] = &[
     ("pdp11-45", "C2", 1, 3, C2_1, 312, "8.23", "5.53", "1.5", 0),
@@ -474,6 +527,7 @@ const ACCOUNTING: &[Accounting] = &[
     ("pdp11-70", "C7", 1, 3, C7_1, 313, "3.75", "2.93", "1.3", 0),
     ("pdp11-70", "C7", 5, 3, C7_5, 1526, "14.43", "3.12", "4.6", 0),
     ("pdp11-70", "C7", 9, 2, C7_9, 1824, "27.58", "3.29", "8.4", 1),
+    ("pdp11-70", "C8", 5, 1, C8_5, 514, "14.45", "3.06", "4.7", 1),
 ];
 /// One line of an Attachment C table (or its Total line), as numbers. Percentages are as
 /// printed (0–100); the Total line prints none.
@@ -512,7 +566,7 @@ fn number(text: &str) -> f64 {
     text.parse().expect(text)
 }
 
-/// Attachment C's six tables, in the paper's order.
+/// Attachment C's seven tables, in the paper's order.
 pub fn attachment_c() -> Vec<CommandTable> {
     ACCOUNTING
         .iter()
@@ -791,10 +845,63 @@ mod tests {
         })
     }
 
+    /// Table 10's real time of `config` with `id`'s number of scripts, C8's included.
+    fn table_10_real(config: &str, id: &str) -> f64 {
+        figures()
+            .into_iter()
+            .chain(config_c8())
+            .find(|f| {
+                f.place.starts_with("Table 10,")
+                    && f.config() == Some(config)
+                    && f.id == id
+                    && f.quantity == Quantity::Headline
+            })
+            .unwrap_or_else(|| panic!("Table 10, {config}, {id}"))
+            .value
+    }
+
+    #[test]
+    fn table_10_s_printed_inc_and_ratio_real_follow_from_its_real_times() {
+        // (config, scripts, Inc, Ratio Real) as printed: Inc is the real time over the
+        // same configuration's with 1 script, Ratio Real the 11/45's (C2) over it. A real
+        // time misread, or C8's set in C7's place, breaks one.
+        #[rustfmt::skip]
+        let printed: &[(&str, usize, Option<f64>, Option<f64>)] = &[
+            ("C2", 5, Some(4.8), None),
+            ("C2", 9, Some(9.4), None),
+            ("C7", 1, None, Some(2.2)),
+            ("C7", 5, Some(3.8), Some(2.7)),
+            ("C7", 9, Some(6.8), Some(3.0)),
+            ("C8", 1, None, Some(2.3)),
+            ("C8", 5, Some(4.0), Some(2.7)),
+        ];
+        for &(config, n, inc, ratio) in printed {
+            let id = format!("load.script.{n}");
+            let real = table_10_real(config, &id);
+            let one_decimal = |x: f64, printed: f64| (x - printed).abs() <= 0.05 + 1e-9;
+            if let Some(inc) = inc {
+                let x = real / table_10_real(config, "load.script.1");
+                assert!(
+                    one_decimal(x, inc),
+                    "{config} {n}: Inc {x:.3}, printed {inc}"
+                );
+            }
+            if let Some(ratio) = ratio {
+                let x = table_10_real("C2", &id) / real;
+                assert!(
+                    one_decimal(x, ratio),
+                    "{config} {n}: Ratio Real {x:.3}, printed {ratio}"
+                );
+            }
+        }
+    }
+
     #[test]
     fn attachment_c_s_tables_add_up() {
         let tables = attachment_c();
-        assert_eq!(tables.len(), 6);
+        let which: Vec<(&str, usize)> = tables.iter().map(|t| (t.config, t.scripts)).collect();
+        #[rustfmt::skip]
+        assert_eq!(which, [("C2", 1), ("C2", 5), ("C2", 9), ("C7", 1), ("C7", 5), ("C7", 9), ("C8", 5)]);
         for t in &tables {
             let wrong = arithmetic(t);
             assert!(
@@ -832,6 +939,48 @@ mod tests {
             wrong.iter().any(|w| w.starts_with("ed: real/CPU")),
             "{wrong:#?}"
         );
+    }
+
+    /// Config C8's table (the last).
+    fn c8() -> CommandTable {
+        let t = attachment_c().pop().unwrap();
+        assert_eq!(
+            (t.machine, t.config, t.scripts, t.runs),
+            ("pdp11-70", "C8", 5, 1)
+        );
+        t
+    }
+
+    #[test]
+    fn c8_s_lines_add_up_to_one_command_less_than_its_total_and_its_shares_are_of_the_total() {
+        let t = c8();
+        assert!(arithmetic(&t).is_empty(), "{:#?}", arithmetic(&t));
+        let listed: u32 = t.lines.iter().map(|l| l.count).sum();
+        assert_eq!((listed, t.total.count, t.unlisted), (513, 514, 1));
+        // Read as a Total of the listed lines, the shares no longer hold: ed's 17.32% is
+        // 89/514, not 89/513.
+        let mut listed_only = t.clone();
+        (listed_only.total.count, listed_only.unlisted) = (513, 0);
+        let wrong = arithmetic(&listed_only);
+        assert!(
+            wrong.iter().any(|w| w.starts_with("ed: count")),
+            "{wrong:#?}"
+        );
+    }
+
+    #[test]
+    fn a_c8_cell_in_the_wrong_column_is_caught() {
+        // The text prints C8's cells shifted as the others': ed's Avg CPU and its % swapped.
+        let mut t = c8();
+        let ed = &mut t.lines[0];
+        (ed.avg_cpu_s, ed.cpu_pct) = (ed.cpu_pct.unwrap(), Some(ed.avg_cpu_s));
+        let wrong = arithmetic(&t);
+        assert!(wrong.iter().any(|w| w.starts_with("ed: CPU")), "{wrong:#?}");
+        // C7's 5-script line in C8's place (its ps: 21.43 s real for C8's 10.90 s).
+        let mut t = c8();
+        let ps = t.lines.iter_mut().find(|l| l.command == "ps").unwrap();
+        ps.avg_real_s = 21.43;
+        assert!(!arithmetic(&t).is_empty());
     }
 
     #[test]

@@ -1,8 +1,9 @@
 //! Seed 000's Attachment C as `timeshare table 000-C` prints it: for 1, 5 and 9 scripts,
 //! each command of the script with the paper's share of the commands, average real and
-//! CPU time per command and real/CPU on the 11/45 and the 11/70, beside today's
-//! `load.script.N` accounting of the same statistic, per command too. Commands are matched
-//! by name; a ratio is given only for a command both have, of the same statistic and
+//! CPU time per command and real/CPU on the 11/45 and the 11/70 (with 5 scripts, in two
+//! configurations: C7 and C8, each a column with its ratio), beside today's
+//! `load.script.N` accounting of the same statistic, per command too. Commands are
+//! matched by name; a ratio is given only for a command both have, of the same statistic and
 //! basis (checked by [`Measure::divided_by`]), and never for the lines whose meaning
 //! differs (sh and the Total: see `NO_RATIO`).
 
@@ -162,17 +163,22 @@ fn paper_cell(line: &CommandLine, quantity: Quantity) -> String {
     }
 }
 
-/// The paper's figure of `command`'s line (or the Total) in the table of `machine`.
+/// The paper's figure of `command`'s line (or the Total) in the table `t` (its machine
+/// and configuration: the 11/70's C7 and C8 have one number of scripts in common).
 fn paper_figure<'f>(
     figures: &'f [Figure],
-    machine: &str,
+    t: &CommandTable,
     id: &str,
     command: &str,
     quantity: Quantity,
 ) -> Option<&'f Figure> {
     let row = format!("row {command},");
     figures.iter().find(|f| {
-        f.machine == machine && f.id == id && f.quantity == quantity && f.place.contains(&row)
+        f.machine == t.machine
+            && f.config() == Some(t.config)
+            && f.id == id
+            && f.quantity == quantity
+            && f.place.contains(&row)
     })
 }
 
@@ -252,19 +258,21 @@ fn block(
 ) -> String {
     let id = format!("load.script.{n}");
     let today = Today::of(sources, &id);
-    let machines: Vec<&str> = tables.iter().map(|t| t.machine).collect();
-    let last = machines.last().copied().unwrap_or("");
+    let against = against(tables);
     let mut header = vec!["command".to_string(), "stat".to_string()];
     header.push(match (&today, several) {
         (Today::Measured { source, .. }, true) => format!("today\n{}", sources[*source].name),
         _ => "today".to_string(),
     });
     header.extend(
-        machines
+        tables
             .iter()
-            .map(|m| format!("{}\n{}", short(m), config_of(tables, m))),
+            .map(|t| format!("{}\n{}", short(t.machine), t.config)),
     );
-    header.push(format!("today vs\n{}", short(last)));
+    header.extend(against.iter().map(|t| match against.len() {
+        1 => format!("today vs\n{}", short(t.machine)),
+        _ => format!("today vs\n{} {}", short(t.machine), t.config),
+    }));
     let refs: Vec<&str> = header.iter().map(String::as_str).collect();
     let mut t = new_table(&refs);
     let (paper, extra) = commands_of(tables, &today);
@@ -278,7 +286,7 @@ fn block(
             today_only.insert(command.clone());
         }
         t.add_row(row(
-            command, LINE_STATS, &today, tables, figures, &id, last, reasons,
+            command, LINE_STATS, &today, tables, figures, &id, &against, reasons,
         ));
     }
     t.add_row(row(
@@ -288,7 +296,7 @@ fn block(
         tables,
         figures,
         &id,
-        last,
+        &against,
         reasons,
     ));
     let cols: Vec<usize> = (2..header.len()).collect();
@@ -305,7 +313,7 @@ fn row(
     tables: &[&CommandTable],
     figures: &[Figure],
     id: &str,
-    last: &str,
+    against: &[&CommandTable],
     reasons: &mut Vec<String>,
 ) -> Vec<String> {
     let is_total = command == TOTAL;
@@ -342,23 +350,37 @@ fn row(
             None => "no line".to_string(),
         });
     }
-    let ratios: Vec<String> = stats
-        .iter()
-        .map(|&q| ratio_cell(command, q, today, figures, id, last, reasons))
-        .collect();
-    cells.push(ratios.join("\n"));
+    for t in against {
+        let ratios: Vec<String> = stats
+            .iter()
+            .map(|&q| ratio_cell(command, q, today, figures, id, t, reasons))
+            .collect();
+        cells.push(ratios.join("\n"));
+    }
     cells
 }
 
-/// How many times faster today is than `last`, for the same command and statistic: the
-/// times only (a share or a real/CPU is not a speed), never for [`NO_RATIO`]'s lines.
+/// The tables today is set against: the last machine's, one for each configuration
+/// (the 11/70's C7, and C8 with 5 scripts).
+fn against<'t>(tables: &[&'t CommandTable]) -> Vec<&'t CommandTable> {
+    let last = tables.last().map(|t| t.machine);
+    tables
+        .iter()
+        .copied()
+        .filter(|t| Some(t.machine) == last)
+        .collect()
+}
+
+/// How many times faster today is than the table `last`, for the same command and
+/// statistic: the times only (a share or a real/CPU is not a speed), never for
+/// [`NO_RATIO`]'s lines.
 fn ratio_cell(
     command: &str,
     quantity: Quantity,
     today: &Today,
     figures: &[Figure],
     id: &str,
-    last: &str,
+    last: &CommandTable,
     reasons: &mut Vec<String>,
 ) -> String {
     if !matches!(quantity, Quantity::CommandReal | Quantity::CommandCpu)
@@ -377,7 +399,11 @@ fn ratio_cell(
         Err(why) => {
             let why = match why {
                 NotComparable::Ops { first, second } => {
-                    format!("today per {second}, {} per {first}", short(last))
+                    format!(
+                        "today per {second}, {} {} per {first}",
+                        short(last.machine),
+                        last.config
+                    )
                 }
                 other => other.to_string(),
             };
@@ -385,13 +411,6 @@ fn ratio_cell(
             "not comparable".into()
         }
     }
-}
-
-fn config_of(tables: &[&CommandTable], machine: &str) -> &'static str {
-    tables
-        .iter()
-        .find(|t| t.machine == machine)
-        .map_or("", |t| t.config)
 }
 
 /// "pdp11-70" → "11/70", as the paper's tables name the machines.
@@ -459,11 +478,25 @@ pub fn render_from(table: &SeedTable, sources: &[Source]) -> String {
         ));
     }
     let last = paper.last().map_or("", |t| t.machine);
+    let mut configs: Vec<&str> = Vec::new();
+    for t in paper.iter().filter(|t| t.machine == last) {
+        if !configs.contains(&t.config) {
+            configs.push(t.config);
+        }
+    }
+    let each = match configs.as_slice() {
+        [_] => String::new(),
+        several => format!(
+            "; where a table has {last} in {} configurations ({}), one such column for each",
+            several.len(),
+            several.join(", ")
+        ),
+    };
     out.push_str(&format!(
         "each figure is per command, averaged over every time it ran in every run and script, \
          the paper's summed over its runs as today's over the row's samples; count % is of all \
          the commands accounted. The last column is how many times faster today is than {last} \
-         (avg real, avg CPU), for a command both have.\n"
+         (avg real, avg CPU), for a command both have{each}.\n"
     ));
     if !paper_only.is_empty() {
         out.push_str(&format!(

@@ -1,9 +1,10 @@
 //! A run printed in the layout of one of the seeds' tables: the seed's rows in the seed's
 //! order, today's figure beside the historical machines' columns, and today's speed-up
-//! over the last of them. All figures per operation (the conversion of each historical
-//! figure is in `timeshare reference MACHINE`): today's whole jobs are divided by the
-//! operations their basis declares, and a row whose figures are of different operations
-//! says "not comparable", with the reason under the table.
+//! over the last of them (over each of its configurations, where the table has it in
+//! more than one: seed 000's 11/70 in C7 and C8). All figures per operation (the
+//! conversion of each historical figure is in `timeshare reference MACHINE`): today's
+//! whole jobs are divided by the operations their basis declares, and a row whose figures
+//! are of different operations says "not comparable", with the reason under the table.
 
 use crate::model::details::load::{IoInterference, BYTE_READ_BESIDE, PER_COMMAND};
 use crate::model::details::vm::{Paging, PAGE_FAULT};
@@ -134,8 +135,9 @@ const ATTACHMENT_C: &[&str] = &[
     "the paper's real times were accounted in whole seconds per command (its averages are \
      multiples of 1/count s): a printed 0.00 s is shown as < 1 s, with no real/CPU, and a real/CPU printed 0.0 as \
      < 0.05. The \
-     Total line's averages are over every command, sh included, as the paper's; Config C8's \
-     table is not transcribed",
+     Total line's averages are over every command, sh included, as the paper's",
+    "the 11/70 is in two configurations with 5 scripts: C7, the paper's 11/70, and C8, the \
+     same with /tmp on the memory device (one run); each has its column and its ratio",
 ];
 
 /// Today's path translations by cache state and depth (001 Tables 9 and 10).
@@ -221,10 +223,13 @@ pub const TABLES: &[SeedTable] = &[
     SeedTable { key: "000-10", seed: "000", prefix: "Table 10,", title: "N command scripts (real and CPU per script)",
         quantities: HC,
         why: &["the 1975 script ran the commands of its day; load.script runs the bundled user1975 \
-                script's nearest modern equivalents. Config C8 rows are not transcribed",
-               "the last column is the 11/70's average real time per script divided by today's: \
+                script's nearest modern equivalents",
+               "the last columns are the 11/70's average real time per script divided by today's: \
                 two different scripts' lengths as much as two machines; Inc (average real / real \
-                of one script) is in `timeshare show RUN`"], ..T },
+                of one script) is in `timeshare show RUN`",
+               "the 11/70 is in two configurations: C7, the paper's 11/70 (the one `compare` and \
+                `reference` set beside a run), and C8, the same with /tmp on the memory device, \
+                run with 1 and 5 scripts only; each has its column and its ratio"], ..T },
     SeedTable { key: "000-11", seed: "000", prefix: "Table 11,", title: "a compute-bound program beside K disk readers (usr CPU, ratio alone, read rate)",
         quantities: TABLE11,
         why: &["the paper's readers were dd's of raw RS04, RP04, RP03 and RK05 devices; today's read \
@@ -355,6 +360,7 @@ impl SeedTable {
     pub fn figures(&self) -> Vec<Figure> {
         reference::figures()
             .into_iter()
+            .chain(reference::other_config_figures())
             .chain(reference::command_figures())
             .filter(|f| f.seed == self.seed && f.place.starts_with(self.prefix))
             .filter(|f| self.only.is_none_or(|p| f.id.starts_with(p)))
@@ -410,14 +416,61 @@ impl SeedTable {
             .collect()
     }
 
-    fn machines(&self, figures: &[Figure]) -> Vec<&'static str> {
-        let mut ms: Vec<&'static str> = Vec::new();
+    /// The historical columns, in the order of the figures: one per machine, or one per
+    /// configuration of a machine the table has in more than one.
+    fn columns(&self, figures: &[Figure]) -> Vec<MachineColumn> {
+        let mut seen: Vec<(&'static str, Option<&str>)> = Vec::new();
         for f in figures {
-            if !ms.contains(&f.machine) {
-                ms.push(f.machine);
+            if !seen.contains(&(f.machine, f.config())) {
+                seen.push((f.machine, f.config()));
             }
         }
-        ms
+        let configs_of = |m: &str| seen.iter().filter(|(other, _)| *other == m).count();
+        let mut columns: Vec<MachineColumn> = Vec::new();
+        for &(machine, config) in &seen {
+            let column = MachineColumn {
+                machine,
+                config: (configs_of(machine) > 1)
+                    .then(|| config.map(str::to_string))
+                    .flatten(),
+            };
+            if !columns.contains(&column) {
+                columns.push(column);
+            }
+        }
+        columns
+    }
+}
+
+/// A historical column of a table: a machine, and its configuration where the table has
+/// the machine in more than one (seed 000's Table 10: the 11/70 in C7 and in C8), each
+/// configuration's figures in a column of their own and never taken for another's.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct MachineColumn {
+    machine: &'static str,
+    config: Option<String>,
+}
+
+impl MachineColumn {
+    /// Whether `f` is of this column.
+    fn holds(&self, f: &Figure) -> bool {
+        f.machine == self.machine && self.config.as_deref().is_none_or(|c| f.config() == Some(c))
+    }
+
+    /// "pdp11-70", or "pdp11-70 (C8)" where the configuration is named.
+    fn name(&self) -> String {
+        match &self.config {
+            Some(c) => format!("{} ({c})", self.machine),
+            None => self.machine.to_string(),
+        }
+    }
+
+    /// "11/70", or "11/70 C8".
+    fn short(&self) -> String {
+        match &self.config {
+            Some(c) => format!("{} {c}", short(self.machine)),
+            None => short(self.machine),
+        }
     }
 }
 
@@ -616,10 +669,11 @@ pub fn render(table: &SeedTable, run: &Run, run_name: &str, wide: bool) -> Strin
     )
 }
 
-/// A machine's column header: its short name, broken at its first space onto a second
-/// line ("11/45" over "fpp"), so that the header is no wider than the figures under it.
-fn header_of(machine: &str) -> String {
-    let name = short(machine);
+/// A column's header: its short name, broken at its first space onto a second line
+/// ("11/45" over "fpp", "11/70" over "C8"), so that the header is no wider than the
+/// figures under it.
+fn header_of(column: &MachineColumn) -> String {
+    let name = column.short();
     if name.contains(' ') {
         name.replacen(' ', "\n", 1)
     } else {
@@ -645,7 +699,7 @@ pub fn render_from(table: &SeedTable, sources: &[Source], wide: bool) -> String 
         return super::seed_commands::render_from(table, sources);
     }
     let figures = table.figures();
-    let machines = table.machines(&figures);
+    let columns = table.columns(&figures);
     let several = sources.len() > 1;
     let shown = table.shown(wide);
     let stacked = shown.len() > 1;
@@ -660,13 +714,15 @@ pub fn render_from(table: &SeedTable, sources: &[Source], wide: bool) -> String 
     } else {
         header.push(format!("today\n{}", names[0]));
     }
-    for m in &machines {
-        header.push(header_of(m));
+    for c in &columns {
+        header.push(header_of(c));
     }
-    let last = machines.last().copied().unwrap_or("");
     let ratio = table.quantities[0];
-    if !machines.is_empty() {
-        header.push(format!("today vs\n{}", short(last)));
+    // Today against the last machine, in each of its configurations the table has.
+    let last = columns.last().map(|c| c.machine);
+    let against: Vec<&MachineColumn> = columns.iter().filter(|c| Some(c.machine) == last).collect();
+    for c in &against {
+        header.push(format!("today vs\n{}", c.short()));
     }
     let header_refs: Vec<&str> = header.iter().map(String::as_str).collect();
     let mut t = new_table(&header_refs);
@@ -700,16 +756,17 @@ pub fn render_from(table: &SeedTable, sources: &[Source], wide: bool) -> String 
         if stacked {
             row.push(names.join("\n"));
         }
-        let then_text = |m: &str, q: Quantity| {
+        let then_of = |c: &MachineColumn, q: Quantity| {
             figures
                 .iter()
-                .find(|f| f.machine == m && f.id == id && f.quantity == q)
-                .map(|f| figure_text(q, f.value, f.unit))
+                .find(|f| c.holds(f) && f.id == id && f.quantity == q)
         };
+        let then_text =
+            |c: &MachineColumn, q: Quantity| then_of(c, q).map(|f| figure_text(q, f.value, f.unit));
         let today_cells: Vec<String> = shown.iter().map(|&q| today_text(result, q, mhz)).collect();
         row.push(today_cells.join("\n"));
-        for m in &machines {
-            let cells: Vec<Option<String>> = shown.iter().map(|&q| then_text(m, q)).collect();
+        for c in &columns {
+            let cells: Vec<Option<String>> = shown.iter().map(|&q| then_text(c, q)).collect();
             row.push(if cells.iter().all(Option::is_none) {
                 String::new()
             } else {
@@ -720,36 +777,35 @@ pub fn render_from(table: &SeedTable, sources: &[Source], wide: bool) -> String 
                     .join("\n")
             });
         }
-        if machines.is_empty() {
+        if columns.is_empty() {
             t.add_row(row);
             continue;
         }
-        let then = figures
-            .iter()
-            .find(|f| f.machine == last && f.id == id && f.quantity == ratio);
-        row.push(match (today(result, ratio, mhz), then) {
-            (Some(now), Some(f)) => match f.measure().divided_by(&now) {
-                Ok(then_over_now) => {
-                    let better = result.map(|r| r.better).unwrap_or(Better::Lower);
-                    let factor = match better {
-                        Better::Lower => then_over_now,
-                        Better::Higher => 1.0 / then_over_now,
-                    };
-                    format!("{}×", figures3(factor))
-                }
-                Err(why) => {
-                    let why = match why {
-                        NotComparable::Ops { first, second } => {
-                            format!("today per {second}, {} per {first}", short(last))
-                        }
-                        other => other.to_string(),
-                    };
-                    reasons.push(format!("{id}: {why}"));
-                    "not\ncomparable".into()
-                }
-            },
-            _ => String::new(),
-        });
+        for c in &against {
+            row.push(match (today(result, ratio, mhz), then_of(c, ratio)) {
+                (Some(now), Some(f)) => match f.measure().divided_by(&now) {
+                    Ok(then_over_now) => {
+                        let better = result.map(|r| r.better).unwrap_or(Better::Lower);
+                        let factor = match better {
+                            Better::Lower => then_over_now,
+                            Better::Higher => 1.0 / then_over_now,
+                        };
+                        format!("{}×", figures3(factor))
+                    }
+                    Err(why) => {
+                        let why = match why {
+                            NotComparable::Ops { first, second } => {
+                                format!("today per {second}, {} per {first}", c.short())
+                            }
+                            other => other.to_string(),
+                        };
+                        reasons.push(format!("{id}: {why}"));
+                        "not\ncomparable".into()
+                    }
+                },
+                _ => String::new(),
+            });
+        }
         t.add_row(row);
     }
     let first_col = if several { 3 } else { 2 } + usize::from(stacked);
@@ -795,16 +851,16 @@ pub fn render_from(table: &SeedTable, sources: &[Source], wide: bool) -> String 
         table.name(),
         table.title,
     );
-    if machines.is_empty() {
+    if columns.is_empty() {
         out.push_str(&format!("; no historical figures\n{t}\n"));
     } else {
+        let names: Vec<String> = columns.iter().map(MachineColumn::name).collect();
         out.push_str(&format!(
             "; columns: {}\n{t}\nhistorical figures are the seed's, converted to one operation \
              (`timeshare reference MACHINE` shows each conversion), and today's whole jobs are \
-             divided by the operations they hold; the last column is how many times faster \
-             today is than {last} ({}).\n",
-            machines.join(", "),
-            column_name(table, ratio),
+             divided by the operations they hold; {}.\n",
+            names.join(", "),
+            ratio_columns_are(&against, column_name(table, ratio)),
         ));
     }
     let hidden: Vec<&str> = table
@@ -836,6 +892,25 @@ pub fn render_from(table: &SeedTable, sources: &[Source], wide: bool) -> String 
         out.push_str(&format!("not comparable: {r}\n"));
     }
     out
+}
+
+/// What the ratio columns are: "the last column is how many times faster today is than
+/// pdp11-70 (elapsed)", or the same of each configuration's column.
+fn ratio_columns_are(against: &[&MachineColumn], statistic: &str) -> String {
+    match against {
+        [one] => format!(
+            "the last column is how many times faster today is than {} ({statistic})",
+            one.name()
+        ),
+        several => {
+            let names: Vec<String> = several.iter().map(|c| c.name()).collect();
+            format!(
+                "the last columns are how many times faster today is than {}, one column each \
+                 ({statistic})",
+                names.join(" and ")
+            )
+        }
+    }
 }
 
 /// Which of today's paging rows really paged, and how they ran (001 Tables 7 and 8: the
@@ -967,6 +1042,111 @@ mod tests {
         let mut none = timed(Unit::BytesPerSecond, 0.5);
         none.times.as_mut().unwrap().elapsed_s = 0.0;
         assert!(today(Some(&none), Quantity::User, None).is_none());
+    }
+
+    /// A run whose `load.script.N` rows took `real_s` per script, CPU a quarter of it.
+    fn scripts_run(rows: &[(usize, f64)]) -> Run {
+        use crate::model::details::load::PER_SCRIPT;
+        let results = rows
+            .iter()
+            .map(|&(n, real_s)| BenchResult {
+                status: Status::Ok,
+                summary: Some(crate::model::Summary::around(real_s, real_s / 100.0)),
+                times: Some(OpTimes {
+                    ops: 1,
+                    elapsed_s: real_s,
+                    user_s: real_s / 8.0,
+                    system_s: real_s / 8.0,
+                }),
+                ..BenchResult::new(
+                    format!("load.script.{n}"),
+                    "load",
+                    "fixture",
+                    Unit::Seconds,
+                    Better::Lower,
+                    Some(Basis::per(PER_SCRIPT)),
+                )
+            })
+            .collect();
+        Run {
+            schema_version: crate::model::SCHEMA_VERSION,
+            tool: crate::model::Tool::this(),
+            options: Default::default(),
+            environment: Default::default(),
+            started_at: chrono::Utc::now(),
+            finished_at: None,
+            status: crate::model::RunStatus::Complete,
+            warnings: Vec::new(),
+            results,
+        }
+    }
+
+    #[test]
+    fn table_10_of_seed_000_sets_c8_beside_c7_each_with_its_own_ratio() {
+        let table = find("000-10").unwrap();
+        let text = render(
+            table,
+            &scripts_run(&[(1, 0.5), (5, 1.0), (9, 2.0)]),
+            "run 1",
+            false,
+        );
+        let header: String = text.lines().take(6).collect::<Vec<_>>().join("\n");
+        assert!(header.contains("pdp11-70 (C7), pdp11-70 (C8)"), "{text}");
+        let cells = |prefix: &str| -> Vec<String> {
+            let line = text
+                .lines()
+                .find(|l| l.starts_with(prefix))
+                .unwrap_or_else(|| panic!("no {prefix}: {text}"));
+            line.split("  ")
+                .map(str::trim)
+                .filter(|c| !c.is_empty())
+                .map(str::to_string)
+                .collect()
+        };
+        // 1 script: C7's 4:18.7 and C8's 4:07.0, each over today's 0.5 s.
+        assert_eq!(
+            cells(" # Scripts 1"),
+            [
+                "# Scripts 1",
+                "load.script.1",
+                "elapsed",
+                "500 ms",
+                "560 s",
+                "259 s",
+                "247 s",
+                &format!("{}×", figures3(258.7 / 0.5)),
+                &format!("{}×", figures3(247.0 / 0.5)),
+            ],
+            "{text}"
+        );
+        // 5 scripts: C8's 16:25.4 over today's 1 s.
+        let five = cells(" # Scripts 5");
+        assert_eq!(
+            five.last().unwrap(),
+            &format!("{}×", figures3(985.4)),
+            "{text}"
+        );
+        // 9 scripts: C8 ran none, so no C8 figure and no ratio against it; C7's is there.
+        let nine = cells(" # Scripts 9");
+        assert_eq!(nine.len(), 7, "{nine:?}\n{text}");
+        assert_eq!(nine[5], "1767 s", "{text}");
+        assert_eq!(nine[6], format!("{}×", figures3(1767.4 / 2.0)), "{text}");
+    }
+
+    #[test]
+    fn a_table_with_one_configuration_a_machine_keeps_one_column_and_one_ratio() {
+        // Table 9: the 11/70 in C7 only.
+        let table = find("000-9").unwrap();
+        let figures = table.figures();
+        let columns: Vec<String> = table.columns(&figures).iter().map(|c| c.name()).collect();
+        assert_eq!(columns, ["pdp11-45", "pdp11-70"]);
+        let columns: Vec<String> = find("000-10")
+            .unwrap()
+            .columns(&find("000-10").unwrap().figures())
+            .iter()
+            .map(|c| c.name())
+            .collect();
+        assert_eq!(columns, ["pdp11-45", "pdp11-70 (C7)", "pdp11-70 (C8)"]);
     }
 
     #[test]

@@ -323,3 +323,46 @@ fn attachment_c_s_columns_are_per_command_and_a_per_script_figure_beside_them_is
     real.quantity = Quantity::Headline;
     assert_eq!(mismatches(&[real], &reg).len(), 1);
 }
+
+#[test]
+fn config_c8_s_figures_are_in_their_tables_with_the_basis_of_c7_s_and_today_s() {
+    let reg = Registry::with_defaults();
+    // Table 10: real and CPU per script, 1 and 5 scripts, as C7's; never `compare`'s.
+    let c8: Vec<Figure> = seed_table::find("000-10")
+        .unwrap()
+        .figures()
+        .into_iter()
+        .filter(|f| f.config() == Some("C8"))
+        .collect();
+    assert_eq!(c8.len(), 4, "{c8:#?}");
+    for f in &c8 {
+        let c7 = reference::figures()
+            .into_iter()
+            .find(|g| g.machine == f.machine && g.id == f.id && g.quantity == f.quantity)
+            .unwrap();
+        assert_eq!(c7.config(), Some("C7"), "{c7:?}");
+        assert_eq!((f.unit, &f.basis), (c7.unit, &c7.basis), "{f:?}");
+    }
+    assert_eq!(mismatches(&c8, &reg), vec![]);
+    // Attachment C, 5 scripts: every column, per command.
+    let c8: Vec<Figure> = seed_table::find("000-C")
+        .unwrap()
+        .figures()
+        .into_iter()
+        .filter(|f| f.config() == Some("C8"))
+        .collect();
+    for q in [
+        Quantity::CommandShare,
+        Quantity::CommandReal,
+        Quantity::CommandCpu,
+        Quantity::CommandRealPerCpu,
+    ] {
+        assert!(
+            c8.iter()
+                .any(|f| f.quantity == q && f.id == "load.script.5"),
+            "no C8 {q:?}"
+        );
+    }
+    assert!(c8.iter().all(|f| f.id == "load.script.5"));
+    assert_eq!(mismatches(&c8, &reg), vec![]);
+}

@@ -173,6 +173,76 @@ fn attachment_c_sets_today_s_commands_beside_the_paper_s_of_the_same_name() {
 }
 
 #[test]
+fn attachment_c_sets_the_11_70_s_c8_beside_its_c7_with_5_scripts_each_with_its_ratio() {
+    use timeshare::model::unit::format_value;
+    use timeshare::model::Unit;
+    use timeshare::report::compare::figures3;
+    let db = store_with(Path::new(FIXTURE));
+    let text = table(db.path(), &["000-C"]);
+    let fixture: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(FIXTURE).unwrap()).unwrap();
+    let five = text
+        .lines()
+        .position(|l| l.starts_with("5 scripts (load.script.5)"))
+        .unwrap_or_else(|| panic!("{text}"));
+    let heading: String = text
+        .lines()
+        .skip(five)
+        .take(3)
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert!(
+        heading.contains("11/70 C8 103 a script (514 in 1 run), 1 of them on no printed line"),
+        "{heading}"
+    );
+    // ed: the 11/45's 40.73 s, C7's 22.08 s and C8's 25.39 s, and today against each 11/70.
+    let ed = accounting(&fixture, "load.script.5")
+        .into_iter()
+        .find(|(c, _)| c == "ed")
+        .unwrap()
+        .1;
+    let line = avg_real_line(&text, "ed", five);
+    let cells: Vec<&str> = line
+        .split("  ")
+        .map(str::trim)
+        .filter(|c| !c.is_empty())
+        .collect();
+    assert_eq!(
+        cells,
+        vec![
+            "avg real",
+            &format_value(ed, Unit::SecondsPerOp),
+            "40.73 s",
+            "22.08 s",
+            "25.39 s",
+            &format!("{}×", figures3(22.08 / ed)),
+            &format!("{}×", figures3(25.39 / ed)),
+        ],
+        "{line}"
+    );
+    // C8's Total, and its colv's Real/CPU printed 0.0 as a bound.
+    let total = text
+        .lines()
+        .skip(five)
+        .find(|l| l.starts_with(" Total "))
+        .unwrap();
+    assert!(
+        total.contains("14.43 s") && total.contains("14.45 s"),
+        "{total}"
+    );
+    // One ratio column where the 11/70 has one configuration (1 and 9 scripts).
+    let vs = |block: &str| {
+        text.lines()
+            .skip_while(|l| !l.starts_with(block))
+            .find(|l| l.contains("today vs"))
+            .map_or(0, |l| l.matches("today vs").count())
+    };
+    assert_eq!(vs("1 script "), 1, "{text}");
+    assert_eq!(vs("5 scripts "), 2, "{text}");
+    assert_eq!(vs("9 scripts "), 1, "{text}");
+}
+
+#[test]
 fn attachment_c_without_a_load_script_row_says_so_and_prints_no_figure_for_it() {
     let mut fixture: serde_json::Value =
         serde_json::from_slice(&std::fs::read(FIXTURE).unwrap()).unwrap();
