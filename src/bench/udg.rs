@@ -71,7 +71,7 @@ fn rows() -> Vec<Benchmark> {
             "lat_unix",
             &[],
             Parse::LmbenchMicroseconds,
-            "per round trip of a small message over a UNIX stream socket pair",
+            "per round trip of a small message over one UNIX stream socket pair, used both ways",
         )),
         Benchmark::new(
             "udg.back.512",
