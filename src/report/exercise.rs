@@ -425,7 +425,7 @@ fn devez_summary(report: &Report) -> String {
 }
 
 /// Seconds for display; an exact zero (a share of CPU time below the clock tick) as "0".
-fn secs(s: f64) -> String {
+pub(super) fn secs(s: f64) -> String {
     if s == 0.0 {
         "0".into()
     } else {
