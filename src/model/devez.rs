@@ -71,8 +71,14 @@ pub struct BlockError {
 impl BlockError {
     pub fn describe(&self) -> String {
         format!(
-            "pass {} block {} (offset {}): {} bytes wrong from byte {} of the block; it holds {}",
-            self.pass, self.block, self.offset, self.bad_bytes, self.first_bad_byte, self.holds
+            "pass {} block {} (offset {}): {} byte{} wrong from byte {} of the block; it holds {}",
+            self.pass,
+            self.block,
+            self.offset,
+            self.bad_bytes,
+            if self.bad_bytes == 1 { "" } else { "s" },
+            self.first_bad_byte,
+            self.holds
         )
     }
 }
