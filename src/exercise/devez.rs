@@ -320,6 +320,13 @@ impl Device {
         match open(libc::O_DIRECT) {
             Ok(f) => {
                 record.direct = true;
+                if on_tmpfs(&f) {
+                    record.cache_note = Some(
+                        "the target is on tmpfs, whose storage is memory: O_DIRECT reads \
+                         come from there, and no device is exercised"
+                            .into(),
+                    );
+                }
                 Ok(f)
             }
             Err(e) => {
@@ -399,6 +406,17 @@ impl Device {
         }
         record.read_s += started.elapsed().as_secs_f64();
         result
+    }
+}
+
+/// Whether the file lies on tmpfs (since Linux 6.6 it takes O_DIRECT, but its pages are
+/// its storage: past the page cache there is no device).
+fn on_tmpfs(file: &File) -> bool {
+    use std::os::fd::AsRawFd;
+    // SAFETY: fstatfs fills the zeroed struct we own, from our own open descriptor.
+    unsafe {
+        let mut st: libc::statfs = std::mem::zeroed();
+        libc::fstatfs(file.as_raw_fd(), &mut st) == 0 && st.f_type == libc::TMPFS_MAGIC
     }
 }
 

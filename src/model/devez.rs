@@ -36,7 +36,8 @@ pub struct DevezRun {
     pub seed: u32,
     /// True when reads bypassed the page cache (O_DIRECT).
     pub direct: bool,
-    /// How the blocks were read back when not with O_DIRECT, and why.
+    /// How the blocks were read back when not with O_DIRECT, and why; or what O_DIRECT
+    /// does not bypass on this target (tmpfs, whose storage is the page cache).
     pub cache_note: Option<String>,
     /// Whole passes: every block written, synced, read back and checked.
     pub passes: u64,

@@ -82,7 +82,8 @@ fn devez_section(report: &Report) -> String {
     }
     right(&mut t, &[0, 1, 2, 3, 4, 5, 6, 7]);
     let cache = match (&run.direct, &run.cache_note) {
-        (true, _) => "read back with O_DIRECT, past the page cache".to_string(),
+        (true, Some(note)) => format!("read back with O_DIRECT; {note}"),
+        (true, None) => "read back with O_DIRECT, past the page cache".to_string(),
         (false, Some(note)) => note.clone(),
         (false, None) => "read back through the page cache".to_string(),
     };

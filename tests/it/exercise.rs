@@ -905,3 +905,59 @@ fn devez_runs_beside_the_batch_and_leaves_nothing() {
     );
     assert!(is_empty_dir(&dir));
 }
+
+/// A loop device left by an exercise killed outright (its backing file in the scratch
+/// directory of a process that is gone: pid 4194305 is above the kernel's limit) is
+/// detached by `timeshare clean`, as root; a device over any other file is left alone.
+#[test]
+fn clean_detaches_a_loop_device_left_by_a_dead_exercise() {
+    if !is_root() || which("losetup").is_none() {
+        eprintln!("skipping: needs root and losetup");
+        return;
+    }
+    let scratch = tempfile::tempdir().unwrap();
+    let dir = scratch.path().canonicalize().unwrap();
+    let dead = dir.join("timeshare-exercise-4194305-abc123");
+    let other = dir.join("mine");
+    let attach = |d: &Path| {
+        std::fs::create_dir_all(d).unwrap();
+        let file = d.join("devez.backing");
+        std::fs::File::create(&file)
+            .unwrap()
+            .set_len(1 << 20)
+            .unwrap();
+        let out = std::process::Command::new("losetup")
+            .args(["--find", "--show"])
+            .arg(&file)
+            .output()
+            .unwrap();
+        out.status
+            .success()
+            .then(|| String::from_utf8_lossy(&out.stdout).trim().to_string())
+    };
+    let (Some(left), Some(kept)) = (attach(&dead), attach(&other)) else {
+        eprintln!("skipping: no loop device can be attached here");
+        return;
+    };
+    let out = timeshare()
+        .args(["clean", "--dir"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    let attached_over = |d: &Path| loop_over(d);
+    let still_dead = attached_over(&dead);
+    let still_other = attached_over(&other);
+    // Whatever the outcome, nothing of this test stays attached.
+    for dev in [&left, &kept] {
+        let _ = std::process::Command::new("losetup")
+            .arg("-d")
+            .arg(dev)
+            .status();
+    }
+    assert!(out.status.success(), "{out:?}");
+    assert!(!still_dead, "the dead exercise's {left} is detached");
+    assert!(
+        still_other,
+        "{kept}, over a file of no exercise, is left alone"
+    );
+}
