@@ -83,7 +83,7 @@ pub fn check_size(size: u64) -> Result<u64, String> {
     if !(MIN_SIZE..=MAX_SIZE).contains(&size) {
         return Err(format!(
             "--devez-size: {} is out of range (1M to 4G)",
-            crate::report::table::format_bytes(size)
+            size_text(size)
         ));
     }
     if !size.is_multiple_of(BLOCK) {
@@ -92,6 +92,17 @@ pub fn check_size(size: u64) -> Result<u64, String> {
         ));
     }
     Ok(size)
+}
+
+/// "64 MiB", "100 GiB", "1000 KiB" for the messages: the sizes the option takes, in
+/// the largest unit they are a whole number of.
+fn size_text(bytes: u64) -> String {
+    [(1u64 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB")]
+        .iter()
+        .find(|(unit, _)| bytes >= *unit && bytes.is_multiple_of(*unit))
+        .map_or(format!("{bytes} bytes"), |(unit, name)| {
+            format!("{} {name}", bytes / unit)
+        })
 }
 
 /// The target of a run, made once before the first batch and gone when dropped (a loop
@@ -176,8 +187,8 @@ impl Target {
                 "devez on {} ({}, {} in {} blocks)",
                 d.label,
                 d.kind.name(),
-                crate::report::table::format_bytes(d.size),
-                crate::report::table::format_bytes(BLOCK)
+                size_text(d.size),
+                size_text(BLOCK)
             ),
             Target::Skipped { kind, reason } => {
                 format!("devez ({}) skipped: {reason}", kind.name())
@@ -636,6 +647,10 @@ pub mod tests {
             assert!(check_size(bad).is_err(), "{bad}");
         }
         assert!(Kind::parse("tape").unwrap_err().contains("not a target"));
+        let out = check_size(100 << 30).unwrap_err();
+        assert_eq!(out, "--devez-size: 100 GiB is out of range (1M to 4G)");
+        assert_eq!(size_text(BLOCK), "64 KiB");
+        assert_eq!(size_text(1000), "1000 bytes");
         assert_eq!(Kind::parse("loop"), Ok(Kind::Loop));
     }
 
