@@ -600,13 +600,13 @@ fn devez_note(t: &BatchTrials) -> Option<String> {
         .collect();
     let first = runs.first()?;
     let sum = |f: fn(&DevezRun) -> u64| runs.iter().map(|r| f(r)).sum::<u64>();
+    // Whole passes only: what was read back is what was written.
     Some(format!(
-        "devez beside it ({} {}): {} passes, {} bytes written and {} read back, every byte as written",
+        "devez beside it ({}): {} pass{}, {:.0} MiB written and read back as written",
         first.target,
-        first.device,
         sum(|r| r.passes),
-        sum(|r| r.bytes_written),
-        sum(|r| r.bytes_read),
+        if sum(|r| r.passes) == 1 { "" } else { "es" },
+        sum(|r| r.bytes_read) as f64 / f64::from(1u32 << 20),
     ))
 }
 
