@@ -21,7 +21,9 @@ pub struct CleanArgs {
 
 /// Remove the debris of dead runs from `dir` and the cgroups; returns what was removed.
 pub fn sweep(dir: &std::path::Path) -> Vec<PathBuf> {
-    let mut removed = debris::sweep_scratch(dir);
+    // Loop devices first: a killed exercise's device holds its backing file open.
+    let mut removed = crate::exercise::loopdev::sweep_dead();
+    removed.extend(debris::sweep_scratch(dir));
     removed.extend(debris::sweep_temp_files(dir));
     removed.extend(memlimit::sweep_dead());
     removed

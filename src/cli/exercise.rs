@@ -21,7 +21,7 @@ use clap::{Args, CommandFactory};
 
 use super::outfile::OutputFile;
 use super::{output, Cli, Exit, UsageError};
-use crate::exercise::{self, jobs, Config, Interrupted, Request};
+use crate::exercise::{self, devez, jobs, Config, Interrupted, Request};
 use crate::harness::{interrupt, quiet, sysinfo};
 use crate::model::{Mode, RunOptions};
 use crate::report;
@@ -61,6 +61,15 @@ pub struct ExerciseArgs {
     pub json: Option<PathBuf>,
     #[command(flatten)]
     pub dir: super::dir::DirArgs,
+    /// One copy of a device exerciser beside every batch (seed 004's devez): patterned
+    /// blocks written to TARGET, read back past the page cache and checked byte for byte.
+    /// TARGET: file (a scratch file in --dir; the default) or loop (a loop device over one,
+    /// as root; skipped with the reason otherwise)
+    #[arg(long, value_name = "TARGET", num_args = 0..=1, default_missing_value = "file")]
+    pub devez: Option<String>,
+    /// Size of the devez target: 1M to 4G, in whole 64K blocks (default 64M)
+    #[arg(long, value_name = "SIZE")]
+    pub devez_size: Option<String>,
     /// Keep the scratch directory and print its path (to look at a failure)
     #[arg(long)]
     pub keep: bool,
@@ -82,6 +91,7 @@ pub fn execute(args: ExerciseArgs) -> Result<Exit> {
     interrupt::install()?;
     let request = request(&args)?;
     let trials = parse_trials(&args.trials)?;
+    let devez = parse_devez(args.devez.as_deref(), args.devez_size.as_deref())?;
     let dir = args.dir.checked()?;
     if args.timeout == 0 {
         return Err(UsageError("--timeout must be at least 1 second".into()).into());
@@ -111,6 +121,7 @@ pub fn execute(args: ExerciseArgs) -> Result<Exit> {
             .get_subcommands()
             .map(|c| c.get_name().to_string())
             .collect(),
+        devez,
     };
     super::clean::sweep(&config.dir);
     preflight(&config)?;
@@ -148,13 +159,35 @@ pub fn execute(args: ExerciseArgs) -> Result<Exit> {
             .context("cannot store the exercise's run")?;
         eprintln!("stored as run {id} in {}", store.path());
     }
-    Ok(if report.failed > 0 {
+    Ok(if report.failed > 0 || report.devez_failed() > 0 {
         Exit::Failed
     } else if report.passed == 0 {
         Exit::NothingChecked
     } else {
         Exit::Success
     })
+}
+
+/// `--devez [TARGET]` and `--devez-size SIZE`, checked.
+fn parse_devez(target: Option<&str>, size: Option<&str>) -> Result<Option<devez::Setup>> {
+    let Some(target) = target else {
+        if size.is_some() {
+            return Err(UsageError("--devez-size needs --devez".into()).into());
+        }
+        return Ok(None);
+    };
+    let kind = devez::Kind::parse(target).map_err(UsageError)?;
+    let size = match size {
+        None => devez::DEFAULT_SIZE,
+        Some(s) => crate::bench::vm::parse_size(s)
+            .map_err(|why| UsageError(format!("--devez-size: {why}")))
+            .and_then(|n| devez::check_size(n).map_err(UsageError))?,
+    };
+    Ok(Some(devez::Setup {
+        kind,
+        size,
+        tamper: None,
+    }))
 }
 
 /// The options recorded with the stored run: the mode and the words that chose the jobs.
@@ -170,6 +203,12 @@ fn run_options(args: &ExerciseArgs, trials: usize) -> RunOptions {
     }
     if trials > 1 {
         selection.extend(["--trials".to_string(), trials.to_string()]);
+    }
+    if let Some(target) = &args.devez {
+        selection.extend(["--devez".to_string(), target.clone()]);
+        if let Some(size) = &args.devez_size {
+            selection.extend(["--devez-size".to_string(), size.clone()]);
+        }
     }
     RunOptions {
         mode: if args.quick { Mode::Quick } else { Mode::Full },
@@ -283,7 +322,7 @@ fn preflight(config: &Config) -> Result<()> {
     } as u64;
     let needs = crate::harness::limits::Needs {
         dir: &config.dir,
-        bytes: (4 << 20) + instances * (256 << 10),
+        bytes: (4 << 20) + instances * (256 << 10) + config.devez.as_ref().map_or(0, |d| d.size),
         processes: instances * 4 + 4,
         files: 32,
         memory: 64 << 20,
@@ -314,6 +353,28 @@ mod tests {
         let twice = parse_list("1,5,1", "--sweep").unwrap_err();
         assert!(twice.to_string().contains("1 given twice"), "{twice}");
         assert_eq!(parse_trials("7").unwrap(), 7);
+        let d = parse_devez(Some("loop"), Some("2M")).unwrap().unwrap();
+        assert_eq!((d.kind, d.size), (devez::Kind::Loop, 2 << 20));
+        assert_eq!(
+            parse_devez(Some("file"), None).unwrap().unwrap().size,
+            64 << 20
+        );
+        assert!(parse_devez(None, None).unwrap().is_none());
+        for (target, size) in [
+            (Some("tape"), None),
+            (Some("file"), Some("0")),
+            (Some("file"), Some("5G")),
+            (Some("file"), Some("1000K")),
+            (Some("file"), Some("lots")),
+            (None, Some("1M")),
+        ] {
+            let e = parse_devez(target, size).unwrap_err();
+            assert!(
+                e.downcast_ref::<UsageError>().is_some(),
+                "{target:?} {size:?}: {e}"
+            );
+            assert!(!e.to_string().contains('\n'), "one line: {e}");
+        }
         for bad in ["0", "101", "-1", "x", ""] {
             let e = parse_trials(bad).unwrap_err();
             assert!(e.downcast_ref::<UsageError>().is_some(), "{bad}: {e}");

@@ -49,6 +49,9 @@ pub fn execute(args: TableArgs) -> Result<Exit> {
         output::print_text(&seed_table::render(table, &stored.run, &name, args.wide))?;
         return Ok(Exit::Success);
     }
+    if let Some(prefix) = table.curve {
+        return curve(&store, table, prefix);
+    }
     // Newest first, complete runs only, loaded until every row has a measured figure.
     let ids: Vec<String> = table
         .rows(&table.figures())
@@ -96,6 +99,27 @@ pub fn execute(args: TableArgs) -> Result<Exit> {
         })
         .collect();
     output::print_text(&seed_table::render_from(table, &sources, args.wide))?;
+    Ok(Exit::Success)
+}
+
+/// A graph's table: its points from the newest complete run that has any (a curve is one
+/// run's; points of several runs would make a curve no machine drew).
+fn curve(store: &crate::store::Store, table: &seed_table::SeedTable, prefix: &str) -> Result<Exit> {
+    for row in store.runs()? {
+        if row.status != RunStatus::Complete {
+            continue;
+        }
+        let stored = super::db::load_id(store, row.id)?;
+        if !crate::report::seed_curve::points(&stored.run, prefix).is_empty() {
+            let source = seed_table::Source {
+                name: format!("run {}", row.id),
+                run: &stored.run,
+            };
+            output::print_text(&seed_table::render_from(table, &[source], false))?;
+            return Ok(Exit::Success);
+        }
+    }
+    output::print_text(&seed_table::render_from(table, &[], false))?;
     Ok(Exit::Success)
 }
 

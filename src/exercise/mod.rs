@@ -20,16 +20,20 @@
 //! curves are totals divided by the number of processes, as the seed plotted them.
 
 pub mod compare;
+pub mod devez;
 pub mod jobs;
+pub mod loopdev;
 
 use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 
 use crate::harness::{interrupt, limits, procgroup};
+use crate::model::devez::Devez;
 use crate::model::exercise::{Batch, Instance, Outcome, Report, Times, TypeRecord, TypeState};
 use jobs::JobType;
 
@@ -60,6 +64,8 @@ pub struct Config {
     /// This executable and its subcommands (for job types that run timeshare itself).
     pub exe: PathBuf,
     pub subcommands: Vec<String>,
+    /// One copy of the device exerciser beside every batch (`--devez`), on this target.
+    pub devez: Option<devez::Setup>,
 }
 
 /// The run stopped because the user asked (Ctrl-C, SIGTERM); everything it started was
@@ -96,6 +102,16 @@ pub fn exercise(config: &Config, progress: Progress) -> Result<(Report, Option<P
             state,
         });
     }
+    // After the root directory, so dropped before it: a loop device is detached before its
+    // backing file goes with the directory, on every way out of this function.
+    let target = match &config.devez {
+        Some(setup) => {
+            let t = devez::prepare(setup, root.path(), &on_path)?;
+            progress(&format!("setup: {}", t.describe()));
+            Some(t)
+        }
+        None => None,
+    };
     let runnable: Vec<&JobType> = types
         .iter()
         .copied()
@@ -121,7 +137,9 @@ pub fn exercise(config: &Config, progress: Progress) -> Result<(Report, Option<P
                     config.trials
                 )
             });
-            let mut batch = run_batch(counts, &records, root.path(), config)?;
+            let seed = devez::new_seed(batches.len());
+            let beside = target.as_ref().map(|t| (t, seed));
+            let mut batch = run_batch(counts, &records, root.path(), config, beside)?;
             batch.trial = trial;
             batches.push(batch);
         }
@@ -135,6 +153,7 @@ pub fn exercise(config: &Config, progress: Progress) -> Result<(Report, Option<P
         .iter()
         .filter(|r| matches!(r.state, TypeState::Skipped { .. }))
         .count();
+    drop(target);
     let kept = if config.keep {
         Some(root.keep())
     } else {
@@ -258,6 +277,7 @@ fn run_batch(
     records: &[TypeRecord],
     root: &Path,
     config: &Config,
+    devez: Option<(&devez::Target, u32)>,
 ) -> Result<Batch> {
     let mut specs = Vec::new();
     let mut names = Vec::new();
@@ -284,9 +304,8 @@ fn run_batch(
         .map(|(sp, _)| sp.clone())
         .collect();
     let before = limits::Snapshot::take();
-    let started = Instant::now();
-    let mut ran = run_all(&to_start, config.timeout)?.into_iter();
-    let elapsed_s = started.elapsed().as_secs_f64();
+    let (ran, elapsed_s, devez) = run_beside_devez(&to_start, config.timeout, devez);
+    let mut ran = ran?.into_iter();
     let mut instances = Vec::new();
     for ((job, index, dir), can) in names.iter().zip(&startable) {
         let rel = format!("{}/{index}", job.name);
@@ -341,6 +360,38 @@ fn run_batch(
         per_type,
         total: Times::of("all", instances.iter()),
         instances,
+        devez,
+    })
+}
+
+/// Run the batch's instances and, on a thread of its own, the device exerciser beside
+/// them until they are all over (it finishes the pass it is in). The elapsed time is the
+/// instances' alone: the exerciser's last pass may outlast them.
+fn run_beside_devez(
+    specs: &[Spec],
+    timeout: Duration,
+    devez: Option<(&devez::Target, u32)>,
+) -> (Result<Vec<Ran>>, f64, Option<Devez>) {
+    let stop = AtomicBool::new(false);
+    std::thread::scope(|s| {
+        let beside = match devez {
+            Some((devez::Target::Ready(device), seed)) => {
+                let stop = &stop;
+                Some(s.spawn(move || device.exercise(seed, stop, timeout)))
+            }
+            _ => None,
+        };
+        let started = Instant::now();
+        let ran = run_all(specs, timeout);
+        let elapsed_s = started.elapsed().as_secs_f64();
+        stop.store(true, Ordering::Relaxed);
+        let record = match beside {
+            Some(h) => Some(Devez::Ran(
+                h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)),
+            )),
+            None => devez.and_then(|(t, _)| t.skipped()),
+        };
+        (ran, elapsed_s, record)
     })
 }
 
@@ -653,6 +704,139 @@ mod tests {
         assert!(spread(3, &[]).is_empty());
     }
 
+    /// A stand-in timeshare whose `chess-game` prints a fixed game, or exits 1 when `fail`.
+    fn fake_exe(dir: &Path, fail: bool) -> PathBuf {
+        use std::os::unix::fs::PermissionsExt;
+        let exe = dir.join("fake-timeshare");
+        let body = if fail { "exit 1" } else { "echo '1. e4 e5'" };
+        std::fs::write(
+            &exe,
+            format!("#!/bin/sh\n[ \"$1\" = chess-game ] && {body}\n"),
+        )
+        .unwrap();
+        std::fs::set_permissions(&exe, std::fs::Permissions::from_mode(0o755)).unwrap();
+        exe
+    }
+
+    fn devez_config(scratch: &Path, exe: PathBuf, devez: devez::Setup) -> Config {
+        Config {
+            request: Request::Counts(vec![(jobs::find("chess").unwrap(), 2)]),
+            dir: scratch.to_path_buf(),
+            keep: false,
+            timeout: Duration::from_secs(120),
+            trials: 1,
+            exe,
+            subcommands: vec!["chess-game".into()],
+            devez: Some(devez),
+        }
+    }
+
+    fn is_empty(dir: &Path) -> bool {
+        std::fs::read_dir(dir).unwrap().next().is_none()
+    }
+
+    /// Whether a loop device is still attached over a file below `dir`.
+    fn loop_left_in(dir: &Path) -> bool {
+        let out = Command::new("losetup").arg("-a").output().unwrap();
+        String::from_utf8_lossy(&out.stdout).contains(&*dir.to_string_lossy())
+    }
+
+    /// A byte changed on the target between the write pass and the read pass — on the
+    /// file itself, through another descriptor — fails the batch though every job
+    /// passed: in the report, the exit's count, and the stored row.
+    #[test]
+    fn a_corrupted_block_on_the_devez_target_fails_the_batch() {
+        fn corrupt(path: &Path, _pass: u64) {
+            devez::tests::write_at(path, 2 * devez::BLOCK + 77, b"\xff\x00\xff");
+        }
+        let exes = tempfile::tempdir().unwrap();
+        let scratch = tempfile::tempdir().unwrap();
+        let setup = devez::Setup {
+            kind: devez::Kind::File,
+            size: devez::MIN_SIZE,
+            tamper: Some(corrupt),
+        };
+        let config = devez_config(scratch.path(), fake_exe(exes.path(), false), setup);
+        let (report, _) = exercise(&config, &mut |_| {}).unwrap();
+        assert_eq!((report.passed, report.failed), (2, 0));
+        assert_eq!(report.devez_failed(), 1);
+        let run = report.batches[0]
+            .devez
+            .as_ref()
+            .unwrap()
+            .ran()
+            .unwrap()
+            .clone();
+        assert!(
+            run.passes >= 1 && run.verify_errors == run.passes,
+            "{run:?}"
+        );
+        assert_eq!((run.errors[0].block, run.errors[0].first_bad_byte), (2, 77));
+        let stored = report.to_run(
+            crate::model::RunOptions::default(),
+            crate::model::Environment::default(),
+            vec![],
+            chrono::Utc::now(),
+        );
+        let row = stored
+            .results
+            .iter()
+            .find(|r| r.id == "exercise.batch.2")
+            .unwrap();
+        let crate::model::Status::Failed { error } = &row.status else {
+            panic!("{:?}", row.status);
+        };
+        assert!(
+            error.starts_with("devez: ") && error.contains("block 2"),
+            "{error}"
+        );
+        let text = crate::report::exercise::render(&report);
+        assert!(
+            text.contains("FAIL devez beside the batch of 2 processes"),
+            "{text}"
+        );
+        assert!(text.contains("summary: FAIL"), "{text}");
+        assert!(is_empty(scratch.path()), "the scratch file is gone");
+    }
+
+    /// A batch whose jobs fail still leaves no scratch file and, as root, no loop device
+    /// attached; as anyone else the loop target is skipped with the reason and no file
+    /// is exercised in its place.
+    #[test]
+    fn a_failed_batch_leaves_no_devez_target_behind() {
+        let exes = tempfile::tempdir().unwrap();
+        let scratch = tempfile::tempdir().unwrap();
+        // SAFETY: geteuid cannot fail.
+        let root = unsafe { libc::geteuid() } == 0;
+        for kind in [devez::Kind::File, devez::Kind::Loop] {
+            let setup = devez::Setup {
+                kind,
+                size: devez::MIN_SIZE,
+                tamper: None,
+            };
+            let config = devez_config(scratch.path(), fake_exe(exes.path(), true), setup);
+            let (report, _) = exercise(&config, &mut |_| {}).unwrap();
+            assert_eq!((report.passed, report.failed), (0, 2), "{kind:?}");
+            match report.batches[0].devez.as_ref().unwrap() {
+                Devez::Ran(r) => assert!(!r.failed() && r.passes >= 1, "{r:?}"),
+                Devez::Skipped { target, reason } => {
+                    assert_eq!((kind, target.as_str()), (devez::Kind::Loop, "loop"));
+                    assert!(!reason.is_empty());
+                    if !root {
+                        assert!(reason.contains("needs root"), "{reason}");
+                    }
+                }
+            }
+            assert!(
+                is_empty(scratch.path()),
+                "{kind:?}: the scratch directory is gone"
+            );
+            if kind == devez::Kind::Loop && root {
+                assert!(!loop_left_in(scratch.path()), "the loop device is detached");
+            }
+        }
+    }
+
     /// The chess job is one table entry that runs this executable's `chess-game`: with a
     /// stand-in executable that has it, the job runs and is checked like any other.
     #[test]
@@ -675,6 +859,7 @@ mod tests {
             trials: 1,
             exe,
             subcommands: vec!["chess-game".into()],
+            devez: None,
         };
         let (report, _) = exercise(&config, &mut |_| {}).unwrap();
         assert_eq!(

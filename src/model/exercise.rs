@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use super::basis::Basis;
 use super::details::Details;
+use super::devez::{Devez, DevezRun};
 use super::environment::Environment;
 use super::result::{
     BenchResult, OpTimes, Run, RunOptions, RunStatus, Sample, Status, Tool, SCHEMA_VERSION,
@@ -82,6 +83,17 @@ pub struct Batch {
     pub per_type: Vec<Times>,
     pub total: Times,
     pub instances: Vec<Instance>,
+    /// The device exerciser that ran beside the batch (`--devez`), absent without it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub devez: Option<Devez>,
+}
+
+impl Batch {
+    /// Whether the device exerciser beside it failed (a block that did not read back as
+    /// written, or an error that stopped it): that fails the batch like a failed instance.
+    pub fn devez_failed(&self) -> bool {
+        self.devez.as_ref().is_some_and(Devez::failed)
+    }
 }
 
 /// Figures for a group of instances (one type, or all of a batch).
@@ -306,6 +318,11 @@ impl BatchTrials {
     pub fn failed(&self) -> usize {
         self.trials.iter().map(|b| b.total.failed).sum()
     }
+
+    /// Trials whose device exerciser failed.
+    pub fn devez_failed(&self) -> usize {
+        self.trials.iter().filter(|b| b.devez_failed()).count()
+    }
 }
 
 /// The batches of a report grouped by their number of processes, each group's trials in
@@ -398,6 +415,12 @@ pub fn trial_means(batches: &[Batch]) -> Vec<(usize, Vec<Times>)> {
 }
 
 impl Report {
+    /// Batches whose device exerciser failed (`--devez`): each fails the exercise like a
+    /// failed instance.
+    pub fn devez_failed(&self) -> usize {
+        self.batches.iter().filter(|b| b.devez_failed()).count()
+    }
+
     /// The exercise as a run: for each job type, `exercise.TYPE` — its trusted run, made
     /// alone during setup (real time the headline; user and system in `times`); for each
     /// batch, `exercise.batch.N` — the batch's elapsed time as `time` gave it for the
@@ -542,7 +565,7 @@ fn batch_result(t: &BatchTrials) -> BenchResult {
     let first = t.trials.first().expect("a batch has at least one trial");
     let mut r = empty(batch_id(t.processes), BATCH_SOURCE, batch_basis(first));
     let elapsed: f64 = t.trials.iter().map(|b| b.elapsed_s).sum();
-    if t.failed() > 0 {
+    if t.failed() > 0 || t.devez_failed() > 0 {
         r.status = Status::Failed {
             error: failed_trials(t),
         };
@@ -562,9 +585,29 @@ fn batch_result(t: &BatchTrials) -> BenchResult {
                 t.trials.len()
             )
         });
+        r.notes.extend(devez_note(t));
     }
     r.details = Some(Details::of(t));
     r
+}
+
+/// What the device exerciser beside the batch did, over its trials, when it ran.
+fn devez_note(t: &BatchTrials) -> Option<String> {
+    let runs: Vec<&DevezRun> = t
+        .trials
+        .iter()
+        .filter_map(|b| b.devez.as_ref().and_then(Devez::ran))
+        .collect();
+    let first = runs.first()?;
+    let sum = |f: fn(&DevezRun) -> u64| runs.iter().map(|r| f(r)).sum::<u64>();
+    // Whole passes only: what was read back is what was written.
+    Some(format!(
+        "devez beside it ({}): {} pass{}, {:.0} MiB written and read back as written",
+        first.target,
+        sum(|r| r.passes),
+        if sum(|r| r.passes) == 1 { "" } else { "es" },
+        sum(|r| r.bytes_read) as f64 / f64::from(1u32 << 20),
+    ))
 }
 
 /// Why a batch row failed: its failed instances, named with their trial when it had
@@ -597,11 +640,30 @@ fn failed_trials(t: &BatchTrials) -> String {
     } else {
         String::new()
     };
-    format!(
-        "{} of {of} instances failed{trials} ({}{more})",
-        t.failed(),
-        failed.join("; ")
-    )
+    let devez: Vec<String> = t
+        .trials
+        .iter()
+        .filter_map(|b| {
+            let why = b.devez.as_ref()?.ran()?.failure()?;
+            Some(if several {
+                format!("devez (trial {}): {why}", b.trial)
+            } else {
+                format!("devez: {why}")
+            })
+        })
+        .collect();
+    let instances = (t.failed() > 0).then(|| {
+        format!(
+            "{} of {of} instances failed{trials} ({}{more})",
+            t.failed(),
+            failed.join("; ")
+        )
+    });
+    instances
+        .into_iter()
+        .chain(devez)
+        .collect::<Vec<_>>()
+        .join("; ")
 }
 
 /// A passed batch's figures: one sample per trial (its elapsed time), their summary (the
@@ -662,6 +724,7 @@ mod tests {
                 .collect(),
             total: Times::of("all", instances.iter()),
             instances,
+            devez: None,
         }
     }
 

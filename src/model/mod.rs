@@ -8,6 +8,7 @@ pub mod basis;
 pub mod change;
 pub mod crosscheck;
 pub mod details;
+pub mod devez;
 pub mod disturb;
 pub mod environment;
 pub mod exercise;

@@ -203,6 +203,9 @@ pub fn coverage_markdown(registered: &dyn Fn(&str) -> bool) -> String {
         out.push_str("|---|---|---|---|---|---|---|\n");
         for t in TABLES.iter().filter(|t| t.seed == *seed) {
             let figures = t.figures();
+            let curve = t
+                .curve
+                .map(|prefix| format!("`{prefix}N` (the points of a `timeshare exercise` run)"));
             let rows: Vec<String> = t
                 .rows(&figures)
                 .into_iter()
@@ -216,6 +219,7 @@ pub fn coverage_markdown(registered: &dyn Fn(&str) -> bool) -> String {
                         format!("`{id}` (not registered)")
                     }
                 })
+                .chain(curve)
                 .collect();
             let status = t.status();
             totals[match status {

@@ -2,10 +2,11 @@
 //! for a sweep, the per-process real/user/system figures against the number of processes
 //! — the seed's graphs as a table. Rendering only.
 
+use crate::model::devez::Devez;
 use crate::model::exercise::{by_batch, Batch, Outcome, Report, Spread, Times, TypeState};
 use crate::model::unit;
 use crate::model::Run;
-use crate::report::table::{new_table, right};
+use crate::report::table::{format_bytes, new_table, right};
 
 /// The whole text report: types, the batch or sweep tables, failures, summary line.
 pub fn render(report: &Report) -> String {
@@ -30,8 +31,82 @@ fn tables(report: &Report) -> String {
             out.push_str(&format!("{}\n", type_table(b)));
         }
     }
+    out.push_str(&devez_section(report));
     out.push_str(&failures(report));
     out
+}
+
+/// The device exerciser beside each batch (`--devez`): one row per batch, how it read
+/// back, and why it was skipped when it was. Empty without `--devez`.
+fn devez_section(report: &Report) -> String {
+    let beside: Vec<(&Batch, &Devez)> = report
+        .batches
+        .iter()
+        .filter_map(|b| b.devez.as_ref().map(|d| (b, d)))
+        .collect();
+    let Some((_, first)) = beside.first() else {
+        return String::new();
+    };
+    let Some(run) = first.ran() else {
+        let Devez::Skipped { target, reason } = first else {
+            unreachable!("not run is skipped")
+        };
+        return format!("\ndevez ({target}) skipped: {reason}\n\n");
+    };
+    let mut t = new_table(&[
+        "trial",
+        "procs",
+        "passes",
+        "written",
+        "read",
+        "write rate",
+        "read rate",
+        "errors",
+    ]);
+    for (b, d) in &beside {
+        let Some(r) = d.ran() else { continue };
+        t.add_row(vec![
+            b.trial.to_string(),
+            b.processes.to_string(),
+            r.passes.to_string(),
+            format_bytes(r.bytes_written),
+            format_bytes(r.bytes_read),
+            rate(r.write_rate()),
+            rate(r.read_rate()),
+            if r.failed() {
+                format!("FAIL {}", r.verify_errors)
+            } else {
+                "0".into()
+            },
+        ]);
+    }
+    right(&mut t, &[0, 1, 2, 3, 4, 5, 6, 7]);
+    let cache = match (&run.direct, &run.cache_note) {
+        (true, Some(note)) => format!("read back with O_DIRECT; {note}"),
+        (true, None) => "read back with O_DIRECT, past the page cache".to_string(),
+        (false, Some(note)) => note.clone(),
+        (false, None) => "read back through the page cache".to_string(),
+    };
+    format!(
+        "\ndevez beside each batch: {} ({}, {} in {} blocks); every pass writes every block, \
+         syncs, reads it back and checks every byte; {cache}\n{t}\n\n",
+        run.device,
+        run.target,
+        format_bytes(run.size_bytes),
+        format_bytes(run.block_bytes),
+    )
+}
+
+/// "812 MB/s"; "-" when nothing was timed.
+fn rate(bytes_per_s: f64) -> String {
+    if bytes_per_s > 0.0 {
+        format!(
+            "{} MB/s",
+            crate::report::compare::figures3(bytes_per_s / 1e6)
+        )
+    } else {
+        "-".into()
+    }
 }
 
 /// The exerciser's tables of a stored run (`show`), rebuilt from its results' details;
@@ -233,6 +308,26 @@ fn spread(s: Spread) -> String {
 fn failures(report: &Report) -> String {
     let mut s = String::new();
     for (bi, b) in report.batches.iter().enumerate() {
+        if let Some(r) = b.devez.as_ref().and_then(Devez::ran).filter(|r| r.failed()) {
+            s.push_str(&format!(
+                "FAIL devez beside {}: {} of {} blocks read did not come back as written\n",
+                where_batch(report, bi, b),
+                r.verify_errors,
+                r.bytes_read / r.block_bytes.max(1)
+            ));
+            for e in &r.errors {
+                s.push_str(&format!("  {}\n", e.describe()));
+            }
+            if r.verify_errors > r.errors.len() as u64 {
+                s.push_str(&format!(
+                    "  … and {} more\n",
+                    r.verify_errors - r.errors.len() as u64
+                ));
+            }
+            if let Some(why) = &r.stopped_by {
+                s.push_str(&format!("  stopped: {why}\n"));
+            }
+        }
         for i in b.instances.iter().filter(|i| !i.outcome.passed()) {
             let at = if report.trials > 1 {
                 format!(" (trial {}, batch of {} processes)", b.trial, b.processes)
@@ -257,9 +352,20 @@ fn failures(report: &Report) -> String {
     s
 }
 
+/// Which batch, for a failure: its trial and size when there are several.
+fn where_batch(report: &Report, index: usize, b: &Batch) -> String {
+    if report.trials > 1 {
+        format!("trial {}, batch of {} processes", b.trial, b.processes)
+    } else if report.sweep {
+        format!("batch {} of {} processes", index + 1, b.processes)
+    } else {
+        format!("the batch of {} processes", b.processes)
+    }
+}
+
 /// "summary: PASS — 8 passed, 0 failed; 1 job type skipped (chess)".
 pub fn summary_line(report: &Report) -> String {
-    let verdict = if report.failed > 0 {
+    let verdict = if report.failed > 0 || report.devez_failed() > 0 {
         "FAIL"
     } else if report.passed == 0 {
         "NOTHING CHECKED"
@@ -283,13 +389,44 @@ pub fn summary_line(report: &Report) -> String {
         )
     };
     format!(
-        "summary: {verdict} — {} passed, {} failed; {skipped}",
-        report.passed, report.failed
+        "summary: {verdict} — {} passed, {} failed; {skipped}{}",
+        report.passed,
+        report.failed,
+        devez_summary(report)
+    )
+}
+
+/// "; devez: 3 passes, 0 verify errors" (or skipped, with why); empty without `--devez`.
+fn devez_summary(report: &Report) -> String {
+    let records: Vec<&Devez> = report
+        .batches
+        .iter()
+        .filter_map(|b| b.devez.as_ref())
+        .collect();
+    let Some(first) = records.first() else {
+        return String::new();
+    };
+    if let Devez::Skipped { target, .. } = first {
+        return format!("; devez ({target}) skipped");
+    }
+    let runs: Vec<_> = records.iter().filter_map(|d| d.ran()).collect();
+    let passes: u64 = runs.iter().map(|r| r.passes).sum();
+    let errors: u64 = runs.iter().map(|r| r.verify_errors).sum();
+    let stopped = runs.iter().filter(|r| r.stopped_by.is_some()).count();
+    format!(
+        "; devez: {passes} pass{}, {errors} verify error{}{}",
+        if passes == 1 { "" } else { "es" },
+        if errors == 1 { "" } else { "s" },
+        if stopped > 0 {
+            format!(", stopped early beside {stopped} batch(es)")
+        } else {
+            String::new()
+        }
     )
 }
 
 /// Seconds for display; an exact zero (a share of CPU time below the clock tick) as "0".
-fn secs(s: f64) -> String {
+pub(super) fn secs(s: f64) -> String {
     if s == 0.0 {
         "0".into()
     } else {

@@ -18,6 +18,7 @@ pub mod micro;
 pub mod mixed;
 pub mod observe;
 pub mod seed_commands;
+pub mod seed_curve;
 pub mod seed_table;
 pub mod style;
 pub mod table;

@@ -42,6 +42,10 @@ pub struct SeedTable {
     pub paper: fn(&str) -> Vec<String>,
     /// Every statistic shown without `--wide` (a short table whose rows stay readable).
     pub all_shown: bool,
+    /// A graph of the paper's, whose points today are the rows whose id is this prefix and
+    /// a number (`exercise.batch.N`): as many as the run has, so not in `ids`. Printed as
+    /// today's curve from one run ([`super::seed_curve`]).
+    pub curve: Option<&'static str>,
 }
 
 fn no_lines(_key: &str) -> Vec<String> {
@@ -95,6 +99,7 @@ const T: SeedTable = SeedTable {
     why: &[],
     paper: no_lines,
     all_shown: false,
+    curve: None,
 };
 
 /// Seed 002's mean and SD are of single calls; today's are both, named.
@@ -323,8 +328,10 @@ pub const TABLES: &[SeedTable] = &[
                 wrong ratio, so the (today) rows have no historical figure beside them"], ..T },
     SeedTable { key: "004-jobs", seed: "004", prefix: "§3", title: "each job type alone (real, user, sys)", quantities: HUS, ..T },
     SeedTable { key: "004-graphs", seed: "004", prefix: "Graphs", title: "real, user, sys per process against the number of processes",
-        why: &["the paper's graphs are drawn, not tabulated: no figures to transcribe. Today's curve is \
-                `timeshare exercise` (its batches are exercise.batch.N rows of the stored run)"], ..T },
+        curve: Some("exercise.batch."),
+        why: &["the paper's curves are drawn, not tabulated, so there is no historical column: \
+                today's curve only, the exercise.batch.N rows of the newest stored run that has \
+                them (`timeshare exercise --sweep 1,5,10,20,40`)"], ..T },
 ];
 
 pub fn find(key: &str) -> Option<&'static SeedTable> {
@@ -399,6 +406,7 @@ impl SeedTable {
             (false, true, _) => Coverage::Reproduced,
             (false, false, _) => Coverage::Partly,
             (true, _, false) => Coverage::MeasuredOnly,
+            (true, _, true) if self.curve.is_some() => Coverage::MeasuredOnly,
             (true, _, true) => Coverage::NotMeasurable,
         }
     }
@@ -697,6 +705,9 @@ pub const DEFAULT_WIDTH: usize = 100;
 pub fn render_from(table: &SeedTable, sources: &[Source], wide: bool) -> String {
     if table.quantities == COMMANDS {
         return super::seed_commands::render_from(table, sources);
+    }
+    if let Some(prefix) = table.curve {
+        return super::seed_curve::render(table, prefix, sources.first());
     }
     let figures = table.figures();
     let columns = table.columns(&figures);

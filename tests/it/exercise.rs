@@ -219,6 +219,11 @@ fn bad_input_is_exit_2_with_one_line() {
         vec!["exercise", "--sweep", "1,x"],
         vec!["exercise", "--trials", "0"],
         vec!["exercise", "--trials", "1000"],
+        vec!["exercise", "--devez", "tape"],
+        vec!["exercise", "--devez", "--devez-size", "0"],
+        vec!["exercise", "--devez", "--devez-size", "100G"],
+        vec!["exercise", "--devez", "--devez-size", "1000K"],
+        vec!["exercise", "--devez-size", "1M"],
     ] {
         let assert = timeshare().args(&args).assert().code(2);
         let err = String::from_utf8_lossy(&assert.get_output().stderr).to_string();
@@ -251,9 +256,13 @@ fn an_interrupted_run_leaves_no_process_and_no_directory() {
     }
     let scratch = tempfile::tempdir().unwrap();
     let dir = scratch.path().canonicalize().unwrap();
+    // With the device exerciser beside the batch: on a loop device as root, whose
+    // detaching on an interrupt is checked below too.
+    let target = if is_root() { "loop" } else { "file" };
     let mut child = crate::common::command()
         .args(["exercise", "--jobs", "cc=6,float=6", "--dir"])
         .arg(&dir)
+        .args(["--devez", target, "--devez-size", "8M"])
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
@@ -283,6 +292,7 @@ fn an_interrupted_run_leaves_no_process_and_no_directory() {
         std::thread::sleep(Duration::from_millis(10));
     }
     assert!(processes_in(&dir).is_empty(), "{:?}", processes_in(&dir));
+    assert!(!loop_over(&dir), "a loop device is still attached");
     assert!(
         is_empty_dir(&dir),
         "left behind: {:?}",
@@ -772,5 +782,182 @@ fn a_corruption_in_one_trial_fails_the_row() {
     assert!(
         row["summary"].is_null(),
         "no figure for a failed row: {row}"
+    );
+}
+
+/// Whether a loop device is attached over a file below `dir`.
+fn loop_over(dir: &Path) -> bool {
+    let out = std::process::Command::new("losetup")
+        .arg("-a")
+        .output()
+        .map(|o| o.stdout)
+        .unwrap_or_default();
+    String::from_utf8_lossy(&out).contains(&*dir.to_string_lossy())
+}
+
+fn is_root() -> bool {
+    // SAFETY: geteuid cannot fail.
+    unsafe { libc::geteuid() == 0 }
+}
+
+/// `--devez`: the device exerciser runs beside the batch, writes and reads back whole
+/// passes of its scratch file, says how it read back, and leaves nothing; `--devez loop`
+/// does the same on a loop device as root and detaches it, and is skipped with the
+/// reason for anyone else (here: nobody, through setpriv, when the tests run as root).
+#[test]
+fn devez_runs_beside_the_batch_and_leaves_nothing() {
+    if !have(&["ed"]) {
+        return;
+    }
+    let scratch = tempfile::tempdir().unwrap();
+    let dir = scratch.path().canonicalize().unwrap();
+    let run = |target: &str| {
+        let out = timeshare()
+            .args(["exercise", "--jobs", "ed=2", "--no-save", "--json", "-"])
+            .args(["--devez", target, "--devez-size", "1M", "--dir"])
+            .arg(&dir)
+            .assert()
+            .success()
+            .get_output()
+            .clone();
+        let text = String::from_utf8_lossy(&out.stderr).to_string();
+        assert!(
+            is_empty_dir(&dir),
+            "{target}: left behind in {}",
+            dir.display()
+        );
+        assert!(
+            !loop_over(&dir),
+            "{target}: a loop device is still attached"
+        );
+        (json(&out.stdout), text)
+    };
+    let (r, text) = run("file");
+    let d = &r["batches"][0]["devez"];
+    assert_eq!(d["state"], "ran", "{d}");
+    assert_eq!(d["target"], "file");
+    let passes = d["passes"].as_u64().unwrap();
+    assert!(passes >= 1, "{d}");
+    assert_eq!(d["bytes_written"].as_u64(), Some(passes << 20), "{d}");
+    assert_eq!(d["bytes_read"].as_u64(), Some(passes << 20), "{d}");
+    assert_eq!(d["verify_errors"], 0, "{d}");
+    // Either it read past the page cache, or it says why it could not.
+    assert!(d["direct"] == true || d["cache_note"].is_string(), "{d}");
+    assert!(
+        text.contains("devez beside each batch: devez.scratch"),
+        "{text}"
+    );
+    assert!(text.contains("; devez: "), "{text}");
+
+    let (r, text) = run("loop");
+    let d = &r["batches"][0]["devez"];
+    if is_root() && which("losetup").is_some() && d["state"] == "ran" {
+        assert!(
+            d["device"].as_str().unwrap().starts_with("/dev/loop"),
+            "{d}"
+        );
+        assert_eq!(d["verify_errors"], 0, "{d}");
+    } else {
+        assert_eq!(d["state"], "skipped", "{d}");
+        assert!(text.contains("devez (loop) skipped: "), "{text}");
+    }
+
+    // As an ordinary user the loop target is skipped, and nothing is exercised instead.
+    if !is_root() || which("setpriv").is_none() {
+        return;
+    }
+    std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o777)).unwrap();
+    let out = crate::common::isolate(&mut std::process::Command::new("setpriv"))
+        .args([
+            "--reuid",
+            "65534",
+            "--regid",
+            "65534",
+            "--clear-groups",
+            "--",
+        ])
+        .arg(assert_cmd::cargo::cargo_bin("timeshare"))
+        .args(["exercise", "--jobs", "ed=1", "--no-save", "--json", "-"])
+        .args(["--devez", "loop", "--devez-size", "1M", "--dir"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr).to_string();
+    if !out.status.success() {
+        // The test binary out of nobody's reach (a private target directory): nothing to
+        // learn here.
+        eprintln!("skipping the unprivileged case: {err}");
+        return;
+    }
+    let r = json(&out.stdout);
+    let d = &r["batches"][0]["devez"];
+    assert_eq!(d["state"], "skipped", "{d}");
+    assert!(
+        d["reason"]
+            .as_str()
+            .unwrap()
+            .contains("needs root (this is uid 65534)"),
+        "{d}"
+    );
+    assert!(
+        err.contains("devez (loop) skipped: a loop device needs root"),
+        "{err}"
+    );
+    assert!(is_empty_dir(&dir));
+}
+
+/// A loop device left by an exercise killed outright (its backing file in the scratch
+/// directory of a process that is gone: pid 4194305 is above the kernel's limit) is
+/// detached by `timeshare clean`, as root; a device over any other file is left alone.
+#[test]
+fn clean_detaches_a_loop_device_left_by_a_dead_exercise() {
+    if !is_root() || which("losetup").is_none() {
+        eprintln!("skipping: needs root and losetup");
+        return;
+    }
+    let scratch = tempfile::tempdir().unwrap();
+    let dir = scratch.path().canonicalize().unwrap();
+    let dead = dir.join("timeshare-exercise-4194305-abc123");
+    let other = dir.join("mine");
+    let attach = |d: &Path| {
+        std::fs::create_dir_all(d).unwrap();
+        let file = d.join("devez.backing");
+        std::fs::File::create(&file)
+            .unwrap()
+            .set_len(1 << 20)
+            .unwrap();
+        let out = std::process::Command::new("losetup")
+            .args(["--find", "--show"])
+            .arg(&file)
+            .output()
+            .unwrap();
+        out.status
+            .success()
+            .then(|| String::from_utf8_lossy(&out.stdout).trim().to_string())
+    };
+    let (Some(left), Some(kept)) = (attach(&dead), attach(&other)) else {
+        eprintln!("skipping: no loop device can be attached here");
+        return;
+    };
+    let out = timeshare()
+        .args(["clean", "--dir"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    let attached_over = |d: &Path| loop_over(d);
+    let still_dead = attached_over(&dead);
+    let still_other = attached_over(&other);
+    // Whatever the outcome, nothing of this test stays attached.
+    for dev in [&left, &kept] {
+        let _ = std::process::Command::new("losetup")
+            .arg("-d")
+            .arg(dev)
+            .status();
+    }
+    assert!(out.status.success(), "{out:?}");
+    assert!(!still_dead, "the dead exercise's {left} is detached");
+    assert!(
+        still_other,
+        "{kept}, over a file of no exercise, is left alone"
     );
 }

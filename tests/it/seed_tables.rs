@@ -374,3 +374,54 @@ fn the_zilog_disk_test_is_printed_as_a_line_and_set_beside_no_machine() {
     assert!(!row.contains('×') && !row.contains("32.2"), "{row}");
     assert!(text.contains("likeliest"), "{text}");
 }
+
+/// Seed 004's graphs are today's curve only: the points (`exercise.batch.N`, by N) of the
+/// newest stored run that has any — not of a newer run without them — or of `--run`; a
+/// run without points says how to make them; the line says why there is no historical
+/// column.
+#[test]
+fn the_004_graphs_are_today_s_curve_from_the_newest_run_that_has_one() {
+    let sweep = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/exercise-sweep.json"
+    );
+    let db = store_with(Path::new(FIXTURE));
+    for run in [sweep, FIXTURE] {
+        timeshare()
+            .arg("import")
+            .arg(run)
+            .arg("--db")
+            .arg(db.path().join("runs.db"))
+            .assert()
+            .success();
+    }
+    let text = stdout_of(
+        timeshare()
+            .env("COLUMNS", "100")
+            .args(["table", "004-graphs", "--db"])
+            .arg(db.path().join("runs.db")),
+        &"table 004-graphs",
+    );
+    assert!(text.contains("today = run 2 "), "{text}");
+    let order: Vec<usize> = [
+        "exercise.batch.1 ",
+        "exercise.batch.5 ",
+        "exercise.batch.10 ",
+    ]
+    .iter()
+    .map(|id| text.find(id).unwrap_or_else(|| panic!("no {id}: {text}")))
+    .collect();
+    assert!(order.windows(2).all(|w| w[0] < w[1]), "by N: {text}");
+    let ten = text
+        .lines()
+        .find(|l| l.contains("exercise.batch.10 "))
+        .unwrap();
+    // 2.12 s over 10 processes; user 431 ms over 10.
+    assert!(
+        ten.contains("2.12 s") && ten.contains("212 ms") && ten.contains("43.1 ms"),
+        "{ten}"
+    );
+    assert!(text.contains("drawn, not tabulated"), "{text}");
+    let none = table(db.path(), &["004-graphs"]);
+    assert!(none.contains("no exercise.batch.N rows in run 1"), "{none}");
+}

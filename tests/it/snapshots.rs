@@ -136,6 +136,15 @@ fn a_stored_exercise_is_pinned_with_seed_004s_machines() {
         "exercise_table_004-jobs",
         output(db.path(), &["table", "004-jobs", "--run", "1"])
     );
+    let sweep = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/exercise-sweep.json"
+    );
+    let swept = store_with(Path::new(sweep));
+    insta::assert_snapshot!(
+        "exercise_table_004-graphs",
+        output(swept.path(), &["table", "004-graphs", "--run", "1"])
+    );
     for machine in ["vax780-4.1bsd", "pe3242"] {
         let name = format!("exercise_compare_{machine}");
         insta::assert_snapshot!(name, output(db.path(), &["compare", "1", machine]));
