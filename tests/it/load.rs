@@ -254,8 +254,11 @@ fn nothing_remains_after_a_run_or_an_interrupt() {
     let scratch = work.path().join("scratch");
     std::fs::create_dir(&scratch).unwrap();
     let script = work.path().join("slow.sh");
-    // A unique sleep length marks the script's commands in /proc.
-    std::fs::write(&script, "echo start\nsleep 31.4159\necho never\n").unwrap();
+    // A unique sleep length marks the script's commands in /proc: unique to this test
+    // process too, so that a second test suite running on the machine is not mistaken for
+    // something this one left behind.
+    let sleep = format!("31.{}", std::process::id());
+    std::fs::write(&script, format!("echo start\nsleep {sleep}\necho never\n")).unwrap();
 
     // 1. A finished run: every process reaped, every scratch directory removed.
     timeshare()
@@ -304,7 +307,8 @@ fn nothing_remains_after_a_run_or_an_interrupt() {
             .unwrap();
         // Wait until the work is under way: the sleeps, or the forked copies.
         let marker = if args.contains(&"--script") {
-            "31.4159".to_string()
+            // With the space that ends the argument: 31.123 is not 31.1234.
+            format!("sleep {sleep} ")
         } else {
             scratch.to_str().unwrap().to_string()
         };
@@ -339,7 +343,8 @@ fn a_killed_driver_leaves_no_command_running() {
     let script = work.path().join("slow.sh");
     // Its own unique sleep length, apart from the other test's; a pipeline too, whose
     // stages are the shell's grandchildren.
-    std::fs::write(&script, "sleep 27.1828 | cat\necho never\n").unwrap();
+    let sleep = format!("27.{}", std::process::id());
+    std::fs::write(&script, format!("sleep {sleep} | cat\necho never\n")).unwrap();
     let mut child = crate::common::command()
         .args(["run", "load.script.2", "--users", "2", "--stagger", "0.05"])
         .arg("--script")
@@ -351,7 +356,8 @@ fn a_killed_driver_leaves_no_command_running() {
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    let marker = "27.1828";
+    let marker = format!("sleep {sleep} ");
+    let marker = marker.as_str();
     assert!(
         eventually(60, || processes_with(marker).len() >= 2),
         "the work never started: {:?}",
