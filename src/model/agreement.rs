@@ -228,17 +228,7 @@ mod tests {
     }
 
     fn run(results: Vec<BenchResult>) -> Run {
-        Run {
-            schema_version: crate::model::SCHEMA_VERSION,
-            tool: crate::model::Tool::this(),
-            options: Default::default(),
-            environment: Default::default(),
-            started_at: chrono::Utc::now(),
-            finished_at: None,
-            status: crate::model::RunStatus::Complete,
-            warnings: Vec::new(),
-            results,
-        }
+        Run::of(results)
     }
 
     #[test]

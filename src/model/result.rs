@@ -35,6 +35,24 @@ pub struct Run {
     pub results: Vec<BenchResult>,
 }
 
+impl Run {
+    /// A complete run of `results`, started now, with default options and environment: a
+    /// run assembled in memory (tests, fixtures) rather than measured.
+    pub fn of(results: Vec<BenchResult>) -> Run {
+        Run {
+            schema_version: super::SCHEMA_VERSION,
+            tool: Tool::this(),
+            options: RunOptions::default(),
+            environment: Environment::default(),
+            started_at: Utc::now(),
+            finished_at: None,
+            status: RunStatus::Complete,
+            warnings: Vec::new(),
+            results,
+        }
+    }
+}
+
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
 pub struct Tool {
     pub name: String,

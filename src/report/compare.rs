@@ -713,7 +713,7 @@ pub fn figures3(v: f64) -> String {
 mod tests {
     use super::*;
     use crate::model::levels::{merge, Invocations};
-    use crate::model::{Basis, Environment, RunOptions, RunStatus, Sample, Summary, Tool};
+    use crate::model::{Basis, Sample, Summary};
     use rand::{Rng, SeedableRng};
 
     /// A standard normal variate (Box–Muller).
@@ -780,17 +780,7 @@ mod tests {
         Column::Run {
             name: format!("run {seed}"),
             about: "fixture".into(),
-            run: Box::new(Run {
-                schema_version: crate::model::SCHEMA_VERSION,
-                tool: Tool::this(),
-                options: RunOptions::default(),
-                environment: Environment::default(),
-                started_at: chrono::Utc::now(),
-                finished_at: None,
-                status: RunStatus::Complete,
-                warnings: vec![],
-                results,
-            }),
+            run: Box::new(Run::of(results)),
         }
     }
 

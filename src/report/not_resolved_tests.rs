@@ -50,17 +50,7 @@ fn cases() -> Vec<(BenchResult, String)> {
 }
 
 fn run() -> Run {
-    let mut run = Run {
-        schema_version: crate::model::SCHEMA_VERSION,
-        tool: crate::model::Tool::this(),
-        options: Default::default(),
-        environment: Default::default(),
-        started_at: chrono::Utc::now(),
-        finished_at: None,
-        status: crate::model::RunStatus::Complete,
-        warnings: Vec::new(),
-        results: cases().into_iter().map(|(r, _)| r).collect(),
-    };
+    let mut run = Run::of(cases().into_iter().map(|(r, _)| r).collect());
     run.environment.cpu.mhz = Some(MHZ);
     run
 }

@@ -126,11 +126,7 @@ fn attachment_c_sets_today_s_commands_beside_the_paper_s_of_the_same_name() {
     let today = accounting(&fixture, "load.script.1");
     let ed = today.iter().find(|(c, _)| c == "ed").unwrap().1;
     let line = avg_real_line(&text, "ed", starts[0]);
-    let cells: Vec<&str> = line
-        .split("  ")
-        .map(str::trim)
-        .filter(|c| !c.is_empty())
-        .collect();
+    let cells = cells_of(line);
     assert_eq!(
         cells,
         vec![
@@ -202,11 +198,7 @@ fn attachment_c_sets_the_11_70_s_c8_beside_its_c7_with_5_scripts_each_with_its_r
         .unwrap()
         .1;
     let line = avg_real_line(&text, "ed", five);
-    let cells: Vec<&str> = line
-        .split("  ")
-        .map(str::trim)
-        .filter(|c| !c.is_empty())
-        .collect();
+    let cells = cells_of(line);
     assert_eq!(
         cells,
         vec![
@@ -424,4 +416,12 @@ fn the_004_graphs_are_today_s_curve_from_the_newest_run_that_has_one() {
     assert!(text.contains("drawn, not tabulated"), "{text}");
     let none = table(db.path(), &["004-graphs"]);
     assert!(none.contains("no exercise.batch.N rows in run 1"), "{none}");
+}
+
+/// A rendered table line's cells: the text between runs of two or more spaces.
+fn cells_of(line: &str) -> Vec<&str> {
+    line.split("  ")
+        .map(str::trim)
+        .filter(|c| !c.is_empty())
+        .collect()
 }
