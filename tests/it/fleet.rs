@@ -186,7 +186,13 @@ fn a_campaign_runs_through_ansible_and_the_slowed_host_is_the_odd_one_out() {
 fn unreachable_host_is_reported(sshd: &Sshd, work: &Path, url: &str) {
     let inventory = inventory(sshd, work, url, None, &["gamma"]);
     let out = playbook(sshd, work, &inventory, "lab-down");
-    assert!(!out.status.success(), "an unreachable host is a failure");
+    assert!(
+        !out.status.success(),
+        "an unreachable host is a failure (gamma on port {}, sshd on {}):\n{}",
+        sshd.closed_port,
+        sshd.port,
+        out.text
+    );
     assert!(out.text.contains("UNREACHABLE"), "{}", out.text);
     assert!(
         out.text
@@ -376,8 +382,7 @@ impl Sshd {
             dir.path().join("authorized_keys"),
         )
         .unwrap();
-        let port = free_port();
-        let closed_port = free_port();
+        let [port, closed_port] = free_ports();
         let mut config = String::new();
         for (_, addr) in HOSTS {
             config.push_str(&format!("ListenAddress {addr}:{port}\n"));
@@ -443,12 +448,13 @@ impl Drop for Sshd {
 }
 
 /// A TCP port free on the loopback addresses at the time of asking.
-fn free_port() -> u16 {
-    TcpListener::bind(("127.0.0.2", 0))
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
+/// Two ports free on the loopback, and distinct: both are held while the second is
+/// chosen (one port freed and asked for again can come back the same, and the "closed"
+/// host would then reach sshd).
+fn free_ports() -> [u16; 2] {
+    let bind = || TcpListener::bind(("127.0.0.2", 0)).unwrap();
+    let (a, b) = (bind(), bind());
+    [a, b].map(|l| l.local_addr().unwrap().port())
 }
 
 fn which(program: &str) -> Option<PathBuf> {
