@@ -26,6 +26,7 @@ use anyhow::{Context, Result};
 use super::loopdev;
 use crate::harness::interrupt;
 use crate::model::devez::{BlockError, Devez, DevezRun, KEPT_ERRORS};
+use crate::model::unit::format_bytes;
 
 /// One write and one read: a multiple of every logical block size O_DIRECT asks for.
 pub const BLOCK: u64 = 64 << 10;
@@ -83,7 +84,7 @@ pub fn check_size(size: u64) -> Result<u64, String> {
     if !(MIN_SIZE..=MAX_SIZE).contains(&size) {
         return Err(format!(
             "--devez-size: {} is out of range (1M to 4G)",
-            size_text(size)
+            format_bytes(size)
         ));
     }
     if !size.is_multiple_of(BLOCK) {
@@ -92,17 +93,6 @@ pub fn check_size(size: u64) -> Result<u64, String> {
         ));
     }
     Ok(size)
-}
-
-/// "64 MiB", "100 GiB", "1000 KiB" for the messages: the sizes the option takes, in
-/// the largest unit they are a whole number of.
-fn size_text(bytes: u64) -> String {
-    [(1u64 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB")]
-        .iter()
-        .find(|(unit, _)| bytes >= *unit && bytes.is_multiple_of(*unit))
-        .map_or(format!("{bytes} bytes"), |(unit, name)| {
-            format!("{} {name}", bytes / unit)
-        })
 }
 
 /// The target of a run, made once before the first batch and gone when dropped (a loop
@@ -187,8 +177,8 @@ impl Target {
                 "devez on {} ({}, {} in {} blocks)",
                 d.label,
                 d.kind.name(),
-                size_text(d.size),
-                size_text(BLOCK)
+                format_bytes(d.size),
+                format_bytes(BLOCK)
             ),
             Target::Skipped { kind, reason } => {
                 format!("devez ({}) skipped: {reason}", kind.name())
@@ -649,8 +639,8 @@ pub mod tests {
         assert!(Kind::parse("tape").unwrap_err().contains("not a target"));
         let out = check_size(100 << 30).unwrap_err();
         assert_eq!(out, "--devez-size: 100 GiB is out of range (1M to 4G)");
-        assert_eq!(size_text(BLOCK), "64 KiB");
-        assert_eq!(size_text(1000), "1000 bytes");
+        let out = check_size(1000).unwrap_err();
+        assert_eq!(out, "--devez-size: 1000 B is out of range (1M to 4G)");
         assert_eq!(Kind::parse("loop"), Ok(Kind::Loop));
     }
 

@@ -171,15 +171,28 @@ pub struct PerfCounters {
 }
 
 impl PerfCounters {
-    /// The counter named `name`, if it was counted.
-    pub fn total(&self, name: &str) -> Option<u64> {
+    /// The reading of the counter named `name`, if it was asked for.
+    pub fn reading(&self, name: &str) -> Option<&Reading> {
         self.counters
             .iter()
             .find(|c| c.name == name)
-            .and_then(|c| match c.reading {
-                Reading::Counted { total, .. } => Some(total),
-                Reading::Unavailable { .. } => None,
-            })
+            .map(|c| &c.reading)
+    }
+
+    /// The counter named `name`, if it was counted.
+    pub fn total(&self, name: &str) -> Option<u64> {
+        match self.reading(name)? {
+            Reading::Counted { total, .. } => Some(*total),
+            Reading::Unavailable { .. } => None,
+        }
+    }
+
+    /// Why the counter named `name` could not be counted, if it could not.
+    pub fn unavailable(&self, name: &str) -> Option<&str> {
+        match self.reading(name)? {
+            Reading::Unavailable { reason } => Some(reason),
+            Reading::Counted { .. } => None,
+        }
     }
 
     /// Instructions per cycle, when both were counted.

@@ -174,12 +174,7 @@ fn counters_table(rows: &[(&BenchResult, &Observation)]) -> String {
     for (r, pc) in rows {
         let mut row = vec![r.id.clone(), pc.ops.to_string()];
         for (name, _) in COUNTER_COLUMNS {
-            let cell = match pc
-                .counters
-                .iter()
-                .find(|c| c.name == *name)
-                .map(|c| &c.reading)
-            {
+            let cell = match pc.reading(name) {
                 Some(Reading::Counted { per_op, .. }) if *name == "task-clock" => {
                     format_seconds(*per_op)
                 }

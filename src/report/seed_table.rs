@@ -8,7 +8,6 @@
 
 use crate::model::details::load::{IoInterference, BYTE_READ_BESIDE, PER_COMMAND};
 use crate::model::details::vm::{Paging, PAGE_FAULT};
-use crate::model::observe::Reading;
 use crate::model::resolution::shown_stored;
 use crate::model::unit::format_value;
 use crate::model::{Basis, BenchResult, Better, Measure, NotComparable, Run, Status, Unit};
@@ -941,15 +940,6 @@ fn cache_hit_line(results: &[&BenchResult]) -> Option<String> {
                 .to_string(),
         );
     };
-    let unavailable = |name: &str| {
-        counters
-            .counters
-            .iter()
-            .find_map(|c| match (&c.reading, c.name == name) {
-                (Reading::Unavailable { reason }, true) => Some(reason.clone()),
-                _ => None,
-            })
-    };
     let line = match (
         counters.total("cache-references"),
         counters.total("cache-misses"),
@@ -967,9 +957,10 @@ fn cache_hit_line(results: &[&BenchResult]) -> Option<String> {
         ),
         _ => format!(
             "cache hit rate today: unavailable ({})",
-            unavailable("cache-references")
-                .or_else(|| unavailable("cache-misses"))
-                .unwrap_or_else(|| "the cache events were not counted".to_string())
+            counters
+                .unavailable("cache-references")
+                .or_else(|| counters.unavailable("cache-misses"))
+                .unwrap_or("the cache events were not counted")
         ),
     };
     Some(line + "\n")
@@ -1104,7 +1095,7 @@ mod tests {
     }
 
     /// A run of `cpu.cache` whose counted pass read `counters` (none: not counted).
-    fn cache_run(counters: Option<Vec<(&'static str, Reading)>>) -> Run {
+    fn cache_run(counters: Option<Vec<(&'static str, crate::model::observe::Reading)>>) -> Run {
         use crate::model::observe::{Counted, Observation, PerfCounters};
         let observe = counters.map(|cs| Observation {
             counters: Some(PerfCounters {
@@ -1137,6 +1128,7 @@ mod tests {
 
     #[test]
     fn table_4_s_hit_rate_is_today_s_counted_one_or_says_why_not() {
+        use crate::model::observe::Reading;
         let table = find("000-4").unwrap();
         let counted = |total| Reading::Counted {
             total,

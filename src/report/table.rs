@@ -2,6 +2,7 @@
 //! which every table of the report layer is made with, so that all of them wrap to the
 //! output's width (see [`super::style`]) and print without trailing spaces.
 
+pub use crate::model::unit::format_bytes;
 use std::fmt;
 use std::ops::{Deref, DerefMut};
 
@@ -402,26 +403,6 @@ pub fn list_table(benches: &[&Benchmark], derived: &[&Derived]) -> String {
     format!("{t}\n{} benchmarks\n", benches.len() + derived.len())
 }
 
-/// Sizes as caches are quoted, exactly: "48 KiB", "2 MiB", "1.25 MiB" (never a rounded
-/// "1 MiB" for 1280 KiB). A size that is no whole hundredth of its unit falls to the unit
-/// below, where it is whole.
-pub fn format_bytes(b: u64) -> String {
-    const UNITS: [(u64, &str); 3] = [(1 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB")];
-    for (size, name) in UNITS {
-        if b < size {
-            continue;
-        }
-        if b.is_multiple_of(size) {
-            return format!("{} {name}", b / size);
-        }
-        if (b * 100).is_multiple_of(size) {
-            let text = format!("{:.2}", b as f64 / size as f64);
-            return format!("{} {name}", text.trim_end_matches('0'));
-        }
-    }
-    format!("{b} B")
-}
-
 /// `timeshare sysinfo`.
 pub fn sysinfo_table(env: &Environment, warnings: &[String]) -> String {
     let mut t = new_table(&[]);
@@ -586,18 +567,6 @@ fn clock_source(env: &crate::model::Environment) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn cache_sizes_read_as_people_quote_them() {
-        assert_eq!(format_bytes(48 * 1024), "48 KiB");
-        assert_eq!(format_bytes(2048 * 1024), "2 MiB");
-        assert_eq!(format_bytes(266_240 * 1024), "260 MiB");
-        assert_eq!(format_bytes(1280 * 1024), "1.25 MiB");
-        assert_eq!(format_bytes(1536 * 1024), "1.5 MiB");
-        assert_eq!(format_bytes(1000 * 1024), "1000 KiB");
-        assert_eq!(format_bytes(3 << 30), "3 GiB");
-        assert_eq!(format_bytes(512), "512 B");
-    }
 
     #[test]
     fn counts_per_operation_read_as_decimals() {
