@@ -18,9 +18,17 @@
 //! Each tool run's CPU time (its and its children's, from getrusage of reaped children)
 //! over its wall time is the share of its pinned CPU it had: below 1, other processes ran
 //! there in the meantime and the tool's wall-clock figure includes their time.
+//!
+//! Every child (the row's timeshare, the tool, lmbench's calibration) runs in a process
+//! group of its own, with its output in a file of the scratch directory, and is polled:
+//! on Ctrl-C, SIGTERM or SIGHUP the group is stopped (TERM, then KILL a second later: some
+//! lmbench programs ignore TERM), the pairs measured so far are printed, and the scratch
+//! directory (`timeshare-crosscheck-PID-…` in the temporary directory, which `timeshare
+//! clean` knows) is removed.
 
 use std::path::Path;
 use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
@@ -29,7 +37,8 @@ use super::{output, suggest, Exit, UsageError};
 use crate::bench::Registry;
 use crate::harness::anchor::{self, Anchor};
 use crate::harness::contract::Benchmark;
-use crate::harness::{cpu, interrupt, rusage};
+use crate::harness::procgroup::{self, Reaped};
+use crate::harness::{cpu, debris, interrupt};
 use crate::model::crosscheck::{CheckRow, Outcome, Pairing};
 use crate::model::{Run, Status, Unit};
 use crate::report;
@@ -70,7 +79,7 @@ pub fn execute(args: CrosscheckArgs) -> Result<Exit> {
     cpu::pin_to(&[pin])?;
     interrupt::install()?;
     let scratch = tempfile::Builder::new()
-        .prefix("timeshare-crosscheck-")
+        .prefix(&debris::crosscheck_prefix())
         .tempdir()?;
     let exe = std::env::current_exe().context("cannot find timeshare's own program")?;
     let lmbench_env = if anchored
@@ -79,23 +88,32 @@ pub fn execute(args: CrosscheckArgs) -> Result<Exit> {
         .any(|a| a.package == "lmbench" && a.locate().is_some())
     {
         eprintln!("crosscheck: lmbench's timing calibration, once (enough, timing_o, loop_o) …");
-        lmbench_calibration()
+        lmbench_calibration(scratch.path())
     } else {
         Vec::new()
     };
     let mut rows = Vec::new();
-    for b in &anchored {
+    let mut progress = Progress::new(
+        anchored.iter().map(|b| b.anchors().len()).sum::<usize>() * args.pairs as usize,
+    );
+    'rows: for b in &anchored {
         for a in b.anchors() {
             if interrupt::requested() {
-                break;
+                break 'rows;
             }
-            eprintln!("crosscheck: {} against {} …", b.id(), a.tool);
+            eprintln!(
+                "{}",
+                progress.line(&format!("{} against {}", b.id(), a.tool))
+            );
             let env: &[(String, String)] = if a.package == "lmbench" {
                 &lmbench_env
             } else {
                 &[]
             };
-            let outcome = check(&exe, b, a, args.pairs, scratch.path(), env);
+            let Some(outcome) = check(&exe, b, a, args.pairs, scratch.path(), env, &mut progress)
+            else {
+                break 'rows;
+            };
             rows.push(CheckRow {
                 id: b.id().to_string(),
                 tool: a.tool.to_string(),
@@ -116,8 +134,16 @@ pub fn execute(args: CrosscheckArgs) -> Result<Exit> {
             .collect();
         format!("; lmbench with {}", vars.join(" "))
     };
+    let stopped = if interrupt::requested() {
+        format!(
+            "\ninterrupted: {} of {} pairs measured; the rows above hold those finished\n",
+            progress.done, progress.total
+        )
+    } else {
+        String::new()
+    };
     output::print_text(&format!(
-        "pinned to CPU {pin}; {} interleaved pairs per row{lmbench_line}\n{}",
+        "pinned to CPU {pin}; {} interleaved pairs per row{lmbench_line}\n{}{stopped}",
         args.pairs,
         report::crosscheck::crosscheck_table(&rows)
     ))?;
@@ -130,6 +156,55 @@ pub fn execute(args: CrosscheckArgs) -> Result<Exit> {
     })
 }
 
+/// Pairs done out of all, and an estimate of the time left from those done.
+struct Progress {
+    done: usize,
+    total: usize,
+    start: Instant,
+}
+
+impl Progress {
+    fn new(total: usize) -> Progress {
+        Progress {
+            done: 0,
+            total,
+            start: Instant::now(),
+        }
+    }
+
+    /// "crosscheck: 12/100 pairs done, about 4 min left; now ID against TOOL …"
+    fn line(&self, now: &str) -> String {
+        let left = if self.done == 0 {
+            String::new()
+        } else {
+            let per_pair = self.start.elapsed().as_secs_f64() / self.done as f64;
+            let secs = per_pair * (self.total - self.done) as f64;
+            format!(", about {} left", rough_duration(secs))
+        };
+        format!(
+            "crosscheck: {}/{} pairs done{left}; now {now} …",
+            self.done, self.total
+        )
+    }
+}
+
+/// "40 s", "4 min", "1 h 20 min": an estimate's precision.
+fn rough_duration(secs: f64) -> String {
+    if secs < 90.0 {
+        format!("{:.0} s", secs.max(1.0))
+    } else if secs < 3600.0 {
+        format!("{:.0} min", secs / 60.0)
+    } else {
+        format!(
+            "{} h {:.0} min",
+            (secs / 3600.0) as u64,
+            (secs % 3600.0) / 60.0
+        )
+    }
+}
+
+/// The row beside its anchor, `pairs` times; `None` when the user stopped the command
+/// before the first pair was done (with at least one, the pairs done are the outcome).
 fn check(
     exe: &Path,
     b: &Benchmark,
@@ -137,13 +212,17 @@ fn check(
     pairs: u32,
     scratch: &Path,
     env: &[(String, String)],
-) -> Outcome {
+    progress: &mut Progress,
+) -> Option<Outcome> {
     let Some(program) = a.locate() else {
-        return Outcome::Missing {
+        progress.done += pairs as usize;
+        return Some(Outcome::Missing {
             package: a.package.into(),
-        };
+        });
     };
-    let attempt = || -> Result<Pairing> {
+    let mut figures = Vec::new();
+    let mut shares = Vec::new();
+    let mut attempt = || -> Result<()> {
         let file = match a.file {
             Some(f) => {
                 let path = scratch.join("anchor-file");
@@ -152,45 +231,113 @@ fn check(
             }
             None => None,
         };
-        let mut figures = Vec::new();
-        let mut shares = Vec::new();
         for _ in 0..pairs {
-            if interrupt::requested() {
-                bail!("interrupted");
-            }
-            let row = run_row(exe, b.id(), scratch)?;
-            let (tool, share) = run_tool(&program, a, file.as_deref(), env)?;
+            let Some(row) = run_row(exe, b.id(), scratch)? else {
+                return Ok(());
+            };
+            let Some((tool, share)) = run_tool(&program, a, file.as_deref(), env, scratch)? else {
+                return Ok(());
+            };
             figures.push((row, tool));
             shares.push(share);
+            progress.done += 1;
         }
-        Ok(Pairing::of(&figures)
-            .context("a figure was not a positive number")?
-            .with_tool_shares(&shares))
+        Ok(())
     };
-    match attempt() {
-        Ok(pairing) => {
-            let verdict = pairing.verdict(a.tolerance, a.explained.is_some());
-            Outcome::Paired { pairing, verdict }
-        }
-        Err(e) => Outcome::Failed {
-            error: format!("{e:#}").replace('\n', " "),
+    let result = attempt();
+    if interrupt::requested() && figures.is_empty() {
+        return None;
+    }
+    Some(
+        match result.and_then(|()| {
+            Ok(Pairing::of(&figures)
+                .context("a figure was not a positive number")?
+                .with_tool_shares(&shares))
+        }) {
+            Ok(pairing) => {
+                let verdict = pairing.verdict(a.tolerance, a.explained.is_some());
+                Outcome::Paired { pairing, verdict }
+            }
+            Err(e) => Outcome::Failed {
+                error: format!("{e:#}").replace('\n', " "),
+            },
         },
+    )
+}
+
+/// How a child that ran to its end went: its exit, its (and its reaped descendants') CPU
+/// time, and its wall time.
+struct Finished {
+    reaped: Reaped,
+    wall_s: f64,
+}
+
+/// Run `cmd` in a process group of its own, its standard output and error into the file
+/// `out`, until it ends or the user asks to stop; `None` when stopped (the whole group
+/// killed and reaped).
+///
+/// # Timing model
+/// Wall time from just before the spawn to the reap that finds it ended, polled every
+/// 5 ms: a tool's own figure comes from its output, and this wall time only divides its
+/// CPU time (wait4's rusage of it and every descendant it reaped) into the share of its
+/// CPU it had, where 5 ms in runs of seconds does not matter.
+fn run_stoppable(cmd: &mut Command, out: &Path) -> Result<Option<Finished>> {
+    let file = std::fs::File::create(out)?;
+    cmd.stdin(Stdio::null())
+        .stdout(file.try_clone()?)
+        .stderr(file);
+    procgroup::in_own_group(cmd);
+    let start = Instant::now();
+    // Reaped by pid with wait4 (for its rusage), not through `Child`.
+    let pid = cmd.spawn()?.id() as i32;
+    loop {
+        if let Some(reaped) = procgroup::try_reap(pid)? {
+            let wall_s = start.elapsed().as_secs_f64();
+            // Whatever it started and left behind goes with it.
+            procgroup::kill_group(pid);
+            return Ok(Some(Finished { reaped, wall_s }));
+        }
+        if interrupt::requested() {
+            stop_group(pid);
+            return Ok(None);
+        }
+        std::thread::sleep(Duration::from_millis(5));
     }
 }
 
-/// One quick run of the row in a fresh timeshare: its median, seconds per operation.
-fn run_row(exe: &Path, id: &str, scratch: &Path) -> Result<f64> {
+/// Stop the group led by `pid`: SIGTERM (a timeshare row then removes its scratch
+/// directory), a second to end, then SIGKILL to all of it, and reap the leader.
+fn stop_group(pid: i32) {
+    // SAFETY: kill on a negative pid signals our child's process group.
+    unsafe { libc::kill(-pid, libc::SIGTERM) };
+    let deadline = Instant::now() + Duration::from_secs(1);
+    let mut reaped = false;
+    while !reaped && Instant::now() < deadline {
+        reaped = matches!(procgroup::try_reap(pid), Ok(Some(_)) | Err(_));
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    procgroup::kill_group(pid);
+    if !reaped {
+        let _ = procgroup::reap_blocking(pid);
+    }
+    procgroup::wait_groups_gone(&[pid], Duration::from_secs(2));
+}
+
+/// One quick run of the row in a fresh timeshare: its median, seconds per operation;
+/// `None` when the user stopped it.
+fn run_row(exe: &Path, id: &str, scratch: &Path) -> Result<Option<f64>> {
     let json = scratch.join("row.json");
-    let status = Command::new(exe)
-        .args(["run", id, "--quick", "--no-save", "--json"])
-        .arg(&json)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .context("cannot run timeshare")?;
+    let _ = std::fs::remove_file(&json);
+    let mut cmd = Command::new(exe);
+    cmd.args(["run", id, "--quick", "--no-save", "--json"])
+        .arg(&json);
+    let Some(done) =
+        run_stoppable(&mut cmd, &scratch.join("row.out")).context("cannot run timeshare")?
+    else {
+        return Ok(None);
+    };
     let text = std::fs::read_to_string(&json)
-        .with_context(|| format!("timeshare run {id} wrote no result ({status})"))?;
+        .with_context(|| format!("timeshare run {id} wrote no result ({:?})", done.reaped.end))?;
     let run: Run = serde_json::from_str(&text).context("cannot read the row's result")?;
     let r = run
         .results
@@ -200,45 +347,45 @@ fn run_row(exe: &Path, id: &str, scratch: &Path) -> Result<f64> {
     if r.status != Status::Ok || r.unit != Unit::SecondsPerOp {
         bail!("{id} gave no time per operation ({:?})", r.status);
     }
-    r.median().context("no median")
+    r.median().context("no median").map(Some)
 }
 
 /// One run of the tool: its figure in seconds per row operation, and the share of its CPU
-/// it had (CPU time of it and its children over its wall time).
+/// it had (CPU time of it and its children over its wall time); `None` when the user
+/// stopped it.
 fn run_tool(
     program: &Path,
     a: &Anchor,
     file: Option<&Path>,
     env: &[(String, String)],
-) -> Result<(f64, f64)> {
-    let before = rusage::children();
-    let start = std::time::Instant::now();
-    let out = Command::new(program)
-        .args(a.args_with(file))
-        .envs(env.iter().map(|(k, v)| (k, v)))
-        .stdin(Stdio::null())
-        .output()
-        .with_context(|| format!("cannot run {}", program.display()))?;
-    let wall = start.elapsed().as_secs_f64();
-    let after = rusage::children();
-    let cpu = (after.user_s - before.user_s) + (after.system_s - before.system_s);
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
+    scratch: &Path,
+) -> Result<Option<(f64, f64)>> {
+    let out = scratch.join("tool.out");
+    let mut cmd = Command::new(program);
+    cmd.args(a.args_with(file))
+        .envs(env.iter().map(|(k, v)| (k, v)));
+    let Some(done) = run_stoppable(&mut cmd, &out)
+        .with_context(|| format!("cannot run {}", program.display()))?
+    else {
+        return Ok(None);
+    };
+    let cpu = done.reaped.user_s + done.reaped.system_s;
+    let text = String::from_utf8_lossy(&std::fs::read(&out)?).into_owned();
     let figure = a.seconds_per_row_op(&text).with_context(|| {
         let last = text.lines().last().unwrap_or("(no output)");
-        format!("{} printed no figure ({}): {last}", a.tool, out.status)
+        format!(
+            "{} printed no figure ({:?}): {last}",
+            a.tool, done.reaped.end
+        )
     })?;
-    Ok((figure, cpu / wall.max(1e-9)))
+    Ok(Some((figure, cpu / done.wall_s.max(1e-9))))
 }
 
 /// lmbench's calibration as its run script does it: `ENOUGH`, `TIMING_O` and `LOOP_O`
 /// from its `enough`, `timing_o` and `loop_o` programs (kept from the environment when
 /// set there). A program that is missing or prints no number leaves its variable unset,
 /// and the lmbench programs then calibrate themselves as usual.
-fn lmbench_calibration() -> Vec<(String, String)> {
+fn lmbench_calibration(scratch: &Path) -> Vec<(String, String)> {
     [
         ("ENOUGH", "enough"),
         ("TIMING_O", "timing_o"),
@@ -250,8 +397,9 @@ fn lmbench_calibration() -> Vec<(String, String)> {
             return Some((var.to_string(), v));
         }
         let path = anchor::locate(program)?;
-        let out = Command::new(path).stdin(Stdio::null()).output().ok()?;
-        let text = String::from_utf8_lossy(&out.stdout);
+        let out = scratch.join("calibration.out");
+        run_stoppable(&mut Command::new(path), &out).ok()??;
+        let text = std::fs::read_to_string(&out).ok()?;
         let v = text.split_whitespace().next()?;
         v.parse::<f64>()
             .ok()

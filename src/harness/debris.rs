@@ -7,6 +7,7 @@
 //! |---|---|---|
 //! | a benchmark's scratch directory | `timeshare-PID-XXXXXX` | `--dir` |
 //! | the exerciser's scratch directory | `timeshare-exercise-PID-XXXXXX` | `--dir` |
+//! | `crosscheck`'s scratch directory | `timeshare-crosscheck-PID-XXXXXX` | the temporary directory |
 //! | an output being written | `.timeshare-PID-XXXXXX.tmp` | beside the output |
 //! | a memory cgroup | `timeshare-vm-PID-N` | below this process's own cgroup |
 //!
@@ -30,6 +31,11 @@ pub fn scratch_prefix() -> String {
 /// The prefix of the exerciser's scratch directory made by this process.
 pub fn exercise_prefix() -> String {
     format!("timeshare-exercise-{}-", std::process::id())
+}
+
+/// The prefix of `crosscheck`'s scratch directory made by this process.
+pub fn crosscheck_prefix() -> String {
+    format!("timeshare-crosscheck-{}-", std::process::id())
 }
 
 /// The prefix of an output's hidden temporary file made by this process.
@@ -73,7 +79,10 @@ pub fn classify(name: &str) -> Option<Kind> {
             .then_some(Kind::Cgroup(pid));
     }
     let rest = name.strip_prefix("timeshare-")?;
-    let rest = rest.strip_prefix("exercise-").unwrap_or(rest);
+    let rest = ["exercise-", "crosscheck-"]
+        .iter()
+        .find_map(|p| rest.strip_prefix(p))
+        .unwrap_or(rest);
     let (pid, tail) = pid_then(rest)?;
     tail.bytes()
         .all(|b| b.is_ascii_alphanumeric())
@@ -247,6 +256,10 @@ mod tests {
     #[test]
     fn names_are_recognised_by_shape_only() {
         assert_eq!(classify("timeshare-123-aBc9Zx"), Some(Kind::Scratch(123)));
+        assert_eq!(
+            classify("timeshare-crosscheck-78-q1w2e3"),
+            Some(Kind::Scratch(78))
+        );
         assert_eq!(
             classify("timeshare-exercise-77-q1w2e3"),
             Some(Kind::Scratch(77))

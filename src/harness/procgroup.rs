@@ -14,13 +14,14 @@ use std::os::unix::process::CommandExt;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-/// For `pre_exec`: SIGINT and SIGTERM back to their default action, nothing blocked.
+/// For `pre_exec`: SIGINT, SIGTERM and SIGHUP back to their default action, nothing blocked.
 /// Async-signal-safe (only `signal` and `sigprocmask`), as `pre_exec` requires.
 pub fn reset_signals_in_child() -> io::Result<()> {
     // SAFETY: plain system calls on valid arguments, in the child between fork and exec.
     unsafe {
         libc::signal(libc::SIGINT, libc::SIG_DFL);
         libc::signal(libc::SIGTERM, libc::SIG_DFL);
+        libc::signal(libc::SIGHUP, libc::SIG_DFL);
         let mut none: libc::sigset_t = std::mem::zeroed();
         libc::sigemptyset(&mut none);
         libc::sigprocmask(libc::SIG_SETMASK, &none, std::ptr::null_mut());

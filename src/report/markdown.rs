@@ -63,6 +63,15 @@ pub fn to_markdown(run: &Run) -> String {
         };
         out.push_str(&format!("| {id} | {} |\n", cells.join(" | ")));
     }
+    let measured = run
+        .results
+        .iter()
+        .filter(|r| r.status.is_ok() && !r.derived)
+        .filter_map(|r| r.summary.as_ref());
+    if let Some(legend) = super::table::interval_legend(measured) {
+        out.push_str(&format!("\n{legend}\n"));
+    }
+
     out
 }
 

@@ -6,7 +6,7 @@ pub use crate::model::unit::format_bytes;
 use std::fmt;
 use std::ops::{Deref, DerefMut};
 
-use comfy_table::{Cell, CellAlignment, ColumnConstraint, ContentArrangement, Table, Width};
+use comfy_table::{Cell, CellAlignment, ColumnConstraint, ContentArrangement, Table};
 
 use super::style::{self, Tone};
 use crate::harness::contract::{Benchmark, Derived};
@@ -24,65 +24,247 @@ const RULES: &str = "  ── ──      ──    ";
 const SHORT_TEXT: u16 = 12;
 
 /// The narrowest a wrapping text column is squeezed to when the columns that never wrap
-/// leave too little room: below it a note breaks into a word per line, and a table is
-/// better wider than the output than unreadable.
-pub const MIN_TEXT_COLUMN: u16 = 16;
+/// leave too little room: below it a note breaks into a word or two per line, and its
+/// cells move under the table as numbered notes instead (see [`fit`]).
+pub const MIN_TEXT_COLUMN: u16 = 20;
 
-/// A table as printed: wrapped to the output's width, each line without trailing spaces,
-/// no newline after the last. Everything else is comfy-table's [`Table`].
-pub struct TextTable(Table);
+/// A table as printed: fitted to the output's width (see [`fit`]), each line without
+/// trailing spaces, no newline after the last. Everything else is comfy-table's [`Table`].
+pub struct TextTable {
+    table: Table,
+    /// The right-aligned columns ([`right`]), which a rebuilt table keeps.
+    right: Vec<usize>,
+}
 
 impl Deref for TextTable {
     type Target = Table;
     fn deref(&self) -> &Table {
-        &self.0
+        &self.table
     }
 }
 
 impl DerefMut for TextTable {
     fn deref_mut(&mut self) -> &mut Table {
-        &mut self.0
+        &mut self.table
     }
 }
 
 impl fmt::Display for TextTable {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let mut t = self.0.clone();
-        keep_text_readable(&mut t);
+        let width = self.table.width().map_or(usize::MAX, usize::from);
+        let (parts, notes) = fit(self, width);
         // Padding fills the last column to its width; a reader of the text wants none.
-        f.write_str(&t.trim_fmt())
+        let tables: Vec<String> = parts.iter().map(Table::trim_fmt).collect();
+        f.write_str(&tables.join("\n\n"))?;
+        for (i, note) in notes.iter().enumerate() {
+            let mut line = String::new();
+            fold_words(&format!("({}) {note}", i + 1), width, 4, &mut line);
+            write!(f, "\n{line}")?;
+        }
+        Ok(())
     }
 }
 
-/// Keep every column readable: short text columns never wrap (as ids and figures do
-/// not), and when what never wraps leaves the long text columns less than
-/// [`MIN_TEXT_COLUMN`] each, they get that much and the table overflows the width
-/// instead of breaking notes into letters.
-fn keep_text_readable(t: &mut Table) {
+/// Spaces between two columns and at both edges: a space of padding either side of each
+/// column and one before the first.
+fn frame(columns: usize) -> usize {
+    2 * columns + columns.saturating_sub(1) + 1
+}
+
+/// The table made to fit `width` columns, in three steps, each only when the one before
+/// does not fit:
+/// 1. short text columns never wrap (as ids and figures do not), and long ones wrap to
+///    the width left, if each gets at least [`MIN_TEXT_COLUMN`];
+/// 2. otherwise a long text column's cells (the last column first: the notes) move
+///    under the table as numbered notes, "(1)" in the cell, the same text one number;
+/// 3. if the columns that never wrap are still too wide, the table is printed in parts,
+///    each with the first column (the row's name) and as many of the others as fit.
+///
+/// A note broken into a word per line, or a table wider than the terminal, is harder to
+/// read than either.
+fn fit(t: &TextTable, width: usize) -> (Vec<Table>, Vec<String>) {
+    let mut table = t.table.clone();
+    keep_short_text_whole(&mut table);
+    let mut notes: Vec<String> = Vec::new();
+    loop {
+        let widths = table.column_max_content_widths();
+        let wrapping: Vec<usize> = (0..widths.len())
+            .filter(|&c| table.column(c).is_some_and(wraps))
+            .collect();
+        let natural = widths.iter().map(|&w| w as usize).sum::<usize>() + frame(widths.len());
+        let fixed = widths
+            .iter()
+            .enumerate()
+            .filter(|(c, _)| !wrapping.contains(c))
+            .map(|(_, &w)| w as usize)
+            .sum::<usize>()
+            + frame(widths.len());
+        let text_room = MIN_TEXT_COLUMN as usize * wrapping.len();
+        if natural <= width || (!wrapping.is_empty() && fixed + text_room <= width) {
+            break;
+        }
+        let Some(&last) = wrapping.last() else {
+            break;
+        };
+        table = to_notes(&table, &t.right, last, &mut notes);
+    }
+    (split_columns(&table, &t.right, width), notes)
+}
+
+/// True for a column that wraps its cells to the room it is given.
+fn wraps(col: &comfy_table::Column) -> bool {
+    !matches!(
+        col.constraint(),
+        Some(
+            ColumnConstraint::ContentWidth
+                | ColumnConstraint::Absolute(_)
+                | ColumnConstraint::Hidden
+        )
+    )
+}
+
+/// Short text columns never wrap: broken, a 12-character cell is harder to read than a
+/// table a little narrower elsewhere.
+fn keep_short_text_whole(t: &mut Table) {
     let widths = t.column_max_content_widths();
     for (col, &w) in t.column_iter_mut().zip(&widths) {
         if col.constraint().is_none() && w <= SHORT_TEXT {
             col.set_constraint(ColumnConstraint::ContentWidth);
         }
     }
-    let wrapping: Vec<bool> = t.column_iter().map(|c| c.constraint().is_none()).collect();
-    // Each column has a space of padding either side and one between it and the next.
-    let needed: usize = widths
-        .iter()
-        .zip(&wrapping)
-        .map(|(&w, &wraps)| if wraps { MIN_TEXT_COLUMN } else { w } as usize)
-        .sum::<usize>()
-        + 3 * widths.len()
-        + 1;
-    if needed <= t.width().unwrap_or(u16::MAX) as usize {
-        return;
+}
+
+/// `t` with column `col`'s long cells replaced by "(n)" and their text added to `notes`
+/// (a text already there keeps its number); the column no longer wraps.
+fn to_notes(t: &Table, right: &[usize], col: usize, notes: &mut Vec<String>) -> Table {
+    let keep = t
+        .header()
+        .and_then(|h| h.cell_iter().nth(col))
+        .map_or(0, |c| c.content().chars().count())
+        .max(4);
+    let mut out = rebuilt(
+        t,
+        right,
+        &(0..t.column_iter().count()).collect::<Vec<_>>(),
+        |c| {
+            if c.0 != col {
+                return None;
+            }
+            let text = c.1.content();
+            if text.lines().map(|l| l.chars().count()).max().unwrap_or(0) <= keep {
+                return None;
+            }
+            let one_line = text.split_whitespace().collect::<Vec<_>>().join(" ");
+            let n = match notes.iter().position(|n| *n == one_line) {
+                Some(i) => i + 1,
+                None => {
+                    notes.push(one_line);
+                    notes.len()
+                }
+            };
+            Some(format!("({n})"))
+        },
+    );
+    no_wrap(&mut out, &[col]);
+    out
+}
+
+/// The columns `cols` of `t` as a table of their own, set up as [`new_table`] does, with
+/// each body cell for which `replace((column, cell))` says so holding that text instead.
+fn rebuilt(
+    t: &Table,
+    right: &[usize],
+    cols: &[usize],
+    mut replace: impl FnMut((usize, &Cell)) -> Option<String>,
+) -> Table {
+    let mut n = Table::new();
+    n.load_preset(RULES)
+        .set_content_arrangement(ContentArrangement::Dynamic);
+    if let Some(w) = t.width() {
+        n.set_width(w);
     }
-    for (col, wraps) in t.column_iter_mut().zip(wrapping) {
-        if wraps {
-            let least = Width::Fixed(MIN_TEXT_COLUMN);
-            col.set_constraint(ColumnConstraint::LowerBoundary(least));
+    n.style_text_only();
+    if t.should_style() {
+        n.enforce_styling();
+    } else {
+        n.force_no_tty();
+    }
+    if let Some(h) = t.header() {
+        let cells: Vec<Cell> = h.cell_iter().cloned().collect();
+        n.set_header(
+            cols.iter()
+                .filter_map(|&c| cells.get(c).cloned())
+                .collect::<Vec<_>>(),
+        );
+    }
+    for row in t.row_iter() {
+        let cells: Vec<Cell> = row.cell_iter().cloned().collect();
+        let picked: Vec<Cell> = cols
+            .iter()
+            .map(|&c| match cells.get(c) {
+                Some(cell) => match replace((c, cell)) {
+                    Some(text) => Cell::new(text),
+                    None => cell.clone(),
+                },
+                None => Cell::new(""),
+            })
+            .collect();
+        n.add_row(picked);
+    }
+    for (i, &c) in cols.iter().enumerate() {
+        let constraint = t.column(c).and_then(|col| col.constraint().cloned());
+        if let Some(col) = n.column_mut(i) {
+            if let Some(constraint) = constraint {
+                col.set_constraint(constraint);
+            }
+            if right.contains(&c) {
+                col.set_cell_alignment(CellAlignment::Right);
+            }
         }
     }
+    n
+}
+
+/// `t` as it is when it fits `width`; else in parts, each with the first column and as
+/// many of the next ones as fit (at least one).
+fn split_columns(t: &Table, right: &[usize], width: usize) -> Vec<Table> {
+    let widths = t.column_max_content_widths();
+    let natural = widths.iter().map(|&w| w as usize).sum::<usize>() + frame(widths.len());
+    if natural <= width || t.column_iter().any(wraps) || widths.len() < 3 {
+        return vec![t.clone()];
+    }
+    let mut parts = Vec::new();
+    let mut next = 1;
+    while next < widths.len() {
+        let mut cols = vec![0, next];
+        let mut used = widths[0] as usize + widths[next] as usize;
+        next += 1;
+        while next < widths.len() && used + widths[next] as usize + frame(cols.len() + 1) <= width {
+            used += widths[next] as usize;
+            cols.push(next);
+            next += 1;
+        }
+        parts.push(rebuilt(t, right, &cols, |_| None));
+    }
+    parts
+}
+
+/// `text` folded at spaces into lines of at most `width` columns, each continuation
+/// indented by `indent`; a word longer than a line stays whole.
+pub fn fold_words(text: &str, width: usize, indent: usize, out: &mut String) {
+    let mut line = String::new();
+    for word in text.split(' ').filter(|w| !w.is_empty()) {
+        let len = line.chars().count();
+        if len > indent && len + 1 + word.chars().count() > width {
+            out.push_str(&line);
+            out.push('\n');
+            line = " ".repeat(indent);
+        } else if !line.trim_start().is_empty() {
+            line.push(' ');
+        }
+        line.push_str(word);
+    }
+    out.push_str(&line);
 }
 
 /// A table that wraps long cells to the output's width ([`style::current`]) and is
@@ -108,11 +290,15 @@ pub fn new_table(header: &[&str]) -> TextTable {
         t.set_header(header.iter().map(Cell::new));
         no_wrap(&mut t, &[0]);
     }
-    TextTable(t)
+    TextTable {
+        table: t,
+        right: Vec::new(),
+    }
 }
 
 /// Right-align the numeric columns `cols`, which never wrap.
-pub fn right(t: &mut Table, cols: &[usize]) {
+pub fn right(t: &mut TextTable, cols: &[usize]) {
+    t.right.extend_from_slice(cols);
     for &c in cols {
         if let Some(col) = t.column_mut(c) {
             col.set_cell_alignment(CellAlignment::Right);
@@ -205,6 +391,14 @@ pub fn run_table(run: &Run, overhead: &Overhead, wide: bool) -> String {
         out.push_str("whole jobs, timed once each: no clock or loop overhead subtracted\n");
     }
     out.push_str(&format!("{t}\n"));
+    let measured = run
+        .results
+        .iter()
+        .filter(|r| r.status.is_ok() && !r.derived)
+        .filter_map(|r| r.summary.as_ref());
+    if let Some(legend) = interval_legend(measured) {
+        out.push_str(&format!("{legend}\n"));
+    }
     out
 }
 
@@ -262,15 +456,44 @@ pub fn spread_cells(r: &BenchResult, s: &Summary) -> [String; 3] {
     if let Some(inv) = r.invocations.as_ref().filter(|i| i.count() > 1) {
         samples = format!("{} × {samples}", inv.count());
     }
-    // One figure (a job timed once) has no spread to show.
-    if s.n < 2 {
-        return [String::new(), String::new(), samples];
+    // One figure (a job timed once) has no spread to show, and says so.
+    if !s.has_interval() {
+        return [NO_INTERVAL.into(), String::new(), samples];
     }
-    [
-        format!("±{:.1}%", s.relative_ci() * 100.0),
-        format_value(s.sd, r.unit),
-        samples,
-    ]
+    [ci_cell(s), format_value(s.sd, r.unit), samples]
+}
+
+/// The interval cell of a row of one sample: no interval of a median exists.
+pub const NO_INTERVAL: &str = "none";
+
+/// The interval as ±percent of the median, with its level when below the heading's 95%:
+/// "±1.2% (75%)".
+pub fn ci_cell(s: &Summary) -> String {
+    let half = format!("±{:.1}%", s.relative_ci() * 100.0);
+    match s.short_level() {
+        Some(level) => format!("{half} ({level}%)"),
+        None => half,
+    }
+}
+
+/// The line under a table whose intervals are not all at 95%, or `None`.
+pub fn interval_legend<'a>(summaries: impl IntoIterator<Item = &'a Summary>) -> Option<String> {
+    let (mut short, mut none) = (false, false);
+    for s in summaries {
+        short |= s.short_level().is_some();
+        none |= !s.has_interval();
+    }
+    let mut parts = Vec::new();
+    if short {
+        parts.push(
+            "an interval marked (75%) or (50%) covers the median with that probability only: \
+             from fewer than six samples no interval of a median reaches 95%",
+        );
+    }
+    if none {
+        parts.push("\"none\": one sample, no interval at all");
+    }
+    (!parts.is_empty()).then(|| format!("CI: {}.", parts.join("; ")))
 }
 
 fn result_row(r: &BenchResult, cycle: Option<f64>, overhead: &Overhead) -> Vec<String> {
@@ -567,6 +790,89 @@ fn clock_source(env: &crate::model::Environment) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn widest(text: &str) -> usize {
+        text.lines().map(|l| l.chars().count()).max().unwrap_or(0)
+    }
+
+    /// A table of `ids` with three figures and a long note each, `width` wide.
+    fn noted(width: u16, note: &str) -> String {
+        let mut t = new_table(&["benchmark", "median", "95% CI", "SD", "samples", "notes"]);
+        t.set_width(width);
+        for id in ["syscall.getpid", "call.subroutine.single", "pipe.back.4"] {
+            t.add_row(vec![
+                id,
+                "1.23 µs",
+                "±1.2% (75%)",
+                "12.3 ns",
+                "22 (1 culled)",
+                note,
+            ]);
+        }
+        right(&mut t, &[1, 2, 3, 4]);
+        t.to_string()
+    }
+
+    #[test]
+    fn long_notes_move_under_a_narrow_table_numbered_once() {
+        let note = "below the clock's resolution: not resolved, and more words after it";
+        let text = noted(90, note);
+        assert!(widest(&text) <= 90, "{text}");
+        // The same note three times is one numbered note, and every row points to it.
+        assert_eq!(text.matches("(1)").count(), 4, "{text}");
+        assert!(!text.contains("(2)"), "{text}");
+        let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(flat.contains(&format!("(1) {note}")), "{text}");
+        // Wide enough, the note stays in its row.
+        let wide = noted(200, note);
+        assert!(!wide.contains("(1)") && wide.contains(note), "{wide}");
+    }
+
+    #[test]
+    fn a_table_of_figures_too_wide_is_printed_in_parts_that_repeat_the_first_column() {
+        let header: Vec<String> = std::iter::once("statement".to_string())
+            .chain((0..8).map(|i| format!("column {i}")))
+            .collect();
+        let mut t = new_table(&header.iter().map(String::as_str).collect::<Vec<_>>());
+        t.set_width(80);
+        for row in ["for10", "while10"] {
+            let mut cells = vec![row.to_string()];
+            cells.extend((0..8).map(|i| format!("{i}.77 ns (12.0 c)")));
+            t.add_row(cells);
+        }
+        right(&mut t, &(1..9).collect::<Vec<_>>());
+        let text = t.to_string();
+        assert!(widest(&text) <= 80, "{text}");
+        assert!(text.matches("while10").count() >= 2, "{text}");
+        for i in 0..8 {
+            assert_eq!(text.matches(&format!("column {i}")).count(), 1, "{text}");
+        }
+    }
+
+    #[test]
+    fn intervals_below_95_percent_say_their_level_and_one_sample_says_none() {
+        let r = BenchResult::new(
+            "load.script.5",
+            "load",
+            "fixture",
+            crate::model::Unit::SecondsPerOp,
+            crate::model::Better::Lower,
+            None,
+        );
+        let three = Summary::from_values(&[0.75, 0.76, 0.77]).unwrap();
+        let [ci, _, _] = spread_cells(&r, &three);
+        assert!(ci.starts_with('±') && ci.ends_with("(75%)"), "{ci}");
+        let many = Summary::from_values(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0]).unwrap();
+        assert!(!spread_cells(&r, &many)[0].contains('('));
+        let one = Summary::from_values(&[0.75]).unwrap();
+        assert_eq!(spread_cells(&r, &one)[0], NO_INTERVAL);
+        let legend = interval_legend([&three, &one]).unwrap();
+        assert!(
+            legend.contains("(75%)") && legend.contains("one sample"),
+            "{legend}"
+        );
+        assert!(interval_legend([&many]).is_none());
+    }
 
     #[test]
     fn counts_per_operation_read_as_decimals() {

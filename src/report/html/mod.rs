@@ -253,13 +253,22 @@ fn status_class(s: &Status) -> &'static str {
     }
 }
 
+/// The interval's bounds, with its level when below the heading's 95% ("1.43 s – 1.45 s
+/// (75%)"), or "none" for a row of one sample.
 fn ci_text(r: &BenchResult) -> String {
     match &r.summary {
-        Some(s) if !r.derived && s.n > 1 => format!(
-            "{} – {}",
-            format_value(s.ci_low, r.unit),
-            format_value(s.ci_high, r.unit)
-        ),
+        Some(s) if !r.derived && s.has_interval() => {
+            let range = format!(
+                "{} – {}",
+                format_value(s.ci_low, r.unit),
+                format_value(s.ci_high, r.unit)
+            );
+            match s.short_level() {
+                Some(level) => format!("{range} ({level}%)"),
+                None => range,
+            }
+        }
+        Some(_) if !r.derived => crate::report::table::NO_INTERVAL.into(),
         _ => String::new(),
     }
 }
@@ -376,16 +385,29 @@ fn family_section(run: &Run, family: &str) -> Markup {
                             } @else {
                                 td.n { (r.median().map(|m| format_value(m, r.unit)).unwrap_or("—".into())) }
                                 td.n { (ci_text(r)) }
-                                td.n { (r.summary.as_ref().filter(|s| !r.derived && s.n > 1)
+                                td.n { (r.summary.as_ref().filter(|s| !r.derived && s.has_interval())
                                     .map(|s| format_value(s.sd, r.unit)).unwrap_or_default()) }
                                 td.n { (r.samples.len()) }
                                 td.n { (r.culled) }
                                 td { (notes(r)) }
-                                td.vals { (sample_values(r)) }
+                                td.vals {
+                                    // Folded: the lists were most of a long page.
+                                    @if !r.samples.is_empty() {
+                                        details {
+                                            summary { (r.samples.len()) " values" }
+                                            (sample_values(r))
+                                        }
+                                    }
+                                }
                             }
                         }
                     }
                 }
+            }
+            @if let Some(legend) = crate::report::table::interval_legend(
+                rows.iter().filter(|r| r.status.is_ok() && !r.derived).filter_map(|r| r.summary.as_ref())
+            ) {
+                p { (legend) }
             }
         }
     }
