@@ -79,10 +79,15 @@ pub(super) fn column(store: Option<&Store>, name: &str) -> Result<Column> {
     let id = id.map_err(|e| match e {
         StoreError::UnknownLabel(_) => {
             let machines = reference::machines();
+            let runs = super::db::run_names(store);
+            let names = machines
+                .iter()
+                .map(|m| m.name)
+                .chain(runs.iter().map(String::as_str));
             UsageError(format!(
                 "no run or reference machine named {name:?} (see `timeshare history` and \
                  `timeshare reference`){}",
-                suggest::hint(name, machines.iter().map(|m| m.name))
+                suggest::hint(name, names)
             ))
             .into()
         }

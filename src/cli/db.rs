@@ -91,8 +91,34 @@ pub fn usage_if_user(e: store::StoreError) -> anyhow::Error {
 /// The run the user named (an id, a label, `last`, `last-any`), in full, brought up to
 /// this schema (see [`crate::bench::fill_bases`]).
 pub fn load_run(store: &Store, name: &str) -> Result<StoredRun> {
-    let id = store.resolve(name).map_err(usage_if_user)?;
+    let id = store
+        .resolve(name)
+        .map_err(|e| with_run_hint(store, name, e))?;
     load_id(store, id)
+}
+
+/// [`usage_if_user`], and for a name that is no run a "did you mean" among `last`,
+/// `last-any` and the stored labels (`show lats` → `last`).
+pub fn with_run_hint(store: &Store, name: &str, e: store::StoreError) -> anyhow::Error {
+    if !matches!(e, store::StoreError::UnknownLabel(_)) {
+        return usage_if_user(e);
+    }
+    let labels = run_names(store);
+    let hint = super::suggest::hint(name, labels.iter().map(String::as_str));
+    UsageError(format!("{e}{hint}")).into()
+}
+
+/// What names a stored run: `last`, `last-any` and every label, each once.
+pub fn run_names(store: &Store) -> Vec<String> {
+    let mut names = vec!["last".to_string(), "last-any".to_string()];
+    if let Ok(rows) = store.runs() {
+        for label in rows.into_iter().filter_map(|r| r.label) {
+            if !names.contains(&label) {
+                names.push(label);
+            }
+        }
+    }
+    names
 }
 
 /// The run `id`, in full, brought up to this schema.

@@ -37,6 +37,7 @@ mod show;
 mod suggest;
 mod sysinfo;
 mod table;
+mod words;
 
 pub use exit::Exit;
 
@@ -104,6 +105,9 @@ pub enum Command {
     /// Print the move list of the cpu.chess game, one move per line (an exerciser job)
     #[command(hide = true)]
     ChessGame(chess_game::ChessGameArgs),
+    /// The words a shell completes after a subcommand (used by the completion scripts)
+    #[command(hide = true, name = words::COMMAND)]
+    Words(words::WordsArgs),
     /// Measure one invocation of a run with several (used by `run --invocations`)
     #[command(hide = true, name = crate::harness::invocations::COMMAND)]
     Invocation(invocation::InvocationArgs),
@@ -140,6 +144,7 @@ pub fn main() -> ExitCode {
         Command::Profile(args) => profile::execute(args),
         Command::Clean(args) => clean::execute(args),
         Command::Completions(args) => completions::execute(args),
+        Command::Words(args) => words::execute(args),
         Command::Man(args) => man::execute(args),
         Command::Selftest(args) => selftest::execute(args),
         Command::ChessGame(args) => chess_game::execute(args),

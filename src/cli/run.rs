@@ -601,11 +601,10 @@ impl Observer for Progress {
         }
     }
 
-    fn bench_finished(&mut self, result: &BenchResult) -> Result<()> {
+    fn bench_finished(&mut self, _result: &BenchResult) -> Result<()> {
+        // Derived rows too: the total counts every row the run ends with.
         if let Some(bar) = &self.bar {
-            if !result.derived {
-                bar.inc(1);
-            }
+            bar.inc(1);
         }
         Ok(())
     }

@@ -30,11 +30,32 @@ pub fn nearest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) ->
         .map(|(_, c)| c)
 }
 
-/// "; did you mean `syscall`?" to end an error about `word`, or nothing.
+/// "; did you mean `syscall`?" to end an error about `word`, or nothing. A word that is
+/// the start of some names and near none (`vax750` for the three VAX-11/750 machines)
+/// gets up to four of them.
 pub fn hint<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> String {
-    nearest(word, candidates)
-        .map(|c| format!("; did you mean `{c}`?"))
-        .unwrap_or_default()
+    let candidates: Vec<&str> = candidates.into_iter().collect();
+    if let Some(c) = nearest(word, candidates.iter().copied()) {
+        return format!("; did you mean `{c}`?");
+    }
+    let lower = word.to_lowercase();
+    let mut starting: Vec<&str> = candidates
+        .into_iter()
+        .filter(|c| !word.is_empty() && c.to_lowercase().starts_with(&lower))
+        .collect();
+    starting.sort_unstable();
+    starting.dedup();
+    let shown: Vec<String> = starting.iter().take(4).map(|c| format!("`{c}`")).collect();
+    match starting.len() {
+        0 => String::new(),
+        1 => format!("; did you mean {}?", shown[0]),
+        n if n <= 4 => format!("; did you mean one of {}?", shown.join(", ")),
+        n => format!(
+            "; did you mean one of {} (and {} more)?",
+            shown.join(", "),
+            n - 4
+        ),
+    }
 }
 
 #[cfg(test)]
@@ -48,6 +69,23 @@ mod tests {
         "pipe",
         "pdp11-70-ral",
     ];
+
+    #[test]
+    fn the_start_of_several_names_lists_them() {
+        let machines = [
+            "vax750-4.1bsd",
+            "vax750-4.2bsd",
+            "vax750-4.3bsd",
+            "pdp11-70-ral",
+        ];
+        assert_eq!(
+            hint("vax750", machines),
+            "; did you mean one of `vax750-4.1bsd`, `vax750-4.2bsd`, `vax750-4.3bsd`?"
+        );
+        assert_eq!(hint("pdp11", machines), "; did you mean `pdp11-70-ral`?");
+        assert_eq!(hint("lats", ["last", "last-any"]), "; did you mean `last`?");
+        assert_eq!(hint("zzz", machines), "");
+    }
 
     #[test]
     fn a_typo_finds_the_name_it_missed() {

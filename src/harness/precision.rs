@@ -194,7 +194,7 @@ impl Runner {
     ) -> Result<Run> {
         let started = Instant::now();
         let mut run = self.begin();
-        observer.run_started(&run, benches.len());
+        observer.run_started(&run, super::runner::rows_expected(benches, derived));
         let ids: Vec<String> = benches.iter().map(|b| b.id().to_string()).collect();
         let pilot_k = target.pilot.max(2);
         let pilot = invocations::measure(

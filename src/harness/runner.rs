@@ -93,7 +93,7 @@ impl Runner {
         observer: &mut dyn Observer,
     ) -> Result<Run> {
         let mut run = self.begin();
-        observer.run_started(&run, benches.len());
+        observer.run_started(&run, rows_expected(benches, derived));
         run.status = RunStatus::Complete;
         for (i, b) in benches.iter().enumerate() {
             observer.bench_started(i, b.id());
@@ -125,7 +125,7 @@ impl Runner {
         earlier: &[BTreeMap<String, f64>],
     ) -> Result<Run> {
         let mut run = self.begin();
-        observer.run_started(&run, benches.len());
+        observer.run_started(&run, rows_expected(benches, derived));
         let ids: Vec<String> = benches.iter().map(|b| b.id().to_string()).collect();
         let measured = invocations::measure(
             std::slice::from_ref(side),
@@ -343,6 +343,17 @@ fn empty_result(b: &Benchmark) -> BenchResult {
             Some(metric.basis.clone()),
         )
     }
+}
+
+/// The rows a run of `benches` ends with when every one is measured: they and the derived
+/// rows whose inputs are all among them (what the progress line counts to).
+pub fn rows_expected(benches: &[&Benchmark], derived: &[Derived]) -> usize {
+    let chosen = |id: &&str| benches.iter().any(|b| b.id() == *id);
+    benches.len()
+        + derived
+            .iter()
+            .filter(|d| d.inputs.iter().all(|i| chosen(i)))
+            .count()
 }
 
 /// The derived row `d`, when every one of its inputs was measured in `results`.

@@ -365,6 +365,8 @@ pub fn compare_table(columns: &[Column], min_effect: f64) -> Result<String, NoCo
     let verdict_cols: Vec<usize> = (0..columns.len() - 1).map(|k| 4 + 3 * k).collect();
     let mut converted: Vec<String> = Vec::new();
     let mut reasons: Vec<String> = Vec::new();
+    // The rows a side did not resolve, by reason: the reason goes under the table, once.
+    let mut unresolved: Vec<(String, Vec<String>)> = Vec::new();
     // The historical sources are long: they go under the table, one line per id, so the
     // figures keep one line each at a terminal's width.
     let mut sources: Vec<String> = Vec::new();
@@ -385,6 +387,14 @@ pub fn compare_table(columns: &[Column], min_effect: f64) -> Result<String, NoCo
                 Some(why) => {
                     reasons.push(format!("{id}: {why}"));
                     row.push("not comparable".into());
+                }
+                None if verdict.ends_with(": no verdict") => {
+                    match unresolved.iter_mut().find(|(v, _)| *v == verdict) {
+                        Some((_, ids)) if !ids.contains(id) => ids.push(id.clone()),
+                        Some(_) => {}
+                        None => unresolved.push((verdict, vec![id.clone()])),
+                    }
+                    row.push("no verdict".into());
                 }
                 None => row.push(verdict),
             }
@@ -430,6 +440,9 @@ pub fn compare_table(columns: &[Column], min_effect: f64) -> Result<String, NoCo
     }
     right(&mut t, &right_cols);
     no_wrap(&mut t, &verdict_cols);
+    // Too wide for the output, the table is printed in parts, each with the ids and the
+    // first column's figures beside one or more of the other columns.
+    super::table::repeat_columns(&mut t, 2);
     let mut out = String::new();
     for c in columns {
         out.push_str(&c.describe());
@@ -445,6 +458,9 @@ pub fn compare_table(columns: &[Column], min_effect: f64) -> Result<String, NoCo
     }
     for r in reasons {
         out.push_str(&format!("not comparable: {r}\n"));
+    }
+    for (verdict, ids) in unresolved {
+        out.push_str(&format!("{verdict} — {}\n", ids.join(", ")));
     }
     for (c, d) in columns[1..].iter().zip(&decisions) {
         let Some(d) = d else { continue };
@@ -636,6 +652,10 @@ fn judge(
 ) -> (String, String) {
     // The reason goes in the verdict, not beside the bound: the figure column stays narrow.
     if let Cell::NotResolved { why, .. } = first {
+        // Where the other column has no figure, there is nothing to give a verdict on.
+        if !matches!(other, Cell::Value(_) | Cell::NotResolved { .. }) {
+            return (String::new(), String::new());
+        }
         return (String::new(), format!("{why}: no verdict"));
     }
     if let Cell::NotResolved { why, .. } = other {

@@ -56,11 +56,11 @@ pub fn current() -> Style {
     STYLE.get().copied().unwrap_or(Style::PLAIN)
 }
 
-/// `text` with every line of prose longer than the width wrapped at spaces, each
-/// continuation indented two columns deeper. Tables are made to fit by
-/// [`super::table::new_table`], and their lines — which start with a space (the left
-/// border) or a rule — are left alone, so are coloured lines (table rows) and a word
-/// longer than a line: this folds the sentences around the tables.
+/// `text` with every line longer than the width wrapped at spaces, each continuation
+/// indented two columns deeper than the line it continues. Tables fit the width already
+/// ([`super::table::new_table`]); a rule and a coloured line (a table's) are left alone,
+/// and so is a word longer than a line: this folds the sentences around the tables, and
+/// the indented lines under them ("  id: source").
 pub fn fit(text: &str) -> String {
     fit_to(text, current().width as usize)
 }
@@ -72,7 +72,7 @@ fn fit_to(text: &str, width: usize) -> String {
         if i > 0 {
             out.push('\n');
         }
-        let table_line = line.starts_with([' ', '─']) || line.contains('\x1b');
+        let table_line = line.starts_with('─') || line.contains('\x1b');
         if table_line || line.chars().count() <= width {
             out.push_str(line);
         } else {
@@ -82,15 +82,17 @@ fn fit_to(text: &str, width: usize) -> String {
     out
 }
 
-/// Fold one line of prose (it starts with a word, not a space) at spaces.
+/// Fold one line at spaces, keeping its indentation and indenting what follows by two
+/// more columns.
 fn fold_line(line: &str, width: usize, out: &mut String) {
-    let mut current = String::new();
+    let indent = line.len() - line.trim_start_matches(' ').len();
+    let mut current = " ".repeat(indent);
     for word in line.split(' ').filter(|w| !w.is_empty()) {
         let fits = current.chars().count() + 1 + word.chars().count() <= width;
         if !current.trim_start().is_empty() && !fits {
             out.push_str(&current);
             out.push('\n');
-            current = "  ".to_string();
+            current = " ".repeat(indent + 2);
         } else if !current.trim_start().is_empty() {
             current.push(' ');
         }
@@ -174,8 +176,8 @@ mod tests {
             "short\nwarning: one two\n  three four\n  five six\n"
         );
         assert_eq!(
-            fit_to(" a table row stays whole", 6),
-            " a table row stays whole"
+            fit_to("  ctx.switch: a source line under a table", 24),
+            "  ctx.switch: a source\n    line under a table"
         );
         assert_eq!(fit_to("unbreakable-word x", 5), "unbreakable-word\n  x");
         let coloured = "\x1b[31m a very long coloured row that stays whole\x1b[0m";

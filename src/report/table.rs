@@ -34,6 +34,9 @@ pub struct TextTable {
     table: Table,
     /// The right-aligned columns ([`right`]), which a rebuilt table keeps.
     right: Vec<usize>,
+    /// The leading columns every part of a table printed in parts repeats (at least the
+    /// first: the row's name).
+    repeat: usize,
 }
 
 impl Deref for TextTable {
@@ -108,7 +111,7 @@ fn fit(t: &TextTable, width: usize) -> (Vec<Table>, Vec<String>) {
         };
         table = to_notes(&table, &t.right, last, &mut notes);
     }
-    (split_columns(&table, &t.right, width), notes)
+    (split_columns(&table, &t.right, t.repeat, width), notes)
 }
 
 /// True for a column that wraps its cells to the room it is given.
@@ -225,22 +228,27 @@ fn rebuilt(
     n
 }
 
-/// `t` as it is when it fits `width`; else in parts, each with the first column and as
-/// many of the next ones as fit (at least one).
-fn split_columns(t: &Table, right: &[usize], width: usize) -> Vec<Table> {
-    let widths = t.column_max_content_widths();
-    let natural = widths.iter().map(|&w| w as usize).sum::<usize>() + frame(widths.len());
-    if natural <= width || t.column_iter().any(wraps) || widths.len() < 3 {
+/// `t` as it is when it fits `width`; else in parts, each with the first `repeat` columns
+/// and as many of the next ones as fit (at least one).
+fn split_columns(t: &Table, right: &[usize], repeat: usize, width: usize) -> Vec<Table> {
+    let widths: Vec<usize> = t
+        .column_max_content_widths()
+        .into_iter()
+        .map(usize::from)
+        .collect();
+    let natural = widths.iter().sum::<usize>() + frame(widths.len());
+    let repeat = repeat.clamp(1, widths.len());
+    if natural <= width || t.column_iter().any(wraps) || widths.len() <= repeat + 1 {
         return vec![t.clone()];
     }
     let mut parts = Vec::new();
-    let mut next = 1;
+    let mut next = repeat;
     while next < widths.len() {
-        let mut cols = vec![0, next];
-        let mut used = widths[0] as usize + widths[next] as usize;
+        let mut cols: Vec<usize> = (0..repeat).chain([next]).collect();
+        let mut used: usize = cols.iter().map(|&c| widths[c]).sum();
         next += 1;
-        while next < widths.len() && used + widths[next] as usize + frame(cols.len() + 1) <= width {
-            used += widths[next] as usize;
+        while next < widths.len() && used + widths[next] + frame(cols.len() + 1) <= width {
+            used += widths[next];
             cols.push(next);
             next += 1;
         }
@@ -293,7 +301,14 @@ pub fn new_table(header: &[&str]) -> TextTable {
     TextTable {
         table: t,
         right: Vec::new(),
+        repeat: 1,
     }
+}
+
+/// Every part of `t`, when it is too wide and printed in parts, repeats its first `n`
+/// columns (e.g. the id and the baseline's figure), not only the first.
+pub fn repeat_columns(t: &mut TextTable, n: usize) {
+    t.repeat = n.max(1);
 }
 
 /// Right-align the numeric columns `cols`, which never wrap.
