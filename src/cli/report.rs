@@ -35,6 +35,10 @@ pub struct ReportArgs {
     /// Overwrite FILE if it exists
     #[arg(long)]
     pub force: bool,
+    /// Leave out the papers' machines a report of runs alone sets beside them (the three
+    /// with the most figures of the runs' rows)
+    #[arg(long)]
+    pub no_machines: bool,
     /// The smallest difference of medians, in percent, that is called a change
     #[arg(long, value_name = "PCT", default_value_t = DEFAULT_MIN_EFFECT * 100.0)]
     pub threshold: f64,
@@ -58,15 +62,18 @@ pub fn execute(args: ReportArgs) -> Result<Exit> {
             } else {
                 args.names.clone()
             };
-            let columns = columns(&args.db, &names)?;
+            let mut columns = columns(&args.db, &names)?;
             let stem: Vec<String> = columns.iter().map(|c| c.name().replace(' ', "-")).collect();
+            if !args.no_machines {
+                columns.extend(papers_machines(&columns));
+            }
             (
                 stem.join("-"),
                 html::report(&columns, args.threshold / 100.0),
             )
         }
     };
-    let path = args.output.clone().unwrap_or_else(|| {
+    let default_file = || {
         let safe: String = default_name
             .chars()
             .map(|c| {
@@ -78,7 +85,13 @@ pub fn execute(args: ReportArgs) -> Result<Exit> {
             })
             .collect();
         PathBuf::from(format!("timeshare-{safe}.html"))
-    });
+    };
+    // `-o DIR`: the file of its default name in that directory.
+    let path = match args.output.clone() {
+        Some(dir) if dir.is_dir() => dir.join(default_file()),
+        Some(file) => file,
+        None => default_file(),
+    };
     write(&path, args.force, page.as_bytes())?;
     Ok(Exit::Success)
 }
@@ -104,6 +117,45 @@ pub fn write(path: &Path, force: bool, bytes: &[u8]) -> Result<()> {
         );
     }
     Ok(())
+}
+
+/// How many of the papers' machines a report of runs alone sets beside them.
+const DEFAULT_MACHINES: usize = 3;
+
+/// For columns that are all runs: the papers' machines with the most headline figures of
+/// the runs' rows (ties in the catalogue's order), so that a report shows today beside
+/// the past without being asked. None when a machine is named already.
+fn papers_machines(columns: &[Column]) -> Vec<Column> {
+    use crate::reference::{self, Quantity};
+    let ids: Vec<&str> = columns
+        .iter()
+        .filter_map(|c| match c {
+            Column::Run { run, .. } => Some(run.results.iter().map(|r| r.id.as_str())),
+            Column::Machine { .. } => None,
+        })
+        .flatten()
+        .collect();
+    if columns.iter().any(|c| matches!(c, Column::Machine { .. })) || ids.is_empty() {
+        return Vec::new();
+    }
+    let mut ranked: Vec<(usize, usize, Column)> = reference::machines()
+        .into_iter()
+        .enumerate()
+        .filter_map(|(order, machine)| {
+            let figures: Vec<_> = reference::figures_of(machine.name)
+                .into_iter()
+                .filter(|f| f.quantity == Quantity::Headline && ids.contains(&f.id.as_str()))
+                .collect();
+            (!figures.is_empty())
+                .then(|| (figures.len(), order, Column::Machine { machine, figures }))
+        })
+        .collect();
+    ranked.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+    ranked
+        .into_iter()
+        .take(DEFAULT_MACHINES)
+        .map(|(_, _, c)| c)
+        .collect()
 }
 
 /// The columns named: a JSON file when the name is one, else a run or a machine.

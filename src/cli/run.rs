@@ -408,7 +408,7 @@ pub fn execute(args: RunArgs) -> Result<Exit> {
             report::html::report(&columns, crate::model::change::DEFAULT_MIN_EFFECT).as_bytes(),
         )?;
     }
-    text_out(&report::table::summary_line(&run))?;
+    text_out(&report::summary::summary(&run))?;
     match store_failed {
         Some(e) => Err(e),
         None => Ok(exit_status(&run)),

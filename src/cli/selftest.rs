@@ -46,7 +46,7 @@ pub fn execute(args: SelftestArgs) -> Result<Exit> {
     if args.list {
         let text: String = chosen
             .iter()
-            .map(|c| format!("{:<22} {}\n", c.id, c.claim))
+            .map(|c| format!("{:<w$}  {}\n", c.id, c.claim, w = selftest::ID_WIDTH))
             .collect();
         output::print_text(&text)?;
         return Ok(Exit::Success);

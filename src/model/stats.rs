@@ -96,6 +96,13 @@ impl Summary {
 }
 
 /// The median of `values` in any order (NaN for none).
+///
+/// ```
+/// use timeshare::model::stats::median;
+/// assert_eq!(median(&[3.0, 1.0, 2.0]), 2.0);
+/// assert_eq!(median(&[4.0, 1.0, 2.0, 3.0]), 2.5);
+/// assert!(median(&[]).is_nan());
+/// ```
 pub fn median(values: &[f64]) -> f64 {
     if values.is_empty() {
         return f64::NAN;

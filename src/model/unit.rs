@@ -161,6 +161,13 @@ pub fn format_value(value: f64, unit: Unit) -> String {
 }
 
 /// Seconds in ns, µs, ms or s, with three significant figures.
+///
+/// ```
+/// use timeshare::model::unit::format_seconds;
+/// assert_eq!(format_seconds(127e-9), "127 ns");
+/// assert_eq!(format_seconds(22.3e-6), "22.3 µs");
+/// assert_eq!(format_seconds(1.5), "1.50 s");
+/// ```
 pub fn format_seconds(s: f64) -> String {
     let abs = s.abs();
     let (v, u) = if abs < 1e-6 {

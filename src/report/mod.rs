@@ -21,6 +21,7 @@ pub mod seed_commands;
 pub mod seed_curve;
 pub mod seed_table;
 pub mod style;
+pub mod summary;
 pub mod table;
 pub mod textchart;
 pub mod vm;

@@ -82,7 +82,11 @@ impl Mount {
 
 impl Drop for Mount {
     fn drop(&mut self) {
-        let _ = Command::new("umount").arg(self.dir.path()).status();
+        // Quietly: a LoopExt4 has unmounted it already, to detach its device.
+        let _ = Command::new("umount")
+            .arg(self.dir.path())
+            .stderr(Stdio::null())
+            .status();
     }
 }
 

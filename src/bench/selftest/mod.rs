@@ -307,6 +307,10 @@ impl Drop for Pinned {
 }
 
 /// The report of one check: its verdict line, then one line per figure.
+/// The width of the checks' names in the printed lines, so that the claims line up: the
+/// longest name's (`load.driver.overhead`-sized); a longer one only pushes its own line.
+pub const ID_WIDTH: usize = 20;
+
 pub fn render(o: &Outcome, strictness: Strictness) -> String {
     let verdict = match &o.verdict {
         Verdict::Ok => "ok",
@@ -320,7 +324,7 @@ pub fn render(o: &Outcome, strictness: Strictness) -> String {
         String::new()
     };
     let mut s = format!(
-        "{verdict:<7} {}  {} ({:.1} s{tries})\n",
+        "{verdict:<7} {:<ID_WIDTH$}  {} ({:.1} s{tries})\n",
         o.id, o.claim, o.seconds
     );
     match &o.verdict {

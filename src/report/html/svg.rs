@@ -247,8 +247,8 @@ impl Plot {
                     .map(|(i, s)| (s.name.clone(), i, false)),
             )
             .collect();
-        let per_row = 3;
-        let legend_rows = legend.len().div_ceil(per_row);
+        let places = legend_places(legend.iter().map(|l| l.0.as_str()), LEFT, WIDTH - RIGHT);
+        let legend_rows = places.iter().map(|p| p.1 + 1).max().unwrap_or(0);
         let height = TOP + PLOT_H + 48.0 + 18.0 * legend_rows as f64;
         html! {
             svg xmlns="http://www.w3.org/2000/svg" class="plot" role="img"
@@ -285,9 +285,9 @@ impl Plot {
                         circle cx=(r(px(*x))) cy=(r(py(*y))) r="2.5" fill=(colour(i)) {}
                     }
                 }
-                @for (k, (name, i, band)) in legend.iter().enumerate() {
-                    @let lx = LEFT + (k % per_row) as f64 * 190.0;
-                    @let ly = TOP + PLOT_H + 54.0 + (k / per_row) as f64 * 18.0;
+                @for ((name, i, band), (lx, row)) in legend.iter().zip(&places) {
+                    @let lx = *lx;
+                    @let ly = TOP + PLOT_H + 54.0 + *row as f64 * 18.0;
                     @if *band {
                         rect x=(lx) y=(ly - 8.0) width="22" height="8" class="band" fill=(colour(*i)) {}
                     } @else {
@@ -451,5 +451,54 @@ mod tests {
         assert!(!p.contains("<script>"), "{p}");
         assert!(p.contains("&lt;script&gt;"));
         assert!(!p.contains("<img"));
+    }
+}
+
+/// Where each legend entry goes: its left edge and its row. Entries flow left to right,
+/// each as wide as its text (a sample line of 22 px, a gap, about 6.5 px a character),
+/// and a new row starts where the next would pass `right`: a long entry ("ideal: one
+/// copy's time × max(1, N / 2 CPUs)") is never cut off by the next one or the edge.
+pub fn legend_places<'a>(
+    names: impl Iterator<Item = &'a str>,
+    left: f64,
+    right: f64,
+) -> Vec<(f64, usize)> {
+    const SAMPLE: f64 = 28.0;
+    const CHAR: f64 = 6.5;
+    const GAP: f64 = 18.0;
+    let mut out = Vec::new();
+    let (mut x, mut row) = (left, 0);
+    for name in names {
+        let w = SAMPLE + CHAR * name.chars().count() as f64;
+        if x > left && x + w > right {
+            row += 1;
+            x = left;
+        }
+        out.push((x, row));
+        x += w + GAP;
+    }
+    out
+}
+
+#[cfg(test)]
+mod legend_tests {
+    use super::legend_places;
+
+    #[test]
+    fn long_legend_entries_get_rows_of_their_own_and_never_overlap() {
+        let names = [
+            "average real time per copy",
+            "CPU time per copy",
+            "ideal: one copy's time × max(1, N / 2 CPUs)",
+        ];
+        let places = legend_places(names.iter().copied(), 60.0, 700.0);
+        for (k, ((x, row), name)) in places.iter().zip(names).enumerate() {
+            let end = x + 28.0 + 6.5 * name.chars().count() as f64;
+            assert!(end <= 700.0, "{name} ends at {end}");
+            if let Some((next_x, next_row)) = places.get(k + 1) {
+                assert!(next_row > row || *next_x > end, "{name} overlaps the next");
+            }
+        }
+        assert_eq!(places[0], (60.0, 0));
     }
 }
