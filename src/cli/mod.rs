@@ -154,7 +154,9 @@ pub fn main() -> ExitCode {
     match outcome {
         Ok(exit) => exit.into(),
         Err(e) => {
-            eprintln!("timeshare: error: {}", one_line(&e));
+            // One message, folded at spaces to the output's width like every other line.
+            let message = format!("timeshare: error: {}", one_line(&e));
+            eprintln!("{}", crate::report::style::fit(&message));
             exit_for(&e).into()
         }
     }

@@ -195,11 +195,15 @@ fn paging(run: &Run) -> Markup {
         Axis::linear("seconds", &ty, &secs),
     )
     .line("real", points.iter().map(|p| (p.0, p.1.real_s)).collect())
-    .line("user", points.iter().map(|p| (p.0, p.1.user_s)).collect())
     .line(
-        "system",
+        "user (moves in clock ticks)",
+        points.iter().map(|p| (p.0, p.1.user_s)).collect(),
+    )
+    .line(
+        "system (moves in clock ticks)",
         points.iter().map(|p| (p.0, p.1.system_s)).collect(),
     );
+    mark_tick(&mut tplot, &ty);
     if let Some(r) = &random {
         fplot.y_marks.push(Marker {
             at: faults(r),
@@ -439,6 +443,9 @@ fn sweep(run: &Run) -> Markup {
         for (name, pts) in series {
             p = p.line(name, pts);
         }
+        if what != "real time" {
+            mark_tick(&mut p, &ys);
+        }
         p
     };
     let plots = vec![
@@ -489,4 +496,22 @@ fn sweep(run: &Run) -> Markup {
         ],
         rows,
     )
+}
+
+/// The kernel's accounting tick as user space sees it (`USER_HZ`, 100 on Linux): the
+/// kernel splits a process's CPU time between user and system by which one each tick
+/// found it in, so a short job's user and system times move in steps of about this much
+/// and their lines zig-zag by a tick where nothing changed.
+const CLOCK_TICK_S: f64 = 0.01;
+
+/// A line at one clock tick on a chart of user or system times that come near it, so that
+/// a step of that size reads as what it is.
+fn mark_tick(plot: &mut Plot, values: &[f64]) {
+    let top = values.iter().copied().fold(0.0, f64::max);
+    if top > 0.0 && top < 50.0 * CLOCK_TICK_S {
+        plot.y_marks.push(Marker {
+            at: CLOCK_TICK_S,
+            label: "one clock tick (10 ms): user and system time move in such steps".into(),
+        });
+    }
 }

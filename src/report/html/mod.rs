@@ -224,9 +224,13 @@ fn environment(runs: &[(&str, &Run)]) -> Markup {
             thead { tr { th {} @for (name, _) in runs { th { (name) } } } }
             tbody {
                 @for (k, (what, _)) in all[0].iter().enumerate() {
+                    // A row empty in every column (no label, the default selection) says
+                    // nothing.
+                    @if all.iter().any(|col| col.get(k).is_some_and(|c| !c.1.is_empty())) {
                     tr {
                         th { (what) }
                         @for col in &all { td { (col.get(k).map(|c| c.1.as_str()).unwrap_or("")) } }
+                    }
                     }
                 }
             }
