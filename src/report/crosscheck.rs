@@ -4,45 +4,42 @@ use super::table::{new_table, right};
 use crate::model::crosscheck::{CheckRow, Outcome, Verdict};
 use crate::model::unit::format_seconds;
 
-/// The table: row, tool, both medians, the ratio's median and range, the tolerance and
-/// the verdict; then the command lines and the reasons, numbered, below it.
+/// The tolerance most rows declare: said once above the table, and in a verdict only
+/// where a row's differs.
+const USUAL_TOLERANCE: f64 = 0.10;
+
+/// The table: the row with its tool under it, both medians, the ratio's median and range,
+/// the tool's share of its CPU and the verdict; then the reasons, numbered, and the
+/// command lines below it. It fits 100 columns: a row's id and its tool share the first
+/// column (two lines), and the tolerance is said once.
 pub fn crosscheck_table(rows: &[CheckRow]) -> String {
     let mut t = new_table(&[
-        "row",
-        "tool",
+        "row, tool",
         "timeshare",
-        "tool's figure",
+        "tool",
         "ratio",
         "range",
-        "tool CPU",
-        "tolerance",
+        "CPU",
         "verdict",
     ]);
     let mut notes = Vec::new();
     for r in rows {
-        let mut cells = vec![r.id.clone(), r.tool.clone()];
-        match &r.outcome {
-            Outcome::Missing { package } => cells.extend([
-                "-".into(),
-                "-".into(),
-                "-".into(),
-                "-".into(),
-                "-".into(),
-                tolerance(r.tolerance),
-                {
-                    notes.push(format!(
-                        "{}: {} is not installed (Debian package {package}: \
-                         apt-get install {package})",
-                        r.id, r.tool
-                    ));
-                    format!("missing [{}]", notes.len())
-                },
-            ]),
+        let mut cells = vec![format!("{}\n  {}", r.id, r.tool)];
+        let dashes = || -> Vec<String> { vec!["-".into(); 5] };
+        let mut verdict = match &r.outcome {
+            Outcome::Missing { package } => {
+                cells.extend(dashes());
+                notes.push(format!(
+                    "{}: {} is not installed (Debian package {package}: \
+                     apt-get install {package})",
+                    r.id, r.tool
+                ));
+                format!("missing [{}]", notes.len())
+            }
             Outcome::Failed { error } => {
-                cells.extend(["-".into(), "-".into(), "-".into(), "-".into(), "-".into()]);
-                cells.push(tolerance(r.tolerance));
+                cells.extend(dashes());
                 notes.push(format!("{}, {}: failed: {error}", r.id, r.tool));
-                cells.push(format!("failed [{}]", notes.len()));
+                format!("failed [{}]", notes.len())
             }
             Outcome::Paired {
                 pairing: p,
@@ -71,21 +68,27 @@ pub fn crosscheck_table(rows: &[CheckRow]) -> String {
                     format!("{:.2}–{:.2}", p.ratio_min, p.ratio_max),
                     p.tool_cpu_share
                         .map_or("-".into(), |s| format!("{:.0}%", s * 100.0)),
-                    tolerance(r.tolerance),
-                    verdict,
                 ]);
+                verdict
             }
+        };
+        if (r.tolerance - USUAL_TOLERANCE).abs() > 1e-9 {
+            verdict.push_str(&format!(" ({})", tolerance(r.tolerance)));
         }
+        cells.push(verdict);
         t.add_row(cells);
     }
-    right(&mut t, &[2, 3, 4, 5, 6, 7]);
-    let mut out = format!("{t}\n");
+    right(&mut t, &[1, 2, 3, 4, 5]);
+    let mut out = format!(
+        "tolerance {} unless a verdict gives another; CPU: the share of its CPU the tool had\n{t}\n",
+        tolerance(USUAL_TOLERANCE)
+    );
     for (i, n) in notes.iter().enumerate() {
         out.push_str(&format!("[{}] {n}\n", i + 1));
     }
     out.push_str("\ncommands:\n");
     for r in rows {
-        out.push_str(&format!("  {:<24} {}  ({})\n", r.id, r.command, r.basis));
+        out.push_str(&format!("  {}: {}  ({})\n", r.id, r.command, r.basis));
     }
     let paired = rows
         .iter()
@@ -164,6 +167,9 @@ mod tests {
         );
         assert!(text.contains("0.65×"), "{text}");
         assert!(text.contains("  -  "), "{text}");
+        // The id and its tool share the first column; the table fits 100 columns.
+        assert!(text.contains("\n   lmbench lat_proc fork"), "{text}");
+        assert!(text.lines().all(|l| l.chars().count() <= 100), "{text}");
         assert!(
             text.contains("1 paired, 1 failing, 1 without their tool"),
             "{text}"

@@ -140,10 +140,23 @@ fn keep_short_text_whole(t: &mut Table) {
 /// `t` with column `col`'s long cells replaced by "(n)" and their text added to `notes`
 /// (a text already there keeps its number); the column no longer wraps.
 fn to_notes(t: &Table, right: &[usize], col: usize, notes: &mut Vec<String>) -> Table {
-    let keep = t
+    // The heading gets a word a line ("measured" over "through"), and the cells no wider
+    // than its longest word stay.
+    let heading = t
         .header()
         .and_then(|h| h.cell_iter().nth(col))
-        .map_or(0, |c| c.content().chars().count())
+        .map(|c| {
+            c.content()
+                .split_whitespace()
+                .collect::<Vec<_>>()
+                .join("\n")
+        })
+        .unwrap_or_default();
+    let keep = heading
+        .lines()
+        .map(|w| w.chars().count())
+        .max()
+        .unwrap_or(0)
         .max(4);
     let mut out = rebuilt(
         t,
@@ -168,6 +181,13 @@ fn to_notes(t: &Table, right: &[usize], col: usize, notes: &mut Vec<String>) -> 
             Some(format!("({n})"))
         },
     );
+    if let Some(h) = out.header() {
+        let mut cells: Vec<Cell> = h.cell_iter().cloned().collect();
+        if let Some(c) = cells.get_mut(col) {
+            *c = Cell::new(heading);
+        }
+        out.set_header(cells);
+    }
     no_wrap(&mut out, &[col]);
     out
 }
