@@ -332,7 +332,7 @@ pub const TABLES: &[SeedTable] = &[
         curve: Some("exercise.batch."),
         why: &["the paper's curves are drawn, not tabulated, so there is no historical column: \
                 today's curve only, the exercise.batch.N rows of the newest stored run that has \
-                them (`timeshare exercise --sweep 1,5,10,20,40`)"], ..T },
+                them"], ..T },
 ];
 
 pub fn find(key: &str) -> Option<&'static SeedTable> {
