@@ -146,8 +146,8 @@ fn papers_machines(columns: &[Column]) -> Vec<Column> {
                 .into_iter()
                 .filter(|f| f.quantity == Quantity::Headline && ids.contains(&f.id.as_str()))
                 .collect();
-            (!figures.is_empty())
-                .then(|| (figures.len(), order, Column::Machine { machine, figures }))
+            let count = figures.len();
+            (count > 0).then_some((count, order, Column::Machine { machine, figures }))
         })
         .collect();
     ranked.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));

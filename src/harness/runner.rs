@@ -352,7 +352,7 @@ pub fn rows_expected(benches: &[&Benchmark], derived: &[Derived]) -> usize {
     benches.len()
         + derived
             .iter()
-            .filter(|d| d.inputs.iter().all(|i| chosen(i)))
+            .filter(|d| d.inputs.iter().all(chosen))
             .count()
 }
 

@@ -25,10 +25,11 @@ const SHORT_TEXT: u16 = 12;
 
 /// The narrowest a wrapping text column is squeezed to when the columns that never wrap
 /// leave too little room: below it a note breaks into a word or two per line, and its
-/// cells move under the table as numbered notes instead (see [`fit`]).
+/// cells move under the table as numbered notes instead (see the `Display` of
+/// [`TextTable`]).
 pub const MIN_TEXT_COLUMN: u16 = 20;
 
-/// A table as printed: fitted to the output's width (see [`fit`]), each line without
+/// A table as printed: fitted to the output's width (see `fit` below), each line without
 /// trailing spaces, no newline after the last. Everything else is comfy-table's [`Table`].
 pub struct TextTable {
     table: Table,
