@@ -169,7 +169,11 @@ mod tests {
         assert!(text.contains("  -  "), "{text}");
         // The id and its tool share the first column; the table fits 100 columns.
         assert!(text.contains("\n   lmbench lat_proc fork"), "{text}");
-        assert!(text.lines().all(|l| l.chars().count() <= 100), "{text}");
+        let printed = crate::report::style::fit(&text);
+        assert!(
+            printed.lines().all(|l| l.chars().count() <= 100),
+            "{printed}"
+        );
         assert!(
             text.contains("1 paired, 1 failing, 1 without their tool"),
             "{text}"

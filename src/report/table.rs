@@ -29,6 +29,9 @@ const SHORT_TEXT: u16 = 12;
 /// [`TextTable`]).
 pub const MIN_TEXT_COLUMN: u16 = 20;
 
+/// The narrowest the other text columns wrap to once the last one's cells are notes.
+const LEAST_TEXT_COLUMN: u16 = 9;
+
 /// A table as printed: fitted to the output's width (see `fit` below), each line without
 /// trailing spaces, no newline after the last. Everything else is comfy-table's [`Table`].
 pub struct TextTable {
@@ -103,11 +106,20 @@ fn fit(t: &TextTable, width: usize) -> (Vec<Table>, Vec<String>) {
             .map(|(_, &w)| w as usize)
             .sum::<usize>()
             + frame(widths.len());
-        let text_room = MIN_TEXT_COLUMN as usize * wrapping.len();
+        // Once the last column (the notes) is under the table, the other text columns
+        // (a unit, a conversion) may wrap narrower before any of them moves too: a
+        // table of many text columns would otherwise become a table of note numbers.
+        let least = if notes.is_empty() {
+            MIN_TEXT_COLUMN
+        } else {
+            LEAST_TEXT_COLUMN
+        };
+        let text_room = least as usize * wrapping.len();
         if natural <= width || (!wrapping.is_empty() && fixed + text_room <= width) {
             break;
         }
-        let Some(&last) = wrapping.last() else {
+        // The first column is the row's name: it wraps, never moves under the table.
+        let Some(&last) = wrapping.iter().rev().find(|&&c| c > 0) else {
             break;
         };
         table = to_notes(&table, &t.right, last, &mut notes);
