@@ -27,7 +27,7 @@ use clap::Args;
 
 use super::{output, suggest, Exit, UsageError};
 use crate::bench::Registry;
-use crate::harness::anchor::{self, Anchor};
+use crate::harness::anchor::{self, Anchor, Server};
 use crate::harness::contract::Benchmark;
 use crate::harness::{cpu, interrupt, rusage};
 use crate::model::crosscheck::{CheckRow, Outcome, Pairing};
@@ -152,16 +152,24 @@ fn check(
             }
             None => None,
         };
+        let _server = match a.server {
+            Some(s) => Some(ToolServer::start(&program, s, env)?),
+            None => None,
+        };
         let mut figures = Vec::new();
         let mut shares = Vec::new();
         for _ in 0..pairs {
             if interrupt::requested() {
                 bail!("interrupted");
             }
-            let row = run_row(exe, b.id(), scratch)?;
+            let row = run_row(exe, b.id(), b.metric().bytes_per_op, scratch)?;
             let (tool, share) = run_tool(&program, a, file.as_deref(), env)?;
             figures.push((row, tool));
-            shares.push(share);
+            // A tool with a server in the background: the server's CPU time is no
+            // child's, so the share would undercount; none is claimed.
+            if a.server.is_none() {
+                shares.push(share);
+            }
         }
         Ok(Pairing::of(&figures)
             .context("a figure was not a positive number")?
@@ -178,8 +186,60 @@ fn check(
     }
 }
 
-/// One quick run of the row in a fresh timeshare: its median, seconds per operation.
-fn run_row(exe: &Path, id: &str, scratch: &Path) -> Result<f64> {
+/// A tool's server, started before its pairs and stopped (with the tool's own stop
+/// command) when dropped.
+struct ToolServer<'a> {
+    program: &'a Path,
+    server: Server,
+    env: &'a [(String, String)],
+}
+
+impl<'a> ToolServer<'a> {
+    fn start(
+        program: &'a Path,
+        server: Server,
+        env: &'a [(String, String)],
+    ) -> Result<ToolServer<'a>> {
+        let status = Command::new(program)
+            .args(server.start)
+            .envs(env.iter().map(|(k, v)| (k, v)))
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .status()
+            .with_context(|| format!("cannot start {}'s server", program.display()))?;
+        if !status.success() {
+            bail!(
+                "{} {} failed ({status})",
+                program.display(),
+                server.start.join(" ")
+            );
+        }
+        // lmbench's server forks into the background and then binds its socket.
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        Ok(ToolServer {
+            program,
+            server,
+            env,
+        })
+    }
+}
+
+impl Drop for ToolServer<'_> {
+    fn drop(&mut self) {
+        let _ = Command::new(self.program)
+            .args(self.server.stop)
+            .envs(self.env.iter().map(|(k, v)| (k, v)))
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status();
+    }
+}
+
+/// One quick run of the row in a fresh timeshare: its median, seconds per operation (a
+/// throughput row's bytes per second turned into seconds per operation of
+/// `bytes_per_op`).
+fn run_row(exe: &Path, id: &str, bytes_per_op: Option<u64>, scratch: &Path) -> Result<f64> {
     let json = scratch.join("row.json");
     let status = Command::new(exe)
         .args(["run", id, "--quick", "--no-save", "--json"])
@@ -197,10 +257,12 @@ fn run_row(exe: &Path, id: &str, scratch: &Path) -> Result<f64> {
         .iter()
         .find(|r| r.id == id)
         .with_context(|| format!("{id} is not in its own run"))?;
-    if r.status != Status::Ok || r.unit != Unit::SecondsPerOp {
-        bail!("{id} gave no time per operation ({:?})", r.status);
+    let median = r.median().context("no median");
+    match (r.status == Status::Ok, r.unit, bytes_per_op) {
+        (true, Unit::SecondsPerOp, _) => median,
+        (true, Unit::BytesPerSecond, Some(bytes)) => Ok(bytes as f64 / median?),
+        _ => bail!("{id} gave no time per operation ({:?})", r.status),
     }
-    r.median().context("no median")
 }
 
 /// One run of the tool: its figure in seconds per row operation, and the share of its CPU
