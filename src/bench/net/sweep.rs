@@ -7,7 +7,8 @@
 //! sizes between them (the middle of each octave plus one, and 1023 and 1025 around the
 //! paper's 1024); quick mode samples every other octave. For each size the parent tells
 //! the child (over a pipe) what is coming, writes a fixed budget of messages, and waits
-//! for the child's acknowledgement with the bytes it received and its own CPU time: the
+//! for the child's acknowledgement with the bytes it received and its own CPU time (a
+//! stream is read 64 KiB at a time, or a message at a time from 64 KiB up): the
 //! time runs from the first write to the acknowledgement, so the receiver's work is
 //! inside it. Each size is repeated ([`repeats`]) and the fastest kept. Over TCP the
 //! sizes up to 1 KiB are measured with TCP_NODELAY on and again with it off (Nagle's
@@ -158,8 +159,8 @@ fn messages(mode: Mode, size: usize) -> u64 {
     ((budget / size) as u64).clamp(least, most)
 }
 
-// The pipe protocol with the child: a command of two u64 (what, argument), answered by
-// an acknowledgement of three u64 (bytes, datagrams, CPU ns).
+// The pipe protocol with the child: a command of three u64 (what, bytes, message size),
+// answered by an acknowledgement of three u64 (bytes, datagrams, CPU ns).
 const QUIT: u64 = 0;
 const STREAM: u64 = 1;
 const DATAGRAMS: u64 = 2;
@@ -178,18 +179,18 @@ struct SinkEnds {
 /// arrives and acknowledge with the count and the CPU time it spent.
 fn sink_child(ends: SinkEnds, mut buf: Vec<u8>) -> i32 {
     loop {
-        let mut cmd = [0u8; 16];
+        let mut cmd = [0u8; 24];
         match read_exact_raw(&Raw(ends.commands), &mut cmd) {
             Ok(()) => {}
             Err(0) => return 0,
             Err(_) => return 4,
         }
-        let what = u64::from_ne_bytes(cmd[..8].try_into().expect("8"));
-        let arg = u64::from_ne_bytes(cmd[8..].try_into().expect("8"));
+        let word = |i: usize| u64::from_ne_bytes(cmd[i * 8..i * 8 + 8].try_into().expect("8"));
+        let (what, bytes, size) = (word(0), word(1), word(2) as usize);
         let cpu0 = process_cpu_ns();
         let counted = match what {
             QUIT => return 0,
-            STREAM => receive_stream(ends.data, &mut buf, arg),
+            STREAM => receive_stream(ends.data, &mut buf[..read_size(size)], bytes),
             DATAGRAMS => receive_datagrams(&ends, &mut buf),
             _ => return 6,
         };
@@ -204,6 +205,15 @@ fn sink_child(ends: SinkEnds, mut buf: Vec<u8>) -> i32 {
             return 7;
         }
     }
+}
+
+/// The stream receiver's read size: the message size from 64 KiB up, as bw_tcp's and
+/// bw_unix's readers read; below it, 64 KiB, whatever is queued, as a buffered reader
+/// would (a read per one-byte message would time the reader's system calls, not the
+/// transport). A read larger than the caches is slower by itself: 1 MiB reads into one
+/// buffer ran at a half to two thirds of 64 KiB reads here.
+fn read_size(size: usize) -> usize {
+    size.clamp(64 << 10, LARGEST)
 }
 
 /// Read exactly `want` bytes of a stream.
@@ -254,7 +264,7 @@ fn receive_datagrams(ends: &SinkEnds, buf: &mut [u8]) -> Option<(u64, u64)> {
             count += c;
         }
         if fds[1].revents & libc::POLLIN != 0 {
-            let mut cmd = [0u8; 16];
+            let mut cmd = [0u8; 24];
             read_exact_raw(&Raw(ends.commands), &mut cmd).ok()?;
             if u64::from_ne_bytes(cmd[..8].try_into().expect("8")) != LAST_SENT {
                 return None;
@@ -487,10 +497,11 @@ impl Sweep {
         })
     }
 
-    fn command(&mut self, what: u64, arg: u64) -> Result<()> {
-        let mut cmd = [0u8; 16];
+    fn command(&mut self, what: u64, bytes: u64, size: usize) -> Result<()> {
+        let mut cmd = [0u8; 24];
         cmd[..8].copy_from_slice(&what.to_ne_bytes());
-        cmd[8..].copy_from_slice(&arg.to_ne_bytes());
+        cmd[8..16].copy_from_slice(&bytes.to_ne_bytes());
+        cmd[16..].copy_from_slice(&(size as u64).to_ne_bytes());
         write_all_raw(&self.commands, &cmd).map_err(|e| {
             self.partner
                 .explain(io_error("command to the receiving child", e))
@@ -502,7 +513,7 @@ impl Sweep {
     fn transfer(&mut self, size: usize, count: u64) -> Result<Transferred> {
         let datagrams = self.carrier.is_datagram();
         let sent = size as u64 * count;
-        self.command(if datagrams { DATAGRAMS } else { STREAM }, sent)?;
+        self.command(if datagrams { DATAGRAMS } else { STREAM }, sent, size)?;
         for _ in 0..count {
             if let Err(e) = write_all_raw(&self.data, &self.buf[..size]) {
                 return Err(self
@@ -511,7 +522,7 @@ impl Sweep {
             }
         }
         if datagrams {
-            self.command(LAST_SENT, 0)?;
+            self.command(LAST_SENT, 0, size)?;
         }
         let mut ack = [0u8; 24];
         if let Err(e) = read_exact_raw(&self.acks, &mut ack) {
@@ -559,7 +570,7 @@ impl Workload for Sweep {
     }
 
     fn finish(&mut self) -> Result<()> {
-        self.command(QUIT, 0)?;
+        self.command(QUIT, 0, 0)?;
         self.partner.wait_for_end("receiving child")
     }
 
