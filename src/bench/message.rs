@@ -1,6 +1,7 @@
 //! Message passing by the three patterns of seed 001's Table 1, over pipes (`pipeself`,
 //! `pipediscard`, `pipeback`) and UNIX-domain datagram sockets (`udgself`, `udgdiscard`,
-//! `udgback`, from the seed's `run` script).
+//! `udgback`, from the seed's `run` script), and the `net` rows' round trips over TCP and
+//! UDP on the loopback interface.
 //!
 //! # Timing model
 //! - self: one operation = write one message, then read it back, in one process.
@@ -14,7 +15,8 @@
 //!   as lmbench's lat_unix does ([`Wiring`]).
 //!
 //! Checks: every read returns the whole message; in `back`, each message carries a
-//! sequence number that must come back unchanged; in `discard`, the child counts the
+//! sequence number (its low bytes, for messages shorter than four) that must come back
+//! unchanged; in `discard`, the child counts the
 //! bytes it read and the count is compared with what the parent wrote when the row ends
 //! (a mismatch fails the row). A child that dies fails the row with its exit status.
 
@@ -23,6 +25,7 @@ use std::os::fd::{AsRawFd, OwnedFd};
 
 use anyhow::{bail, Context, Result};
 
+use super::net::socket::{self, Family, Scope};
 use crate::harness::children::{self, io_error, read_exact_raw, write_all_raw, Pair, Partner};
 use crate::harness::contract::{Ctx, Workload};
 use crate::model::details::micro::{Discarded, RoundTrip};
@@ -38,6 +41,13 @@ pub enum Transport {
     UnixDatagram,
     /// AF_UNIX, SOCK_STREAM: a byte stream, as a pipe (lmbench's lat_unix).
     UnixStream,
+    /// A TCP connection over the loopback interface, TCP_NODELAY on (lmbench's lat_tcp).
+    Tcp(Family),
+    /// Two connected UDP sockets on the loopback interface (lmbench's lat_udp).
+    Udp(Family),
+    /// A TCP connection between two network namespaces joined by a veth pair, made by
+    /// `net.veth.rtt` (never by [`Transport::channel`]).
+    Veth,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -72,6 +82,11 @@ impl Transport {
             Transport::Pipe => "pipe",
             Transport::UnixDatagram => "unix datagram socket",
             Transport::UnixStream => "unix stream socket",
+            Transport::Tcp(Family::V4) => "tcp over 127.0.0.1",
+            Transport::Tcp(Family::V6) => "tcp over ::1",
+            Transport::Udp(Family::V4) => "udp over 127.0.0.1",
+            Transport::Udp(Family::V6) => "udp over ::1",
+            Transport::Veth => "tcp over a veth pair between two namespaces of its own",
         }
     }
 
@@ -96,6 +111,15 @@ impl Transport {
                     rx: rx.into(),
                 })
             }
+            Transport::Tcp(family) => {
+                let (tx, rx) = socket::tcp_pair(family, true)?;
+                Ok(Channel { tx, rx })
+            }
+            Transport::Udp(family) => {
+                let (tx, rx) = socket::udp_pair(family)?;
+                Ok(Channel { tx, rx })
+            }
+            Transport::Veth => bail!("a veth channel is made by its namespaces"),
         }
     }
 }
@@ -126,17 +150,54 @@ pub fn prepare(
     })
 }
 
-/// `back` over one UNIX stream socket pair used in both directions, as lmbench's
-/// lat_unix wires it.
-pub fn prepare_back_both_ways(ctx: &Ctx, size: usize) -> Result<Box<dyn Workload>> {
-    assert!((4..=MAX_MESSAGE).contains(&size));
+/// `back` over one stream socket pair (or one TCP connection, one pair of connected UDP
+/// sockets) used in both directions, as lmbench's lat_unix, lat_tcp and lat_udp wire it.
+pub fn prepare_back_both_ways(
+    ctx: &Ctx,
+    transport: Transport,
+    size: usize,
+) -> Result<Box<dyn Workload>> {
+    assert!((1..=MAX_MESSAGE).contains(&size));
     Ok(Box::new(Back::start(
         ctx,
-        Transport::UnixStream,
+        transport,
         Wiring::OneBothWays,
         size,
         false,
     )?))
+}
+
+/// `back` over a connection made elsewhere (`net.veth.rtt`'s, between its namespaces),
+/// used both ways; its addresses are checked against `scope`.
+pub fn prepare_back_over(
+    ctx: &Ctx,
+    transport: Transport,
+    chan: Channel,
+    size: usize,
+    scope: Scope,
+) -> Result<Box<dyn Workload>> {
+    assert!((1..=MAX_MESSAGE).contains(&size));
+    let ends = both_ways(chan)?;
+    Ok(Box::new(Back::start_on(
+        ctx,
+        transport,
+        Wiring::OneBothWays,
+        ends,
+        size,
+        false,
+        scope,
+    )?))
+}
+
+/// The four ends of a round trip: the parent's to write and read, the child's to read
+/// and write.
+type Ends = (OwnedFd, OwnedFd, OwnedFd, OwnedFd);
+
+/// One channel's two ends, each duplicated so both directions use it.
+fn both_ways(both: Channel) -> Result<Ends> {
+    let parent_rx = both.tx.try_clone().context("dup")?;
+    let child_tx = both.rx.try_clone().context("dup")?;
+    Ok((both.tx, parent_rx, both.rx, child_tx))
 }
 
 struct ToSelf {
@@ -264,9 +325,11 @@ impl Discard {
     /// End the input and compare the child's byte count with what was written.
     fn check_count(&mut self) -> Result<u64> {
         match self.transport {
-            Transport::Pipe | Transport::UnixStream => drop(self.tx.take()),
+            Transport::Pipe | Transport::UnixStream | Transport::Tcp(_) | Transport::Veth => {
+                drop(self.tx.take())
+            }
             // A datagram socket has no end of file for its peer: an empty datagram says it.
-            Transport::UnixDatagram => {
+            Transport::UnixDatagram | Transport::Udp(_) => {
                 let tx = self.tx.take().expect("open");
                 // SAFETY: a zero-length write.
                 unsafe { libc::write(tx.as_raw_fd(), std::ptr::null(), 0) };
@@ -296,6 +359,7 @@ struct Back {
     registers: [f64; 8],
     transport: Transport,
     wiring: Wiring,
+    addresses: Vec<String>,
 }
 
 impl Back {
@@ -306,20 +370,32 @@ impl Back {
         size: usize,
         fpu: bool,
     ) -> Result<Back> {
-        let pair = Pair::resolve(ctx.options.placement, &ctx.host.usable_cpus)?;
-        let (parent_tx, parent_rx, child_rx, child_tx) = match wiring {
+        let ends = match wiring {
             Wiring::OnePerDirection => {
                 let down = transport.channel()?;
                 let up = transport.channel()?;
                 (down.tx, up.rx, down.rx, up.tx)
             }
-            Wiring::OneBothWays => {
-                let both = transport.channel()?;
-                let parent_rx = both.tx.try_clone().context("dup")?;
-                let child_tx = both.rx.try_clone().context("dup")?;
-                (both.tx, parent_rx, both.rx, child_tx)
-            }
+            Wiring::OneBothWays => both_ways(transport.channel()?)?,
         };
+        Back::start_on(ctx, transport, wiring, ends, size, fpu, Scope::Loopback)
+    }
+
+    fn start_on(
+        ctx: &Ctx,
+        transport: Transport,
+        wiring: Wiring,
+        (parent_tx, parent_rx, child_rx, child_tx): Ends,
+        size: usize,
+        fpu: bool,
+        scope: Scope,
+    ) -> Result<Back> {
+        let pair = Pair::resolve(ctx.options.placement, &ctx.host.usable_cpus)?;
+        let mut addresses = Vec::new();
+        for fd in [&parent_tx, &parent_rx] {
+            addresses.extend(socket::checked(fd, scope)?);
+        }
+        addresses.dedup();
         let (rx, tx) = (child_rx.as_raw_fd(), child_tx.as_raw_fd());
         let partner = Partner::start(pair, move || echo_child(rx, tx, size, fpu))?;
         drop(child_rx);
@@ -334,6 +410,7 @@ impl Back {
             registers: [1.0; 8],
             transport,
             wiring,
+            addresses,
         })
     }
 }
@@ -380,9 +457,10 @@ fn touch_vector_registers(regs: &mut [f64; 8]) {
 impl Workload for Back {
     fn run(&mut self, n: u64) -> Result<()> {
         let size = self.size;
+        let stamp = size.min(4);
         for _ in 0..n {
             let seq = self.partner.ops as u32;
-            self.buf[..4].copy_from_slice(&seq.to_ne_bytes());
+            self.buf[..stamp].copy_from_slice(&seq.to_le_bytes()[..stamp]);
             if self.fpu {
                 touch_vector_registers(&mut self.registers);
             }
@@ -394,8 +472,11 @@ impl Workload for Back {
                 let err = io_error("read from the echoing child", e);
                 return Err(self.partner.explain(err));
             }
-            let echoed = u32::from_ne_bytes(self.buf[..4].try_into().expect("4 bytes"));
-            if echoed != seq {
+            let mut echoed = [0u8; 4];
+            echoed[..stamp].copy_from_slice(&self.buf[..stamp]);
+            let echoed = u32::from_le_bytes(echoed);
+            let sent = seq & (u32::MAX >> (8 * (4 - stamp)));
+            if echoed != sent {
                 bail!("message {seq} came back as {echoed}");
             }
             self.partner.ops += 1;
@@ -416,6 +497,7 @@ impl Workload for Back {
                 Wiring::OneBothWays => format!("{}, one pair both ways", self.transport.name()),
             },
             vector_registers_live: self.fpu,
+            addresses: self.addresses.clone(),
         }))
     }
 }
@@ -446,7 +528,7 @@ mod tests {
     fn one_socket_pair_carries_both_directions_and_says_so() {
         let _one_at_a_time = forking();
         with_ctx(Placement::Free, |ctx| {
-            let mut w = prepare_back_both_ways(ctx, 4).unwrap();
+            let mut w = prepare_back_both_ways(ctx, Transport::UnixStream, 4).unwrap();
             w.run(300).unwrap();
             let d: RoundTrip = w.details().unwrap().read().unwrap();
             assert_eq!(d.transport, "unix stream socket, one pair both ways");

@@ -14,6 +14,7 @@ pub mod load;
 pub mod message;
 pub mod micro;
 pub mod mixed;
+pub mod net;
 pub mod pipe;
 pub mod proc;
 pub mod select;
@@ -40,6 +41,7 @@ impl Registry {
         benches.extend(signal::all());
         benches.extend(pipe::all());
         benches.extend(udg::all());
+        benches.extend(net::all());
         benches.extend(proc::all());
         benches.extend(vm::all(options));
         benches.extend(cache::all());

@@ -61,7 +61,7 @@ fn rows() -> Vec<Benchmark> {
             "ustream.back.4",
             "round trip of a 4-byte message with a child over one UNIX stream socket pair",
             Source::Modern("the stream case of udg.back.4, as lmbench's lat_unix measures it"),
-            |c| message::prepare_back_both_ways(c, 4),
+            |c| message::prepare_back_both_ways(c, Transport::UnixStream, 4),
         )
         .with_family("udg")
         .partnered()

@@ -35,7 +35,7 @@ use clap::Args;
 
 use super::{output, suggest, Exit, UsageError};
 use crate::bench::Registry;
-use crate::harness::anchor::{self, Anchor};
+use crate::harness::anchor::{self, Anchor, Server};
 use crate::harness::contract::Benchmark;
 use crate::harness::procgroup::{self, Reaped};
 use crate::harness::{cpu, debris, interrupt};
@@ -231,15 +231,23 @@ fn check(
             }
             None => None,
         };
+        let _server = match a.server {
+            Some(s) => Some(ToolServer::start(&program, s, env)?),
+            None => None,
+        };
         for _ in 0..pairs {
-            let Some(row) = run_row(exe, b.id(), scratch)? else {
+            let Some(row) = run_row(exe, b.id(), b.metric().bytes_per_op, scratch)? else {
                 return Ok(());
             };
             let Some((tool, share)) = run_tool(&program, a, file.as_deref(), env, scratch)? else {
                 return Ok(());
             };
             figures.push((row, tool));
-            shares.push(share);
+            // A tool with a server in the background: the server's CPU time is no
+            // child's, so the share would undercount; none is claimed.
+            if a.server.is_none() {
+                shares.push(share);
+            }
             progress.done += 1;
         }
         Ok(())
@@ -323,9 +331,65 @@ fn stop_group(pid: i32) {
     procgroup::wait_groups_gone(&[pid], Duration::from_secs(2));
 }
 
-/// One quick run of the row in a fresh timeshare: its median, seconds per operation;
-/// `None` when the user stopped it.
-fn run_row(exe: &Path, id: &str, scratch: &Path) -> Result<Option<f64>> {
+/// A tool's server, started before its pairs and stopped (with the tool's own stop
+/// command) when dropped.
+struct ToolServer<'a> {
+    program: &'a Path,
+    server: Server,
+    env: &'a [(String, String)],
+}
+
+impl<'a> ToolServer<'a> {
+    fn start(
+        program: &'a Path,
+        server: Server,
+        env: &'a [(String, String)],
+    ) -> Result<ToolServer<'a>> {
+        let status = Command::new(program)
+            .args(server.start)
+            .envs(env.iter().map(|(k, v)| (k, v)))
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .status()
+            .with_context(|| format!("cannot start {}'s server", program.display()))?;
+        if !status.success() {
+            bail!(
+                "{} {} failed ({status})",
+                program.display(),
+                server.start.join(" ")
+            );
+        }
+        // lmbench's server forks into the background and then binds its socket.
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        Ok(ToolServer {
+            program,
+            server,
+            env,
+        })
+    }
+}
+
+impl Drop for ToolServer<'_> {
+    fn drop(&mut self) {
+        let _ = Command::new(self.program)
+            .args(self.server.stop)
+            .envs(self.env.iter().map(|(k, v)| (k, v)))
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status();
+    }
+}
+
+/// One quick run of the row in a fresh timeshare: its median, seconds per operation (a
+/// throughput row's bytes per second turned into seconds per operation of
+/// `bytes_per_op`); `None` when the user stopped it.
+fn run_row(
+    exe: &Path,
+    id: &str,
+    bytes_per_op: Option<u64>,
+    scratch: &Path,
+) -> Result<Option<f64>> {
     let json = scratch.join("row.json");
     let _ = std::fs::remove_file(&json);
     let mut cmd = Command::new(exe);
@@ -344,10 +408,12 @@ fn run_row(exe: &Path, id: &str, scratch: &Path) -> Result<Option<f64>> {
         .iter()
         .find(|r| r.id == id)
         .with_context(|| format!("{id} is not in its own run"))?;
-    if r.status != Status::Ok || r.unit != Unit::SecondsPerOp {
-        bail!("{id} gave no time per operation ({:?})", r.status);
+    let median = r.median().context("no median");
+    match (r.status == Status::Ok, r.unit, bytes_per_op) {
+        (true, Unit::SecondsPerOp, _) => median.map(Some),
+        (true, Unit::BytesPerSecond, Some(bytes)) => Ok(Some(bytes as f64 / median?)),
+        _ => bail!("{id} gave no time per operation ({:?})", r.status),
     }
-    r.median().context("no median").map(Some)
 }
 
 /// One run of the tool: its figure in seconds per row operation, and the share of its CPU

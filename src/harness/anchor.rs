@@ -20,6 +20,9 @@ pub enum Parse {
     LmbenchMicroseconds,
     /// lmbench's `lat_ops`: "integer mul: 3.50 nanoseconds", the line of this label.
     LmbenchOpsNanoseconds(&'static str),
+    /// lmbench's `bw_*`: "0.065536 1530.58 MB/sec" (MB = 10^6 bytes), read as seconds
+    /// per byte.
+    LmbenchMegabytesPerSecond,
 }
 
 impl Parse {
@@ -42,6 +45,11 @@ impl Parse {
                 .find(|(name, _)| name.trim() == label)
                 .and_then(|(_, rest)| number_before(rest, "nanoseconds"))
                 .map(|ns| ns * 1e-9),
+            Parse::LmbenchMegabytesPerSecond => output
+                .lines()
+                .rev()
+                .find_map(|l| number_before(l, "MB/sec"))
+                .map(|mb_s| 1.0 / (mb_s * 1e6)),
         }
     }
 }
@@ -58,6 +66,15 @@ fn number_before(line: &str, unit: &str) -> Option<f64> {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ScratchFile {
     pub bytes: u64,
+}
+
+/// A server the tool needs running while it is measured (lmbench's network programs):
+/// the same program with `start` before the pairs (it puts itself in the background) and
+/// with `stop` after them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Server {
+    pub start: &'static [&'static str],
+    pub stop: &'static [&'static str],
 }
 
 /// The tool a row is checked against.
@@ -84,6 +101,7 @@ pub struct Anchor {
     /// is then "explained", not a failure.
     pub explained: Option<&'static str>,
     pub file: Option<ScratchFile>,
+    pub server: Option<Server>,
 }
 
 impl Anchor {
@@ -108,6 +126,7 @@ impl Anchor {
             why: None,
             explained: None,
             file: None,
+            server: None,
         }
     }
 
@@ -156,6 +175,12 @@ impl Anchor {
     /// The tool reads a scratch file of `bytes` bytes.
     pub fn with_file(mut self, bytes: u64) -> Anchor {
         self.file = Some(ScratchFile { bytes });
+        self
+    }
+
+    /// The tool needs its server running (started before the pairs, stopped after).
+    pub fn with_server(mut self, server: Server) -> Anchor {
+        self.server = Some(server);
         self
     }
 
@@ -266,11 +291,32 @@ mod tests {
     }
 
     #[test]
+    fn lmbench_bandwidths_are_read_as_seconds_per_byte_of_decimal_megabytes() {
+        let bw_tcp = "0.065536 1530.58 MB/sec\n";
+        let s = Parse::LmbenchMegabytesPerSecond.seconds(bw_tcp).unwrap();
+        assert!(close(s, 1.0 / 1530.58e6), "{s}");
+        let bw_unix = "AF_UNIX sock stream bandwidth: 2170.99 MB/sec\n";
+        let a = Anchor::lmbench(
+            "lmbench bw_unix",
+            "bw_unix",
+            &[],
+            Parse::LmbenchMegabytesPerSecond,
+            "x",
+        )
+        .per_row_op(1.0 / 4e6);
+        // Seconds per row operation of 4,000,000 bytes.
+        let s = a.seconds_per_row_op(bw_unix).unwrap();
+        assert!(close(s, 4e6 / 2170.99e6), "{s}");
+        assert_eq!(Parse::LmbenchMegabytesPerSecond.seconds("0 MB/sec"), None);
+    }
+
+    #[test]
     fn output_without_a_figure_is_none_not_zero() {
         for p in [
             Parse::PerfUsecsPerOp,
             Parse::LmbenchMicroseconds,
             Parse::LmbenchOpsNanoseconds("integer mul"),
+            Parse::LmbenchMegabytesPerSecond,
         ] {
             assert_eq!(p.seconds(""), None);
             assert_eq!(p.seconds("perf: command not found\n"), None);

@@ -32,6 +32,13 @@ const FAMILIES: &[(&str, &str, &str)] = &[
         "Seed 001's run script: `udgself`, `udgdiscard`, `udgback`.",
     ),
     (
+        "net",
+        "`net` — the network over loopback",
+        "Seed 001 §3.2.7, §4.1.7 and §5.1.3: throughput by message size, the CPU protocol \
+         work costs and where it is charged; lmbench's lat_tcp, lat_udp, lat_connect, bw_tcp \
+         and bw_unix.",
+    ),
+    (
         "proc",
         "`proc` — creating processes",
         "Seed 001 Table 1/2 and 3: `forks`, `vforks`, `execs`, `vexecs` of the null and big jobs.",

@@ -25,6 +25,7 @@ pub fn full_report(run: &Run, overhead: &Overhead, wide: bool) -> String {
 pub fn extra_tables(run: &Run) -> String {
     let renderers: &[fn(&Run) -> String] = &[
         super::micro::table,
+        super::net::tables,
         super::vm::tables,
         super::cache::table,
         super::cpu::render,

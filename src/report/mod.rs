@@ -16,6 +16,7 @@ pub mod load;
 pub mod markdown;
 pub mod micro;
 pub mod mixed;
+pub mod net;
 pub mod observe;
 pub mod seed_commands;
 pub mod seed_curve;

@@ -275,6 +275,15 @@ pub const TABLES: &[SeedTable] = &[
     SeedTable { key: "001-11", seed: "001", prefix: "Table 11,", title: "alternative inline code expansions",
         why: &["a study of the kernel's generated code (sed scripts expanding calls inline), not a \
                 measurement of a running system: nothing to measure"], ..T },
+    SeedTable { key: "001-net", seed: "001", prefix: "§3.2.7/§4.1.7", title: "network throughput by message size and where protocol work is charged",
+        name: Some("§3.2.7, §4.1.7"),
+        ids: &["net.tcp.bw", "net.udp.bw", "net.unix.bw", "net.tcp.rtt", "net.udp.rtt", "net.tcp.connect"],
+        why: &["the paper printed no figures for the network, only its findings: 1024 bytes was the \
+                throughput-optimal message size (small mbufs), some arbitrary sizes degraded badly, \
+                and protocol work in software interrupts is rarely charged to the receiving \
+                process; today's rows only, over loopback rather than an Ethernet: the curve by \
+                size and the CPU per byte at each end and in softirq are in `timeshare show RUN` \
+                (`--chart`) and the HTML report"], ..T },
     SeedTable { key: "002-1", seed: "002", prefix: "Figure 1,", title: "cycle stealing by Unibus DMA devices",
         why: &["a diagram of the Unibus's DMA cycle stealing: no figures, and no Unibus today"], ..T },
     SeedTable { key: "002-2", seed: "002", prefix: "Figure 2,", title: "Event (clock) call timing, user",

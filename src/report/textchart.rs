@@ -55,11 +55,17 @@ fn bars(title: &str, rows: &[(String, f64, String, String)], log: bool) -> Strin
 
 /// Every text chart the run has, separated by blank lines; empty when none applies.
 pub fn charts(run: &Run) -> String {
-    [cache(run), paging(run), load(run), sweep(run)]
-        .into_iter()
-        .filter(|s| !s.is_empty())
-        .collect::<Vec<_>>()
-        .join("\n")
+    [
+        cache(run),
+        paging(run),
+        load(run),
+        sweep(run),
+        super::net::chart(run, bars),
+    ]
+    .into_iter()
+    .filter(|s| !s.is_empty())
+    .collect::<Vec<_>>()
+    .join("\n")
 }
 
 fn cache(run: &Run) -> String {

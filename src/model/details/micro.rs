@@ -51,6 +51,10 @@ pub struct RoundTrip {
     pub transport: String,
     /// Vector registers live in both processes (`pipe.back.4.fpu`).
     pub vector_registers_live: bool,
+    /// The IP sockets' addresses, local → peer, as the kernel gave them (the `net` rows;
+    /// empty for pipes and UNIX sockets).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub addresses: Vec<String>,
 }
 
 impl Record for RoundTrip {}

@@ -13,6 +13,7 @@ pub mod io;
 pub mod load;
 pub mod micro;
 pub mod mixed;
+pub mod net;
 pub mod vm;
 
 use serde::de::DeserializeOwned;

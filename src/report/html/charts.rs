@@ -20,6 +20,7 @@ pub fn all(run: &Run) -> Markup {
         (load_cpu(run))
         (load_script(run))
         (sweep(run))
+        (crate::report::net::html_chart(run))
     }
 }
 

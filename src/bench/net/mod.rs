@@ -1,0 +1,287 @@
+//! `net`: the network subsystem over the loopback interface (seed 001 §3.2.7, §4.1.7,
+//! §5.1.3), and what lmbench measures there: round trips over TCP, UDP and UNIX stream
+//! sockets (lat_tcp, lat_udp, lat_unix), a TCP connection made and ended (lat_connect),
+//! and throughput against message size (bw_tcp, bw_unix) with the CPU each end spent per
+//! byte and the softirq time seen meanwhile.
+//!
+//! Every socket is on 127.0.0.1 or ::1 and is checked there when it is made
+//! ([`socket`]); the one exception, `net.veth.rtt`, runs only as root, between two
+//! network namespaces it creates and removes ([`netns`]).
+//!
+//! Timing models: the round trips are [`crate::bench::message`]'s `back` over one
+//! connection used both ways (lmbench's wiring), with one-byte messages and the pipe rows'
+//! placement; [`connect`] and [`sweep`] say theirs.
+
+use anyhow::Result;
+
+use super::message::{self, Transport};
+use crate::harness::anchor::{Anchor, Parse, Server};
+use crate::harness::contract::{Benchmark, Ctx, Plan, Workload};
+use crate::model::{Metric, Mode, Source};
+
+pub mod connect;
+pub mod cpustat;
+pub mod netns;
+pub mod socket;
+pub mod sweep;
+
+use socket::Family;
+use sweep::{Carrier, HEADLINE_OP_BYTES, UDP_HEADLINE_BYTES, UDP_HEADLINE_DATAGRAMS};
+
+pub fn all() -> Vec<Benchmark> {
+    let mut rows = round_trips();
+    rows.push(connection());
+    rows.extend(throughput());
+    rows.push(netns::benchmark());
+    rows
+}
+
+fn berkeley_net(place: &'static str) -> Source {
+    Source::seed("001", place)
+}
+
+fn rtt(ctx: &Ctx, transport: Transport) -> Result<Box<dyn Workload>> {
+    message::prepare_back_both_ways(ctx, transport, 1)
+}
+
+/// lmbench's network servers: started with `-s` before the pairs, stopped after them
+/// with `-S 127.0.0.1`.
+const LMBENCH_SERVER: Server = Server {
+    start: &["-s"],
+    stop: &["-S", "127.0.0.1"],
+};
+
+fn round_trips() -> Vec<Benchmark> {
+    vec![
+        Benchmark::new(
+            "net.tcp.rtt",
+            "round trip of a 1-byte message with a child over one TCP connection on 127.0.0.1",
+            Source::Modern("lmbench lat_tcp: TCP latency over the loopback interface"),
+            |c| rtt(c, Transport::Tcp(Family::V4)),
+        )
+        .partnered()
+        .per("message round trip")
+        .anchor(
+            Anchor::lmbench(
+                "lmbench lat_tcp",
+                "lat_tcp",
+                &["-m", "1", "127.0.0.1"],
+                Parse::LmbenchMicroseconds,
+                "per round trip of a 1-byte message over one TCP connection on 127.0.0.1",
+            )
+            .with_server(LMBENCH_SERVER),
+        ),
+        Benchmark::new(
+            "net.tcp6.rtt",
+            "round trip of a 1-byte message with a child over one TCP connection on ::1",
+            Source::Modern("net.tcp.rtt over IPv6's loopback address"),
+            |c| rtt(c, Transport::Tcp(Family::V6)),
+        )
+        .partnered()
+        .per("message round trip"),
+        Benchmark::new(
+            "net.udp.rtt",
+            "round trip of a 1-byte datagram with a child over two connected UDP sockets",
+            Source::Modern("lmbench lat_udp: UDP latency over the loopback interface"),
+            |c| rtt(c, Transport::Udp(Family::V4)),
+        )
+        .partnered()
+        .per("datagram round trip")
+        .anchor(
+            Anchor::lmbench(
+                "lmbench lat_udp",
+                "lat_udp",
+                &["-m", "4", "127.0.0.1"],
+                Parse::LmbenchMicroseconds,
+                "per round trip of a small datagram (lat_udp's smallest, 4 bytes) on 127.0.0.1",
+            )
+            .with_server(LMBENCH_SERVER),
+        ),
+        Benchmark::new(
+            "net.unix.rtt",
+            "round trip of a 1-byte message with a child over one UNIX stream socket pair",
+            Source::Modern("the UNIX-domain stream case beside net.tcp.rtt (lmbench lat_unix)"),
+            |c| rtt(c, Transport::UnixStream),
+        )
+        .partnered()
+        .per("message round trip")
+        .anchor(Anchor::lmbench(
+            "lmbench lat_unix",
+            "lat_unix",
+            &["-m", "1"],
+            Parse::LmbenchMicroseconds,
+            "per round trip of a 1-byte message over one UNIX stream socket pair",
+        )),
+    ]
+}
+
+fn connection() -> Benchmark {
+    Benchmark::new(
+        "net.tcp.connect",
+        "TCP connect + accept + close of both ends on 127.0.0.1, in one process",
+        Source::Modern("lmbench lat_connect: connection set-up and tear-down"),
+        connect::prepare,
+    )
+    .with_plan(|mode| {
+        let mut plan = Plan::calibrated_no_loop(mode);
+        // A few thousand connections per sample at most: each waits out TIME_WAIT on
+        // the listener's side for a minute.
+        if mode == Mode::Quick {
+            plan.samples = 15;
+        }
+        plan
+    })
+    .per("connection made and ended")
+    .anchor(
+        Anchor::lmbench(
+            "lmbench lat_connect",
+            "lat_connect",
+            &["127.0.0.1"],
+            Parse::LmbenchMicroseconds,
+            "per TCP connection to 127.0.0.1 made and closed (lat_connect's client side only)",
+        )
+        .with_server(LMBENCH_SERVER)
+        .explained(
+            "lat_connect's client closes first, so every connection waits out TIME_WAIT on an \
+             ephemeral port; within a second tens of thousands do, and each connect then \
+             searches for a free port (net.tcp.connect's server end closes first); its \
+             server accepts in another process, after the client's figure is taken",
+        ),
+    )
+}
+
+/// The sweep rows' headline: calibrated batches of whole acknowledged transfers.
+fn transfers(mode: Mode) -> Plan {
+    Plan::calibrated_no_loop(mode)
+}
+
+/// UDP's headline: every call is a sample (its own figures count the bytes delivered).
+fn udp_samples(mode: Mode) -> Plan {
+    let mut plan = Plan::fixed(
+        1,
+        match mode {
+            Mode::Quick => 15,
+            Mode::Full => 41,
+        },
+    );
+    plan.warmup = false;
+    plan
+}
+
+fn throughput() -> Vec<Benchmark> {
+    vec![
+        Benchmark::new(
+            "net.tcp.bw",
+            "TCP throughput to a child on 127.0.0.1 swept by message size (1 B–1 MiB, odd sizes \
+             too; Nagle on/off up to 1 KiB); headline: 64 KiB writes, MB/s",
+            berkeley_net("§3.2.7/§4.1.7: network throughput by message size"),
+            |c| sweep::prepare(c, Carrier::Tcp(Family::V4)),
+        )
+        .with_metric(Metric::throughput(HEADLINE_OP_BYTES as u64))
+        .with_plan(transfers)
+        .partnered()
+        .per("byte sent over TCP on 127.0.0.1 in 64 KiB writes")
+        .anchor(
+            Anchor::lmbench(
+                "lmbench bw_tcp",
+                "bw_tcp",
+                &["-m", "65536", "-M", "16m", "127.0.0.1"],
+                Parse::LmbenchMegabytesPerSecond,
+                "per byte over one TCP connection on 127.0.0.1 in 64 KiB writes (MB = 10^6 bytes)",
+            )
+            .per_row_op(1.0 / HEADLINE_OP_BYTES as f64)
+            .with_server(LMBENCH_SERVER),
+        ),
+        Benchmark::new(
+            "net.udp.bw",
+            "UDP throughput to a child on 127.0.0.1 swept by datagram size (1 B–64 KiB), lost \
+             datagrams counted; headline: 8 KiB datagrams, MB/s delivered",
+            berkeley_net("§3.2.7/§4.1.7: network throughput by message size"),
+            |c| sweep::prepare(c, Carrier::Udp(Family::V4)),
+        )
+        .with_metric(Metric::throughput(
+            (UDP_HEADLINE_DATAGRAMS * UDP_HEADLINE_BYTES) as u64,
+        ))
+        .with_plan(udp_samples)
+        .partnered()
+        .per("byte delivered over UDP on 127.0.0.1 in 8 KiB datagrams"),
+        Benchmark::new(
+            "net.unix.bw",
+            "UNIX stream socket throughput to a child swept by message size (1 B–1 MiB, odd \
+             sizes too); headline: 64 KiB writes, MB/s",
+            Source::Modern("the UNIX-domain stream case beside net.tcp.bw (lmbench bw_unix)"),
+            |c| sweep::prepare(c, Carrier::UnixStream),
+        )
+        .with_metric(Metric::throughput(HEADLINE_OP_BYTES as u64))
+        .with_plan(transfers)
+        .partnered()
+        .per("byte sent over a UNIX stream socket in 64 KiB writes")
+        .anchor(
+            Anchor::lmbench(
+                "lmbench bw_unix",
+                "bw_unix",
+                &["-m", "65536", "-M", "16m"],
+                Parse::LmbenchMegabytesPerSecond,
+                "per byte over one UNIX stream socket pair in 64 KiB writes (MB = 10^6 bytes)",
+            )
+            .per_row_op(1.0 / HEADLINE_OP_BYTES as f64),
+        ),
+    ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bench::micro::testing::{forking, with_ctx};
+    use crate::model::details::micro::RoundTrip;
+    use crate::model::details::net::{ConnectCycle, NetSweep};
+    use crate::model::Placement;
+
+    /// Every row but the namespace variant runs once, and every IP address its sockets
+    /// had (as the kernel reports them, local and peer) is a loopback address.
+    #[test]
+    fn every_socket_of_every_row_is_on_loopback() {
+        let _one_at_a_time = forking();
+        let mut seen = 0;
+        with_ctx(Placement::Free, |ctx| {
+            for b in all().iter().filter(|b| b.id() != "net.veth.rtt") {
+                let mut w = b
+                    .prepare(ctx)
+                    .unwrap_or_else(|e| panic!("{}: {e:#}", b.id()));
+                w.run(1).unwrap();
+                w.finish().unwrap();
+                let d = w.details().unwrap();
+                let addresses: Vec<String> = if let Some(r) = d.read::<NetSweep>() {
+                    r.addresses
+                } else if let Some(r) = d.read::<RoundTrip>() {
+                    r.addresses
+                } else {
+                    vec![d.read::<ConnectCycle>().unwrap().listener]
+                };
+                for a in &addresses {
+                    for end in a.split(" → ") {
+                        let ip: std::net::SocketAddr = end.parse().unwrap();
+                        assert!(ip.ip().is_loopback(), "{}: {a}", b.id());
+                        seen += 1;
+                    }
+                }
+            }
+        });
+        // TCP, TCP over ::1, UDP, the connection and the two IP sweeps: each end.
+        assert!(seen >= 12, "only {seen} addresses checked");
+    }
+
+    #[test]
+    fn the_namespace_row_needs_root_and_says_why() {
+        let b = netns::benchmark();
+        let reason = b.root_only_reason().unwrap();
+        assert!(reason.contains("network namespaces"), "{reason}");
+        let mut host = crate::harness::contract::Host::detect();
+        host.is_root = false;
+        let skip = b.supported(&host).unwrap_err().to_string();
+        assert!(
+            skip.starts_with("needs root: it creates two network namespaces"),
+            "{skip}"
+        );
+    }
+}
