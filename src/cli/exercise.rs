@@ -99,7 +99,7 @@ pub fn execute(args: ExerciseArgs) -> Result<Exit> {
     let json = args
         .json
         .as_deref()
-        .map(|p| OutputFile::open(p, "--json"))
+        .map(|p| OutputFile::open(p, "--json", &args.db.output_rules()))
         .transpose()?;
     // The database is opened (and its schema checked) before anything runs.
     let mut store = if args.no_save {

@@ -27,6 +27,7 @@ mod load_user;
 mod man;
 mod monitor;
 mod outfile;
+mod outpolicy;
 mod output;
 mod profile;
 mod reference;

@@ -178,15 +178,16 @@ pub fn execute(args: RunArgs) -> Result<Exit> {
     }
     check_placement(args.placement.into(), args.cpu)?;
     let dir = args.dir.checked()?;
+    let rules = args.db.output_rules();
     let json = args
         .json
         .as_deref()
-        .map(|p| OutputFile::open(p, "--json"))
+        .map(|p| OutputFile::open(p, "--json", &rules))
         .transpose()?;
     let html = args
         .html
         .as_deref()
-        .map(|p| OutputFile::open(p, "--html"))
+        .map(|p| OutputFile::open(p, "--html", &rules))
         .transpose()?;
     if let Some(s) = args.observe {
         if !(s.is_finite() && (0.01..=60.0).contains(&s)) {

@@ -13,6 +13,7 @@
 mod backend;
 mod liveness;
 mod location;
+mod pgauth;
 mod recorder;
 mod schema;
 /// The throw-away PostgreSQL server of the tests (shared with the integration tests).
@@ -129,9 +130,15 @@ pub fn resolve_path(arg: Option<&Path>) -> Option<PathBuf> {
 }
 
 /// The store to use, as [`resolve_path`] finds it: a `postgresql://` URL names a shared
-/// PostgreSQL store, anything else an SQLite file.
-pub fn resolve(arg: Option<&Path>) -> Option<Location> {
-    resolve_path(arg).map(|p| Location::parse(p.as_os_str()))
+/// PostgreSQL store, anything else an SQLite file; `Err` says why the value given cannot
+/// be used (see [`Location::parse`]).
+pub fn resolve(arg: Option<&Path>) -> Option<Result<Location, String>> {
+    let source = if arg.is_some() {
+        location::Source::CommandLine
+    } else {
+        location::Source::Environment
+    };
+    resolve_path(arg).map(|p| Location::parse(p.as_os_str(), source))
 }
 
 /// One line of `timeshare history`.
@@ -200,17 +207,24 @@ impl Store {
     /// Errors name the server by its URL with the password masked.
     fn open_postgres(url: &str, read_only: bool) -> Result<Store, StoreError> {
         let shown = location::mask(url);
-        let config: postgres::Config = url.parse().map_err(|e| StoreError::CannotOpen {
+        let mut config: postgres::Config = url.parse().map_err(|e| StoreError::CannotOpen {
             path: shown.clone(),
             why: format!("not a PostgreSQL URL: {}", scrub(&e, url)),
         })?;
-        let client = config
-            .connect(postgres::NoTls)
-            .map_err(|e| StoreError::CannotOpen {
-                path: shown.clone(),
-                why: scrub(&e, url),
-            })?;
+        pgauth::fill_password(&mut config);
+        let password = config
+            .get_password()
+            .map(|p| String::from_utf8_lossy(p).into_owned());
+        let client = pgauth::connect(config).map_err(|why| StoreError::CannotOpen {
+            path: shown.clone(),
+            why: scrub_text(&why, url, password.as_deref()),
+        })?;
         let db = Db::Postgres(std::cell::RefCell::new(client));
+        // A statement the server cannot finish (a lock never released) ends in an error.
+        db.batch(&format!(
+            "SET statement_timeout = {}",
+            pgauth::STATEMENT_TIMEOUT.as_millis()
+        ))?;
         let not_db = |e: StoreError| match e {
             StoreError::Postgres(e) => StoreError::NotADatabase {
                 path: shown.clone(),
@@ -667,7 +681,16 @@ fn chain(e: &dyn std::error::Error) -> String {
 
 /// A driver's error text with the URL's password masked, should it quote the URL.
 fn scrub(e: &dyn std::error::Error, url: &str) -> String {
-    let text = chain(e);
+    scrub_text(&chain(e), url, None)
+}
+
+/// `text` with the URL's password, and `password` (from the environment or a passfile),
+/// masked.
+fn scrub_text(text: &str, url: &str, password: Option<&str>) -> String {
+    let text = match password {
+        Some(pw) if !pw.is_empty() => text.replace(pw, "***"),
+        _ => text.to_string(),
+    };
     let masked = location::mask(url);
     let text = text.replace(url, &masked);
     match password_of(url) {
