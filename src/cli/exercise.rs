@@ -96,6 +96,9 @@ pub fn execute(args: ExerciseArgs) -> Result<Exit> {
     if args.timeout == 0 {
         return Err(UsageError("--timeout must be at least 1 second".into()).into());
     }
+    if let Some(label) = &args.label {
+        crate::model::names::check("--label", label).map_err(UsageError)?;
+    }
     let json = args
         .json
         .as_deref()

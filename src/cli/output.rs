@@ -36,8 +36,30 @@ pub fn print(text: impl AsRef<[u8]>) -> io::Result<()> {
     write_out(bytes)
 }
 
+/// Whether nothing printed can reach anyone any more: the reader closed the pipe, or the
+/// command was started with standard output closed. A command that only prints (`monitor`)
+/// stops then.
+pub fn reader_gone() -> bool {
+    READER_GONE.load(Ordering::Relaxed) || stdout_closed()
+}
+
+/// Whether file descriptor 1 is closed (`timeshare history >&-`). Rust's standard output
+/// swallows EBADF, so a write would "succeed" and the output vanish without a word: the
+/// first attempt says so once on standard error instead.
+fn stdout_closed() -> bool {
+    static CLOSED: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *CLOSED.get_or_init(|| {
+        // SAFETY: F_GETFD on a descriptor number reads no memory of ours.
+        let closed = unsafe { libc::fcntl(1, libc::F_GETFD) } == -1;
+        if closed {
+            eprintln!("timeshare: standard output is closed; what would be printed is lost");
+        }
+        closed
+    })
+}
+
 fn write_out(text: &[u8]) -> io::Result<()> {
-    if READER_GONE.load(Ordering::Relaxed) {
+    if READER_GONE.load(Ordering::Relaxed) || stdout_closed() {
         return Ok(());
     }
     let mut out = io::stdout().lock();

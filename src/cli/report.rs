@@ -151,7 +151,9 @@ fn file_column(path: &Path) -> Result<Column> {
         let at = report.started_at;
         report.to_run(options, Environment::default(), Vec::new(), at)
     } else {
-        serde_json::from_value(value).map_err(|e| bad(format!("not a timeshare run: {e}")))?
+        // The checks `import` makes, so that a report shows nothing import would refuse.
+        crate::report::json::from_json(text.as_bytes())
+            .map_err(|e| bad(format!("not a timeshare result: {e:#}")))?
     };
     crate::bench::fill_bases(&mut run);
     let name = path

@@ -263,6 +263,7 @@ impl Store {
     /// Open (creating if needed) the database at `path` and bring its schema up to date.
     pub fn open(path: &Path) -> Result<Store, StoreError> {
         let shown = path.display().to_string();
+        check_file(path, &shown, true)?;
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir).map_err(|e| StoreError::CannotOpen {
                 path: shown.clone(),
@@ -270,10 +271,12 @@ impl Store {
             })?;
         }
         let not_db = |e: rusqlite::Error| {
-            no_space(path, &shown).unwrap_or(StoreError::NotADatabase {
-                path: shown.clone(),
-                why: e.to_string(),
-            })
+            no_space(path, &shown)
+                .or_else(|| locked(&e, &shown))
+                .unwrap_or(StoreError::NotADatabase {
+                    path: shown.clone(),
+                    why: e.to_string(),
+                })
         };
         let mut conn = Connection::open(path).map_err(|e| StoreError::CannotOpen {
             path: shown.clone(),
@@ -309,11 +312,14 @@ impl Store {
     pub fn open_read_only(path: &Path) -> Result<Store, StoreError> {
         use rusqlite::OpenFlags;
         let shown = path.display().to_string();
+        check_file(path, &shown, false)?;
         let not_db = |e: rusqlite::Error| {
-            no_space(path, &shown).unwrap_or(StoreError::NotADatabase {
-                path: shown.clone(),
-                why: e.to_string(),
-            })
+            no_space(path, &shown)
+                .or_else(|| locked(&e, &shown))
+                .unwrap_or(StoreError::NotADatabase {
+                    path: shown.clone(),
+                    why: e.to_string(),
+                })
         };
         let flags = OpenFlags::SQLITE_OPEN_READ_ONLY
             | OpenFlags::SQLITE_OPEN_NO_MUTEX
@@ -331,10 +337,12 @@ impl Store {
         let mut conn = open(uri.clone())?;
         let identity = match schema::identify(&conn) {
             Ok(i) => i,
-            // A WAL database in a directory this user cannot write, or on a full file
-            // system (no `-shm` can be made): read it as it stands on disk.
+            // A WAL database in a directory this user cannot write (SQLite says "cannot
+            // open" or "attempt to write a readonly database"), or on a full file system
+            // (no `-shm` can be made): read it as it stands on disk.
             Err(rusqlite::Error::SqliteFailure(f, _))
                 if f.code == rusqlite::ErrorCode::CannotOpen
+                    || f.code == rusqlite::ErrorCode::ReadOnly
                     || (f.code == rusqlite::ErrorCode::SystemIoFailure
                         && no_space(path, &shown).is_some()) =>
             {
@@ -574,6 +582,16 @@ impl Store {
         Ok(out)
     }
 
+    /// Delete run `id` and its results, in one transaction (`timeshare forget`). Its
+    /// environment row stays: other runs may share it. Returns whether there was one.
+    pub fn forget(&self, id: i64) -> Result<bool, StoreError> {
+        let tx = self.db.transaction(true)?;
+        tx.exec("DELETE FROM results WHERE run_id = ?1", vals![id])?;
+        let gone = tx.exec("DELETE FROM runs WHERE id = ?1", vals![id])?;
+        tx.commit()?;
+        Ok(gone > 0)
+    }
+
     /// A run by the name the user gave: `last` (the newest complete run: one still
     /// going or interrupted is not what a comparison wants), `last-any` (the newest,
     /// whatever its status), a numeric id, or a label (which must name one run: a label
@@ -705,6 +723,62 @@ fn password_of(url: &str) -> Option<String> {
     let authority = &rest[..rest.find(['/', '?', '#']).unwrap_or(rest.len())];
     let userinfo = &authority[..authority.rfind('@')?];
     Some(userinfo.split_once(':')?.1.to_string())
+}
+
+/// A database file must be a regular file (a FIFO would hang SQLite's first read, a
+/// device is no database), and one to write must be writable by this user: said now,
+/// in one line, rather than as SQLite's "attempt to write a readonly database" later.
+fn check_file(path: &Path, shown: &str, write: bool) -> Result<(), StoreError> {
+    let cannot = |why: String| StoreError::CannotOpen {
+        path: shown.to_string(),
+        why,
+    };
+    let meta = match std::fs::metadata(path) {
+        Ok(m) => m,
+        Err(_) => return Ok(()),
+    };
+    if !meta.is_file() {
+        return Err(cannot("it is not a regular file".into()));
+    }
+    if write && !access_ok(path, libc::W_OK) {
+        use std::os::unix::fs::MetadataExt;
+        return Err(cannot(format!(
+            "this user (uid {}) may not write it (it belongs to uid {}, mode {:o}); read \
+             it with history/show/export, or give another --db",
+            // SAFETY: getuid cannot fail.
+            unsafe { libc::getuid() },
+            meta.uid(),
+            meta.mode() & 0o7777
+        )));
+    }
+    Ok(())
+}
+
+/// access(2): whether this process's real user may use `path` as `mode` says.
+fn access_ok(path: &Path, mode: libc::c_int) -> bool {
+    use std::os::unix::ffi::OsStrExt;
+    let Ok(c) = std::ffi::CString::new(path.as_os_str().as_bytes()) else {
+        return false;
+    };
+    // SAFETY: `c` is a valid NUL-terminated string that outlives the call.
+    unsafe { libc::access(c.as_ptr(), mode) == 0 }
+}
+
+/// A database another process holds locked is that, not a foreign file.
+fn locked(e: &rusqlite::Error, shown: &str) -> Option<StoreError> {
+    let rusqlite::Error::SqliteFailure(f, _) = e else {
+        return None;
+    };
+    matches!(
+        f.code,
+        rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked
+    )
+    .then(|| StoreError::CannotOpen {
+        path: shown.to_string(),
+        why: "another process holds it locked (database is locked); try again when it is \
+              done"
+            .into(),
+    })
 }
 
 /// `path` as an SQLite `file:` URI, with the characters URIs reserve escaped.

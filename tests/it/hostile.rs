@@ -849,4 +849,5 @@ fn every_bad_dir_is_exit_2_with_one_line() {
 // ---------------------------------------------------------------------------------------
 // Other users on the same machine.
 mod others;
+mod store;
 mod terminal;
