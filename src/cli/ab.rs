@@ -83,7 +83,7 @@ pub fn execute(args: AbArgs) -> Result<Exit> {
     let dir = args.dir.checked()?;
     let open = |p: &Option<PathBuf>, flag: &str| {
         p.as_deref()
-            .map(|p| super::outfile::OutputFile::open(p, flag))
+            .map(|p| super::outfile::OutputFile::open(p, flag, &Default::default()))
             .transpose()
     };
     let json = [

@@ -7,13 +7,15 @@ use std::path::PathBuf;
 use anyhow::Result;
 use clap::Args;
 
+use super::outpolicy::Rules;
 use super::UsageError;
 use crate::store::{self, Location, Store, StoredRun};
 
 #[derive(Debug, Args, Clone, Default)]
 pub struct DbArgs {
     /// The results store: an SQLite file, or a shared PostgreSQL store as
-    /// postgresql://USER:PASSWORD@HOST/DB [default: $TIMESHARE_DB, else
+    /// postgresql://USER@HOST/DB, its password in PGPASSWORD or ~/.pgpass, never here
+    /// [default: $TIMESHARE_DB (which may hold a password), else
     /// $XDG_DATA_HOME/timeshare/runs.db]
     #[arg(long, value_name = "PATH|URL", global = true)]
     pub db: Option<PathBuf>,
@@ -22,13 +24,30 @@ pub struct DbArgs {
 impl DbArgs {
     /// The store this invocation uses.
     pub fn location(&self) -> Result<Location> {
-        store::resolve(self.db.as_deref()).ok_or_else(|| {
+        let location = store::resolve(self.db.as_deref()).ok_or_else(|| {
             UsageError(
                 "no data directory for the results database: give --db PATH or set TIMESHARE_DB"
                     .into(),
             )
-            .into()
-        })
+        })?;
+        let flag = if self.db.is_some() {
+            "--db"
+        } else {
+            store::DB_ENV
+        };
+        Ok(location.map_err(|why| UsageError(format!("{flag}: {why}")))?)
+    }
+
+    /// The rules for this invocation's output files: never the store's SQLite file.
+    pub fn output_rules(&self) -> Rules {
+        let store = match self.location() {
+            Ok(Location::File(p)) => Some(p),
+            _ => None,
+        };
+        Rules {
+            store,
+            ..Rules::default()
+        }
     }
 
     /// Whether the user chose the database (`--db`, `$TIMESHARE_DB`) rather than taking

@@ -96,10 +96,13 @@ pub fn execute(args: ExerciseArgs) -> Result<Exit> {
     if args.timeout == 0 {
         return Err(UsageError("--timeout must be at least 1 second".into()).into());
     }
+    if let Some(label) = &args.label {
+        crate::model::names::check("--label", label).map_err(UsageError)?;
+    }
     let json = args
         .json
         .as_deref()
-        .map(|p| OutputFile::open(p, "--json"))
+        .map(|p| OutputFile::open(p, "--json", &args.db.output_rules()))
         .transpose()?;
     // The database is opened (and its schema checked) before anything runs.
     let mut store = if args.no_save {

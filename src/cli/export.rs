@@ -7,6 +7,7 @@ use clap::{Args, ValueEnum};
 
 use super::db::DbArgs;
 use super::outfile::OutputFile;
+use super::outpolicy::Rules;
 use super::Exit;
 use crate::report;
 
@@ -20,6 +21,9 @@ pub struct ExportArgs {
     /// Write to FILE instead of standard output ('-' for standard output)
     #[arg(long, short, value_name = "FILE")]
     pub output: Option<PathBuf>,
+    /// Replace FILE if it exists
+    #[arg(long)]
+    pub force: bool,
     #[command(flatten)]
     pub db: DbArgs,
 }
@@ -36,7 +40,16 @@ pub enum Format {
 
 pub fn execute(args: ExportArgs) -> Result<Exit> {
     // Checked before the database is read: a path that cannot be written is bad input.
-    let out = OutputFile::open(args.output.as_deref().unwrap_or("-".as_ref()), "--output")?;
+    let rules = Rules {
+        force: args.force,
+        replace_needs_force: true,
+        ..args.db.output_rules()
+    };
+    let out = OutputFile::open(
+        args.output.as_deref().unwrap_or("-".as_ref()),
+        "--output",
+        &rules,
+    )?;
     let store = args.db.open_existing()?;
     let stored = super::show::load(&store, &args.run)?;
     let bytes = match args.format {

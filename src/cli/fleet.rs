@@ -43,7 +43,7 @@ pub enum Format {
 
 pub fn execute(args: FleetArgs) -> Result<Exit> {
     let out = match &args.output {
-        Some(p) => Some(OutputFile::open(p, "--output")?),
+        Some(p) => Some(OutputFile::open(p, "--output", &args.db.output_rules())?),
         None => None,
     };
     let store = args.db.open_existing()?;

@@ -5,6 +5,7 @@ use clap::Args;
 
 use super::db::DbArgs;
 use super::{output, Exit};
+use crate::report::style::escape;
 use crate::report::table::{new_table, right};
 use crate::store::{status_name, RunRow};
 
@@ -49,17 +50,17 @@ fn history_table(rows: &[RunRow]) -> String {
     for r in rows {
         let mut status = status_name(r.status).to_string();
         if let Some(from) = &r.imported_from {
-            status.push_str(&format!(" (imported from {from})"));
+            status.push_str(&format!(" (imported from {})", escape(from)));
         }
         t.add_row(vec![
             r.id.to_string(),
             r.started_at.format("%Y-%m-%d %H:%M:%S").to_string(),
-            r.host.clone(),
-            r.selection.clone(),
-            r.mode.clone(),
+            escape(&r.host).into_owned(),
+            escape(&r.selection).into_owned(),
+            escape(&r.mode).into_owned(),
             r.results.to_string(),
             status,
-            r.label.clone().unwrap_or_default(),
+            escape(r.label.as_deref().unwrap_or_default()).into_owned(),
         ]);
     }
     right(&mut t, &[0, 5]);

@@ -19,14 +19,17 @@ mod exercise;
 mod exit;
 mod export;
 mod fleet;
+mod forget;
 mod history;
 mod import;
 mod invocation;
+mod limits;
 mod list;
 mod load_user;
 mod man;
 mod monitor;
 mod outfile;
+mod outpolicy;
 mod output;
 mod profile;
 mod reference;
@@ -72,6 +75,8 @@ pub enum Command {
     Export(export::ExportArgs),
     /// Store a run from a JSON file (from another machine, or `run --json`)
     Import(import::ImportArgs),
+    /// Delete a stored run and its results (with --yes)
+    Forget(forget::ForgetArgs),
     /// Set runs and historical machines side by side, with a verdict per id
     Compare(compare::CompareArgs),
     /// Measure two builds or settings alternately in one sitting and compare them
@@ -122,6 +127,11 @@ pub enum Command {
 pub struct UsageError(pub String);
 
 pub fn main() -> ExitCode {
+    limits::ignore_file_size_signal();
+    if let Some(why) = limits::stack_too_small() {
+        eprintln!("timeshare: error: {why}");
+        return Exit::Usage.into();
+    }
     let cli = Cli::parse();
     crate::report::style::set(output::detect_style());
     let outcome = match cli.command {
@@ -129,6 +139,7 @@ pub fn main() -> ExitCode {
         Command::List(args) => list::execute(args),
         Command::Sysinfo(args) => sysinfo::execute(args),
         Command::History(args) => history::execute(args),
+        Command::Forget(args) => forget::execute(args),
         Command::Show(args) => show::execute(args),
         Command::Export(args) => export::execute(args),
         Command::Import(args) => import::execute(args),

@@ -46,7 +46,8 @@ pub fn execute(args: MonitorArgs) -> Result<Exit> {
         output::print_text(&format!("{}\n", report::observe::vmstat_header(&disks)))?;
     }
     let mut printed = 0;
-    while args.count.is_none_or(|n| printed < n) {
+    // Until the count, or until no one reads what is printed (`| head` closed the pipe).
+    while args.count.is_none_or(|n| printed < n) && !output::reader_gone() {
         // Sleep in short steps, so Ctrl-C ends it at once.
         while Instant::now() < next {
             if interrupt::requested() {

@@ -1,27 +1,29 @@
 //! Files the user names for output (`run --json`, `exercise --json`, `export --output`):
 //! checked when the command starts, so a typo costs nothing; `-` is standard output.
-//! What is written depends on what the path is:
+//! Whether and how a path is written is decided in one place, [`super::outpolicy`]:
 //!
-//! - a new path or a regular file: written to a hidden sibling (`.timeshare-PID-*.tmp`)
-//!   and renamed into place at the end, so an error or an interrupt never leaves half a
-//!   file; made with the permissions of any file the user creates (0666 less the umask);
-//! - a symbolic link: followed to what it names, which is then treated as above (the
-//!   link stays a link; a link to nothing is refused);
+//! - a new path: written to a hidden sibling (`.timeshare-PID-*.tmp`) and renamed into
+//!   place at the end, so an error or an interrupt never leaves half a file; made with
+//!   the permissions of any file the user creates (0666 less the umask);
+//! - an existing regular file: the same, the copy given the file's mode and owner first;
+//! - a symbolic link: followed only where the kernel's `fs.protected_symlinks` would
+//!   follow it, never to nothing (the link stays a link);
 //! - a FIFO or a character device (`/dev/null`, `/dev/stdout`, a terminal): opened and
-//!   written to directly, never replaced;
-//! - anything else (a directory, a socket, a block device): refused.
+//!   written to directly, never replaced; a FIFO without a reader is an error, not a wait;
+//! - anything else (a directory, a socket, a block device), the results database: refused.
 //!
 //! A hidden sibling left by a process that was killed (`kill -9`) is removed by the next
 //! write to the same directory (see [`crate::harness::debris`]). Messages name the user's
 //! path, never the hidden sibling.
 
 use std::io::Write;
-use std::os::unix::fs::{FileTypeExt, PermissionsExt};
+use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
 use anyhow::Result;
 use tempfile::NamedTempFile;
 
+use super::outpolicy::{self, Decision, Rules};
 use super::{io_reason, output, UsageError};
 use crate::harness::debris;
 
@@ -38,60 +40,44 @@ pub enum OutputFile {
     Stream {
         shown: PathBuf,
         target: PathBuf,
+        fifo: bool,
     },
 }
 
 impl OutputFile {
-    /// Check that `path` (given with `flag`) can be written, and prepare to write it.
-    pub fn open(path: &Path, flag: &str) -> Result<OutputFile> {
+    /// Check that `path` (given with `flag`) may be written under `rules`, and prepare to
+    /// write it.
+    pub fn open(path: &Path, flag: &str, rules: &Rules) -> Result<OutputFile> {
         if path == Path::new("-") {
             return Ok(OutputFile::Stdout);
         }
         let refuse =
             |why: String| UsageError(format!("cannot write {flag} {}: {why}", path.display()));
-        let mut target = path.to_path_buf();
-        match std::fs::symlink_metadata(path) {
-            Ok(m) if m.file_type().is_symlink() => {
-                target = follow(path).map_err(refuse)?;
+        let (target, keep) = match outpolicy::decide(path, rules).map_err(refuse)? {
+            Decision::Stream { path: target, fifo } => {
+                // Check now that it can be opened for writing, without opening a FIFO
+                // (which would wait for a reader).
+                if !writable(&target) {
+                    return Err(refuse("permission denied".into()).into());
+                }
+                return Ok(OutputFile::Stream {
+                    shown: path.to_path_buf(),
+                    target,
+                    fifo,
+                });
             }
-            Ok(_) => {}
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-            Err(e) => return Err(refuse(io_reason(&e)).into()),
-        }
-        match std::fs::metadata(&target) {
-            Ok(m) => {
-                let t = m.file_type();
-                if t.is_fifo() || t.is_char_device() {
-                    // Check now that it can be opened for writing, without opening a FIFO
-                    // (which would wait for a reader).
-                    if !writable(&target) {
-                        return Err(refuse("permission denied".into()).into());
-                    }
-                    return Ok(OutputFile::Stream {
-                        shown: path.to_path_buf(),
-                        target,
-                    });
-                }
-                if t.is_dir() {
-                    return Err(refuse("it is a directory".into()).into());
-                }
-                if !t.is_file() {
-                    return Err(refuse(
-                        "it is not a regular file, a FIFO or a character device".into(),
-                    )
-                    .into());
-                }
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-            Err(e) => return Err(refuse(io_reason(&e)).into()),
-        }
+            Decision::Create { path: target } => (target, None),
+            Decision::Replace {
+                path: target,
+                mode,
+                uid,
+                gid,
+            } => (target, Some((mode, uid, gid))),
+        };
         let parent = match target.parent() {
             Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
             _ => PathBuf::from("."),
         };
-        if !parent.is_dir() {
-            return Err(refuse(format!("no directory {}", parent.display())).into());
-        }
         debris::sweep_temp_files(&parent);
         let temp = tempfile::Builder::new()
             .prefix(&debris::temp_file_prefix())
@@ -99,6 +85,9 @@ impl OutputFile {
             .permissions(std::fs::Permissions::from_mode(0o666))
             .tempfile_in(&parent)
             .map_err(|e| refuse(io_reason(&e)))?;
+        if let Some((mode, uid, gid)) = keep {
+            keep_mode_and_owner(temp.as_file(), mode, uid, gid).map_err(refuse)?;
+        }
         Ok(OutputFile::File {
             shown: path.to_path_buf(),
             target,
@@ -114,15 +103,20 @@ impl OutputFile {
     /// user's name.
     pub fn write(self, bytes: &[u8]) -> Result<()> {
         let failed = |shown: &Path, e: &std::io::Error| {
-            anyhow::anyhow!("cannot write {}: {}", shown.display(), io_reason(e))
+            let why = match e.raw_os_error() {
+                None if e.kind() == std::io::ErrorKind::Other => e.to_string(),
+                _ => io_reason(e),
+            };
+            anyhow::anyhow!("cannot write {}: {why}", shown.display())
         };
         match self {
             OutputFile::Stdout => output::print(bytes)?,
-            OutputFile::Stream { shown, target } => {
-                let mut f = std::fs::OpenOptions::new()
-                    .write(true)
-                    .open(&target)
-                    .map_err(|e| failed(&shown, &e))?;
+            OutputFile::Stream {
+                shown,
+                target,
+                fifo,
+            } => {
+                let mut f = open_stream(&target, fifo).map_err(|e| failed(&shown, &e))?;
                 f.write_all(bytes)
                     .and_then(|()| f.flush())
                     .map_err(|e| failed(&shown, &e))?;
@@ -145,25 +139,48 @@ impl OutputFile {
     }
 }
 
-/// What the chain of symbolic links at `path` ends at: an existing file, or a new name in
-/// an existing directory (as the shell's `>` would create it).
-fn follow(path: &Path) -> Result<PathBuf, String> {
-    let mut at = path.to_path_buf();
-    for _ in 0..40 {
-        match std::fs::symlink_metadata(&at) {
-            Ok(m) if m.file_type().is_symlink() => {
-                let to = std::fs::read_link(&at).map_err(|e| io_reason(&e))?;
-                at = match at.parent() {
-                    Some(dir) if to.is_relative() => dir.join(to),
-                    _ => to,
-                };
+/// The copy that replaces an existing file gets its mode and owner, as the shell's `>`
+/// (which writes the file itself) would leave them; a copy that cannot is not renamed.
+fn keep_mode_and_owner(f: &std::fs::File, mode: u32, uid: u32, gid: u32) -> Result<(), String> {
+    let meta = f.metadata().map_err(|e| io_reason(&e))?;
+    use std::os::unix::fs::MetadataExt;
+    if meta.uid() != uid || meta.gid() != gid {
+        std::os::unix::fs::fchown(f, Some(uid), Some(gid))
+            .map_err(|e| format!("cannot give the new file its owner: {}", io_reason(&e)))?;
+    }
+    f.set_permissions(std::fs::Permissions::from_mode(mode))
+        .map_err(|e| format!("cannot give the new file its mode: {}", io_reason(&e)))
+}
+
+/// Open a FIFO or a character device for writing, never following a link (the policy
+/// decided on this very entry). A FIFO is opened without waiting: with no process
+/// reading it, that is an error now rather than a wait no signal could end.
+fn open_stream(target: &Path, fifo: bool) -> std::io::Result<std::fs::File> {
+    let mut flags = libc::O_NOFOLLOW;
+    if fifo {
+        flags |= libc::O_NONBLOCK;
+    }
+    let f = std::fs::OpenOptions::new()
+        .write(true)
+        .custom_flags(flags)
+        .open(target)
+        .map_err(|e| {
+            if e.raw_os_error() == Some(libc::ENXIO) {
+                std::io::Error::other("no process is reading the FIFO")
+            } else {
+                e
             }
-            Ok(_) => return Ok(at),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(at),
-            Err(e) => return Err(io_reason(&e)),
+        })?;
+    if fifo {
+        // Blocking again for the writes: a slow reader is waited for, not an error.
+        let fd = std::os::fd::AsRawFd::as_raw_fd(&f);
+        // SAFETY: fd is open for the life of `f`; F_GETFL/F_SETFL touch no memory.
+        unsafe {
+            let fl = libc::fcntl(fd, libc::F_GETFL);
+            libc::fcntl(fd, libc::F_SETFL, fl & !libc::O_NONBLOCK);
         }
     }
-    Err("too many levels of symbolic links".into())
+    Ok(f)
 }
 
 /// Whether this process may open `path` for writing (access(2) with W_OK).
@@ -184,7 +201,7 @@ mod tests {
     fn a_file_is_written_whole_with_the_umask_permissions() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("r.json");
-        OutputFile::open(&path, "--json")
+        OutputFile::open(&path, "--json", &Rules::default())
             .unwrap()
             .write(b"{}")
             .unwrap();
@@ -205,7 +222,9 @@ mod tests {
     fn a_missing_directory_is_refused_without_naming_a_hidden_file() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("no/such/r.json");
-        let e = OutputFile::open(&path, "--output").err().unwrap();
+        let e = OutputFile::open(&path, "--output", &Rules::default())
+            .err()
+            .unwrap();
         assert!(e.downcast_ref::<UsageError>().is_some());
         let text = e.to_string();
         assert!(text.starts_with("cannot write --output "), "{text}");

@@ -20,15 +20,50 @@ use crate::report::style::{Style, DEFAULT_WIDTH};
 /// Set once the reader of standard output has gone away.
 static READER_GONE: AtomicBool = AtomicBool::new(false);
 
-/// Write `text` to standard output and flush it. Once the reader has closed the pipe,
-/// this and every later call do nothing and succeed; other errors (a full disk behind a
-/// redirection) are returned.
+/// Write `text` (a format for programs: JSON, CSV, roff) to standard output and flush it:
+/// byte for byte into a pipe or a file, but on a terminal with every escape sequence and
+/// control character but the newline shown escaped
+/// ([`crate::report::style::raw_terminal_safe`]): an imported field must not retitle
+/// the window or clear the screen of whoever looks at it. Once the reader has closed the
+/// pipe, this and every later call do nothing and succeed; other errors (a full disk
+/// behind a redirection) are returned.
 pub fn print(text: impl AsRef<[u8]>) -> io::Result<()> {
-    if READER_GONE.load(Ordering::Relaxed) {
+    let bytes = text.as_ref();
+    if io::stdout().is_terminal() {
+        let text = String::from_utf8_lossy(bytes);
+        return write_out(crate::report::style::raw_terminal_safe(&text).as_bytes());
+    }
+    write_out(bytes)
+}
+
+/// Whether nothing printed can reach anyone any more: the reader closed the pipe, or the
+/// command was started with standard output closed. A command that only prints (`monitor`)
+/// stops then.
+pub fn reader_gone() -> bool {
+    READER_GONE.load(Ordering::Relaxed) || stdout_closed()
+}
+
+/// Whether file descriptor 1 is closed (`timeshare history >&-`). Rust's standard output
+/// swallows EBADF, so a write would "succeed" and the output vanish without a word: the
+/// first attempt says so once on standard error instead.
+fn stdout_closed() -> bool {
+    static CLOSED: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *CLOSED.get_or_init(|| {
+        // SAFETY: F_GETFD on a descriptor number reads no memory of ours.
+        let closed = unsafe { libc::fcntl(1, libc::F_GETFD) } == -1;
+        if closed {
+            eprintln!("timeshare: standard output is closed; what would be printed is lost");
+        }
+        closed
+    })
+}
+
+fn write_out(text: &[u8]) -> io::Result<()> {
+    if READER_GONE.load(Ordering::Relaxed) || stdout_closed() {
         return Ok(());
     }
     let mut out = io::stdout().lock();
-    match out.write_all(text.as_ref()).and_then(|()| out.flush()) {
+    match out.write_all(text).and_then(|()| out.flush()) {
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => {
             READER_GONE.store(true, Ordering::Relaxed);
             Ok(())
@@ -41,7 +76,7 @@ pub fn print(text: impl AsRef<[u8]>) -> io::Result<()> {
 /// the output's width; see [`print()`]. Formats for programs (JSON, CSV, roff) go through
 /// [`print()`] untouched.
 pub fn print_text(text: &str) -> io::Result<()> {
-    print(crate::report::style::fit(text))
+    write_out(crate::report::style::fit(text).as_bytes())
 }
 
 /// The style for standard output as it is now.

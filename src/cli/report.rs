@@ -13,6 +13,7 @@ use clap::Args;
 
 use super::db::DbArgs;
 use super::outfile::OutputFile;
+use super::outpolicy::Rules;
 use super::{Exit, UsageError};
 use crate::model::change::DEFAULT_MIN_EFFECT;
 use crate::model::exercise::Report;
@@ -92,21 +93,19 @@ pub fn execute(args: ReportArgs) -> Result<Exit> {
         Some(file) => file,
         None => default_file(),
     };
-    write(&path, args.force, page.as_bytes())?;
+    let rules = Rules {
+        force: args.force,
+        replace_needs_force: true,
+        ..args.db.output_rules()
+    };
+    write(&path, &rules, page.as_bytes())?;
     Ok(Exit::Success)
 }
 
-/// Write `bytes` to `path`, refusing an existing file without `force`; says where and how
-/// big on standard error.
-pub fn write(path: &Path, force: bool, bytes: &[u8]) -> Result<()> {
-    if path != Path::new("-") && path.exists() && !force {
-        return Err(UsageError(format!(
-            "{} exists: give --force to overwrite it, or another file with -o",
-            path.display()
-        ))
-        .into());
-    }
-    let out = OutputFile::open(path, "--output")?;
+/// Write `bytes` to `path` as `rules` allow (an existing file only with `--force`); says
+/// where and how big on standard error.
+pub fn write(path: &Path, rules: &Rules, bytes: &[u8]) -> Result<()> {
+    let out = OutputFile::open(path, "--output", rules)?;
     let stdout = out.is_stdout();
     out.write(bytes)?;
     if !stdout {
@@ -204,7 +203,9 @@ fn file_column(path: &Path) -> Result<Column> {
         let at = report.started_at;
         report.to_run(options, Environment::default(), Vec::new(), at)
     } else {
-        serde_json::from_value(value).map_err(|e| bad(format!("not a timeshare run: {e}")))?
+        // The checks `import` makes, so that a report shows nothing import would refuse.
+        crate::report::json::from_json(text.as_bytes())
+            .map_err(|e| bad(format!("not a timeshare result: {e:#}")))?
     };
     crate::bench::fill_bases(&mut run);
     let name = path

@@ -169,6 +169,29 @@ impl From<PlacementArg> for Placement {
     }
 }
 
+/// The names the run is filed under, checked before anything is measured: capped, not
+/// empty; a campaign and a host name also name files (the fleet playbook's
+/// `CAMPAIGN/HOST.json`), so they hold no `/` and do not start with `.`.
+fn check_names(args: &RunArgs) -> Result<()> {
+    use crate::model::names;
+    let given = |v: &Option<String>| v.clone();
+    for (flag, value, path) in [
+        ("--label", given(&args.label), false),
+        ("--campaign", given(&args.campaign), true),
+        ("--host-name", given(&args.host_name), true),
+        ("--group", given(&args.group), false),
+    ] {
+        let Some(value) = value else { continue };
+        let checked = if path {
+            names::check_path_safe(flag, &value)
+        } else {
+            names::check(flag, &value)
+        };
+        checked.map_err(UsageError)?;
+    }
+    Ok(())
+}
+
 pub fn execute(args: RunArgs) -> Result<Exit> {
     // First: from here on a signal asks the run to stop and clean up.
     interrupt::install()?;
@@ -177,16 +200,18 @@ pub fn execute(args: RunArgs) -> Result<Exit> {
         cpu::check_usable(c).map_err(|e| UsageError(e.to_string()))?;
     }
     check_placement(args.placement.into(), args.cpu)?;
+    check_names(&args)?;
     let dir = args.dir.checked()?;
+    let rules = args.db.output_rules();
     let json = args
         .json
         .as_deref()
-        .map(|p| OutputFile::open(p, "--json"))
+        .map(|p| OutputFile::open(p, "--json", &rules))
         .transpose()?;
     let html = args
         .html
         .as_deref()
-        .map(|p| OutputFile::open(p, "--html"))
+        .map(|p| OutputFile::open(p, "--html", &rules))
         .transpose()?;
     if let Some(s) = args.observe {
         if !(s.is_finite() && (0.01..=60.0).contains(&s)) {

@@ -56,7 +56,16 @@ pub enum Kind {
     Cgroup(i32),
 }
 
-/// Recognise one of the names above; `None` for anything else.
+/// The random part of a scratch directory's or a temporary file's name, as the
+/// `tempfile` crate makes it by default: six letters and digits, no more, no less.
+const RANDOM_LEN: usize = 6;
+
+fn is_random_part(tail: &str) -> bool {
+    tail.len() == RANDOM_LEN && tail.bytes().all(|b| b.is_ascii_alphanumeric())
+}
+
+/// Recognise one of the names above, exactly as this program makes them; `None` for
+/// anything else (`timeshare-999997-EEEEEEE`, with a seventh letter, is not ours).
 pub fn classify(name: &str) -> Option<Kind> {
     let pid_then = |rest: &str| -> Option<(i32, String)> {
         let (pid, tail) = rest.split_once('-')?;
@@ -68,7 +77,8 @@ pub fn classify(name: &str) -> Option<Kind> {
     if let Some(rest) = name.strip_prefix(".timeshare-") {
         let (pid, tail) = pid_then(rest)?;
         return tail
-            .ends_with(TEMP_FILE_SUFFIX)
+            .strip_suffix(TEMP_FILE_SUFFIX)
+            .is_some_and(is_random_part)
             .then_some(Kind::TempFile(pid));
     }
     if let Some(rest) = name.strip_prefix("timeshare-vm-") {
@@ -84,9 +94,7 @@ pub fn classify(name: &str) -> Option<Kind> {
         .find_map(|p| rest.strip_prefix(p))
         .unwrap_or(rest);
     let (pid, tail) = pid_then(rest)?;
-    tail.bytes()
-        .all(|b| b.is_ascii_alphanumeric())
-        .then_some(Kind::Scratch(pid))
+    is_random_part(&tail).then_some(Kind::Scratch(pid))
 }
 
 /// True when no process has id `pid` (kill(pid, 0) says ESRCH).
@@ -264,7 +272,7 @@ mod tests {
             classify("timeshare-exercise-77-q1w2e3"),
             Some(Kind::Scratch(77))
         );
-        assert_eq!(classify(".timeshare-5-x1y2.tmp"), Some(Kind::TempFile(5)));
+        assert_eq!(classify(".timeshare-5-x1y2z3.tmp"), Some(Kind::TempFile(5)));
         assert_eq!(classify("timeshare-vm-42-0"), Some(Kind::Cgroup(42)));
         for other in [
             "timeshare",
@@ -277,12 +285,15 @@ mod tests {
             "timeshare-vm-1-x",
             "runs.db",
             "timeshare-12-my notes",
+            "timeshare-999997-EEEEEEE",
+            "timeshare-12-abc",
+            ".timeshare-12-abc.tmp",
         ] {
             assert_eq!(classify(other), None, "{other}");
         }
         assert!(classify(&format!("{}abc123", scratch_prefix())).is_some());
         assert!(classify(&format!("{}abc123", exercise_prefix())).is_some());
-        assert!(classify(&format!("{}abc{TEMP_FILE_SUFFIX}", temp_file_prefix())).is_some());
+        assert!(classify(&format!("{}abc123{TEMP_FILE_SUFFIX}", temp_file_prefix())).is_some());
         assert!(classify(&cgroup_name(3)).is_some());
     }
 
@@ -310,9 +321,11 @@ mod tests {
         fs::create_dir(&alive).unwrap();
         let users = root.path().join("timeshare-notes");
         fs::create_dir(&users).unwrap();
-        let temp = root.path().join(format!(".timeshare-{dead}-zz9.tmp"));
+        let temp = root.path().join(format!(".timeshare-{dead}-zz9yy8.tmp"));
         fs::write(&temp, b"{").unwrap();
-        let live_temp = root.path().join(format!("{}zz9.tmp", temp_file_prefix()));
+        let live_temp = root
+            .path()
+            .join(format!("{}zz9yy8.tmp", temp_file_prefix()));
         fs::write(&live_temp, b"{").unwrap();
 
         // What a job of the dead run left working there (a compiler pass whose shell

@@ -34,7 +34,7 @@ const HEADER: [&str; 22] = [
 /// A text cell a spreadsheet will not run: one that begins with `=`, `+`, `-`, `@` (or a
 /// tab or carriage return, which some programs skip before looking) gets a leading `'`,
 /// the usual mark for "this is text". Numeric cells are written by `{:e}` and left alone.
-fn text(cell: &str) -> String {
+pub fn text(cell: &str) -> String {
     if cell.starts_with(['=', '+', '-', '@', '\t', '\r']) {
         format!("'{cell}")
     } else {

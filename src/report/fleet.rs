@@ -132,11 +132,11 @@ pub fn csv(view: &FleetView) -> anyhow::Result<Vec<u8>> {
         for (h, f) in view.hosts.iter().zip(&row.hosts) {
             let Some(f) = f else { continue };
             w.write_record([
-                view.campaign.clone(),
-                h.name.clone(),
-                h.group.clone().unwrap_or_default(),
+                super::csv::text(&view.campaign),
+                super::csv::text(&h.name),
+                super::csv::text(h.group.as_deref().unwrap_or_default()),
                 h.run_id.to_string(),
-                row.id.clone(),
+                super::csv::text(&row.id),
                 unit.symbol().to_string(),
                 f.median.to_string(),
                 f.shown.kind().to_string(),

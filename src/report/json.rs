@@ -244,6 +244,7 @@ pub fn validate(run: &Run) -> anyhow::Result<()> {
     if run.results.is_empty() {
         anyhow::bail!("results: a run with no results");
     }
+    check_names(run)?;
     let mut seen = HashSet::new();
     for (i, r) in run.results.iter().enumerate() {
         let at = |field: &str| format!("results[{i}].{field}");
@@ -287,6 +288,7 @@ pub fn validate(run: &Run) -> anyhow::Result<()> {
             if s.n == 0 {
                 anyhow::bail!("{}: a summary of no samples", at(&format!("{name}.n")));
             }
+            check_order(s, &|field| at(&format!("{name}.{field}")))?;
         }
         for (j, s) in r.samples.iter().enumerate() {
             if !s.value.is_finite() {
@@ -311,6 +313,63 @@ pub fn validate(run: &Run) -> anyhow::Result<()> {
         }
         if matches!(r.status, Status::Ok) && r.summary.is_none() {
             anyhow::bail!("{}: missing for a result whose status is ok", at("summary"));
+        }
+    }
+    Ok(())
+}
+
+/// A summary whose figures contradict each other: an interval upside down, a minimum
+/// above the maximum, a confidence level that is no probability (0 says "no interval",
+/// as a derived row's).
+fn check_order(s: &crate::model::Summary, at: &dyn Fn(&str) -> String) -> anyhow::Result<()> {
+    if s.ci_low > s.ci_high {
+        anyhow::bail!(
+            "{}: {} is above ci_high {}",
+            at("ci_low"),
+            s.ci_low,
+            s.ci_high
+        );
+    }
+    if s.min > s.max {
+        anyhow::bail!("{}: {} is above max {}", at("min"), s.min, s.max);
+    }
+    if !(0.0..1.0).contains(&s.ci_level) {
+        anyhow::bail!(
+            "{}: {} is not a confidence level (0 to 1, 1 excluded)",
+            at("ci_level"),
+            s.ci_level
+        );
+    }
+    Ok(())
+}
+
+/// The names a run carries, capped as `run` caps its options ([`crate::model::names`]).
+fn check_names(run: &Run) -> anyhow::Result<()> {
+    use crate::model::names;
+    let long = |what: &str, v: &str, max: usize| -> anyhow::Result<()> {
+        if v.len() > max {
+            anyhow::bail!(
+                "{what}: {} bytes, longer than the {max} a name may have",
+                v.len()
+            );
+        }
+        Ok(())
+    };
+    if let Some(label) = &run.options.label {
+        long("options.label", label, names::MAX_LABEL)?;
+    }
+    long(
+        "environment.hostname",
+        &run.environment.hostname,
+        names::MAX_NAME,
+    )?;
+    for (what, v) in [
+        ("options.fleet.campaign", &run.options.fleet.campaign),
+        ("options.fleet.host", &run.options.fleet.host),
+        ("options.fleet.group", &run.options.fleet.group),
+    ] {
+        if let Some(v) = v {
+            names::check(what, v).map_err(anyhow::Error::msg)?;
         }
     }
     Ok(())

@@ -62,11 +62,12 @@ pub fn current() -> Style {
 /// and so is a word longer than a line: this folds the sentences around the tables, and
 /// the indented lines under them ("  id: source").
 pub fn fit(text: &str) -> String {
-    fit_to(text, current().width as usize)
+    let style = current();
+    fit_to(text, style.width as usize, style.color)
 }
 
-fn fit_to(text: &str, width: usize) -> String {
-    let text = &*terminal_safe(text);
+fn fit_to(text: &str, width: usize, color: bool) -> String {
+    let text = &*guard(text, color);
     let mut out = String::with_capacity(text.len());
     for (i, line) in text.split('\n').enumerate() {
         if i > 0 {
@@ -170,18 +171,21 @@ mod tests {
     #[test]
     fn long_lines_fold_at_spaces_and_short_ones_stay() {
         let text = "short\nwarning: one two three four five six\n";
-        let folded = fit_to(text, 16);
+        let folded = fit_to(text, 16, false);
         assert_eq!(
             folded,
             "short\nwarning: one two\n  three four\n  five six\n"
         );
         assert_eq!(
-            fit_to("  ctx.switch: a source line under a table", 24),
+            fit_to("  ctx.switch: a source line under a table", 24, false),
             "  ctx.switch: a source\n    line under a table"
         );
-        assert_eq!(fit_to("unbreakable-word x", 5), "unbreakable-word\n  x");
-        let coloured = "\x1b[31m a very long coloured row that stays whole\x1b[0m";
-        assert_eq!(fit_to(coloured, 10), coloured);
+        assert_eq!(
+            fit_to("unbreakable-word x", 5, false),
+            "unbreakable-word\n  x"
+        );
+        let coloured = "\x1b[38;5;9m a very long coloured row that stays whole\x1b[0m";
+        assert_eq!(fit_to(coloured, 10, true), coloured);
     }
 
     #[test]
@@ -229,10 +233,26 @@ fn needs_escape(c: char) -> bool {
     c.is_control() || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
 }
 
-/// The last guard before a terminal: every control character but the newline and this
-/// program's own colour sequences (`ESC [ digits/; m`) is shown escaped, so that no byte
-/// from an imported file can move the cursor, retitle the window or clear the screen.
+/// The colour sequences [`paint`] emits (crossterm's red, yellow, bold, dim, reset): the
+/// only ones that reach a terminal. A new tone must be listed here, or its colour is shown
+/// escaped (`every_tone_reaches_the_terminal_intact` checks it).
+const OWN_SGR: [&str; 5] = ["0", "1", "2", "38;5;9", "38;5;11"];
+
+/// The last guard before a terminal: every control character but the newline is shown
+/// escaped, and so is every escape sequence but this program's own colours when colour is
+/// on ([`OWN_SGR`]), so that no byte from an imported file can move the cursor, retitle
+/// the window, clear the screen, hide text or colour it.
 pub fn terminal_safe(text: &str) -> std::borrow::Cow<'_, str> {
+    guard(text, current().color)
+}
+
+/// Output for programs (CSV, JSON, roff) that reaches a terminal: no escape sequence of any
+/// kind, every control character but the newline shown escaped.
+pub fn raw_terminal_safe(text: &str) -> std::borrow::Cow<'_, str> {
+    guard(text, false)
+}
+
+fn guard(text: &str, keep_own_colours: bool) -> std::borrow::Cow<'_, str> {
     let risky = |c: char| c != '\n' && needs_escape(c);
     if !text.chars().any(risky) {
         return std::borrow::Cow::Borrowed(text);
@@ -240,8 +260,8 @@ pub fn terminal_safe(text: &str) -> std::borrow::Cow<'_, str> {
     let mut out = String::with_capacity(text.len() + 8);
     let mut rest = text;
     while let Some(c) = rest.chars().next() {
-        if c == '\x1b' {
-            if let Some(len) = sgr_len(rest) {
+        if c == '\x1b' && keep_own_colours {
+            if let Some(len) = own_sgr_len(rest) {
                 out.push_str(&rest[..len]);
                 rest = &rest[len..];
                 continue;
@@ -257,14 +277,15 @@ pub fn terminal_safe(text: &str) -> std::borrow::Cow<'_, str> {
     std::borrow::Cow::Owned(out)
 }
 
-/// The length of a colour sequence (`ESC [ 0-9;* m`) at the start of `s`.
-fn sgr_len(s: &str) -> Option<usize> {
+/// The length of one of this program's colour sequences ([`OWN_SGR`]) at the start of `s`.
+fn own_sgr_len(s: &str) -> Option<usize> {
     let body = s.strip_prefix("\x1b[")?;
     let params = body
         .bytes()
         .take_while(|b| b.is_ascii_digit() || *b == b';')
         .count();
-    (body.as_bytes().get(params) == Some(&b'm')).then_some(2 + params + 1)
+    let ours = OWN_SGR.contains(&&body[..params]);
+    (ours && body.as_bytes().get(params) == Some(&b'm')).then_some(2 + params + 1)
 }
 
 #[cfg(test)]
@@ -277,8 +298,27 @@ mod escape_tests {
         assert_eq!(escape("naïve café"), "naïve café");
         assert_eq!(escape("x\u{202e}y"), "x\\u{202e}y");
         assert_eq!(
-            terminal_safe("\x1b[31mred\x1b[0m\n\x1b[2J\r"),
-            "\x1b[31mred\x1b[0m\n\\x1b[2J\\r"
+            guard("\x1b[38;5;9mred\x1b[0m\n\x1b[2J\r", true),
+            "\x1b[38;5;9mred\x1b[0m\n\\x1b[2J\\r"
         );
+        // Colours that are not timeshare's own (conceal, a plain red) never pass, and
+        // without colour none does.
+        assert_eq!(guard("\x1b[8mx\x1b[31m", true), "\\x1b[8mx\\x1b[31m");
+        assert_eq!(guard("\x1b[1mx\x1b[0m", false), "\\x1b[1mx\\x1b[0m");
+        assert_eq!(
+            raw_terminal_safe("a,\x1b]0;t\x07\r\n"),
+            "a,\\x1b]0;t\\x07\\r\n"
+        );
+    }
+
+    #[test]
+    fn every_tone_reaches_the_terminal_intact() {
+        for tone in [Tone::Plain, Tone::Bad, Tone::Worse, Tone::Quiet] {
+            let mut t = comfy_table::Table::new();
+            t.enforce_styling();
+            t.add_row(vec![paint(Cell::new("x"), tone, true)]);
+            let text = t.to_string();
+            assert_eq!(guard(&text, true), text, "{tone:?}");
+        }
     }
 }

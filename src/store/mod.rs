@@ -13,6 +13,7 @@
 mod backend;
 mod liveness;
 mod location;
+mod pgauth;
 mod recorder;
 mod schema;
 /// The throw-away PostgreSQL server of the tests (shared with the integration tests).
@@ -129,9 +130,15 @@ pub fn resolve_path(arg: Option<&Path>) -> Option<PathBuf> {
 }
 
 /// The store to use, as [`resolve_path`] finds it: a `postgresql://` URL names a shared
-/// PostgreSQL store, anything else an SQLite file.
-pub fn resolve(arg: Option<&Path>) -> Option<Location> {
-    resolve_path(arg).map(|p| Location::parse(p.as_os_str()))
+/// PostgreSQL store, anything else an SQLite file; `Err` says why the value given cannot
+/// be used (see [`Location::parse`]).
+pub fn resolve(arg: Option<&Path>) -> Option<Result<Location, String>> {
+    let source = if arg.is_some() {
+        location::Source::CommandLine
+    } else {
+        location::Source::Environment
+    };
+    resolve_path(arg).map(|p| Location::parse(p.as_os_str(), source))
 }
 
 /// One line of `timeshare history`.
@@ -200,17 +207,24 @@ impl Store {
     /// Errors name the server by its URL with the password masked.
     fn open_postgres(url: &str, read_only: bool) -> Result<Store, StoreError> {
         let shown = location::mask(url);
-        let config: postgres::Config = url.parse().map_err(|e| StoreError::CannotOpen {
+        let mut config: postgres::Config = url.parse().map_err(|e| StoreError::CannotOpen {
             path: shown.clone(),
             why: format!("not a PostgreSQL URL: {}", scrub(&e, url)),
         })?;
-        let client = config
-            .connect(postgres::NoTls)
-            .map_err(|e| StoreError::CannotOpen {
-                path: shown.clone(),
-                why: scrub(&e, url),
-            })?;
+        pgauth::fill_password(&mut config);
+        let password = config
+            .get_password()
+            .map(|p| String::from_utf8_lossy(p).into_owned());
+        let client = pgauth::connect(config).map_err(|why| StoreError::CannotOpen {
+            path: shown.clone(),
+            why: scrub_text(&why, url, password.as_deref()),
+        })?;
         let db = Db::Postgres(std::cell::RefCell::new(client));
+        // A statement the server cannot finish (a lock never released) ends in an error.
+        db.batch(&format!(
+            "SET statement_timeout = {}",
+            pgauth::STATEMENT_TIMEOUT.as_millis()
+        ))?;
         let not_db = |e: StoreError| match e {
             StoreError::Postgres(e) => StoreError::NotADatabase {
                 path: shown.clone(),
@@ -249,6 +263,7 @@ impl Store {
     /// Open (creating if needed) the database at `path` and bring its schema up to date.
     pub fn open(path: &Path) -> Result<Store, StoreError> {
         let shown = path.display().to_string();
+        check_file(path, &shown, true)?;
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir).map_err(|e| StoreError::CannotOpen {
                 path: shown.clone(),
@@ -256,10 +271,12 @@ impl Store {
             })?;
         }
         let not_db = |e: rusqlite::Error| {
-            no_space(path, &shown).unwrap_or(StoreError::NotADatabase {
-                path: shown.clone(),
-                why: e.to_string(),
-            })
+            no_space(path, &shown)
+                .or_else(|| locked(&e, &shown))
+                .unwrap_or(StoreError::NotADatabase {
+                    path: shown.clone(),
+                    why: e.to_string(),
+                })
         };
         let mut conn = Connection::open(path).map_err(|e| StoreError::CannotOpen {
             path: shown.clone(),
@@ -295,11 +312,14 @@ impl Store {
     pub fn open_read_only(path: &Path) -> Result<Store, StoreError> {
         use rusqlite::OpenFlags;
         let shown = path.display().to_string();
+        check_file(path, &shown, false)?;
         let not_db = |e: rusqlite::Error| {
-            no_space(path, &shown).unwrap_or(StoreError::NotADatabase {
-                path: shown.clone(),
-                why: e.to_string(),
-            })
+            no_space(path, &shown)
+                .or_else(|| locked(&e, &shown))
+                .unwrap_or(StoreError::NotADatabase {
+                    path: shown.clone(),
+                    why: e.to_string(),
+                })
         };
         let flags = OpenFlags::SQLITE_OPEN_READ_ONLY
             | OpenFlags::SQLITE_OPEN_NO_MUTEX
@@ -317,10 +337,12 @@ impl Store {
         let mut conn = open(uri.clone())?;
         let identity = match schema::identify(&conn) {
             Ok(i) => i,
-            // A WAL database in a directory this user cannot write, or on a full file
-            // system (no `-shm` can be made): read it as it stands on disk.
+            // A WAL database in a directory this user cannot write (SQLite says "cannot
+            // open" or "attempt to write a readonly database"), or on a full file system
+            // (no `-shm` can be made): read it as it stands on disk.
             Err(rusqlite::Error::SqliteFailure(f, _))
                 if f.code == rusqlite::ErrorCode::CannotOpen
+                    || f.code == rusqlite::ErrorCode::ReadOnly
                     || (f.code == rusqlite::ErrorCode::SystemIoFailure
                         && no_space(path, &shown).is_some()) =>
             {
@@ -560,6 +582,16 @@ impl Store {
         Ok(out)
     }
 
+    /// Delete run `id` and its results, in one transaction (`timeshare forget`). Its
+    /// environment row stays: other runs may share it. Returns whether there was one.
+    pub fn forget(&self, id: i64) -> Result<bool, StoreError> {
+        let tx = self.db.transaction(true)?;
+        tx.exec("DELETE FROM results WHERE run_id = ?1", vals![id])?;
+        let gone = tx.exec("DELETE FROM runs WHERE id = ?1", vals![id])?;
+        tx.commit()?;
+        Ok(gone > 0)
+    }
+
     /// A run by the name the user gave: `last` (the newest complete run: one still
     /// going or interrupted is not what a comparison wants), `last-any` (the newest,
     /// whatever its status), a numeric id, or a label (which must name one run: a label
@@ -667,7 +699,16 @@ fn chain(e: &dyn std::error::Error) -> String {
 
 /// A driver's error text with the URL's password masked, should it quote the URL.
 fn scrub(e: &dyn std::error::Error, url: &str) -> String {
-    let text = chain(e);
+    scrub_text(&chain(e), url, None)
+}
+
+/// `text` with the URL's password, and `password` (from the environment or a passfile),
+/// masked.
+fn scrub_text(text: &str, url: &str, password: Option<&str>) -> String {
+    let text = match password {
+        Some(pw) if !pw.is_empty() => text.replace(pw, "***"),
+        _ => text.to_string(),
+    };
     let masked = location::mask(url);
     let text = text.replace(url, &masked);
     match password_of(url) {
@@ -682,6 +723,62 @@ fn password_of(url: &str) -> Option<String> {
     let authority = &rest[..rest.find(['/', '?', '#']).unwrap_or(rest.len())];
     let userinfo = &authority[..authority.rfind('@')?];
     Some(userinfo.split_once(':')?.1.to_string())
+}
+
+/// A database file must be a regular file (a FIFO would hang SQLite's first read, a
+/// device is no database), and one to write must be writable by this user: said now,
+/// in one line, rather than as SQLite's "attempt to write a readonly database" later.
+fn check_file(path: &Path, shown: &str, write: bool) -> Result<(), StoreError> {
+    let cannot = |why: String| StoreError::CannotOpen {
+        path: shown.to_string(),
+        why,
+    };
+    let meta = match std::fs::metadata(path) {
+        Ok(m) => m,
+        Err(_) => return Ok(()),
+    };
+    if !meta.is_file() {
+        return Err(cannot("it is not a regular file".into()));
+    }
+    if write && !access_ok(path, libc::W_OK) {
+        use std::os::unix::fs::MetadataExt;
+        return Err(cannot(format!(
+            "this user (uid {}) may not write it (it belongs to uid {}, mode {:o}); read \
+             it with history/show/export, or give another --db",
+            // SAFETY: getuid cannot fail.
+            unsafe { libc::getuid() },
+            meta.uid(),
+            meta.mode() & 0o7777
+        )));
+    }
+    Ok(())
+}
+
+/// access(2): whether this process's real user may use `path` as `mode` says.
+fn access_ok(path: &Path, mode: libc::c_int) -> bool {
+    use std::os::unix::ffi::OsStrExt;
+    let Ok(c) = std::ffi::CString::new(path.as_os_str().as_bytes()) else {
+        return false;
+    };
+    // SAFETY: `c` is a valid NUL-terminated string that outlives the call.
+    unsafe { libc::access(c.as_ptr(), mode) == 0 }
+}
+
+/// A database another process holds locked is that, not a foreign file.
+fn locked(e: &rusqlite::Error, shown: &str) -> Option<StoreError> {
+    let rusqlite::Error::SqliteFailure(f, _) = e else {
+        return None;
+    };
+    matches!(
+        f.code,
+        rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked
+    )
+    .then(|| StoreError::CannotOpen {
+        path: shown.to_string(),
+        why: "another process holds it locked (database is locked); try again when it is \
+              done"
+            .into(),
+    })
 }
 
 /// `path` as an SQLite `file:` URI, with the characters URIs reserve escaped.

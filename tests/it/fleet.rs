@@ -30,7 +30,8 @@ fn eight_runs_writing_one_postgresql_store_at_once_lose_nothing() {
         .map(|i| {
             common::command()
                 .args(["run", "--quick", "syscall.getpid", "syscall.getuid"])
-                .args(["--label", &format!("writer-{i}"), "--db", &url])
+                .args(["--label", &format!("writer-{i}")])
+                .env("TIMESHARE_DB", &url)
                 .stdout(Stdio::null())
                 .stderr(Stdio::piped())
                 .spawn()
@@ -56,7 +57,8 @@ fn eight_runs_writing_one_postgresql_store_at_once_lose_nothing() {
     assert_eq!(count("SELECT count(DISTINCT run_id) FROM results"), 8);
     // Every run reads back whole through the CLI, and nothing shows the password.
     let history = timeshare()
-        .args(["history", "--db", &url])
+        .args(["history"])
+        .env("TIMESHARE_DB", &url)
         .assert()
         .success();
     let text = String::from_utf8_lossy(&history.get_output().stdout).to_string();
@@ -71,17 +73,33 @@ fn eight_runs_writing_one_postgresql_store_at_once_lose_nothing() {
     ] {
         let out = timeshare()
             .args(&cmd)
-            .args(["--db", &url])
+            .env("TIMESHARE_DB", &url)
             .assert()
             .success();
         let o = out.get_output();
         assert!(!String::from_utf8_lossy(&o.stdout).contains(PASSWORD));
         assert!(!String::from_utf8_lossy(&o.stderr).contains(PASSWORD));
     }
+    // On the command line a password is refused before anything connects (ps shows
+    // argv to every user); without it in the URL, PGPASSWORD gives it.
+    let out = timeshare().args(["history", "--db", &url]).assert().code(2);
+    let err = String::from_utf8_lossy(&out.get_output().stderr).to_string();
+    assert!(
+        err.contains("PGPASSWORD") && !err.contains(PASSWORD),
+        "{err}"
+    );
+    let bare = url.replace(&format!(":{PASSWORD}@"), "@");
+    let out = timeshare()
+        .args(["history", "--db", &bare])
+        .env("PGPASSWORD", PASSWORD)
+        .assert()
+        .success();
+    assert!(String::from_utf8_lossy(&out.get_output().stdout).contains("writer-0"));
     // A wrong password is refused, with the URL masked.
     let wrong = url.replace(PASSWORD, "not-the-password");
     let out = timeshare()
-        .args(["history", "--db", &wrong])
+        .args(["history"])
+        .env("TIMESHARE_DB", &wrong)
         .assert()
         .code(2);
     let err = String::from_utf8_lossy(&out.get_output().stderr).to_string();
@@ -122,7 +140,7 @@ fn a_campaign_runs_through_ansible_and_the_slowed_host_is_the_odd_one_out() {
         );
 
         // Three labelled runs landed in the shared store, one per host.
-        let history = text(timeshare().args(["history", "--db", &url]));
+        let history = text(timeshare().env("TIMESHARE_DB", &url).args(["history"]));
         for (name, _) in HOSTS {
             assert!(
                 history.contains(&format!("{campaign}/{name}")),
@@ -130,7 +148,12 @@ fn a_campaign_runs_through_ansible_and_the_slowed_host_is_the_odd_one_out() {
             );
         }
         landed = true;
-        let view = text(timeshare().args(["fleet", "--campaign", &campaign, "--db", &url]));
+        let view =
+            text(
+                timeshare()
+                    .env("TIMESHARE_DB", &url)
+                    .args(["fleet", "--campaign", &campaign]),
+            );
         let header = view.lines().find(|l| l.contains("benchmark")).unwrap();
         for (name, _) in HOSTS {
             assert!(header.contains(name), "no column for {name}:\n{view}");
@@ -138,7 +161,8 @@ fn a_campaign_runs_through_ansible_and_the_slowed_host_is_the_odd_one_out() {
         let json = common::json(
             timeshare()
                 .args(["fleet", "--campaign", &campaign, "cpu.chess"])
-                .args(["--format", "json", "--db", &url])
+                .args(["--format", "json"])
+                .env("TIMESHARE_DB", &url)
                 .assert()
                 .success()
                 .get_output()
@@ -165,7 +189,11 @@ fn a_campaign_runs_through_ansible_and_the_slowed_host_is_the_odd_one_out() {
         if outside == [HOSTS[slowed].0] {
             // `compare` takes the campaign (a column per host) and a host's name.
             let slow = format!("{campaign}/{}", HOSTS[slowed].0);
-            let cmp = text(timeshare().args(["compare", &campaign, &slow, "--db", &url]));
+            let cmp = text(
+                timeshare()
+                    .env("TIMESHARE_DB", &url)
+                    .args(["compare", &campaign, &slow]),
+            );
             assert!(cmp.contains("alpha (run"), "{cmp}");
             return unreachable_host_is_reported(&sshd, work.path(), &url);
         }
@@ -200,7 +228,11 @@ fn unreachable_host_is_reported(sshd: &Sshd, work: &Path, url: &str) {
         "{}",
         out.text
     );
-    let view = text(timeshare().args(["fleet", "--campaign", "lab-down", "--db", url]));
+    let view = text(
+        timeshare()
+            .env("TIMESHARE_DB", url)
+            .args(["fleet", "--campaign", "lab-down"]),
+    );
     let header = view.lines().find(|l| l.contains("benchmark")).unwrap();
     assert!(
         header.contains("alpha") && header.contains("beta"),

@@ -196,8 +196,19 @@ fn outputs_go_through_a_symlink_and_into_a_fifo_and_refuse_a_socket() {
     let db = dir.path().join("runs.db");
     let link = dir.path().join("link.json");
     std::os::unix::fs::symlink("target.json", &link).unwrap();
+    // A link to nothing is never followed to create a file.
     timeshare()
         .args(["export", "last", "-o"])
+        .arg(&link)
+        .arg("--db")
+        .arg(&db)
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("a link to nothing"));
+    assert!(!dir.path().join("target.json").exists());
+    std::fs::write(dir.path().join("target.json"), b"old").unwrap();
+    timeshare()
+        .args(["export", "last", "--force", "-o"])
         .arg(&link)
         .arg("--db")
         .arg(&db)
@@ -834,3 +845,9 @@ fn every_bad_dir_is_exit_2_with_one_line() {
         assert!(err.contains("Permission denied"), "{err}");
     }
 }
+
+// ---------------------------------------------------------------------------------------
+// Other users on the same machine.
+mod others;
+mod store;
+mod terminal;
