@@ -178,7 +178,8 @@ fn check(
     }
 }
 
-/// One quick run of the row in a fresh timeshare: its median, seconds per operation.
+/// One quick run of the row in a fresh timeshare: its median, seconds per operation (for a
+/// throughput row, seconds per byte: the inverse of its bytes per second).
 fn run_row(exe: &Path, id: &str, scratch: &Path) -> Result<f64> {
     let json = scratch.join("row.json");
     let status = Command::new(exe)
@@ -197,10 +198,15 @@ fn run_row(exe: &Path, id: &str, scratch: &Path) -> Result<f64> {
         .iter()
         .find(|r| r.id == id)
         .with_context(|| format!("{id} is not in its own run"))?;
-    if r.status != Status::Ok || r.unit != Unit::SecondsPerOp {
+    if r.status != Status::Ok {
         bail!("{id} gave no time per operation ({:?})", r.status);
     }
-    r.median().context("no median")
+    let median = r.median().context("no median")?;
+    match r.unit {
+        Unit::SecondsPerOp => Ok(median),
+        Unit::BytesPerSecond if median > 0.0 => Ok(1.0 / median),
+        _ => bail!("{id} gave no time per operation ({:?})", r.unit),
+    }
 }
 
 /// One run of the tool: its figure in seconds per row operation, and the share of its CPU
