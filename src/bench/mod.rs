@@ -11,6 +11,7 @@ pub mod cpu;
 pub mod fs;
 pub mod io;
 pub mod load;
+pub mod mem;
 pub mod message;
 pub mod micro;
 pub mod mixed;
@@ -21,8 +22,10 @@ pub mod select;
 pub mod selftest;
 pub mod signal;
 pub mod syscall;
+pub mod thread;
 pub mod udg;
 pub mod vm;
+pub mod wait;
 
 pub use select::SelectError;
 
@@ -43,11 +46,14 @@ impl Registry {
         benches.extend(udg::all());
         benches.extend(net::all());
         benches.extend(proc::all());
+        benches.extend(thread::all());
         benches.extend(vm::all(options));
         benches.extend(cache::all());
+        benches.extend(mem::all());
         benches.extend(cpu::all());
         benches.extend(io::all());
         benches.extend(fs::all());
+        benches.extend(wait::all());
         benches.extend(load::all(&options.load));
         benches.extend(mixed::all());
         let mut derived = Vec::new();

@@ -236,7 +236,7 @@ fn check(
             None => None,
         };
         for _ in 0..pairs {
-            let Some(row) = run_row(exe, b.id(), b.metric().bytes_per_op, scratch)? else {
+            let Some(row) = run_row(exe, b.id(), scratch)? else {
                 return Ok(());
             };
             let Some((tool, share)) = run_tool(&program, a, file.as_deref(), env, scratch)? else {
@@ -381,15 +381,10 @@ impl Drop for ToolServer<'_> {
     }
 }
 
-/// One quick run of the row in a fresh timeshare: its median, seconds per operation (a
-/// throughput row's bytes per second turned into seconds per operation of
-/// `bytes_per_op`); `None` when the user stopped it.
-fn run_row(
-    exe: &Path,
-    id: &str,
-    bytes_per_op: Option<u64>,
-    scratch: &Path,
-) -> Result<Option<f64>> {
+/// One quick run of the row in a fresh timeshare: its median, seconds per operation (for a
+/// throughput row, seconds per byte: the inverse of its bytes per second); `None` when the
+/// user stopped it.
+fn run_row(exe: &Path, id: &str, scratch: &Path) -> Result<Option<f64>> {
     let json = scratch.join("row.json");
     let _ = std::fs::remove_file(&json);
     let mut cmd = Command::new(exe);
@@ -408,11 +403,14 @@ fn run_row(
         .iter()
         .find(|r| r.id == id)
         .with_context(|| format!("{id} is not in its own run"))?;
-    let median = r.median().context("no median");
-    match (r.status == Status::Ok, r.unit, bytes_per_op) {
-        (true, Unit::SecondsPerOp, _) => median.map(Some),
-        (true, Unit::BytesPerSecond, Some(bytes)) => Ok(Some(bytes as f64 / median?)),
-        _ => bail!("{id} gave no time per operation ({:?})", r.status),
+    if r.status != Status::Ok {
+        bail!("{id} gave no time per operation ({:?})", r.status);
+    }
+    let median = r.median().context("no median")?;
+    match r.unit {
+        Unit::SecondsPerOp => Ok(Some(median)),
+        Unit::BytesPerSecond if median > 0.0 => Ok(Some(1.0 / median)),
+        _ => bail!("{id} gave no time per operation ({:?})", r.unit),
     }
 }
 

@@ -20,9 +20,13 @@ pub enum Parse {
     LmbenchMicroseconds,
     /// lmbench's `lat_ops`: "integer mul: 3.50 nanoseconds", the line of this label.
     LmbenchOpsNanoseconds(&'static str),
-    /// lmbench's `bw_*`: "0.065536 1530.58 MB/sec" (MB = 10^6 bytes), read as seconds
-    /// per byte.
+    /// lmbench's `bw_*`: "0.065536 1530.58 MB/sec" (bw_tcp, bw_unix: the number before
+    /// "MB/sec") or "8.39 12536.57" (bw_mem: the size in MB and the rate), the last such
+    /// line; MB = 10^6 bytes; read as seconds per byte.
     LmbenchMegabytesPerSecond,
+    /// lmbench's `lat_mmap` ("1.048576 176": MB, microseconds) and `lat_ctx` ("2 6.36":
+    /// processes, microseconds): the second number of the last line of two numbers.
+    LmbenchPairMicroseconds,
 }
 
 impl Parse {
@@ -49,9 +53,25 @@ impl Parse {
                 .lines()
                 .rev()
                 .find_map(|l| number_before(l, "MB/sec"))
+                .or_else(|| last_pair(output))
                 .map(|mb_s| 1.0 / (mb_s * 1e6)),
+            Parse::LmbenchPairMicroseconds => last_pair(output).map(|us| us * 1e-6),
         }
     }
+}
+
+/// The second of the last line that is exactly two positive numbers: "8.39 12536.57".
+fn last_pair(output: &str) -> Option<f64> {
+    output.lines().rev().find_map(|l| {
+        let mut words = l.split_whitespace();
+        let (first, second) = (words.next()?, words.next()?);
+        if words.next().is_some() {
+            return None;
+        }
+        first.parse::<f64>().ok()?;
+        let v: f64 = second.parse().ok()?;
+        (v.is_finite() && v > 0.0).then_some(v)
+    })
 }
 
 /// The last number on `line` before the word `unit`: "Pipe latency: 27.78 microseconds".
@@ -192,12 +212,15 @@ impl Anchor {
             .join(" ")
     }
 
-    /// The arguments with `{file}` replaced.
+    /// The arguments with `{file}` replaced, and `{cpus}` by the number of CPUs this
+    /// process may use (bw_mem -P: one process per CPU).
     pub fn args_with(&self, file: Option<&Path>) -> Vec<String> {
+        let cpus = super::cpu::usable_cpus().len().max(1);
         self.args
             .iter()
             .map(|a| match file {
                 Some(f) if *a == "{file}" => f.display().to_string(),
+                _ if *a == "{cpus}" => cpus.to_string(),
                 _ => (*a).to_string(),
             })
             .collect()
@@ -311,12 +334,35 @@ mod tests {
     }
 
     #[test]
+    fn lmbench_size_and_figure_lines_are_read() {
+        // bw_mem 8m rd, lat_mmap 1m, lat_ctx -s 16 2 as they printed here.
+        let s = Parse::LmbenchMegabytesPerSecond
+            .seconds("8.39 12536.57\n")
+            .unwrap();
+        assert!(close(s, 1.0 / 12536.57e6), "{s}");
+        let s = Parse::LmbenchPairMicroseconds
+            .seconds("1.048576 176\n")
+            .unwrap();
+        assert!(close(s, 176e-6), "{s}");
+        let s = Parse::LmbenchPairMicroseconds
+            .seconds("\n\"size=16k ovr=3.24\n2 6.36\n")
+            .unwrap();
+        assert!(close(s, 6.36e-6), "{s}");
+        assert_eq!(
+            Parse::LmbenchPairMicroseconds.seconds("create: No such file\n"),
+            None
+        );
+        assert_eq!(Parse::LmbenchMegabytesPerSecond.seconds("8.39 0\n"), None);
+    }
+
+    #[test]
     fn output_without_a_figure_is_none_not_zero() {
         for p in [
             Parse::PerfUsecsPerOp,
             Parse::LmbenchMicroseconds,
             Parse::LmbenchOpsNanoseconds("integer mul"),
             Parse::LmbenchMegabytesPerSecond,
+            Parse::LmbenchPairMicroseconds,
         ] {
             assert_eq!(p.seconds(""), None);
             assert_eq!(p.seconds("perf: command not found\n"), None);
@@ -346,6 +392,15 @@ mod tests {
             "x",
         );
         assert_eq!(a.args_with(Some(Path::new("/t/pf"))), ["-N", "3", "/t/pf"]);
+        let p = Anchor::lmbench(
+            "x",
+            "bw_mem",
+            &["-P", "{cpus}"],
+            Parse::LmbenchMicroseconds,
+            "x",
+        );
+        let n = super::super::cpu::usable_cpus().len().to_string();
+        assert_eq!(p.args_with(None), ["-P", n.as_str()]);
         assert_eq!(a.command_line(), "lat_pagefault -N 3 {file}");
     }
 

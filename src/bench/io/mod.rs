@@ -20,12 +20,15 @@
 use crate::harness::contract::Benchmark;
 
 pub mod cache;
+pub mod filebw;
 pub mod ops;
 mod rows;
 pub mod space;
 
 pub fn all() -> Vec<Benchmark> {
-    rows::rows()
+    let mut all = rows::rows();
+    all.extend(filebw::benchmarks());
+    all
 }
 
 /// A small deterministic generator for random offsets (xorshift64*): the same sequence

@@ -189,7 +189,6 @@ fn throughput() -> Vec<Benchmark> {
                 Parse::LmbenchMegabytesPerSecond,
                 "per byte over one TCP connection on 127.0.0.1 in 64 KiB writes (MB = 10^6 bytes)",
             )
-            .per_row_op(1.0 / HEADLINE_OP_BYTES as f64)
             .with_server(LMBENCH_SERVER),
         ),
         Benchmark::new(
@@ -223,8 +222,7 @@ fn throughput() -> Vec<Benchmark> {
                 &["-m", "65536", "-M", "16m"],
                 Parse::LmbenchMegabytesPerSecond,
                 "per byte over one UNIX stream socket pair in 64 KiB writes (MB = 10^6 bytes)",
-            )
-            .per_row_op(1.0 / HEADLINE_OP_BYTES as f64),
+            ),
         ),
     ]
 }

@@ -23,6 +23,7 @@ use crate::model::details::vm;
 use crate::model::{median, Details, Metric, RunOptions, Source};
 
 pub mod job;
+pub mod mmap;
 pub mod pagefault;
 pub mod pattern;
 pub mod region;
@@ -41,6 +42,7 @@ pub fn all(options: &RunOptions) -> Vec<Benchmark> {
     let pages = pages(options);
     let mut all: Vec<Benchmark> = CASES.iter().map(|c| c.benchmark(pages)).collect();
     all.extend(pagefault::benchmarks());
+    all.extend(mmap::benchmarks());
     all
 }
 

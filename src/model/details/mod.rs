@@ -11,6 +11,7 @@ pub mod cache;
 pub mod cpu;
 pub mod io;
 pub mod load;
+pub mod mem;
 pub mod micro;
 pub mod mixed;
 pub mod net;

@@ -1,0 +1,145 @@
+//! A token passed around a ring of processes, each touching a working set of its own
+//! when it holds the token: lmbench's `lat_ctx -s SIZE N`.
+//!
+//! # Timing model
+//! N processes (this one and N − 1 children) are joined in a ring of N pipes. One
+//! operation is one lap: this process writes a one-byte token into the first pipe, each
+//! child reads it from its pipe, sums its working set (every 32-bit word of S bytes of
+//! its own, written once after the fork so no page is shared) and writes it into the
+//! next pipe, and this process reads it back from the last pipe and sums its own working
+//! set. A lap is N token passes, so N context switches when the ring shares one CPU; the
+//! row's figure is per lap, a job of N passes. lmbench subtracts from its figure the cost
+//! of one pass done inside one process (a pipe write and read and the working-set sum,
+//! its `ovr`); the row measures that too and says it in its notes, but leaves it in.
+
+use std::hint::black_box;
+use std::os::fd::OwnedFd;
+use std::time::Instant;
+
+use anyhow::{bail, Result};
+
+use crate::harness::children::{self, Child};
+use crate::harness::contract::Workload;
+
+/// Sum every word of the working set (what makes a switch bring it back into the cache).
+#[inline(never)]
+fn sum(set: &[u32]) -> u32 {
+    black_box(set.iter().fold(0u32, |s, &w| s.wrapping_add(w)))
+}
+
+pub struct Ring {
+    first: OwnedFd,
+    last: OwnedFd,
+    set: Vec<u32>,
+    children: Vec<Child>,
+    /// Seconds of one pass done in one process (lmbench's overhead).
+    pub overhead: f64,
+}
+
+impl Ring {
+    pub fn start(processes: usize, set_bytes: usize) -> Result<Ring> {
+        if processes < 2 {
+            bail!("a ring needs two processes at least");
+        }
+        let mut pipes: Vec<(OwnedFd, OwnedFd)> = (0..processes)
+            .map(|_| children::pipe())
+            .collect::<Result<_>>()?;
+        let words = set_bytes / 4;
+        let mut set: Vec<u32> = (0..words as u32).collect();
+        let overhead = one_process_pass(&mut set)?;
+        let mut kids = Vec::new();
+        // Child i reads pipe i and writes pipe i + 1; this process writes pipe 0 and
+        // reads pipe N − 1.
+        for i in 1..processes {
+            let (input, output) = (&pipes[i - 1].0, &pipes[i].1);
+            let mut own = set.clone();
+            kids.push(Child::fork(None, move || {
+                // Write every word once: the pages become this child's own.
+                for w in own.iter_mut() {
+                    *w = w.wrapping_add(1);
+                }
+                let mut token = [0u8];
+                loop {
+                    match children::read_some_raw(input, &mut token) {
+                        Ok(1) => {}
+                        _ => return 0,
+                    }
+                    sum(&own);
+                    if children::write_all_raw(output, &token).is_err() {
+                        return 3;
+                    }
+                }
+            })?);
+        }
+        let last = pipes.pop().unwrap().0;
+        let first = pipes.swap_remove(0).1;
+        Ok(Ring {
+            first,
+            last,
+            set,
+            children: kids,
+            overhead,
+        })
+    }
+}
+
+/// Seconds of one pass inside one process: write the token into a pipe, read it back,
+/// sum the working set (the best of a few hundred).
+fn one_process_pass(set: &mut [u32]) -> Result<f64> {
+    let (r, w) = children::pipe()?;
+    let mut token = [7u8];
+    let mut best = f64::MAX;
+    for _ in 0..300 {
+        let t0 = Instant::now();
+        children::write_all_raw(&w, &token).map_err(|e| children::io_error("pipe", e))?;
+        children::read_exact_raw(&r, &mut token).map_err(|e| children::io_error("pipe", e))?;
+        sum(set);
+        best = best.min(t0.elapsed().as_secs_f64());
+    }
+    Ok(best)
+}
+
+impl Workload for Ring {
+    fn run(&mut self, n: u64) -> Result<()> {
+        let mut token = [b't'];
+        for _ in 0..n {
+            children::write_all_raw(&self.first, &token)
+                .and_then(|_| children::read_exact_raw(&self.last, &mut token))
+                .map_err(|e| children::io_error("token ring", e))?;
+            sum(&self.set);
+        }
+        Ok(())
+    }
+
+    fn finish(&mut self) -> Result<()> {
+        for c in &mut self.children {
+            c.check_alive("a process of the ring")?;
+        }
+        Ok(())
+    }
+
+    fn notes(&self) -> Vec<String> {
+        vec![format!(
+            "{} processes; one pass inside one process (pipe write + read + working-set sum, what lat_ctx subtracts) took {:.2} µs",
+            self.children.len() + 1,
+            self.overhead * 1e6
+        )]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bench::micro::testing::forking;
+
+    #[test]
+    fn the_token_goes_round_and_the_ring_ends_with_this_process() {
+        let _one_at_a_time = forking();
+        let mut r = Ring::start(4, 16 << 10).unwrap();
+        r.run(50).unwrap();
+        r.finish().unwrap();
+        assert_eq!(r.children.len(), 3);
+        assert!(r.overhead > 0.0);
+        assert!(r.notes()[0].starts_with("4 processes"));
+    }
+}

@@ -1,0 +1,191 @@
+//! `wait` (locks and waits): what a process pays to hand the CPU to another through a
+//! lock or a semaphore, and to ask the kernel which of N descriptors are ready. fcntl
+//! record locks, flock and System V semaphores passed back and forth between two
+//! processes (lmbench's `lat_fcntl`, `lat_sem`), a futex wake/wait round trip between two
+//! threads, a pthread mutex with and without contention, and select, poll and epoll on
+//! N = 10, 100 and 1000 descriptors (lmbench's `lat_select`).
+//!
+//! Timing models: [`locks`] (the process round trips), [`threads`] (futex and mutex),
+//! [`events`] (select, poll, epoll).
+
+use anyhow::Result;
+
+use crate::harness::anchor::{Anchor, Parse};
+use crate::harness::contract::{Benchmark, Ctx, LoopWorkload, Workload};
+use crate::model::Source;
+
+pub mod events;
+pub mod locks;
+pub mod threads;
+
+use events::{Call, Waits};
+use locks::{Kind, LockPingPong, SemPingPong};
+use threads::{FutexPingPong, MutexLoop};
+
+/// The descriptor counts of the select, poll and epoll rows.
+pub const COUNTS: [usize; 3] = [10, 100, 1000];
+
+pub fn all() -> Vec<Benchmark> {
+    let mut rows = vec![
+        Benchmark::new(
+            "wait.fcntl",
+            "round trip between two processes through fcntl record locks (lat_fcntl)",
+            Source::Modern("record locking, what lmbench's lat_fcntl measures"),
+            |c| boxed(LockPingPong::prepare(c, Kind::Fcntl)),
+        )
+        .partnered()
+        .per("round trip (each side waits for a lock once)")
+        .anchor(Anchor::lmbench(
+            "lmbench lat_fcntl",
+            "lat_fcntl",
+            &["-N", "5"],
+            Parse::LmbenchMicroseconds,
+            "per round trip of the lock between two processes",
+        )),
+        Benchmark::new(
+            "wait.flock",
+            "round trip between two processes through flock on three files",
+            Source::Modern("BSD whole-file locks, beside the fcntl record locks"),
+            |c| boxed(LockPingPong::prepare(c, Kind::Flock)),
+        )
+        .partnered()
+        .per("round trip (each side waits for a lock once)"),
+        Benchmark::new(
+            "wait.sem",
+            "round trip between two processes through a System V semaphore pair (lat_sem)",
+            Source::Modern("System V semaphores, what lmbench's lat_sem measures"),
+            |_| boxed(SemPingPong::prepare()),
+        )
+        .partnered()
+        .per("round trip (each side waits on a semaphore once)")
+        .anchor(Anchor::lmbench(
+            "lmbench lat_sem",
+            "lat_sem",
+            &["-N", "5"],
+            Parse::LmbenchMicroseconds,
+            "per round trip through a semaphore pair between two processes",
+        )),
+        Benchmark::new(
+            "wait.futex",
+            "futex wake/wait round trip between two threads on one word",
+            Source::Modern("the primitive under every Linux lock and condition variable"),
+            |_| Ok(Box::new(FutexPingPong::start()) as Box<dyn Workload>),
+        )
+        .partnered()
+        .per("round trip (wake the other, wait to be woken)"),
+        Benchmark::new(
+            "wait.mutex",
+            "pthread_mutex_lock + unlock, no other thread wants it",
+            Source::Modern("the uncontended lock: two atomic instructions, no system call"),
+            |_| Ok(Box::new(MutexLoop::start(false)) as Box<dyn Workload>),
+        )
+        .per("lock + unlock"),
+        Benchmark::new(
+            "wait.mutex.contended",
+            "pthread_mutex_lock + unlock while another thread does the same on it",
+            Source::Modern("a contended lock: futex waits and cache-line transfers"),
+            |_| Ok(Box::new(MutexLoop::start(true)) as Box<dyn Workload>),
+        )
+        .partnered()
+        .per("lock + unlock by the measuring thread"),
+        Benchmark::new(
+            "wait.mutex.std",
+            "Rust's std Mutex lock + unlock, uncontended (beside the pthread mutex)",
+            Source::Modern("the lock Rust programs use; a futex word without pthread's checks"),
+            |_| {
+                let m = std::sync::Mutex::new(0u64);
+                Ok(Box::new(LoopWorkload::new(move || {
+                    *m.lock().unwrap() += 1;
+                })) as Box<dyn Workload>)
+            },
+        )
+        .per("lock + unlock"),
+    ];
+    for n in COUNTS {
+        rows.push(select_row(n));
+        rows.push(event_row(Call::Poll, n));
+        rows.push(event_row(Call::Epoll, n));
+    }
+    rows
+}
+
+fn boxed<W: Workload + 'static>(w: Result<W>) -> Result<Box<dyn Workload>> {
+    Ok(Box::new(w?))
+}
+
+fn events(ctx: &Ctx, call: Call, n: usize) -> Result<Box<dyn Workload>> {
+    Ok(Box::new(Waits::prepare(call, n, ctx.scratch)?))
+}
+
+fn select_row(n: usize) -> Benchmark {
+    let (about, args): (&'static str, &'static [&'static str]) = match n {
+        10 => (
+            "select on 10 descriptors of a regular file, all ready (lat_select -n 10 file)",
+            &["-N", "5", "-n", "10", "file"],
+        ),
+        100 => (
+            "select on 100 descriptors of a regular file, all ready (lat_select -n 100 file)",
+            &["-N", "5", "-n", "100", "file"],
+        ),
+        _ => (
+            "select on 1000 descriptors of a regular file, all ready (lat_select -n 1000 file)",
+            &["-N", "5", "-n", "1000", "file"],
+        ),
+    };
+    Benchmark::new(
+        format!("wait.select.{n}"),
+        about,
+        Source::Modern("select's cost by descriptor count, what lmbench's lat_select measures"),
+        move |c| events(c, Call::Select, n),
+    )
+    .per("select call")
+    .anchor(Anchor::lmbench(
+        "lmbench lat_select file",
+        "lat_select",
+        args,
+        Parse::LmbenchMicroseconds,
+        "per select call on N descriptors of a regular file",
+    ))
+}
+
+fn event_row(call: Call, n: usize) -> Benchmark {
+    let (id, about, op) = match (call, n) {
+        (Call::Poll, 10) => (
+            "wait.poll.10",
+            "poll on 10 descriptors of a regular file, all ready",
+            "poll call",
+        ),
+        (Call::Poll, 100) => (
+            "wait.poll.100",
+            "poll on 100 descriptors of a regular file, all ready",
+            "poll call",
+        ),
+        (Call::Poll, _) => (
+            "wait.poll.1000",
+            "poll on 1000 descriptors of a regular file, all ready",
+            "poll call",
+        ),
+        (_, 10) => (
+            "wait.epoll.10",
+            "epoll_wait reporting 10 ready eventfds (level-triggered)",
+            "epoll_wait call",
+        ),
+        (_, 100) => (
+            "wait.epoll.100",
+            "epoll_wait reporting 100 ready eventfds (level-triggered)",
+            "epoll_wait call",
+        ),
+        (_, _) => (
+            "wait.epoll.1000",
+            "epoll_wait reporting 1000 ready eventfds (level-triggered)",
+            "epoll_wait call",
+        ),
+    };
+    Benchmark::new(
+        id,
+        about,
+        Source::Modern("readiness by descriptor count: poll and epoll beside select"),
+        move |c| events(c, call, n),
+    )
+    .per(op)
+}
