@@ -273,10 +273,13 @@ pub fn figures() -> Vec<Figure> {
 }
 
 /// The paper's figures for a `table` key that are printed as lines, never divided: seed
-/// 001's namei profiles (Tables 4, 9 and 10: another call than today's rows) and seed
-/// 003's Zilog disk test (three figures for four machines).
+/// 000's Tables 2, 4, 6, 7 and 8 (another program's work), seed 001's namei profiles
+/// (Tables 4, 9 and 10: another call than today's rows), seed 003's Zilog disk test
+/// (three figures for four machines) and its rows without a row today, and seed 004's
+/// 80-process trials.
 pub fn paper_lines(key: &str) -> Vec<String> {
-    let mut lines = seed001::namei_profile(key);
+    let mut lines = seed000::printed_tables(key);
+    lines.extend(seed001::namei_profile(key));
     lines.extend(seed003::zilog_disk(key));
     lines.extend(seed003::statement_lines(key));
     lines.extend(seed004::eighty_processes(key));

@@ -194,14 +194,14 @@ pub const TABLES: &[SeedTable] = &[
     SeedTable { key: "000-1", seed: "000", prefix: "Table 1,", title: "chess, 130 moves (real)",
         why: &["the paper timed its own chess program; cpu.chess is timeshare's engine playing a fixed \
                 130-ply game without floating point: the same kind of work, not the same program"], ..T },
-    SeedTable { key: "000-2", seed: "000", prefix: "Table 2,", title: "Gibson-mix programs, CPU per loop (ms)",
+    SeedTable { key: "000-2", seed: "000", paper: reference::paper_lines, prefix: "Table 2,", title: "Gibson-mix programs, CPU per loop (ms)",
         ids: &["cpu.gibson"],
         why: &["the paper's five Gibson-mix programs (C and Fortran) are not printed and the loop's \
                 operation counts are not given, so no historical figure is set beside cpu.gibson"], ..T },
     SeedTable { key: "000-3", seed: "000", prefix: "Table 3,", title: "compute-bound programs 1–4 in C (real)",
         why: &["programs 1–4 came from an IBM 370/168 comparison and are not printed; cpu.intfloat.1–4 \
                 are timeshare's integer (1, 3) and floating-point (2, 4) counterparts: different programs"], ..T },
-    SeedTable { key: "000-4", seed: "000", prefix: "Table 4,", title: "cache-resident random reads",
+    SeedTable { key: "000-4", seed: "000", paper: reference::paper_lines, prefix: "Table 4,", title: "cache-resident random reads",
         ids: &["cpu.cache"],
         why: &["the paper gives the whole run's time without the number of reads, and an 85.3% cache \
                 hit rate; cpu.cache gives ns per read by array size. Today's hit rate needs the \
@@ -213,15 +213,15 @@ pub const TABLES: &[SeedTable] = &[
                 disk to itself (the rows marked *) are set beside it, and the copies between two \
                 devices have no counterpart",
                "the paper's µsec/wd is (Real − CPU) / words; both columns here are bytes / Real"], ..T },
-    SeedTable { key: "000-6", seed: "000", prefix: "Table 6,", title: "recompiling UNIX (real, CPU)",
+    SeedTable { key: "000-6", seed: "000", paper: reference::paper_lines, prefix: "Table 6,", title: "recompiling UNIX (real, CPU)",
         ids: &["mixed.build"],
         why: &["the 1975 system's sources are not at hand; mixed.build builds a bundled multi-file C \
                 program with today's compiler: a build, not the same build"], ..T },
-    SeedTable { key: "000-7", seed: "000", prefix: "Table 7,", title: "building the Fortran compiler (real, CPU)",
+    SeedTable { key: "000-7", seed: "000", paper: reference::paper_lines, prefix: "Table 7,", title: "building the Fortran compiler (real, CPU)",
         why: &["no counterpart: the 1975 Fortran compiler's sources and assembler are not on today's \
                 system, and building a modern Fortran compiler is a different job of hours; \
                 mixed.build (000-6) is the nearest measured build"], ..T },
-    SeedTable { key: "000-8", seed: "000", prefix: "Table 8,", title: "password guessing (crypt of a word list, reversed through a pipe)",
+    SeedTable { key: "000-8", seed: "000", paper: reference::paper_lines, prefix: "Table 8,", title: "password guessing (crypt of a word list, reversed through a pipe)",
         ids: &["mixed.crypt"],
         why: &["the paper used /etc/passwd and the 72,000 words of /usr/dict/words with the 1975 crypt; \
                 mixed.crypt uses a bundled word list and today's crypt, so no ratio is given"], ..T },
@@ -644,6 +644,23 @@ pub fn today(r: Option<&BenchResult>, quantity: Quantity, mhz: Option<f64>) -> O
     Some(Measure::new(value, unit, basis))
 }
 
+/// Where today's load stopped coping, as a result beside the paper's "Ran Out Of Swap
+/// Space": each `load.cpu.N` or `load.script.N` row whose copies or users hit a limit of
+/// the system (processes, memory, a timeout), with the limit, rather than a blank.
+fn failure_points(results: &[&BenchResult]) -> Vec<String> {
+    use crate::model::details::load::{CpuCopies, Scripts};
+    results
+        .iter()
+        .filter_map(|r| {
+            let why = match r.details_as::<CpuCopies>() {
+                Some(c) => c.limit_hit,
+                None => r.details_as::<Scripts>()?.limit_hit,
+            }?;
+            Some(format!("failure point: {} stopped coping: {why}\n", r.id))
+        })
+        .collect()
+}
+
 /// Today's Inc of a `load.cpu.N` or `load.script.N` row: its average real time per copy
 /// (script) over one's alone, as the paper's.
 fn load_inc(r: &BenchResult) -> Option<f64> {
@@ -977,6 +994,7 @@ pub fn render_from(table: &SeedTable, sources: &[Source], wide: bool) -> String 
         out.extend(paging_line(&results));
     }
     out.extend(cache_hit_line(&results));
+    out.extend(failure_points(&results));
     for line in (table.paper)(table.key) {
         out.push_str(&format!("paper: {line}\n"));
     }
@@ -1413,6 +1431,49 @@ mod tests {
         assert_eq!(nine.len(), 7, "{nine:?}\n{text}");
         assert_eq!(nine[5], "1767 s", "{text}");
         assert_eq!(nine[6], format!("≈{}×", figures3(1767.4 / 2.0)), "{text}");
+    }
+
+    #[test]
+    fn table_9_prints_the_paper_s_words_today_s_failure_point_and_no_speed_up() {
+        use crate::model::details::load::CpuCopies;
+        use crate::model::Details;
+        let copies = CpuCopies {
+            copies: 15,
+            footprint_bytes: 0,
+            rounds: 0,
+            per_copy_real_user_sys_s: Vec::new(),
+            limit_hit: Some("fork: no more processes (RLIMIT_NPROC)".into()),
+            driver: None,
+            summary: None,
+        };
+        let mut run = scripts_run(&[]);
+        run.results.push(BenchResult {
+            status: Status::Ok,
+            summary: Some(crate::model::Summary::around(2.0, 0.01)),
+            details: Some(Details::of(&copies)),
+            ..BenchResult::new(
+                "load.cpu.15",
+                "load",
+                "fixture",
+                Unit::Seconds,
+                Better::Lower,
+                Some(Basis::per(crate::model::details::load::PER_COPY)),
+            )
+        });
+        let text = render(find("000-9").unwrap(), &run, "run 1", false);
+        let row = text.lines().find(|l| l.contains(" load.cpu.15 ")).unwrap();
+        assert!(row.contains("Ran Out Of"), "{text}");
+        assert!(!row.contains('×'), "a copy's length is calibrated: {text}");
+        assert!(
+            text.contains(
+                "failure point: load.cpu.15 stopped coping: fork: no more processes (RLIMIT_NPROC)"
+            ),
+            "{text}"
+        );
+        assert!(
+            text.contains("not comparable: load.cpu.15: today's copy"),
+            "{text}"
+        );
     }
 
     #[test]
