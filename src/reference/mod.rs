@@ -254,9 +254,7 @@ pub fn other_config_figures() -> Vec<Figure> {
 /// nested-call rows, whose ids have the 16-bit table's figures among [`figures`]): kept
 /// out of [`figures`] as [`other_config_figures`] are, and set in their own table only.
 pub fn other_table_figures() -> Vec<Figure> {
-    let mut all = seed003::table_32_calls();
-    all.extend(seed001::ls_l());
-    judged(all)
+    judged(seed003::table_32_calls())
 }
 
 /// Every figure of every machine, one for each machine, id and quantity.
@@ -280,6 +278,7 @@ pub fn figures() -> Vec<Figure> {
 pub fn paper_lines(key: &str) -> Vec<String> {
     let mut lines = seed000::printed_tables(key);
     lines.extend(seed001::namei_profile(key));
+    lines.extend(seed001::ls_l(key));
     lines.extend(seed003::zilog_disk(key));
     lines.extend(seed003::statement_lines(key));
     lines.extend(seed004::eighty_processes(key));
@@ -292,7 +291,6 @@ pub fn paper_lines(key: &str) -> Vec<String> {
 pub fn printed_words(table: &str, machine: &str, id: &str) -> Option<&'static str> {
     seed000::WORDS
         .iter()
-        .chain(seed003::WORDS)
         .find(|w| w.0 == table && w.1 == machine && w.2 == id)
         .map(|w| w.3)
 }

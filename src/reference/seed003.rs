@@ -139,7 +139,7 @@ const TABLE_32_CALLS: [[f64; 3]; 4] = [
 /// The 32-bit table's last three figures per column, as printed: a row whose label the
 /// OCR lost, then stat and open/close ("the last two system calls for file statistics
 /// (stat), and opening and closing a file", the note's text). Accent's open/close is
-/// printed "> 1 sec": words, not a figure ([`WORDS`]).
+/// printed "> 1 sec": words, not a figure.
 #[rustfmt::skip]
 const TABLE_32_LAST: [(&str, &str, Option<&str>); 4] = [
     ("70ms", "208ms", None),
@@ -148,58 +148,22 @@ const TABLE_32_LAST: [(&str, &str, Option<&str>); 4] = [
     ("370us", "8ms", Some("7ms")),
 ];
 
-/// Cells of the tables that print words where a figure would be: (table, machine, id,
-/// the words as printed).
-pub const WORDS: &[(&str, &str, &str, &str)] = &[(
-    "C statements (32 bits)",
-    "perq-accent",
-    "syscall.open_close",
-    "> 1 sec",
-)];
-
-/// "24ms" → 0.024 s.
-fn printed_ms(text: &str) -> f64 {
-    let ms = text.strip_suffix("ms").expect(text);
-    ms.parse::<f64>().expect(text) * 1e-3
-}
-
-/// The 32-bit table's stat and open/close rows as figures of `syscall.stat` and
-/// `syscall.open_close`, per call (per open + close).
-fn file_calls(out: &mut Vec<Figure>) {
-    for (c, (machine, column)) in COLUMNS.into_iter().enumerate() {
-        let (_, stat, open_close) = TABLE_32_LAST[c];
-        let rows = [
-            (
-                "stat",
-                "syscall.stat",
-                Some(stat),
-                "stat calls",
-                "stat call",
-            ),
-            (
-                "open/close",
-                "syscall.open_close",
-                open_close,
-                "opens and closes",
-                "open + close",
-            ),
-        ];
-        for (label, id, printed, what, op) in rows {
-            let Some(printed) = printed else { continue };
-            out.push(per_op(
-                machine,
-                id,
-                Quantity::Headline,
-                "003",
-                format!("C statements (32 bits), row {label}, {column}"),
-                printed.to_string(),
-                printed_ms(printed),
-                1.0,
-                what,
-                op,
-            ));
-        }
-    }
+/// The 32-bit table's stat and open/close rows as a line under `table 003-c32`: today's
+/// `syscall.stat` and `syscall.open_close` time one operation of a generic basis, and a
+/// historical figure is only set beside a row that names its operation.
+fn file_calls_line() -> String {
+    let cells: Vec<String> = COLUMNS
+        .iter()
+        .zip(TABLE_32_LAST)
+        .map(|((_, column), (_, stat, open_close))| {
+            format!("{column} {stat} / {}", open_close.unwrap_or("> 1 sec"))
+        })
+        .collect();
+    format!(
+        "stat / open and close (32 bits): {}; beside today's syscall.stat and \
+         syscall.open_close rows, no ratio: those rows do not yet name their operation",
+        cells.join(", ")
+    )
 }
 
 /// The 32-bit table's nested-call rows with parameters, as figures of `call.nested5`
@@ -259,6 +223,7 @@ pub fn statement_lines(key: &str) -> Vec<String> {
                     "the row before stat, its label lost in the OCR: {}; not set beside a row",
                     lost.join(", ")
                 ),
+                file_calls_line(),
             ]
         }
         _ => Vec::new(),
@@ -349,7 +314,6 @@ const MB: f64 = 1_048_576.0;
 pub fn figures() -> Vec<Figure> {
     let mut out = Vec::new();
     statements(&mut out);
-    file_calls(&mut out);
     for &(row, id, ops, what, op, secs) in ZILOG {
         for (k, machine) in ZILOG_MACHINES.into_iter().enumerate() {
             out.push(per_op(
