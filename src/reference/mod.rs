@@ -136,7 +136,7 @@ pub struct Figure {
     /// as the seed describes it.
     pub basis: Basis,
     /// Whether today's row of `id` does the same work, and so whether a ratio of the two
-    /// is a speed-up: set by the seed's module ([`judged`]).
+    /// is a speed-up: set by the seed's module.
     pub comparability: Comparability,
 }
 

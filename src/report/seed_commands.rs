@@ -382,8 +382,8 @@ fn against<'t>(tables: &[&'t CommandTable]) -> Vec<&'t CommandTable> {
 }
 
 /// How many times faster today is than the table `last`, for the same command and
-/// statistic: the times only (a share or a real/CPU is not a speed), never for
-/// [`NO_RATIO`]'s lines.
+/// statistic: the times only, never for sh or the Total, as the paper's figure's
+/// comparability lets it ([`Comparability`]).
 fn ratio_cell(
     command: &str,
     quantity: Quantity,
