@@ -6,6 +6,7 @@ use clap::Args;
 
 use super::{output, suggest, Exit, UsageError};
 use crate::model::unit::format_value;
+use crate::model::Unit;
 use crate::reference::{self, Quantity};
 use crate::report::table::{new_table, right};
 
@@ -53,6 +54,15 @@ fn list() -> String {
     )
 }
 
+/// A figure as the table shows it: a count per operation (0.228 page faults per page
+/// touch) keeps its fraction, which a count's whole-number format would print as 0.
+fn figure_text(value: f64, unit: Unit) -> String {
+    match unit {
+        Unit::Count => crate::report::compare::figures3(value),
+        _ => format_value(value, unit),
+    }
+}
+
 fn one(name: &str) -> Result<String> {
     let m = reference::machine(name).ok_or_else(|| {
         let names: Vec<_> = reference::machines().iter().map(|m| m.name).collect();
@@ -92,7 +102,7 @@ fn one(name: &str) -> Result<String> {
         t.add_row(vec![
             f.id.clone(),
             f.quantity.name().to_string(),
-            format_value(f.value, f.unit),
+            figure_text(f.value, f.unit),
             f.basis.op.to_string(),
             f.printed.clone(),
             f.conversion.clone(),

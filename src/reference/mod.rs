@@ -45,6 +45,10 @@ pub enum Quantity {
     System,
     /// User + system CPU time per operation (seed 000 Tables 9 and 10's CPU column).
     Cpu,
+    /// Seed 000 Tables 9 and 10's Inc: the average real time per copy (script) over one
+    /// copy's alone on the same machine, a dimensionless ratio of a machine to itself and
+    /// so the figure comparable across machines.
+    Inc,
     /// The mean of single calls, each timed by itself (seed 002), where the headline is
     /// the median of calibrated batches.
     Mean,
@@ -73,8 +77,13 @@ pub enum Quantity {
     CommandShare,
     /// Real time per command, averaged over every time it ran (Attachment C's Avg Real).
     CommandReal,
+    /// A command's share of all the commands' real time (Attachment C's % beside Avg
+    /// Real), as a fraction.
+    CommandRealShare,
     /// User + system time per command, likewise (Attachment C's Avg CPU).
     CommandCpu,
+    /// A command's share of all the commands' CPU time (the % beside Avg CPU).
+    CommandCpuShare,
     /// A command's Avg Real / Avg CPU (Attachment C's Real/CPU).
     CommandRealPerCpu,
 }
@@ -86,6 +95,7 @@ impl Quantity {
             Quantity::User => "user",
             Quantity::System => "system",
             Quantity::Cpu => "cpu",
+            Quantity::Inc => "inc",
             Quantity::Mean => "mean",
             Quantity::Sd => "SD",
             Quantity::BatchMean => "mean (batches)",
@@ -97,6 +107,8 @@ impl Quantity {
             Quantity::ReadRate => "read rate",
             Quantity::CommandShare => "count %",
             Quantity::CommandReal => "avg real",
+            Quantity::CommandRealShare => "real %",
+            Quantity::CommandCpuShare => "CPU %",
             Quantity::CommandCpu => "avg CPU",
             Quantity::CommandRealPerCpu => "real/CPU",
         }
@@ -123,6 +135,78 @@ pub struct Figure {
     /// What `value` is per: always one operation (the conversion above made it so), named
     /// as the seed describes it.
     pub basis: Basis,
+    /// Whether today's row of `id` does the same work, and so whether a ratio of the two
+    /// is a speed-up: set by the seed's module.
+    pub comparability: Comparability,
+}
+
+/// How a historical figure compares with today's row of its id: the one rule that every
+/// printer of a ratio against the seeds follows (`compare`, `table`, `report`'s
+/// comparison), through [`Comparability::shown`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Comparability {
+    /// The same operation (a getpid, a page touch, a C statement): the ratio is a
+    /// speed-up.
+    Same,
+    /// The same kind of work done by a different program (a chess engine, a command
+    /// script): the ratio is shown marked [`Comparability::MARK`], the reason under the
+    /// table.
+    Like(&'static str),
+    /// Different work, or a figure whose size today's row sets itself: no ratio, the
+    /// reason instead.
+    Not(&'static str),
+}
+
+impl Comparability {
+    /// The mark of a ratio of the same kind of work by different programs.
+    pub const MARK: &'static str = "≈";
+
+    /// "same operation", "same kind of work", "not comparable": as the docs name them.
+    pub fn name(self) -> &'static str {
+        match self {
+            Comparability::Same => "same operation",
+            Comparability::Like(_) => "same kind of work, different program",
+            Comparability::Not(_) => "not comparable",
+        }
+    }
+
+    /// Why the ratio is marked or withheld; none for the same operation.
+    pub fn reason(self) -> Option<&'static str> {
+        match self {
+            Comparability::Same => None,
+            Comparability::Like(why) | Comparability::Not(why) => Some(why),
+        }
+    }
+
+    /// A ratio's or speed-up's text ("12.3×", "today 12.3× faster") as this comparability
+    /// lets it be printed: as it is, marked ("≈12.3×"), or not at all.
+    pub fn shown(self, text: &str) -> Option<String> {
+        match self {
+            Comparability::Same => Some(text.to_string()),
+            // "≈12.3×", but "≈ today 12.3× faster".
+            Comparability::Like(_) if text.starts_with(char::is_alphabetic) => {
+                Some(format!("{} {text}", Self::MARK))
+            }
+            Comparability::Like(_) => Some(format!("{}{text}", Self::MARK)),
+            Comparability::Not(_) => None,
+        }
+    }
+}
+
+/// Each figure with the comparability its seed's module gives it. Seed 003 and most of
+/// seed 001 reimplemented the papers' own programs (getpid, signals, pipes, paging, C
+/// statements, the Kashtan and Zilog programs): those figures are of the same operation.
+fn judged(mut figures: Vec<Figure>) -> Vec<Figure> {
+    for f in &mut figures {
+        f.comparability = match f.seed {
+            "000" => seed000::comparability(f),
+            "001" => seed001::comparability(f),
+            "002" => seed002::comparability(f),
+            "004" => seed004::comparability(f),
+            _ => Comparability::Same,
+        };
+    }
+    figures
 }
 
 impl Figure {
@@ -154,7 +238,7 @@ pub fn machines() -> Vec<Machine> {
 /// script's commands, not ids: `compare` and `reference` leave them out, `table 000-C`
 /// sets them beside each command's line of today's accounting).
 pub fn command_figures() -> Vec<Figure> {
-    seed000::attachment_c_figures()
+    judged(seed000::attachment_c_figures())
 }
 
 /// Figures of a machine in another configuration than the one its [`figures`] are of:
@@ -163,7 +247,14 @@ pub fn command_figures() -> Vec<Figure> {
 /// that one machine, id and quantity name one figure ([`headline`], `compare`); the seed
 /// tables set them in a column of their own, and `timeshare reference MACHINE` lists them.
 pub fn other_config_figures() -> Vec<Figure> {
-    seed000::config_c8()
+    judged(seed000::config_c8())
+}
+
+/// Figures of a second table of the same ids on the same machine (seed 003's 32-bit
+/// nested-call rows, whose ids have the 16-bit table's figures among [`figures`]): kept
+/// out of [`figures`] as [`other_config_figures`] are, and set in their own table only.
+pub fn other_table_figures() -> Vec<Figure> {
+    judged(seed003::table_32_calls())
 }
 
 /// Every figure of every machine, one for each machine, id and quantity.
@@ -176,16 +267,32 @@ pub fn figures() -> Vec<Figure> {
     all.extend(seed002::figures());
     all.extend(seed003::figures());
     all.extend(seed004::figures());
-    all
+    judged(all)
 }
 
 /// The paper's figures for a `table` key that are printed as lines, never divided: seed
-/// 001's namei profiles (Tables 4, 9 and 10: another call than today's rows) and seed
-/// 003's Zilog disk test (three figures for four machines).
+/// 000's Tables 2, 4, 6, 7 and 8 (another program's work), seed 001's namei profiles
+/// (Tables 4, 9 and 10: another call than today's rows), seed 003's Zilog disk test
+/// (three figures for four machines) and its rows without a row today, and seed 004's
+/// 80-process trials.
 pub fn paper_lines(key: &str) -> Vec<String> {
-    let mut lines = seed001::namei_profile(key);
+    let mut lines = seed000::printed_tables(key);
+    lines.extend(seed001::namei_profile(key));
+    lines.extend(seed001::ls_l(key));
     lines.extend(seed003::zilog_disk(key));
+    lines.extend(seed003::statement_lines(key));
+    lines.extend(seed004::eighty_processes(key));
     lines
+}
+
+/// The words a seed's table prints in the cell of `machine` and `id` where it has no
+/// figure (seed 000 Table 9: the 11/45 "Ran Out Of Swap Space" at 15 copies); `table` is
+/// the table's name ("Table 9").
+pub fn printed_words(table: &str, machine: &str, id: &str) -> Option<&'static str> {
+    seed000::WORDS
+        .iter()
+        .find(|w| w.0 == table && w.1 == machine && w.2 == id)
+        .map(|w| w.3)
 }
 
 pub fn machine(name: &str) -> Option<Machine> {
@@ -239,6 +346,7 @@ fn per_op(
         value: seconds / ops,
         unit: Unit::SecondsPerOp,
         basis: Basis::per(op),
+        comparability: Comparability::Same,
     }
 }
 
@@ -305,7 +413,11 @@ mod tests {
         assert_eq!(f.config(), Some("C7"), "{f:?}");
         // C8's figures are of the same machine and ids, and never among `figures`.
         let c8 = other_config_figures();
-        assert_eq!(c8.len(), 4, "real and CPU of 1 and 5 scripts: {c8:#?}");
+        assert_eq!(
+            c8.len(),
+            5,
+            "real and CPU of 1 and 5 scripts, Inc of 5: {c8:#?}"
+        );
         for f in &c8 {
             assert_eq!((f.machine, f.config()), ("pdp11-70", Some("C8")), "{f:?}");
         }

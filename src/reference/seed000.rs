@@ -37,7 +37,7 @@
 //! ([`attachment_c_figures`]): its rows are commands, not catalogue ids, so they are kept
 //! out of [`super::figures`] and only `table 000-C` sets them beside today's accounting.
 
-use super::{minutes_seconds, per_op, Figure, Quantity};
+use super::{minutes_seconds, per_op, Comparability, Figure, Quantity};
 use crate::model::details::io::BYTE_COPIED;
 use crate::model::details::load::{
     BYTE_READ_BESIDE, PER_COMMAND, PER_COPY, PER_PROGRAM_RUN, PER_SCRIPT,
@@ -60,6 +60,98 @@ const JOBS: &[(&str, &str, &str, &str, &str)] = &[
     ("Table 10", "# Scripts 5", "load.script.5", "44:58.1", "16:35.9"),
     ("Table 10", "# Scripts 9", "load.script.9", "87:49.3", "29:27.4"),
 ];
+
+/// Tables 2, 4, 6, 7 and 8 as printed: figures that no row of today's does the same work
+/// as (the Gibson-mix programs are not printed; Table 4 gives no count of reads; the 1975
+/// system and compilers are not at hand), so never divided, only printed under the
+/// table: (key, the table's lines).
+#[rustfmt::skip]
+const PRINTED: &[(&str, &[&str])] = &[
+    ("000-2", &[
+        "Table 2, CPU ms per loop, C1 (11/45) / C4 (11/70) / Ratio: 1 (Fort) 3.3 / 2.4 / 1.4; \
+         2 (C) .18 / .14 / 1.3; 2 (Fort) .68 / .45 / 1.5; 3 (C) 640 / 480 / 1.3; \
+         3 (Fort) 2080 / 1300 / 1.6; 4 (C) .56 / .42 / 1.3; 4 (Fort) .9 / .6 / 1.5; \
+         5 (C) 210 / 150 / 1.4; 5 (Fort) 780 / 430 / 1.8",
+    ]),
+    ("000-4", &[
+        "Table 4, Real / User CPU: C3 (11/45) 1:12.0 / 1:12.8; C7 (11/70) 33.5 / 33.5; the \
+         11/70's cache hit rate 85.3%",
+    ]),
+    ("000-6", &[
+        "Table 6, Real / CPU / Ratio Real: C1 17:39 / 6:54; C2 13:28 / 7:00.7; C5 8:34 / 3:29 / \
+         2.0 (1.6); C6 5:34 / 3:31.3 / 3.2 (2.4); C7 5:19 / 3:31.4 / 3.3 (2.5); C8* 5:06 / 3:43 \
+         / 3.5 (2.6) (* two more device drivers compiled)",
+    ]),
+    ("000-7", &[
+        "Table 7, Real / CPU / Ratio Real: C1 14:41 / 3:14.7; C2 10:05 / 3:12; C7 4:01 / 1:46.6 \
+         / 3.7 (2.5); C8 3:44 / 1:45.9 / 3.9 (2.7); C9 3:15 / 1:54.2 / 4.5 (3.1)",
+    ]),
+    ("000-8", &[
+        "Table 8, Real / CPU / Ratio Real: C1 12:43 / 12:26.5; C2 12:32 / 12:28.5; C4 5:24 / \
+         5:08.6 / 2.4; C7 5:12 / 5:10.0 / 2.4",
+    ]),
+];
+
+/// The lines under `table KEY` for Tables 2, 4, 6, 7 and 8: the paper's figures as
+/// printed, with no ratio beside today's.
+pub fn printed_tables(key: &str) -> Vec<String> {
+    PRINTED
+        .iter()
+        .filter(|(k, _)| *k == key)
+        .flat_map(|(_, lines)| {
+            lines
+                .iter()
+                .map(|l| format!("{l} (no ratio: another program's work)"))
+        })
+        .collect()
+}
+
+/// Tables 9 and 10's Inc column: (table, row, id, machine, config, Inc), as printed. One
+/// copy's (script's) row has none: it is the ratio's denominator.
+#[rustfmt::skip]
+const INC: &[(&str, &str, &str, &str, &str, &str)] = &[
+    ("Table 9", "# Execs 2", "load.cpu.2", "pdp11-45", "C2", "2.5"),
+    ("Table 9", "# Execs 5", "load.cpu.5", "pdp11-45", "C2", "6.6"),
+    ("Table 9", "# Execs 10", "load.cpu.10", "pdp11-45", "C2", "11.8"),
+    ("Table 9", "# Execs 2", "load.cpu.2", "pdp11-70", "C7", "1.9"),
+    ("Table 9", "# Execs 5", "load.cpu.5", "pdp11-70", "C7", "4.6"),
+    ("Table 9", "# Execs 10", "load.cpu.10", "pdp11-70", "C7", "7.3"),
+    ("Table 9", "# Execs 15", "load.cpu.15", "pdp11-70", "C7", "10.2"),
+    ("Table 10", "# Scripts 5", "load.script.5", "pdp11-45", "C2", "4.8"),
+    ("Table 10", "# Scripts 9", "load.script.9", "pdp11-45", "C2", "9.4"),
+    ("Table 10", "# Scripts 5", "load.script.5", "pdp11-70", "C7", "3.8"),
+    ("Table 10", "# Scripts 9", "load.script.9", "pdp11-70", "C7", "6.8"),
+    ("Table 10", "# Scripts 5", "load.script.5", "pdp11-70", "C8", "4.0"),
+];
+
+/// The Inc figures of `config` (C8's are kept apart, as its other figures).
+fn inc_figures(c8: bool) -> Vec<Figure> {
+    INC.iter()
+        .filter(|i| (i.4 == "C8") == c8)
+        .map(|&(table, row, id, machine, config, printed)| {
+            let mut f = job(machine, id, table, row, config, "0");
+            f.quantity = Quantity::Inc;
+            f.place = format!("{table}, row {row}, Config {config}, Inc");
+            f.printed = printed.to_string();
+            f.conversion = format!(
+                "{printed}: average real per {} over one's alone, as printed",
+                basis(id)
+            );
+            f.value = printed.parse().expect(printed);
+            f.unit = Unit::Ratio;
+            f
+        })
+        .collect()
+}
+
+/// Cells of the tables that print words where a figure would be: (table, machine, id,
+/// the words as printed). Table 9's 11/45 could not run 15 copies.
+pub const WORDS: &[(&str, &str, &str, &str)] = &[(
+    "Table 9",
+    "pdp11-45",
+    "load.cpu.15",
+    "Ran Out Of Swap Space",
+)];
 
 /// Tables 9 and 10's CPU column: (table, row, id, 11/45, 11/70), as printed. "Total CPU
 /// time required (user plus system)", and nearly constant from 1 to 15 copies, so one
@@ -109,7 +201,65 @@ pub fn figures() -> Vec<Figure> {
         "C7",
         "8.8",
     ));
+    out.extend(inc_figures(false));
     out
+}
+
+/// Whether today's row of `f`'s id does the paper's work ([`Comparability`]). Every row
+/// of seed 000 today runs another program than the paper's, so none is the same
+/// operation except Table 11's ratio alone, a dimensionless ratio of one program to
+/// itself.
+pub fn comparability(f: &Figure) -> Comparability {
+    use Comparability::{Like, Not, Same};
+    let family = f.id.split('.').nth(1).unwrap_or_default();
+    match (family, f.quantity) {
+        // A machine against itself, loaded and not: comparable across machines.
+        (_, Quantity::Inc) => Same,
+        ("chess", _) => Like(
+            "the paper timed its own chess program; cpu.chess is timeshare's engine playing \
+             a fixed 130-ply game: the same kind of work, another program",
+        ),
+        ("intfloat", _) => Like(
+            "the paper's programs 1–4 are not printed; cpu.intfloat.1–4 are timeshare's \
+             integer and floating-point counterparts",
+        ),
+        ("copy", _) => Like(
+            "the paper copied a raw disk device to itself with dd; io.copy copies a file to \
+             another on one device, the page cache bypassed",
+        ),
+        ("cpu", _) => Not(
+            "today's copy is calibrated to about 0.5 s of CPU on the machine that runs it \
+             (the paper's took 8.5 s on the 11/70): a ratio would be of the two programs' \
+             lengths. Inc, real per copy over one copy's alone, is the figure comparable \
+             across machines",
+        ),
+        ("script", _) if f.place.contains("row sh,") || f.place.contains("row Total,") => Not(
+            "the paper's sh line is a nested script's shell, its time holding commands also \
+             counted on their own lines (and so the Total's); today's sh is one small script",
+        ),
+        (
+            "script",
+            Quantity::CommandShare
+            | Quantity::CommandRealShare
+            | Quantity::CommandCpuShare
+            | Quantity::CommandRealPerCpu,
+        ) => Not("a share of the commands, of their time, or a real/CPU is not a speed"),
+        ("script", _) => Like(
+            "the 1975 script ran its day's commands on its day's files; today's user1975 \
+             script runs their nearest modern equivalents",
+        ),
+        ("iointerference", Quantity::RatioAlone) => Same,
+        ("iointerference", Quantity::ReadRate) => Like(
+            "the paper's readers were dd's of raw RS04, RP04, RP03 and RK05 devices; today's \
+             read files on the working directory's device",
+        ),
+        ("iointerference", _) => Not(
+            "the paper's program was a subset of its chess program (2:11 alone); today's is \
+             calibrated on the machine that runs it: a ratio would be of two programs' \
+             lengths. Ratio alone is the figure comparable across machines",
+        ),
+        _ => Same,
+    }
 }
 
 /// Table 10's third configuration, C8: the 11/70 of C7 with /tmp on the memory device
@@ -131,6 +281,7 @@ pub fn config_c8() -> Vec<Figure> {
         out.push(job("pdp11-70", id, "Table 10", row, "C8", real));
         out.push(cpu("pdp11-70", id, "Table 10", row, "C8", cpu_time));
     }
+    out.extend(inc_figures(true));
     out
 }
 
@@ -223,6 +374,7 @@ pub fn table5() -> Vec<Figure> {
                 value: bytes / seconds,
                 unit: Unit::BytesPerSecond,
                 basis: Basis::per(BYTE_COPIED),
+                comparability: Comparability::Same,
             }
         })
         .collect()
@@ -259,6 +411,7 @@ pub fn table11() -> Vec<Figure> {
                     value,
                     unit,
                     basis,
+                    comparability: Comparability::Same,
                 }
             };
         out.push(figure(
@@ -656,6 +809,7 @@ fn command_figures(t: &CommandTable, line: &CommandLine) -> Vec<Figure> {
             value,
             unit,
             basis: Basis::per(PER_COMMAND),
+            comparability: Comparability::Same,
         };
     let mut out = Vec::new();
     if let Some(pct) = line.count_pct {
@@ -679,6 +833,18 @@ fn command_figures(t: &CommandTable, line: &CommandLine) -> Vec<Figure> {
             Unit::SecondsPerOp,
         ));
     }
+    // The % beside Avg Real: of all the commands' real time (0.00 when the real time was
+    // under the accounting's second).
+    if let Some(pct) = line.real_pct.filter(|&p| p > 0.0) {
+        out.push(figure(
+            Quantity::CommandRealShare,
+            "Real %",
+            format!("{pct:.2}%"),
+            "of all the commands' real time".to_string(),
+            pct / 100.0,
+            Unit::Ratio,
+        ));
+    }
     out.push(figure(
         Quantity::CommandCpu,
         "Avg CPU",
@@ -687,6 +853,16 @@ fn command_figures(t: &CommandTable, line: &CommandLine) -> Vec<Figure> {
         line.avg_cpu_s,
         Unit::SecondsPerOp,
     ));
+    if let Some(pct) = line.cpu_pct.filter(|&p| p > 0.0) {
+        out.push(figure(
+            Quantity::CommandCpuShare,
+            "CPU %",
+            format!("{pct:.2}%"),
+            "of all the commands' CPU time".to_string(),
+            pct / 100.0,
+            Unit::Ratio,
+        ));
+    }
     // A Real/CPU printed 0.0 (colv's 0.27 s / 6.37 s) is under its one decimal: no figure.
     if resolved && line.real_per_cpu > 0.0 {
         out.push(figure(

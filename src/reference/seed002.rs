@@ -35,7 +35,7 @@
 //! indir`); the text's increment per argument (95, 70, 30 µs) is per argument, beside
 //! the derived `syscall.args.slope`.
 
-use super::{per_op, Figure, Machine, Quantity};
+use super::{per_op, Comparability, Figure, Machine, Quantity};
 
 pub fn machines() -> Vec<Machine> {
     vec![
@@ -124,6 +124,19 @@ const FIGURE_3: &[Row3] = &[
 ];
 
 const CPUS: [&str; 3] = ["11/40", "11/45", "11/70"];
+
+/// Whether today's row of `f`'s id does the paper's work ([`Comparability`]): every call
+/// is today's same call, but for the indirect call, which has no instruction today.
+pub fn comparability(f: &Figure) -> Comparability {
+    if f.id.starts_with("syscall.indirect.") {
+        return Comparability::Like(
+            "the paper's indirect call (sys indir) fetched the call from user space; no \
+             instruction does that today, and the C library's syscall(2) with N arguments \
+             stands in",
+        );
+    }
+    Comparability::Same
+}
 
 fn micro(
     machine: &'static str,

@@ -47,7 +47,7 @@
 //! per signal round trip, kt8 per signal to itself; kt5 and kt9–kt11 are rates of the
 //! bytes they name.
 
-use super::{minutes_seconds, per_op, Figure, Machine, Quantity};
+use super::{minutes_seconds, per_op, Comparability, Figure, Machine, Quantity};
 use crate::model::{Basis, Unit};
 
 pub fn machines() -> Vec<Machine> {
@@ -122,6 +122,113 @@ const TABLE_32: [[f64; 10]; 4] = [
     [158.0, 155.0, 157.0, 2.1, 2.8, 28.0, 37.0, 22.0, 7.4, 4.2],
     [102.0, 122.0, 89.0, 5.3, 5.4, 97.0, 102.0, 11.0, 2.3, 2.1],
 ];
+
+/// The 32-bit table's nested-call rows per column (µs), as printed: the 16-bit table's
+/// rows 11–13 again ("5 nested proc calls", "with value par's", "with ref par's").
+/// Kept apart from [`figures`] ([`table_32_calls`]): `call.nested5` and
+/// `call.nested5.byref` have the 16-bit table's figures there already, and a machine has
+/// one headline per id.
+#[rustfmt::skip]
+const TABLE_32_CALLS: [[f64; 3]; 4] = [
+    [484.0, 537.0, 504.0],
+    [78.0, 103.0, 102.0],
+    [78.0, 104.0, 102.0],
+    [110.0, 130.0, 132.0],
+];
+
+/// The 32-bit table's last three figures per column, as printed: a row whose label the
+/// OCR lost, then stat and open/close ("the last two system calls for file statistics
+/// (stat), and opening and closing a file", the note's text). Accent's open/close is
+/// printed "> 1 sec": words, not a figure.
+#[rustfmt::skip]
+const TABLE_32_LAST: [(&str, &str, Option<&str>); 4] = [
+    ("70ms", "208ms", None),
+    ("223us", "24ms", Some("26ms")),
+    ("243us", "19ms", Some("19ms")),
+    ("370us", "8ms", Some("7ms")),
+];
+
+/// The 32-bit table's stat and open/close rows as a line under `table 003-c32`: today's
+/// `syscall.stat` and `syscall.open_close` time one operation of a generic basis, and a
+/// historical figure is only set beside a row that names its operation.
+fn file_calls_line() -> String {
+    let cells: Vec<String> = COLUMNS
+        .iter()
+        .zip(TABLE_32_LAST)
+        .map(|((_, column), (_, stat, open_close))| {
+            format!("{column} {stat} / {}", open_close.unwrap_or("> 1 sec"))
+        })
+        .collect();
+    format!(
+        "stat / open and close (32 bits): {}; beside today's syscall.stat and \
+         syscall.open_close rows, no ratio: those rows do not yet name their operation",
+        cells.join(", ")
+    )
+}
+
+/// The 32-bit table's nested-call rows with parameters, as figures of `call.nested5`
+/// and `call.nested5.byref` (see [`TABLE_32_CALLS`] why apart).
+pub fn table_32_calls() -> Vec<Figure> {
+    let mut out = Vec::new();
+    for (c, (machine, column)) in COLUMNS.into_iter().enumerate() {
+        for (k, (label, id)) in STATEMENT_ROWS[11..].iter().enumerate() {
+            out.push(statement(
+                machine,
+                id,
+                "32 bits",
+                label,
+                column,
+                TABLE_32_CALLS[c][k + 1],
+            ));
+        }
+    }
+    out
+}
+
+/// The lines under `table 003-c16` and `003-c32`: the rows of the paper no row of today's
+/// does (the nest of five calls without parameters; the 32-bit table's row whose label
+/// was lost).
+pub fn statement_lines(key: &str) -> Vec<String> {
+    let plain = |k: usize, table: &str| {
+        let cells: Vec<String> = COLUMNS
+            .iter()
+            .enumerate()
+            .map(|(c, (_, column))| {
+                let us = if table == "16" {
+                    TABLE_16[c][10].map_or_else(|| "—".to_string(), |v| format!("{v}"))
+                } else {
+                    format!("{}", TABLE_32_CALLS[c][k])
+                };
+                format!("{column} {us} µs")
+            })
+            .collect();
+        format!(
+            "5 nested proc calls, without parameters ({table} bits): {}; no row today \
+             (call.nested5 passes three integers by value, call.nested5.byref by reference: \
+             the rows below it)",
+            cells.join(", ")
+        )
+    };
+    match key {
+        "003-c16" => vec![plain(0, "16")],
+        "003-c32" => {
+            let lost: Vec<String> = COLUMNS
+                .iter()
+                .zip(TABLE_32_LAST)
+                .map(|((_, column), (first, _, _))| format!("{column} {first}"))
+                .collect();
+            vec![
+                plain(0, "32"),
+                format!(
+                    "the row before stat, its label lost in the OCR: {}; not set beside a row",
+                    lost.join(", ")
+                ),
+                file_calls_line(),
+            ]
+        }
+        _ => Vec::new(),
+    }
+}
 
 /// Zilog programs, seconds as printed for PDP 11/70, Acc Unix, Microcode, PNX: row, id,
 /// operations, what they are, what one is (the basis).
@@ -354,6 +461,7 @@ fn kashtan(machine: &'static str, prog: &str, id: &'static str, real: &str) -> F
         value: bytes / secs,
         unit: Unit::BytesPerSecond,
         basis: Basis::per(op),
+        comparability: Comparability::Same,
     };
     match prog {
         "kt5" => rate(2.0 * MB, "2 MBytes written", "byte written to disk"),

@@ -13,7 +13,7 @@
 //! `exercise.nroff`, each per job run alone — what `timeshare exercise` stores for a type
 //! from its trusted run, made alone before any batch.
 
-use super::{per_op, Figure, Machine, Quantity};
+use super::{per_op, Comparability, Figure, Machine, Quantity};
 use crate::model::Unit;
 
 pub fn machines() -> Vec<Machine> {
@@ -37,6 +37,45 @@ pub fn machines() -> Vec<Machine> {
             about: "seed 004: graphs only, no figure printed in the text",
         },
     ]
+}
+
+/// Whether today's row of `f`'s id does the paper's work ([`Comparability`]): the same
+/// kinds of job by today's programs on bundled inputs, and today's figure is one cold
+/// run of each type.
+pub fn comparability(f: &Figure) -> Comparability {
+    if f.id == "exercise.cc" {
+        return Comparability::Like(
+            "today's C job compiles the bundled program with today's compiler and then runs \
+             what it compiled, where the paper's job was the compile alone; today's figure \
+             is one cold run",
+        );
+    }
+    Comparability::Like(
+        "the exerciser's 1982 jobs (their editor scripts, input texts and programs) are not \
+         at hand: today's do the same kind of work with today's programs on bundled inputs, \
+         and today's figure is one cold run",
+    )
+}
+
+/// The paper's one statement of its spread (§3): 7 trials at 80 processes on the P-E,
+/// mean real, user and sys of the whole batch as printed (m:ss), and their standard
+/// deviations in seconds.
+const EIGHTY: ([&str; 3], [f64; 3]) = (["15:43", "11:13", "3:51"], [3.3, 0.8, 2.8]);
+
+/// The line under `table 004-graphs`: the paper's 80-process trials beside today's
+/// `--trials` (whose cells are mean and SD likewise), as printed, never divided: the
+/// batch's mix of job types is not given.
+pub fn eighty_processes(key: &str) -> Vec<String> {
+    if key != "004-graphs" {
+        return Vec::new();
+    }
+    let ([real, user, sys], [sd_real, sd_user, sd_sys]) = EIGHTY;
+    vec![format!(
+        "7 trials at 80 processes on the P-E (the paper's measure of its spread, the batch's \
+         totals): real {real} (SD {sd_real} s), user {user} (SD {sd_user} s), sys {sys} (SD \
+         {sd_sys} s); today's spread is the SD of `timeshare exercise --trials N`, in each \
+         cell beside the mean"
+    )]
 }
 
 /// What each figure is per: one instance of the job type, run alone.

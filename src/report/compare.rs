@@ -18,7 +18,7 @@ use crate::model::change::{self, Verdict};
 use crate::model::resolution;
 use crate::model::unit::format_value;
 use crate::model::{BenchResult, Better, Measure, NotComparable, Run, Status, Unit};
-use crate::reference::{Figure, Machine};
+use crate::reference::{Comparability, Figure, Machine};
 
 use super::style;
 use super::table::{bound_text, new_table, no_wrap, right};
@@ -99,6 +99,7 @@ impl Column {
                     invocations: None,
                     source: Some(short_source(f.seed, &f.place, machine.name)),
                     below_resolution: false,
+                    comparability: f.comparability,
                 }),
             },
         }
@@ -135,6 +136,9 @@ struct Value {
     source: Option<String>,
     /// The run's figure is the raw one: the operation was cheaper than the clock.
     below_resolution: bool,
+    /// A historical figure's comparability with today's row; a run's is the same
+    /// operation as another run's.
+    comparability: Comparability,
 }
 
 impl Value {
@@ -195,6 +199,7 @@ fn run_cell(r: &BenchResult, mhz: Option<f64>) -> Cell {
                 invocations: r.invocations.as_ref().map(|i| i.fast_medians()),
                 source: None,
                 below_resolution: r.below_resolution,
+                comparability: Comparability::Same,
             })
         }
     }
@@ -383,20 +388,15 @@ pub fn compare_table(columns: &[Column], min_effect: f64) -> Result<String, NoCo
             let (ratio, verdict) = judge(&columns[0], &first, c, &other, decided);
             row.push(ratio);
             // The reason a pair cannot be divided is long: it goes under the table.
-            match verdict.strip_prefix("not comparable: ") {
-                Some(why) => {
-                    reasons.push(format!("{id}: {why}"));
-                    row.push("not comparable".into());
+            if verdict.ends_with(": no verdict") && !verdict.starts_with("not comparable: ") {
+                match unresolved.iter_mut().find(|(v, _)| *v == verdict) {
+                    Some((_, ids)) if !ids.contains(id) => ids.push(id.clone()),
+                    Some(_) => {}
+                    None => unresolved.push((verdict, vec![id.clone()])),
                 }
-                None if verdict.ends_with(": no verdict") => {
-                    match unresolved.iter_mut().find(|(v, _)| *v == verdict) {
-                        Some((_, ids)) if !ids.contains(id) => ids.push(id.clone()),
-                        Some(_) => {}
-                        None => unresolved.push((verdict, vec![id.clone()])),
-                    }
-                    row.push("no verdict".into());
-                }
-                None => row.push(verdict),
+                row.push("no verdict".into());
+            } else {
+                row.push(verdict_cell(id, &verdict, &mut reasons));
             }
             if let (
                 Cell::Value(Value {
@@ -457,7 +457,7 @@ pub fn compare_table(columns: &[Column], min_effect: f64) -> Result<String, NoCo
         }
     }
     for r in reasons {
-        out.push_str(&format!("not comparable: {r}\n"));
+        out.push_str(&format!("{r}\n"));
     }
     for (verdict, ids) in unresolved {
         out.push_str(&format!("{verdict} — {}\n", ids.join(", ")));
@@ -482,18 +482,22 @@ pub fn compare_table(columns: &[Column], min_effect: f64) -> Result<String, NoCo
         ));
     }
     out.push_str(&format!(
-        "ratio = column / {}, each figure taken per one operation of its basis; two figures \
+        "ratio = column / {}, each figure taken per one operation of its basis, in time per \
+         operation (a rate's ratio is inverted: above 1, the column took longer); two figures \
          of different operations are \"not comparable\". Between runs: each id is tested — \
          Welch's t on the logarithms of the medians of the processes in each headline (the \
          fast state) when both runs have at least {} invocations, else a Mann–Whitney U test on the clean samples — the p-values are \
          corrected for the number of ids tested (Benjamini–Hochberg, false discovery rate \
          {:.0}%), and a change is called when the corrected test finds one and the figures \
          differ by at least {:.0}%; otherwise \"no significant change\". Against a \
-         historical machine: today's speed-up.\n",
+         historical machine: today's speed-up where today's row does the paper's operation, \
+         marked {} where it does the same kind of work with another program (the reason \
+         above), and none where the work differs.\n",
         columns[0].name(),
         change::MIN_INVOCATIONS,
         change::FDR * 100.0,
-        min_effect * 100.0
+        min_effect * 100.0,
+        Comparability::MARK
     ));
     if with_machine {
         out.push_str(
@@ -562,7 +566,8 @@ pub fn judgements(
                     let ratio = match (&a.measure, &b.measure) {
                         (Some(ma), Some(mb)) => ma.check(mb).and_then(|()| mb.divided_by(ma)).ok(),
                         _ => None,
-                    };
+                    }
+                    .filter(|_| !withheld(a, b));
                     let range = ratio.and_then(|q| match (a.ci, b.ci) {
                         (None, None) => None,
                         (ca, cb) => {
@@ -680,7 +685,7 @@ fn judge(
         Ok(r) => r,
         Err(why) => return (String::new(), not_comparable(first_col, other_col, why)),
     };
-    let ratio_text = format!("×{}", figures3(ratio));
+    let ratio_text = format!("×{}", figures3(time_ratio(ratio, a.better)));
     let verdict = match (first_col.is_machine(), other_col.is_machine()) {
         // A raw figure below the clock's resolution measures the clock, not the operation:
         // its changes are the clock's.
@@ -693,11 +698,58 @@ fn judge(
         },
         // Today's run against a machine: how many times faster today is. `ratio` is
         // then/today when the machine is the other column, today/then when it is first.
-        (false, true) => speed_up(ratio, a.better),
-        (true, false) => speed_up(1.0 / ratio, b.better),
+        (false, true) => return historical(ratio_text, speed_up(ratio, a.better), b),
+        (true, false) => return historical(ratio_text, speed_up(1.0 / ratio, b.better), a),
         (true, true) => String::new(),
     };
     (ratio_text, verdict)
+}
+
+/// A ratio as the table prints it, in time per operation: a rate's ratio is inverted, so
+/// that above 1 always means the column took longer than the first, as for times.
+fn time_ratio(ratio: f64, better: Better) -> f64 {
+    match better {
+        Better::Lower => ratio,
+        Better::Higher => 1.0 / ratio,
+    }
+}
+
+/// The ratio and speed-up of today's row against a historical figure, as the figure's
+/// [`Comparability`] lets them be printed: as they are, marked with the reason after a
+/// colon ([`verdict_cell`] moves it under the table), or no ratio and the reason.
+fn historical(ratio: String, speed_up: String, then: &Value) -> (String, String) {
+    let c = then.comparability;
+    match (c.shown(&ratio), c.shown(&speed_up), c.reason()) {
+        (Some(ratio), Some(speed_up), None) => (ratio, speed_up),
+        (Some(ratio), Some(speed_up), Some(why)) => (ratio, format!("{speed_up}: {why}")),
+        (_, _, why) => (
+            String::new(),
+            format!("not comparable: {}", why.unwrap_or_default()),
+        ),
+    }
+}
+
+/// Whether the historical side of `a` and `b` withholds a ratio ([`Comparability::Not`]).
+fn withheld(a: &Value, b: &Value) -> bool {
+    [a, b]
+        .iter()
+        .any(|v| matches!(v.comparability, Comparability::Not(_)))
+}
+
+/// A verdict's cell; its reason, when it has one (a pair not comparable, a ratio of the
+/// same kind of work by different programs), goes under the table, once.
+fn verdict_cell(id: &str, verdict: &str, reasons: &mut Vec<String>) -> String {
+    if let Some(why) = verdict.strip_prefix("not comparable: ") {
+        super::seed_table::note_reason(reasons, "not comparable:", id, why);
+        return "not comparable".to_string();
+    }
+    match verdict.split_once(": ") {
+        Some((cell, why)) if verdict.starts_with(Comparability::MARK) => {
+            super::seed_table::note_reason(reasons, Comparability::MARK, id, why);
+            cell.to_string()
+        }
+        _ => verdict.to_string(),
+    }
 }
 
 /// `then_over_today`: the historical figure over today's, both per operation.

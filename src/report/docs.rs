@@ -199,15 +199,22 @@ pub fn coverage_markdown(registered: &dyn Fn(&str) -> bool) -> String {
          Every table and figure of the five papers has a key: `timeshare table KEY` prints the \
          paper's rows and columns with today's figures beside them, each of the same statistic \
          and basis (a test walks every key). Status: **reproduced** — the paper's figures beside \
-         today's; **partly** — the same, with a line saying what differs; **today only** — \
+         today's, every figure of today's operation and every readable row of the paper in a \
+         column; **partly** — the same, with a line saying what differs (a figure of another \
+         program's work, a row of the paper only in a `paper:` line); **today only** — \
          today's rows are measured but no historical figure can honestly be set beside them; \
-         **not measured** — nothing to measure today, for the reason given.\n",
+         **not measured** — nothing to measure today, for the reason given. The comparability \
+         column counts the figures by how a ratio against today's is printed: a speed-up for \
+         the same operation, marked ≈ for the same kind of work done by another program, none \
+         where the work differs (the reasons are in the why column and under each table).\n",
     );
     let mut totals = [0usize; 4];
     for (seed, title) in PAPERS {
         out.push_str(&format!("\n## Seed {seed}: {title}\n\n"));
-        out.push_str("| key | in the paper | what | status | figures | today's rows | why |\n");
-        out.push_str("|---|---|---|---|---|---|---|\n");
+        out.push_str(
+            "| key | in the paper | what | status | figures | comparability | today's rows | why |\n",
+        );
+        out.push_str("|---|---|---|---|---|---|---|---|\n");
         for t in TABLES.iter().filter(|t| t.seed == *seed) {
             let figures = t.figures();
             let curve = t
@@ -235,19 +242,31 @@ pub fn coverage_markdown(registered: &dyn Fn(&str) -> bool) -> String {
                 Coverage::MeasuredOnly => 2,
                 Coverage::NotMeasurable => 3,
             }] += 1;
+            let (comparability, reasons) = t.comparability();
+            let why: Vec<&str> = t
+                .why
+                .iter()
+                .copied()
+                .chain(reasons.iter().copied())
+                .collect();
             out.push_str(&format!(
-                "| `{}` | {} | {} | {} | {} | {} | {} |\n",
+                "| `{}` | {} | {} | {} | {} | {} | {} | {} |\n",
                 t.key,
                 t.name(),
                 t.title,
                 status.name(),
                 figures.len(),
+                if comparability.is_empty() {
+                    "—".to_string()
+                } else {
+                    comparability
+                },
                 if rows.is_empty() {
                     "—".to_string()
                 } else {
                     rows.join(", ")
                 },
-                t.why.join("; ").replace('|', "\\|"),
+                why.join("; ").replace('|', "\\|"),
             ));
         }
     }

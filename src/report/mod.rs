@@ -28,4 +28,6 @@ pub mod textchart;
 pub mod vm;
 
 #[cfg(test)]
+mod comparability_tests;
+#[cfg(test)]
 mod not_resolved_tests;

@@ -5,7 +5,8 @@
 //! `load.script.N` accounting of the same statistic, per command too. Commands are
 //! matched by name; a ratio is given only for a command both have, of the same statistic and
 //! basis (checked by [`Measure::divided_by`]), and never for the lines whose meaning
-//! differs (sh and the Total: see `NO_RATIO`).
+//! differs (sh and the Total, and the shares and real/CPU, which are not speeds: their
+//! figures' [`Comparability`] withholds the ratio).
 
 use std::collections::BTreeSet;
 
@@ -13,23 +14,21 @@ use crate::model::details::load::{CommandAccount, Scripts};
 use crate::model::unit::format_value;
 use crate::model::{BenchResult, Measure, NotComparable, Status, Unit};
 use crate::reference::{
-    self, scripts_name, CommandLine, CommandTable, Figure, Quantity, ACCOUNTED_REAL_RESOLUTION_S,
+    self, scripts_name, CommandLine, CommandTable, Comparability, Figure, Quantity,
+    ACCOUNTED_REAL_RESOLUTION_S,
 };
 
 use super::compare::figures3;
-use super::seed_table::{column_kind, describe, pick, SeedTable, Source};
+use super::seed_table::{column_kind, describe, note_reason, pick, SeedTable, Source};
 use super::table::{new_table, right};
-
-/// Lines set beside each other without a ratio: the paper's sh counted the commands it ran
-/// in its own time as well as on their lines, today's does not, and the Total's averages
-/// include sh.
-const NO_RATIO: &[&str] = &["sh", "Total"];
 
 /// The statistics of a command's line, one text line each; the Total has no share.
 const LINE_STATS: &[Quantity] = &[
     Quantity::CommandShare,
     Quantity::CommandReal,
+    Quantity::CommandRealShare,
     Quantity::CommandCpu,
+    Quantity::CommandCpuShare,
     Quantity::CommandRealPerCpu,
 ];
 const TOTAL_STATS: &[Quantity] = &[
@@ -94,6 +93,8 @@ fn today_measure(today: &Today, command: Option<&str>, quantity: Quantity) -> Op
             match quantity {
                 Quantity::CommandShare => a.count_pct / 100.0,
                 Quantity::CommandReal => a.avg_real_s,
+                Quantity::CommandRealShare => a.real_pct / 100.0,
+                Quantity::CommandCpuShare => a.cpu_pct / 100.0,
                 Quantity::CommandCpu => a.avg_cpu_s,
                 Quantity::CommandRealPerCpu => a.real_per_cpu?,
                 _ => return None,
@@ -135,7 +136,9 @@ fn total_of(commands: &[CommandAccount], quantity: Quantity) -> Option<f64> {
 /// A figure of the column `quantity` as a cell.
 fn cell(quantity: Quantity, value: f64) -> String {
     match quantity {
-        Quantity::CommandShare => format!("{:.2}%", value * 100.0),
+        Quantity::CommandShare | Quantity::CommandRealShare | Quantity::CommandCpuShare => {
+            format!("{:.2}%", value * 100.0)
+        }
         Quantity::CommandRealPerCpu => figures3(value),
         _ => format_value(value, Unit::SecondsPerOp),
     }
@@ -154,10 +157,17 @@ fn paper_cell(line: &CommandLine, quantity: Quantity) -> String {
             format!("< {ACCOUNTED_REAL_RESOLUTION_S} s")
         }
         Quantity::CommandReal => format!("{:.2} s", line.avg_real_s),
+        Quantity::CommandRealShare => line
+            .real_pct
+            .map_or_else(String::new, |p| format!("{p:.2}%")),
+        Quantity::CommandCpuShare => line
+            .cpu_pct
+            .map_or_else(String::new, |p| format!("{p:.2}%")),
         Quantity::CommandCpu => format!("{:.2} s", line.avg_cpu_s),
-        Quantity::CommandRealPerCpu if unresolved => "—".into(),
-        // Printed 0.0: under the column's one decimal.
+        // Printed 0.0: under the column's one decimal (colv's, with a real time of 0.00 s
+        // or not).
         Quantity::CommandRealPerCpu if line.real_per_cpu <= 0.0 => "< 0.05".into(),
+        Quantity::CommandRealPerCpu if unresolved => "—".into(),
         Quantity::CommandRealPerCpu => format!("{:.1}", line.real_per_cpu),
         _ => String::new(),
     }
@@ -372,8 +382,8 @@ fn against<'t>(tables: &[&'t CommandTable]) -> Vec<&'t CommandTable> {
 }
 
 /// How many times faster today is than the table `last`, for the same command and
-/// statistic: the times only (a share or a real/CPU is not a speed), never for
-/// [`NO_RATIO`]'s lines.
+/// statistic: the times only, never for sh or the Total, as the paper's figure's
+/// comparability lets it ([`Comparability`]).
 fn ratio_cell(
     command: &str,
     quantity: Quantity,
@@ -383,19 +393,24 @@ fn ratio_cell(
     last: &CommandTable,
     reasons: &mut Vec<String>,
 ) -> String {
-    if !matches!(quantity, Quantity::CommandReal | Quantity::CommandCpu)
-        || NO_RATIO.contains(&command)
-    {
-        return String::new();
-    }
     let (Some(then), Some(now)) = (
         paper_figure(figures, last, id, command, quantity),
         today_measure(today, Some(command), quantity),
     ) else {
         return String::new();
     };
+    // sh, the Total, a share or a real/CPU: the table's why lines say why no ratio.
+    if let Comparability::Not(_) = then.comparability {
+        return String::new();
+    }
     match then.measure().divided_by(&now) {
-        Ok(factor) => format!("{}×", figures3(factor)),
+        Ok(factor) => {
+            if let Some(why) = then.comparability.reason() {
+                note_reason(reasons, Comparability::MARK, id, why);
+            }
+            let text = format!("{}×", figures3(factor));
+            then.comparability.shown(&text).unwrap_or_default()
+        }
         Err(why) => {
             let why = match why {
                 NotComparable::Ops { first, second } => {
@@ -407,7 +422,10 @@ fn ratio_cell(
                 }
                 other => other.to_string(),
             };
-            reasons.push(format!("{id} {command} ({}): {why}", quantity.name()));
+            reasons.push(format!(
+                "not comparable: {id} {command} ({}): {why}",
+                quantity.name()
+            ));
             "not comparable".into()
         }
     }
@@ -495,8 +513,9 @@ pub fn render_from(table: &SeedTable, sources: &[Source]) -> String {
     out.push_str(&format!(
         "each figure is per command, averaged over every time it ran in every run and script, \
          the paper's summed over its runs as today's over the row's samples; count % is of all \
-         the commands accounted. The last column is how many times faster today is than {last} \
-         (avg real, avg CPU), for a command both have{each}.\n"
+         the commands accounted, real % and CPU % of all their real and CPU time. The last \
+         column is how many times faster today is than {last} (avg real, avg CPU), for a \
+         command both have{each}, marked ≈: each command did its own day's work.\n"
     ));
     if !paper_only.is_empty() {
         out.push_str(&format!(
@@ -514,7 +533,7 @@ pub fn render_from(table: &SeedTable, sources: &[Source]) -> String {
         out.push_str(&format!("why: {w}\n"));
     }
     for r in reasons {
-        out.push_str(&format!("not comparable: {r}\n"));
+        out.push_str(&format!("{r}\n"));
     }
     out
 }

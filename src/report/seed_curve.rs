@@ -49,6 +49,19 @@ pub fn render(table: &SeedTable, prefix: &str, source: Option<&Source>) -> Strin
             out.push_str(&format!("failed: {} ({n} processes): {error}\n", r.id));
         }
     }
+    // Where the machine stopped coping is a result of the sweep, as the paper's graphs
+    // end where its machines did: the first number of processes that failed.
+    if let Some((n, _)) = points
+        .iter()
+        .find(|(_, r)| matches!(r.status, Status::Failed { .. }))
+    {
+        out.push_str(&format!(
+            "failure point: {n} processes, the first number of the sweep that failed\n"
+        ));
+    }
+    for line in (table.paper)(table.key) {
+        out.push_str(&format!("paper: {line}\n"));
+    }
     for w in table.why {
         out.push_str(&format!("why: {w}\n"));
     }

@@ -11,7 +11,7 @@ use crate::model::details::vm::{Paging, PAGE_FAULT};
 use crate::model::resolution::shown_stored;
 use crate::model::unit::format_value;
 use crate::model::{Basis, BenchResult, Better, Measure, NotComparable, Run, Status, Unit};
-use crate::reference::{self, Figure, Quantity};
+use crate::reference::{self, Comparability, Figure, Quantity};
 
 use comfy_table::{ColumnConstraint, Width};
 
@@ -42,6 +42,10 @@ pub struct SeedTable {
     pub paper: fn(&str) -> Vec<String>,
     /// Every statistic shown without `--wide` (a short table whose rows stay readable).
     pub all_shown: bool,
+    /// How the paper's figures were read, where a reader checking them needs to know
+    /// (001 Table 8's printed unit): printed under the table, not a difference from
+    /// today's, so no effect on the status.
+    pub notes: &'static [&'static str],
     /// A graph of the paper's, whose points today are the rows whose id is this prefix and
     /// a number (`exercise.batch.N`): as many as the run has, so not in `ids`. Printed as
     /// today's curve from one run ([`super::seed_curve`]).
@@ -54,7 +58,8 @@ fn no_lines(_key: &str) -> Vec<String> {
 
 const H: &[Quantity] = &[Quantity::Headline];
 const HUS: &[Quantity] = &[Quantity::Headline, Quantity::User, Quantity::System];
-const HC: &[Quantity] = &[Quantity::Headline, Quantity::Cpu];
+/// Seed 000 Tables 9 and 10: real and CPU per copy (script), and Inc, the load's effect.
+const HCI: &[Quantity] = &[Quantity::Headline, Quantity::Cpu, Quantity::Inc];
 /// Seed 002's columns: median, mean and SD per call, the mean and SD of single calls as
 /// the paper's; then today's mean and SD of the batches, which the paper has not.
 const MMS: &[Quantity] = &[
@@ -71,12 +76,14 @@ const TABLE11: &[Quantity] = &[
     Quantity::RatioAlone,
     Quantity::ReadRate,
 ];
-/// Seed 000 Attachment C: per command, its share of the commands, average real and CPU
-/// time and real/CPU.
+/// Seed 000 Attachment C: per command, its share of the commands, average real time and
+/// its share of all the real time, the same of CPU time, and real/CPU.
 const COMMANDS: &[Quantity] = &[
     Quantity::CommandShare,
     Quantity::CommandReal,
+    Quantity::CommandRealShare,
     Quantity::CommandCpu,
+    Quantity::CommandCpuShare,
     Quantity::CommandRealPerCpu,
 ];
 /// Seed 001 Table 7: real, user, system and page faults.
@@ -99,6 +106,7 @@ const T: SeedTable = SeedTable {
     why: &[],
     paper: no_lines,
     all_shown: false,
+    notes: &[],
     curve: None,
 };
 
@@ -186,14 +194,14 @@ pub const TABLES: &[SeedTable] = &[
     SeedTable { key: "000-1", seed: "000", prefix: "Table 1,", title: "chess, 130 moves (real)",
         why: &["the paper timed its own chess program; cpu.chess is timeshare's engine playing a fixed \
                 130-ply game without floating point: the same kind of work, not the same program"], ..T },
-    SeedTable { key: "000-2", seed: "000", prefix: "Table 2,", title: "Gibson-mix programs, CPU per loop (ms)",
+    SeedTable { key: "000-2", seed: "000", paper: reference::paper_lines, prefix: "Table 2,", title: "Gibson-mix programs, CPU per loop (ms)",
         ids: &["cpu.gibson"],
         why: &["the paper's five Gibson-mix programs (C and Fortran) are not printed and the loop's \
                 operation counts are not given, so no historical figure is set beside cpu.gibson"], ..T },
     SeedTable { key: "000-3", seed: "000", prefix: "Table 3,", title: "compute-bound programs 1–4 in C (real)",
         why: &["programs 1–4 came from an IBM 370/168 comparison and are not printed; cpu.intfloat.1–4 \
                 are timeshare's integer (1, 3) and floating-point (2, 4) counterparts: different programs"], ..T },
-    SeedTable { key: "000-4", seed: "000", prefix: "Table 4,", title: "cache-resident random reads",
+    SeedTable { key: "000-4", seed: "000", paper: reference::paper_lines, prefix: "Table 4,", title: "cache-resident random reads",
         ids: &["cpu.cache"],
         why: &["the paper gives the whole run's time without the number of reads, and an 85.3% cache \
                 hit rate; cpu.cache gives ns per read by array size. Today's hit rate needs the \
@@ -205,34 +213,33 @@ pub const TABLES: &[SeedTable] = &[
                 disk to itself (the rows marked *) are set beside it, and the copies between two \
                 devices have no counterpart",
                "the paper's µsec/wd is (Real − CPU) / words; both columns here are bytes / Real"], ..T },
-    SeedTable { key: "000-6", seed: "000", prefix: "Table 6,", title: "recompiling UNIX (real, CPU)",
+    SeedTable { key: "000-6", seed: "000", paper: reference::paper_lines, prefix: "Table 6,", title: "recompiling UNIX (real, CPU)",
         ids: &["mixed.build"],
         why: &["the 1975 system's sources are not at hand; mixed.build builds a bundled multi-file C \
                 program with today's compiler: a build, not the same build"], ..T },
-    SeedTable { key: "000-7", seed: "000", prefix: "Table 7,", title: "building the Fortran compiler (real, CPU)",
+    SeedTable { key: "000-7", seed: "000", paper: reference::paper_lines, prefix: "Table 7,", title: "building the Fortran compiler (real, CPU)",
         why: &["no counterpart: the 1975 Fortran compiler's sources and assembler are not on today's \
                 system, and building a modern Fortran compiler is a different job of hours; \
                 mixed.build (000-6) is the nearest measured build"], ..T },
-    SeedTable { key: "000-8", seed: "000", prefix: "Table 8,", title: "password guessing (crypt of a word list, reversed through a pipe)",
+    SeedTable { key: "000-8", seed: "000", paper: reference::paper_lines, prefix: "Table 8,", title: "password guessing (crypt of a word list, reversed through a pipe)",
         ids: &["mixed.crypt"],
         why: &["the paper used /etc/passwd and the 72,000 words of /usr/dict/words with the 1975 crypt; \
                 mixed.crypt uses a bundled word list and today's crypt, so no ratio is given"], ..T },
     SeedTable { key: "000-9", seed: "000", prefix: "Table 9,", title: "N copies of a compute-bound program (real and CPU per copy)",
-        quantities: HC,
-        why: &["how the last column is formed: the 11/70's average real time per copy divided by \
-                today's, for the same number of copies. Today's copy is calibrated to about 0.5 s \
-                of CPU alone on this machine (the paper's program took 8.5 s on the 11/70), so the \
-                ratio compares the lengths of two programs as much as two machines; the effect of \
-                load that the paper measured is Inc (average real / real of one copy), which is \
-                comparable across machines and is in `timeshare show RUN` with the batch's wall \
-                time"], ..T },
+        quantities: HCI,
+        why: &["the comparison is Inc, each machine's average real time per copy over one copy's \
+                alone: today's beside the paper's on each row's inc line. Today's copy is \
+                calibrated to about 0.5 s of CPU alone on this machine (the paper's program took \
+                8.5 s on the 11/70), so the real and CPU times are of two programs' lengths and \
+                get no speed-up (—); the batch's wall time is in `timeshare show RUN`"], ..T },
     SeedTable { key: "000-10", seed: "000", prefix: "Table 10,", title: "N command scripts (real and CPU per script)",
-        quantities: HC,
+        quantities: HCI,
         why: &["the 1975 script ran the commands of its day; load.script runs the bundled user1975 \
                 script's nearest modern equivalents",
-               "the last columns are the 11/70's average real time per script divided by today's: \
-                two different scripts' lengths as much as two machines; Inc (average real / real \
-                of one script) is in `timeshare show RUN`",
+               "the like-for-like comparison is Inc, each machine's average real time per script \
+                over one script's alone, today's beside the paper's on each row's inc line; the \
+                last columns divide the 11/70's real time by today's, two scripts' lengths as much \
+                as two machines, so they are marked ≈",
                "the 11/70 is in two configurations: C7, the paper's 11/70 (the one `compare` and \
                 `reference` set beside a run), and C8, the same with /tmp on the memory device, \
                 run with 1 and 5 scripts only; each has its column and its ratio"], ..T },
@@ -267,7 +274,11 @@ pub const TABLES: &[SeedTable] = &[
         why: &["the paper paged 7,500 1 KB pages on a 4.5 MB machine; today's rows page only under \
                 --memory-limit or with --pages larger than memory (the paging line above says which \
                 rows did); page faults are per page touch, as the times are"], ..T },
-    SeedTable { key: "001-8", seed: "001", prefix: "Table 8,", title: "Page fault service times (system time / page faults)", quantities: FS, ..T },
+    SeedTable { key: "001-8", seed: "001", prefix: "Table 8,", title: "Page fault service times (system time / page faults)", quantities: FS,
+        notes: &["the paper's caption says microseconds, but its figures are in units of 10 µs: \
+                  each is Table 7's system time / page faults, truncated (randpage, 4.2BSD: \
+                  77.2 s / 9,776 faults = 7.90 ms, printed 789); read as µs they would be 10× \
+                  too small, and so would every ratio"], ..T },
     SeedTable { key: "001-9", seed: "001", prefix: "Table 9,", title: "call times for namei with the per-process cache",
         ids: NAMEI_BY_STATE, why: &[NAMEI_CALL, NAMEI_COLD, NAMEI_HITS], paper: reference::paper_lines, ..T },
     SeedTable { key: "001-10", seed: "001", prefix: "Table 10,", title: "call times for namei with both caches",
@@ -284,6 +295,13 @@ pub const TABLES: &[SeedTable] = &[
                 process; today's rows only, over loopback rather than an Ethernet: the curve by \
                 size and the CPU per byte at each end and in softirq are in `timeshare show RUN` \
                 (`--chart`) and the HTML report"], ..T },
+    SeedTable { key: "001-lsl", seed: "001", prefix: "§4.1.1 ls -l", title: "ls -l of a big directory as the name caches were added (system time)",
+        quantities: &[Quantity::System], all_shown: true, ids: &["fs.lsl"], paper: reference::paper_lines,
+        why: &["the paper's three figures (the line above) are one machine in three states of its \
+                kernel; today's fs.lsl lists a directory of as many files and lstats each, its \
+                system time per listing the like-for-like figure; ls -l also formatted its \
+                listing and looked up each owner, and fs.lsl's basis is a generic operation, so \
+                no ratio is formed"], ..T },
     SeedTable { key: "002-1", seed: "002", prefix: "Figure 1,", title: "cycle stealing by Unibus DMA devices",
         why: &["a diagram of the Unibus's DMA cycle stealing: no figures, and no Unibus today"], ..T },
     SeedTable { key: "002-2", seed: "002", prefix: "Figure 2,", title: "Event (clock) call timing, user",
@@ -305,15 +323,23 @@ pub const TABLES: &[SeedTable] = &[
                 argument registers loaded. The per-argument increment is the slope of the \
                 indirect rows (the paper's 95, 70 and 30 µs from its text); the 11/45 and \
                 11/70 figures in parentheses, the paper's correction to no floating point, are \
-                the columns without fpp"], ..T },
+                the columns without fpp",
+               "syscall.args.0's timed loop is syscall.args.N's without its N register loads \
+                (the generated code: 12 instructions a call against 12 + N, the same getpid \
+                entry and exit), so the direct call cannot cost more than args.1–5 by its own \
+                work: where a run shows it above them, the difference is the run's (order, \
+                frequency, a neighbour), and rows measured together pinned to one CPU \
+                (`timeshare run syscall.args --cpu 1`) agree"], ..T },
     SeedTable { key: "002-4", seed: "002", prefix: "Figure 4 ", title: "System call timing, no floating point (median, mean, SD)",
         quantities: MMS, why: &[SD_OF_BATCHES, NOT_ROWS], ..T },
     SeedTable { key: "002-5", seed: "002", prefix: "Figure 5 ", title: "System call timing, floating point (median, mean, SD)",
         quantities: MMS, ids: &["pipe.back.4", "pipe.back.4.fpu"], why: &[SD_OF_BATCHES, FP_SAVE], ..T },
     SeedTable { key: "002-6", seed: "002", prefix: "Figure 6,", title: "Subroutine call (median, mean, SD)",
         quantities: MMS, why: &[SD_OF_BATCHES], ..T },
-    SeedTable { key: "003-c16", seed: "003", prefix: "C statements (16 bits)", title: "C statements, 16-bit integers", ..T },
-    SeedTable { key: "003-c32", seed: "003", prefix: "C statements (32 bits)", title: "C statements, 32-bit integers", ..T },
+    SeedTable { key: "003-c16", seed: "003", prefix: "C statements (16 bits)", title: "C statements, 16-bit integers",
+        paper: reference::paper_lines, ..T },
+    SeedTable { key: "003-c32", seed: "003", prefix: "C statements (32 bits)", title: "C statements, 32-bit integers",
+        paper: reference::paper_lines, ..T },
     SeedTable { key: "003-kashtan", seed: "003", prefix: "Kashtan", title: "Kashtan programs kt5–kt11 (real, user, sys)",
         quantities: HUS, all_shown: true,
         why: &["the note's User and Sys are set beside today's for the programs of one process \
@@ -338,7 +364,7 @@ pub const TABLES: &[SeedTable] = &[
                 wrong ratio, so the (today) rows have no historical figure beside them"], ..T },
     SeedTable { key: "004-jobs", seed: "004", prefix: "§3", title: "each job type alone (real, user, sys)", quantities: HUS, ..T },
     SeedTable { key: "004-graphs", seed: "004", prefix: "Graphs", title: "real, user, sys per process against the number of processes",
-        curve: Some("exercise.batch."),
+        curve: Some("exercise.batch."), paper: reference::paper_lines,
         why: &["the paper's curves are drawn, not tabulated, so there is no historical column: \
                 today's curve only, the exercise.batch.N rows of the newest stored run that has \
                 them"], ..T },
@@ -378,10 +404,43 @@ impl SeedTable {
         reference::figures()
             .into_iter()
             .chain(reference::other_config_figures())
+            .chain(reference::other_table_figures())
             .chain(reference::command_figures())
             .filter(|f| f.seed == self.seed && f.place.starts_with(self.prefix))
             .filter(|f| self.only.is_none_or(|p| f.id.starts_with(p)))
             .collect()
+    }
+
+    /// How the figures beside today's compare, counted for the docs ("24 same
+    /// operation, 4 ≈ another program, 6 not comparable"), with the reasons of the latter
+    /// two, each once.
+    pub fn comparability(&self) -> (String, Vec<&'static str>) {
+        let figures = self.figures();
+        let count =
+            |f: fn(&Comparability) -> bool| figures.iter().filter(|g| f(&g.comparability)).count();
+        let counts = [
+            (count(|c| *c == Comparability::Same), "same operation"),
+            (
+                count(|c| matches!(c, Comparability::Like(_))),
+                "≈ same kind of work, another program",
+            ),
+            (
+                count(|c| matches!(c, Comparability::Not(_))),
+                "not comparable",
+            ),
+        ];
+        let text: Vec<String> = counts
+            .iter()
+            .filter(|(n, _)| *n > 0)
+            .map(|(n, what)| format!("{n} {what}"))
+            .collect();
+        let mut reasons: Vec<&'static str> = Vec::new();
+        for why in figures.iter().filter_map(|f| f.comparability.reason()) {
+            if !reasons.contains(&why) {
+                reasons.push(why);
+            }
+        }
+        (text.join(", "), reasons)
     }
 
     /// (label as printed, id) in the seed's order, then today's extra rows.
@@ -406,15 +465,18 @@ impl SeedTable {
             .unwrap_or_else(|| self.prefix.trim_end_matches([',', ' ']))
     }
 
-    /// How far this table is reproduced.
+    /// How far this table is reproduced: "reproduced" only when every figure is of
+    /// today's operation and every readable row of the paper is in a column (none only in
+    /// a `paper:` line, none without a row today).
     pub fn status(&self) -> Coverage {
-        match (
-            self.figures().is_empty(),
-            self.why.is_empty(),
-            self.ids.is_empty(),
-        ) {
-            (false, true, _) => Coverage::Reproduced,
-            (false, false, _) => Coverage::Partly,
+        let figures = self.figures();
+        let same = figures
+            .iter()
+            .all(|f| f.comparability == Comparability::Same);
+        let all_laid_out = (self.paper)(self.key).is_empty();
+        match (figures.is_empty(), self.why.is_empty(), self.ids.is_empty()) {
+            (false, true, _) if same && all_laid_out => Coverage::Reproduced,
+            (false, _, _) => Coverage::Partly,
             (true, _, false) => Coverage::MeasuredOnly,
             (true, _, true) if self.curve.is_some() => Coverage::MeasuredOnly,
             (true, _, true) => Coverage::NotMeasurable,
@@ -530,12 +592,13 @@ pub fn column_kind(quantity: Quantity, unit: Unit, basis: &Basis) -> (Unit, Basi
         Quantity::FaultService => (Unit::SecondsPerOp, Basis::per(PAGE_FAULT)),
         Quantity::Faults => (Unit::Count, basis.clone()),
         Quantity::ProgramUser => (Unit::SecondsPerOp, basis.clone()),
-        Quantity::RatioAlone => (Unit::Ratio, basis.clone()),
+        Quantity::RatioAlone | Quantity::Inc => (Unit::Ratio, basis.clone()),
         Quantity::ReadRate => (Unit::BytesPerSecond, Basis::per(BYTE_READ_BESIDE)),
         // A `load.script.N` row's per-command accounting, whatever the row's own basis.
-        Quantity::CommandShare | Quantity::CommandRealPerCpu => {
-            (Unit::Ratio, Basis::per(PER_COMMAND))
-        }
+        Quantity::CommandShare
+        | Quantity::CommandRealShare
+        | Quantity::CommandCpuShare
+        | Quantity::CommandRealPerCpu => (Unit::Ratio, Basis::per(PER_COMMAND)),
         Quantity::CommandReal | Quantity::CommandCpu => {
             (Unit::SecondsPerOp, Basis::per(PER_COMMAND))
         }
@@ -577,16 +640,46 @@ pub fn today(r: Option<&BenchResult>, quantity: Quantity, mhz: Option<f64>) -> O
         }
         Quantity::ProgramUser => r.details_as::<IoInterference>()?.user_s,
         Quantity::RatioAlone => r.details_as::<IoInterference>()?.ratio_alone?,
+        Quantity::Inc => load_inc(r)?,
         // The details count bytes per µs; the column is bytes per second.
         Quantity::ReadRate => r.details_as::<IoInterference>()?.bytes_per_us * 1e6,
         // Per command, not per row: `super::seed_commands` reads them.
         Quantity::CommandShare
         | Quantity::CommandReal
+        | Quantity::CommandRealShare
         | Quantity::CommandCpu
+        | Quantity::CommandCpuShare
         | Quantity::CommandRealPerCpu => return None,
     };
     let (unit, basis) = column_kind(quantity, r.unit, basis);
     Some(Measure::new(value, unit, basis))
+}
+
+/// Where today's load stopped coping, as a result beside the paper's "Ran Out Of Swap
+/// Space": each `load.cpu.N` or `load.script.N` row whose copies or users hit a limit of
+/// the system (processes, memory, a timeout), with the limit, rather than a blank.
+fn failure_points(results: &[&BenchResult]) -> Vec<String> {
+    use crate::model::details::load::{CpuCopies, Scripts};
+    results
+        .iter()
+        .filter_map(|r| {
+            let why = match r.details_as::<CpuCopies>() {
+                Some(c) => c.limit_hit,
+                None => r.details_as::<Scripts>()?.limit_hit,
+            }?;
+            Some(format!("failure point: {} stopped coping: {why}\n", r.id))
+        })
+        .collect()
+}
+
+/// Today's Inc of a `load.cpu.N` or `load.script.N` row: its average real time per copy
+/// (script) over one's alone, as the paper's.
+fn load_inc(r: &BenchResult) -> Option<f64> {
+    use crate::model::details::load::{CpuCopies, Scripts};
+    match r.details_as::<CpuCopies>() {
+        Some(c) => c.summary?.inc,
+        None => r.details_as::<Scripts>()?.summary?.inc,
+    }
 }
 
 /// CPU seconds per operation, or for a rate row their share of the real time (see
@@ -756,7 +849,7 @@ pub fn render_from(table: &SeedTable, sources: &[Source], wide: bool) -> String 
         let result = picked.map(|(_, r)| r);
         let mhz = picked.and_then(|(i, _)| sources[i].run.environment.cpu.mhz);
         if let Some((_, why)) = result.and_then(|r| not_resolved(r, mhz)) {
-            reasons.push(format!("{id}: {why}"));
+            reasons.push(format!("not comparable: {id}: {why}"));
         }
         results.extend(result);
         label_width = label_width.max(label.chars().count());
@@ -789,7 +882,9 @@ pub fn render_from(table: &SeedTable, sources: &[Source], wide: bool) -> String 
         for c in &columns {
             let cells: Vec<Option<String>> = shown.iter().map(|&q| then_text(c, q)).collect();
             row.push(if cells.iter().all(Option::is_none) {
-                String::new()
+                reference::printed_words(table.name(), c.machine, &id)
+                    .map(two_lines)
+                    .unwrap_or_default()
             } else {
                 cells
                     .into_iter()
@@ -811,7 +906,7 @@ pub fn render_from(table: &SeedTable, sources: &[Source], wide: bool) -> String 
                             Better::Lower => then_over_now,
                             Better::Higher => 1.0 / then_over_now,
                         };
-                        format!("{}×", figures3(factor))
+                        speed_up_cell(&id, f, factor, &mut reasons)
                     }
                     Err(why) => {
                         let why = match why {
@@ -820,7 +915,7 @@ pub fn render_from(table: &SeedTable, sources: &[Source], wide: bool) -> String 
                             }
                             other => other.to_string(),
                         };
-                        reasons.push(format!("{id}: {why}"));
+                        reasons.push(format!("not comparable: {id}: {why}"));
                         "not\ncomparable".into()
                     }
                 },
@@ -881,7 +976,13 @@ pub fn render_from(table: &SeedTable, sources: &[Source], wide: bool) -> String 
              (`timeshare reference MACHINE` shows each conversion), and today's whole jobs are \
              divided by the operations they hold; {}.\n",
             names.join(", "),
-            ratio_columns_are(&against, column_name(table, ratio)),
+            ratio_columns_are(
+                &against,
+                column_name(table, ratio),
+                figures
+                    .iter()
+                    .any(|f| f.quantity == ratio && f.comparability != Comparability::Same)
+            ),
         ));
     }
     let hidden: Vec<&str> = table
@@ -904,21 +1005,87 @@ pub fn render_from(table: &SeedTable, sources: &[Source], wide: bool) -> String 
         out.extend(paging_line(&results));
     }
     out.extend(cache_hit_line(&results));
+    out.extend(failure_points(&results));
     for line in (table.paper)(table.key) {
         out.push_str(&format!("paper: {line}\n"));
+    }
+    for n in table.notes {
+        out.push_str(&format!("note: {n}\n"));
     }
     for w in table.why {
         out.push_str(&format!("why: {w}\n"));
     }
     for r in reasons {
-        out.push_str(&format!("not comparable: {r}\n"));
+        out.push_str(&format!("{r}\n"));
     }
     out
 }
 
+/// Today's speed-up over the figure `f` as its [`Comparability`] lets it be printed: as
+/// it is, marked "≈" or withheld, with the reason under the table (once per row).
+fn speed_up_cell(id: &str, f: &Figure, factor: f64, reasons: &mut Vec<String>) -> String {
+    let c = f.comparability;
+    if let Some(why) = c.reason() {
+        let kind = match c {
+            Comparability::Not(_) => "not comparable:",
+            _ => Comparability::MARK,
+        };
+        note_reason(reasons, kind, id, why);
+    }
+    c.shown(&format!("{}×", figures3(factor)))
+        .unwrap_or_else(|| "—".to_string())
+}
+
+/// Adds `id` to the line under a table that gives `why` ("≈ load.script.1,
+/// load.script.5: why"), or a new line: a reason shared by many rows is said once.
+pub(super) fn note_reason(reasons: &mut Vec<String>, kind: &str, id: &str, why: &str) {
+    let tail = format!(": {why}");
+    let start = format!("{kind} ");
+    match reasons
+        .iter_mut()
+        .find(|l| l.starts_with(&start) && l.ends_with(&tail))
+    {
+        Some(line) => {
+            let ids = &line[start.len()..line.len() - tail.len()];
+            if !ids.split(", ").any(|i| i == id) {
+                *line = format!("{start}{ids}, {id}{tail}");
+            }
+        }
+        None => reasons.push(format!("{start}{id}{tail}")),
+    }
+}
+
+/// Words a table prints in place of a figure, on two lines of about equal length, so
+/// that they widen their column little ("Ran Out Of" over "Swap Space").
+fn two_lines(words: &str) -> String {
+    let half = words.len() / 2;
+    let at = words
+        .match_indices(' ')
+        .map(|(i, _)| i)
+        .min_by_key(|&i| i.abs_diff(half));
+    match at {
+        Some(i) => format!("{}\n{}", &words[..i], &words[i + 1..]),
+        None => words.to_string(),
+    }
+}
+
 /// What the ratio columns are: "the last column is how many times faster today is than
 /// pdp11-70 (elapsed)", or the same of each configuration's column.
-fn ratio_columns_are(against: &[&MachineColumn], statistic: &str) -> String {
+/// `marked`: some figure of the table is not of today's operation, and the sentence says
+/// how its ratio is printed.
+fn ratio_columns_are(against: &[&MachineColumn], statistic: &str, marked: bool) -> String {
+    let name = ratio_columns_name(against, statistic);
+    if !marked {
+        return name;
+    }
+    format!(
+        "{name}, marked {} where today's row does the same kind of work with another program, \
+         and \"—\" where the work differs (the reasons below)",
+        Comparability::MARK
+    )
+}
+
+fn ratio_columns_name(against: &[&MachineColumn], statistic: &str) -> String {
     match against {
         [one] => format!(
             "the last column is how many times faster today is than {} ({statistic})",
@@ -1258,8 +1425,8 @@ mod tests {
                 "560 s",
                 "259 s",
                 "247 s",
-                &format!("{}×", figures3(258.7 / 0.5)),
-                &format!("{}×", figures3(247.0 / 0.5)),
+                &format!("≈{}×", figures3(258.7 / 0.5)),
+                &format!("≈{}×", figures3(247.0 / 0.5)),
             ],
             "{text}"
         );
@@ -1267,14 +1434,57 @@ mod tests {
         let five = cells(" # Scripts 5");
         assert_eq!(
             five.last().unwrap(),
-            &format!("{}×", figures3(985.4)),
+            &format!("≈{}×", figures3(985.4)),
             "{text}"
         );
         // 9 scripts: C8 ran none, so no C8 figure and no ratio against it; C7's is there.
         let nine = cells(" # Scripts 9");
         assert_eq!(nine.len(), 7, "{nine:?}\n{text}");
         assert_eq!(nine[5], "1767 s", "{text}");
-        assert_eq!(nine[6], format!("{}×", figures3(1767.4 / 2.0)), "{text}");
+        assert_eq!(nine[6], format!("≈{}×", figures3(1767.4 / 2.0)), "{text}");
+    }
+
+    #[test]
+    fn table_9_prints_the_paper_s_words_today_s_failure_point_and_no_speed_up() {
+        use crate::model::details::load::CpuCopies;
+        use crate::model::Details;
+        let copies = CpuCopies {
+            copies: 15,
+            footprint_bytes: 0,
+            rounds: 0,
+            per_copy_real_user_sys_s: Vec::new(),
+            limit_hit: Some("fork: no more processes (RLIMIT_NPROC)".into()),
+            driver: None,
+            summary: None,
+        };
+        let mut run = scripts_run(&[]);
+        run.results.push(BenchResult {
+            status: Status::Ok,
+            summary: Some(crate::model::Summary::around(2.0, 0.01)),
+            details: Some(Details::of(&copies)),
+            ..BenchResult::new(
+                "load.cpu.15",
+                "load",
+                "fixture",
+                Unit::Seconds,
+                Better::Lower,
+                Some(Basis::per(crate::model::details::load::PER_COPY)),
+            )
+        });
+        let text = render(find("000-9").unwrap(), &run, "run 1", false);
+        let row = text.lines().find(|l| l.contains(" load.cpu.15 ")).unwrap();
+        assert!(row.contains("Ran Out Of"), "{text}");
+        assert!(!row.contains('×'), "a copy's length is calibrated: {text}");
+        assert!(
+            text.contains(
+                "failure point: load.cpu.15 stopped coping: fork: no more processes (RLIMIT_NPROC)"
+            ),
+            "{text}"
+        );
+        assert!(
+            text.contains("not comparable: load.cpu.15: today's copy"),
+            "{text}"
+        );
     }
 
     #[test]

@@ -334,7 +334,11 @@ fn config_c8_s_figures_are_in_their_tables_with_the_basis_of_c7_s_and_today_s() 
         .into_iter()
         .filter(|f| f.config() == Some("C8"))
         .collect();
-    assert_eq!(c8.len(), 4, "{c8:#?}");
+    assert_eq!(
+        c8.len(),
+        5,
+        "real and CPU of 1 and 5 scripts, Inc of 5: {c8:#?}"
+    );
     for f in &c8 {
         let c7 = reference::figures()
             .into_iter()

@@ -433,3 +433,43 @@ fn a_copy_refused_mid_run_stops_the_row_cleanly() {
     assert!(empty(scratch.path()), "scratch left behind");
     assert!(processes_with(scratch.path().to_str().unwrap()).is_empty());
 }
+
+#[test]
+fn the_users_shells_start_when_the_program_s_file_is_replaced_during_the_run() {
+    // A rebuild or reinstall during a run removes the file the run was started from: the
+    // shells must start from the running program's own file, not from its old path,
+    // which the kernel then names "…/timeshare (deleted)".
+    let _serial = serial();
+    let dir = tempfile::tempdir().unwrap();
+    let copy = dir.path().join("timeshare");
+    std::fs::copy(assert_cmd::cargo::cargo_bin("timeshare"), &copy).unwrap();
+    let script = dir.path().join("s.sh");
+    std::fs::write(&script, "ls\necho done\n").unwrap();
+    let mut cmd = std::process::Command::new(&copy);
+    crate::common::isolate(&mut cmd)
+        .args([
+            "run",
+            "load.script.1",
+            "--users",
+            "1",
+            "--no-save",
+            "--script",
+        ])
+        .arg(&script)
+        .args(["--json", "-"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    let child = cmd.spawn().unwrap();
+    // spawn returns once the program is running: its file can go, as a rebuild's does.
+    std::fs::remove_file(&copy).unwrap();
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(!stderr.contains("(deleted)"), "{stderr}");
+    let run = json(&out.stdout);
+    let r = result(&run, "load.script.1");
+    assert!(r["status"]["error"].is_null(), "{r}");
+    let cmds = r["details"]["commands"].as_array().unwrap();
+    let ls = cmds.iter().find(|c| c["command"] == "ls").unwrap();
+    assert!(ls["count"].as_u64().unwrap() > 0, "{ls}");
+}

@@ -134,7 +134,7 @@ fn attachment_c_sets_today_s_commands_beside_the_paper_s_of_the_same_name() {
             &format_value(ed, Unit::SecondsPerOp),
             "9.04 s",
             "4.67 s",
-            &format!("{}×", figures3(4.67 / ed)),
+            &format!("≈{}×", figures3(4.67 / ed)),
         ],
         "{line}"
     );
@@ -146,7 +146,7 @@ fn attachment_c_sets_today_s_commands_beside_the_paper_s_of_the_same_name() {
         .1;
     let line = avg_real_line(&text, "ed", starts[2]);
     assert!(
-        line.ends_with(&format!("{}×", figures3(36.91 / ed9))),
+        line.ends_with(&format!("≈{}×", figures3(36.91 / ed9))),
         "{line}"
     );
     // sh counted its nested commands in the paper and not today: no ratio; nor the Total.
@@ -207,8 +207,8 @@ fn attachment_c_sets_the_11_70_s_c8_beside_its_c7_with_5_scripts_each_with_its_r
             "40.73 s",
             "22.08 s",
             "25.39 s",
-            &format!("{}×", figures3(22.08 / ed)),
-            &format!("{}×", figures3(25.39 / ed)),
+            &format!("≈{}×", figures3(22.08 / ed)),
+            &format!("≈{}×", figures3(25.39 / ed)),
         ],
         "{line}"
     );
@@ -424,4 +424,52 @@ fn cells_of(line: &str) -> Vec<&str> {
         .map(str::trim)
         .filter(|c| !c.is_empty())
         .collect()
+}
+
+#[test]
+fn the_paper_s_words_and_bounds_are_printed_where_it_prints_no_figure() {
+    let db = store_with(Path::new(FIXTURE));
+    // Table 9's 11/45 at 15 copies, in its cell.
+    let nine = table(db.path(), &["000-9"]);
+    let row = nine
+        .lines()
+        .find(|l| l.contains(" load.cpu.15 "))
+        .unwrap_or_else(|| panic!("{nine}"));
+    assert!(row.contains("Ran Out Of"), "{nine}");
+    // Inc, the tables' own statistic, has a line of its own beside the paper's.
+    assert!(
+        nine.lines().any(|l| l.trim_start().starts_with("inc ")),
+        "{nine}"
+    );
+    // Attachment C: the 11/70's colv with one script printed a real/CPU of 0.0.
+    let c = table(db.path(), &["000-C"]);
+    let colv = c
+        .lines()
+        .skip_while(|l| !l.starts_with(" colv "))
+        .find(|l| l.contains("real/CPU"))
+        .unwrap_or_else(|| panic!("{c}"));
+    assert!(colv.contains("< 0.05"), "{colv}");
+    // Table 8's unit is said, and its figures are milliseconds, not tenths of them.
+    let eight = table(db.path(), &["001-8"]);
+    assert!(
+        eight.contains("note: the paper's caption says microseconds"),
+        "{eight}"
+    );
+    let randpage = eight.lines().find(|l| l.contains(" vm.randpage ")).unwrap();
+    assert!(
+        randpage.contains("7.91 ms") && randpage.contains("7.89 ms"),
+        "{randpage}"
+    );
+    // `reference` keeps a fraction of a fault per page touch.
+    let vax = stdout_of(
+        timeshare()
+            .env("COLUMNS", "200")
+            .args(["reference", "vax750-4.1bsd"]),
+        &"reference",
+    );
+    let faults = vax
+        .lines()
+        .find(|l| l.contains("vm.seqpage ") && l.contains("faults"))
+        .unwrap_or_else(|| panic!("{vax}"));
+    assert!(faults.contains("0.228"), "{faults}");
 }

@@ -618,7 +618,7 @@ fn run_users(
     label: &str,
 ) -> Result<RunOut> {
     let host = Host::detect();
-    let exe = std::env::current_exe().context("cannot find timeshare's own program")?;
+    let exe = own_program()?;
     let absent = absent_commands(script, &host);
     let mut jobs = Vec::with_capacity(n);
     for i in 0..n {
@@ -750,6 +750,23 @@ fn report_path(root: &Path, i: usize) -> PathBuf {
 }
 
 /// Start user `i`'s shell; `Err` is the machine refusing the process (the run's limit).
+/// The program the users' shells start: this very program, through the kernel's link to
+/// the file it was started from (`/proc/self/exe`, which a child reads as its parent's
+/// until it has exec'd), never a path looked up again. A rebuild or reinstall during a run
+/// replaces the file at the path, and `current_exe` would then name "…/timeshare
+/// (deleted)", which no shell can start; the link still reaches the running program's
+/// file. The path is only checked here, that the link exists at all.
+fn own_program() -> Result<PathBuf> {
+    let link = PathBuf::from("/proc/self/exe");
+    std::fs::metadata(&link).with_context(|| {
+        format!(
+            "cannot reach timeshare's own program through {} (is /proc mounted?)",
+            link.display()
+        )
+    })?;
+    Ok(link)
+}
+
 fn start_shell(
     exe: &Path,
     job: &UserJob,
