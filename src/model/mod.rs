@@ -16,6 +16,7 @@ pub mod fleet;
 pub mod knee;
 pub mod levels;
 pub mod load;
+pub mod observation;
 pub mod observe;
 pub mod overhead;
 pub mod resolution;

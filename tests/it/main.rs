@@ -14,6 +14,7 @@ mod io;
 mod load;
 mod micro;
 mod mixed;
+mod observation;
 mod observe;
 mod output;
 mod pg;
