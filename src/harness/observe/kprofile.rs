@@ -7,20 +7,31 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Result;
 
-use super::profile::{self, parse_frame, Recording, FREQUENCY_HZ};
+use super::profile::{self, parse_frame, Recording};
 use crate::model::observation::subsystem::{build_profile, Frame, NetShares, StackSample};
 use crate::model::observation::KernelProfile;
+
+/// Samples per second per CPU of `observe`'s profile: 99, near the 100 Hz clock 001's
+/// profiled kernels were sampled by and out of step with the timer tick. `perf script`
+/// takes about as long as the span to read back 999 samples a second with call chains on
+/// this machine, so the rate that suits one benchmark row is too high for hours.
+pub const OBSERVE_HZ: u32 = 99;
 
 /// A recording of the whole machine.
 pub struct KernelRecording {
     recording: Recording,
+    hz: u32,
 }
 
 impl KernelRecording {
-    /// Start `perf record -a -g`, or say exactly why it cannot be.
-    pub fn start(perf: Option<PathBuf>, is_root: bool) -> std::result::Result<Self, String> {
+    /// Start `perf record -a -g` at `hz`, or say exactly why it cannot be.
+    pub fn start(
+        perf: Option<PathBuf>,
+        is_root: bool,
+        hz: u32,
+    ) -> std::result::Result<Self, String> {
         let perf = profile::available(perf, is_root)?;
-        start_at(&perf).map_err(|e| format!("{e:#}"))
+        start_at(&perf, hz).map_err(|e| format!("{e:#}"))
     }
 
     /// Stop and build the profile.
@@ -29,10 +40,11 @@ impl KernelRecording {
         let samples = parse_stacks(&script.text);
         let (mut p, net) = build_profile(
             &samples,
-            FREQUENCY_HZ,
+            self.hz,
             &format!(
-                "perf record -a -g -F {FREQUENCY_HZ} (cpu-clock: this machine has no hardware \
-                 PMU, or cycles where it has one), every CPU, kernel and user call chains"
+                "perf record -a -g -F {} (cpu-clock where there is no hardware PMU, cycles \
+                 where there is one), every CPU, kernel and user call chains",
+                self.hz
             ),
         );
         p.profiler_cpu_s = script.cpu_s;
@@ -40,9 +52,10 @@ impl KernelRecording {
     }
 }
 
-fn start_at(perf: &Path) -> Result<KernelRecording> {
+fn start_at(perf: &Path, hz: u32) -> Result<KernelRecording> {
     Ok(KernelRecording {
-        recording: Recording::start(perf)?,
+        recording: Recording::start_at(perf, hz)?,
+        hz,
     })
 }
 
@@ -96,6 +109,7 @@ pub fn parse_stacks(script: &str) -> Vec<StackSample> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::harness::observe::profile::FREQUENCY_HZ;
 
     /// A child that stats a four-component path for 1.5 s: most of its system time is
     /// path-name translation and the rest of the VFS, by the written rules.
@@ -105,7 +119,7 @@ mod tests {
         // SAFETY: geteuid has no preconditions.
         let root = unsafe { libc::geteuid() } == 0;
         let host = crate::harness::contract::Host::detect();
-        let rec = match KernelRecording::start(host.find_program("perf"), root) {
+        let rec = match KernelRecording::start(host.find_program("perf"), root, FREQUENCY_HZ) {
             Ok(r) => r,
             Err(why) => {
                 eprintln!("skipped: {why}");
@@ -116,6 +130,7 @@ mod tests {
         let pid = unsafe { libc::fork() };
         if pid == 0 {
             let end = std::time::Instant::now() + std::time::Duration::from_millis(1500);
+            // SAFETY: stat is plain data; all zeroes is a valid value.
             let mut st: libc::stat = unsafe { std::mem::zeroed() };
             while std::time::Instant::now() < end {
                 for _ in 0..1000 {

@@ -66,8 +66,14 @@ pub struct Recording {
 }
 
 impl Recording {
-    /// Start recording and wait until perf writes its file (it then has its events open).
+    /// Start recording at [`FREQUENCY_HZ`] and wait until perf writes its file (it then has
+    /// its events open).
     pub fn start(perf: &Path) -> Result<Recording> {
+        Recording::start_at(perf, FREQUENCY_HZ)
+    }
+
+    /// Start recording at `hz` samples per second per CPU.
+    pub fn start_at(perf: &Path, hz: u32) -> Result<Recording> {
         let dir = tempfile::Builder::new()
             .prefix("timeshare-perf-")
             .tempdir()
@@ -76,7 +82,7 @@ impl Recording {
         let log = std::fs::File::create(dir.path().join("perf.log"))?;
         let mut cmd = Command::new(perf);
         cmd.args(["record", "-a", "-g", "--quiet", "-F"])
-            .arg(FREQUENCY_HZ.to_string())
+            .arg(hz.to_string())
             .arg("-o")
             .arg(&data)
             .stdin(Stdio::null())
@@ -195,6 +201,7 @@ fn process_cpu_s(pid: u32) -> f64 {
 fn children_cpu_s() -> f64 {
     // SAFETY: getrusage writes into the struct we pass.
     let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: as above; RUSAGE_CHILDREN is a valid selector.
     unsafe { libc::getrusage(libc::RUSAGE_CHILDREN, &mut ru) };
     let tv = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 * 1e-6;
     tv(ru.ru_utime) + tv(ru.ru_stime)

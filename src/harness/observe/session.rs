@@ -12,7 +12,7 @@ use anyhow::{Context, Result};
 use chrono::Utc;
 
 use super::callmix::CallCounting;
-use super::kprofile::KernelRecording;
+use super::kprofile::{KernelRecording, OBSERVE_HZ};
 use super::system::{Series, SeriesOutcome};
 use crate::harness::contract::Host;
 use crate::harness::interrupt;
@@ -43,15 +43,12 @@ pub fn observe(plan: &Plan, progress: &mut dyn FnMut(&str)) -> Result<SystemObse
     let mut notes = Vec::new();
     let environment = crate::harness::sysinfo::detect(&std::env::temp_dir());
     let calls = if plan.calls {
-        match CallCounting::start(host.is_root, &mut notes) {
-            Ok(c) => Ok(c),
-            Err(why) => Err(why),
-        }
+        CallCounting::start(host.is_root, &mut notes)
     } else {
         Err("not asked for (--no-calls)".to_string())
     };
     let profile = if plan.profile {
-        KernelRecording::start(host.find_program("perf"), host.is_root)
+        KernelRecording::start(host.find_program("perf"), host.is_root, OBSERVE_HZ)
     } else {
         Err("not asked for (--no-profile)".to_string())
     };
@@ -187,6 +184,7 @@ fn command_name(program: &str) -> String {
 fn own_cpu_s() -> f64 {
     // SAFETY: getrusage writes into the struct we pass.
     let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: as above; RUSAGE_SELF is a valid selector.
     unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut ru) };
     let tv = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 * 1e-6;
     tv(ru.ru_utime) + tv(ru.ru_stime)

@@ -209,7 +209,8 @@ pub struct KernelProfile {
     pub functions: Vec<KernelFunction>,
     /// System time by subsystem, largest first (rules: [`subsystem`]).
     pub subsystems: Vec<SubsystemShare>,
-    /// Folded stacks (`comm;outer;…;leaf count`), the flame graph's input; the rarest are
+    /// Folded kernel stacks of system time (`comm;outer;…;leaf count`), the flame graph's
+    /// input; the rarest are
     /// merged into one line per command when there are many.
     pub folded: Vec<FoldedStack>,
     /// CPU seconds the recorder and its post-processing used.

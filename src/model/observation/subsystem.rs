@@ -684,7 +684,6 @@ pub fn build_profile(
             p.idle_samples += 1;
             continue;
         }
-        *folded.entry(fold(s)).or_default() += 1;
         if !leaf.kernel {
             p.user_samples += 1;
             continue;
@@ -697,6 +696,7 @@ pub fn build_profile(
             .take_while(|f| f.kernel)
             .map(|f| f.name.as_str())
             .collect();
+        *folded.entry(fold(&s.comm, &kernel)).or_default() += 1;
         *self_n.entry(kernel[0]).or_default() += 1;
         let mut seen: Vec<&str> = Vec::with_capacity(kernel.len());
         for f in &kernel {
@@ -778,15 +778,14 @@ pub struct NetShares {
     pub receive: f64,
 }
 
-/// `comm;outermost;…;leaf`, kernel frames marked `_[k]` as perf's folded stacks do.
-fn fold(s: &StackSample) -> String {
-    let mut out = sanitize(&s.comm);
-    for f in s.frames.iter().rev() {
+/// `comm;outermost;…;leaf` of a sample's kernel frames (system time only: the flame graph
+/// is the kernel's, as 001's profile was), marked `_[k]` as perf's folded stacks do.
+fn fold(comm: &str, kernel_leaf_first: &[&str]) -> String {
+    let mut out = sanitize(comm);
+    for f in kernel_leaf_first.iter().rev() {
         out.push(';');
-        out.push_str(&sanitize(&f.name));
-        if f.kernel {
-            out.push_str("_[k]");
-        }
+        out.push_str(&sanitize(f));
+        out.push_str("_[k]");
     }
     out
 }
@@ -982,10 +981,14 @@ mod tests {
         let stat = p
             .folded
             .iter()
-            .find(|f| f.stack == "t;stat;do_syscall_64_[k];getname_flags_[k];strncpy_from_user_[k]")
+            .find(|f| f.stack == "t;do_syscall_64_[k];getname_flags_[k];strncpy_from_user_[k]")
             .unwrap();
         assert_eq!(stat.count, 1);
         assert!(p.folded.iter().all(|f| !f.stack.contains("default_idle")));
+        assert!(
+            p.folded.iter().all(|f| !f.stack.contains("main")),
+            "system time only"
+        );
     }
 
     #[test]

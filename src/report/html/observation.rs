@@ -110,7 +110,7 @@ fn flame_section(o: &SystemObservation) -> Markup {
                 figure.flame {
                     img.flame src=(data_url(&svg)) alt="flame graph of the kernel profile" style="max-width:100%";
                 }
-                p { "Every CPU's samples, idle loops left out; a frame's width is its share of the samples. Kernel frames end in _[k]." }
+                p { "The kernel's stacks of every CPU's samples of system time (idle loops and user time left out), under the command that was running; a frame's width is its share of system time." }
             },
             Err(why) => html! { p.warn { "No flame graph: " (why) } },
         },
@@ -140,7 +140,7 @@ pub fn flame_svg(p: &KernelProfile) -> Result<String, String> {
         .map(|f| format!("{} {}", f.stack, f.count))
         .collect();
     let mut opts = inferno::flamegraph::Options::default();
-    opts.title = "whole machine, kernel and user".into();
+    opts.title = "system time: the kernel's stacks, every CPU".into();
     opts.count_name = "samples".into();
     opts.no_javascript = true;
     opts.image_width = Some(1200);
