@@ -7,6 +7,7 @@ use crate::harness::contract::{Benchmark, Derived};
 use crate::model::{Basis, Run, RunOptions, SCHEMA_VERSION};
 
 pub mod cache;
+pub mod call_costs;
 pub mod cpu;
 pub mod fs;
 pub mod io;

@@ -34,6 +34,19 @@ pub fn execute(args: CompareArgs) -> Result<Exit> {
         ))
         .into());
     }
+    if args
+        .names
+        .iter()
+        .any(|n| crate::store::is_observation_name(n))
+    {
+        let [a, b] = args.names.as_slice() else {
+            return Err(UsageError(
+                "observations are compared two at a time: compare oA oB".into(),
+            )
+            .into());
+        };
+        return super::observe::compare(&args.db.open_existing()?, a, b);
+    }
     // The database is needed only when some name is not a reference machine.
     let needs_store = args.names.iter().any(|n| reference::machine(n).is_none());
     let store = if needs_store {

@@ -13,7 +13,7 @@ use crate::report;
 
 #[derive(Debug, Args)]
 pub struct ExportArgs {
-    /// A run id, a label, or `last`
+    /// A run id, a label, or `last`; or an observation (`o3`, `o-last`: JSON only)
     pub run: String,
     /// The output format
     #[arg(long, value_enum, default_value_t = Format::Json)]
@@ -51,6 +51,12 @@ pub fn execute(args: ExportArgs) -> Result<Exit> {
         &rules,
     )?;
     let store = args.db.open_existing()?;
+    if crate::store::is_observation_name(&args.run) {
+        // An observation has one format: its own JSON, which `import` reads back.
+        let (_, o) = super::observe::load(&store, &args.run)?;
+        out.write(&serde_json::to_vec_pretty(&o)?)?;
+        return Ok(Exit::Success);
+    }
     let stored = super::show::load(&store, &args.run)?;
     let bytes = match args.format {
         Format::Json => report::json::to_json(&stored.run)?,

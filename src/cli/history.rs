@@ -29,7 +29,12 @@ pub fn execute(args: HistoryArgs) -> Result<Exit> {
     }
     let store = args.db.open_existing()?;
     let rows = store.runs()?;
-    output::print_text(&history_table(&rows))?;
+    let mut text = history_table(&rows);
+    let observations = store.observations()?;
+    if !observations.is_empty() {
+        text.push_str(&observation_table(&observations));
+    }
+    output::print_text(&text)?;
     Ok(Exit::Success)
 }
 
@@ -65,4 +70,42 @@ fn history_table(rows: &[RunRow]) -> String {
     }
     right(&mut t, &[0, 5]);
     format!("{t}\n")
+}
+
+/// The stored observations (`timeshare observe`), newest first, named `oN`.
+fn observation_table(rows: &[crate::store::ObservationRow]) -> String {
+    let mut t = new_table(&[
+        "observation",
+        "time (UTC)",
+        "host",
+        "span",
+        "seconds",
+        "status",
+        "label",
+    ]);
+    for r in rows {
+        let mut status = if r.complete {
+            "complete"
+        } else {
+            "interrupted"
+        }
+        .to_string();
+        if let Some(from) = &r.imported_from {
+            status.push_str(&format!(" (imported from {from})"));
+        }
+        t.add_row(vec![
+            r.name(),
+            r.started_at.format("%Y-%m-%d %H:%M:%S").to_string(),
+            r.host.clone(),
+            r.span.clone(),
+            format!(
+                "{:.0}",
+                (r.finished_at - r.started_at).num_milliseconds() as f64 / 1000.0
+            ),
+            status,
+            r.label.clone().unwrap_or_default(),
+        ]);
+    }
+    right(&mut t, &[4]);
+    format!("\n{t}\n")
 }

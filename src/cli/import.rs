@@ -56,6 +56,10 @@ pub fn execute(args: ImportArgs) -> Result<Exit> {
     let shown = args.file.display().to_string();
     let shown = crate::report::style::escape(&shown).into_owned();
     let bytes = read_capped(&args.file, &shown)?;
+    if crate::model::observation::is_observation_json(&bytes) {
+        let mut store = args.db.open()?;
+        return super::observe::import(&mut store, &bytes, &shown);
+    }
     let mut run = report::json::from_json(&bytes)
         .map_err(|e| UsageError(format!("{shown} is not a timeshare result: {e:#}")))?;
     crate::bench::fill_bases(&mut run);

@@ -28,6 +28,7 @@ mod list;
 mod load_user;
 mod man;
 mod monitor;
+mod observe;
 mod outfile;
 mod outpolicy;
 mod output;
@@ -97,6 +98,10 @@ pub enum Command {
     Exercise(exercise::ExerciseArgs),
     /// Watch the machine: vmstat/iostat lines (processes, memory, faults, disks, CPU)
     Monitor(monitor::MonitorArgs),
+    /// Observe the whole machine at work for a while or over a command's life: rates,
+    /// system-call mix, kernel profile, caches, the network's share; stored as an
+    /// observation (`show oN`)
+    Observe(observe::ObserveArgs),
     /// Print the flat profile `run --profile` stored for one row of a run
     Profile(profile::ProfileArgs),
     /// Remove what runs killed outright left behind (scratch directories, temporary files, cgroups)
@@ -152,6 +157,7 @@ pub fn main() -> ExitCode {
         Command::Crosscheck(args) => crosscheck::execute(args),
         Command::Exercise(args) => exercise::execute(args),
         Command::Monitor(args) => monitor::execute(args),
+        Command::Observe(args) => observe::execute(args),
         Command::Profile(args) => profile::execute(args),
         Command::Clean(args) => clean::execute(args),
         Command::Completions(args) => completions::execute(args),

@@ -55,6 +55,20 @@ pub fn execute(args: ReportArgs) -> Result<Exit> {
         ))
         .into());
     }
+    if let [name] = args.names.as_slice() {
+        if crate::store::is_observation_name(name) {
+            let store = args.db.open_existing()?;
+            let (id, o) = super::observe::load(&store, name)?;
+            let prediction = super::observe::prediction_for(&store, &o);
+            let page = html::observation::report(&format!("o{id}"), &o, prediction.as_ref());
+            let path = args
+                .output
+                .clone()
+                .unwrap_or_else(|| PathBuf::from(format!("timeshare-observation-o{id}.html")));
+            write(&path, args.force, page.as_bytes())?;
+            return Ok(Exit::Success);
+        }
+    }
     let (default_name, page) = match &args.trend {
         Some(id) => (format!("trend-{id}"), trend(&args.db, id)?),
         None => {

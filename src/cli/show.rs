@@ -12,7 +12,7 @@ use crate::store::{overhead_from_calibration, status_name, Store, StoredRun};
 
 #[derive(Debug, Args)]
 pub struct ShowArgs {
-    /// A run id, a label, or `last`
+    /// A run id, a label, or `last`; or an observation (`o3`, `o-last`)
     pub run: String,
     /// Also show elapsed, user and system time per operation and the kernel's counters
     #[arg(long, short = 'w')]
@@ -26,6 +26,9 @@ pub struct ShowArgs {
 
 pub fn execute(args: ShowArgs) -> Result<Exit> {
     let store = args.db.open_existing()?;
+    if crate::store::is_observation_name(&args.run) {
+        return super::observe::show(&store, &args.run);
+    }
     let stored = load(&store, &args.run)?;
     let mut overhead = stored.overhead;
     if !overhead.clock_s.is_finite() {

@@ -9,6 +9,7 @@ use clap::Args;
 use super::db::DbArgs;
 use super::{output, suggest, Exit, UsageError};
 use crate::model::{RunStatus, Status};
+use crate::report::observation_tables::{self, ObservationTable, OBSERVATION_TABLES};
 use crate::report::seed_table::{self, TABLES};
 use crate::report::table::new_table;
 
@@ -34,8 +35,15 @@ pub fn execute(args: TableArgs) -> Result<Exit> {
         output::print_text(&list())?;
         return Ok(Exit::Success);
     };
+    if let Some(t) = crate::report::observation_tables::find(&key) {
+        return observation_table(&args.db, t);
+    }
     let table = seed_table::find(&key).ok_or_else(|| {
-        let keys: Vec<_> = TABLES.iter().map(|t| t.key).collect();
+        let keys: Vec<_> = TABLES
+            .iter()
+            .map(|t| t.key)
+            .chain(OBSERVATION_TABLES.iter().map(|t| t.key))
+            .collect();
         UsageError(format!(
             "no seed table {key:?} (known: {}){}",
             keys.join(", "),
@@ -98,9 +106,19 @@ pub fn execute(args: TableArgs) -> Result<Exit> {
             run,
         })
         .collect();
-    output::print_text(&seed_table::render_from(table, &sources, args.wide))?;
+    let mut text = seed_table::render_from(table, &sources, args.wide);
+    if NAMEI_TABLES.contains(&table.key) {
+        let newest = newest_observation(&store);
+        text.push_str(&observation_tables::namei_line(
+            newest.as_ref().map(|(n, o)| (n.as_str(), o)),
+        ));
+    }
+    output::print_text(&text)?;
     Ok(Exit::Success)
 }
+
+/// Seed 001's namei tables, to which today's share (from an observation) is added.
+const NAMEI_TABLES: [&str; 3] = ["001-4", "001-9", "001-10"];
 
 /// A graph's table: its points from the newest complete run that has any (a curve is one
 /// run's; points of several runs would make a curve no machine drew).
@@ -133,5 +151,32 @@ fn list() -> String {
             s.status().name().to_string(),
         ]);
     }
+    for s in OBSERVATION_TABLES {
+        t.add_row(vec![
+            s.key.to_string(),
+            s.seed.to_string(),
+            s.title.to_string(),
+            "from an observation".to_string(),
+        ]);
+    }
     format!("{t}\n")
+}
+
+/// A table of seed 001's observations, from the newest stored observation.
+fn observation_table(db: &DbArgs, t: &ObservationTable) -> Result<Exit> {
+    let store = db.open_existing()?;
+    let newest = newest_observation(&store);
+    let obs = newest.as_ref().map(|(n, o)| (n.as_str(), o));
+    output::print_text(&observation_tables::render(t, obs))?;
+    Ok(Exit::Success)
+}
+
+/// The newest stored observation, named.
+fn newest_observation(
+    store: &crate::store::Store,
+) -> Option<(String, crate::model::observation::SystemObservation)> {
+    store
+        .load_observation("o-last")
+        .ok()
+        .map(|(id, o)| (format!("o{id}"), o))
 }

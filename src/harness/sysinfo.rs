@@ -108,7 +108,18 @@ fn online_cpus() -> usize {
     n.max(1) as usize
 }
 
-/// The caches of CPU 0, from sysfs.
+/// Clock ticks per second of /proc's CPU times (`_SC_CLK_TCK`, 100 if the system will
+/// not say).
+pub fn clock_ticks() -> f64 {
+    // SAFETY: sysconf has no preconditions; it returns -1 for an unknown name.
+    let t = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
+    if t > 0 {
+        t as f64
+    } else {
+        100.0
+    }
+}
+
 /// The size of a memory page in bytes (4096 if the system will not say).
 pub fn page_size() -> u64 {
     // SAFETY: sysconf has no preconditions; it returns -1 for an unknown name.
@@ -116,6 +127,7 @@ pub fn page_size() -> u64 {
     u64::try_from(n).ok().filter(|&n| n > 0).unwrap_or(4096)
 }
 
+/// The caches of CPU 0, from sysfs.
 pub fn caches() -> Vec<Cache> {
     let base = Path::new("/sys/devices/system/cpu/cpu0/cache");
     let mut out: Vec<Cache> = (0..8)

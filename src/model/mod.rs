@@ -17,6 +17,7 @@ pub mod knee;
 pub mod levels;
 pub mod load;
 pub mod names;
+pub mod observation;
 pub mod observe;
 pub mod overhead;
 pub mod resolution;

@@ -17,6 +17,8 @@ pub mod markdown;
 pub mod micro;
 pub mod mixed;
 pub mod net;
+pub mod observation;
+pub mod observation_tables;
 pub mod observe;
 pub mod seed_commands;
 pub mod seed_curve;

@@ -14,6 +14,7 @@ mod backend;
 mod liveness;
 mod location;
 mod pgauth;
+mod observations;
 mod recorder;
 mod schema;
 /// The throw-away PostgreSQL server of the tests (shared with the integration tests).
@@ -30,6 +31,7 @@ use rusqlite::Connection;
 use backend::{vals, Db, Value};
 pub use liveness::Liveness;
 pub use location::{mask, Location};
+pub use observations::{is_observation_name, ObservationRow};
 pub use recorder::Recorder;
 
 use crate::model::Overhead;
@@ -1034,7 +1036,9 @@ mod tests {
         a_run_whose_writer_died_reads_back_interrupted,
         an_import_is_stored_whole_and_keeps_its_overhead,
         the_same_run_is_imported_once_whatever_its_file_says_besides,
+        an_observation_is_stored_listed_named_and_imported_once,
     );
+    use super::observations::scenarios::an_observation_is_stored_listed_named_and_imported_once;
 
     fn run(label: Option<&str>) -> Run {
         Run {

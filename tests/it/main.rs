@@ -15,6 +15,7 @@ mod load;
 mod micro;
 mod mixed;
 mod net;
+mod observation;
 mod observe;
 mod output;
 mod pg;

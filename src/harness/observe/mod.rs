@@ -3,9 +3,14 @@
 //! ([`perf`]), and a system-wide profile by `perf record` ([`profile`]). [`Watch`] holds
 //! what a run was asked to watch and what this machine allows, said once.
 
+pub mod caches;
+pub mod callmix;
+pub mod kprofile;
 pub mod perf;
 pub mod profile;
 pub mod series;
+pub mod session;
+pub mod system;
 pub mod vmstat;
 
 use std::path::PathBuf;

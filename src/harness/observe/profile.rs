@@ -66,8 +66,14 @@ pub struct Recording {
 }
 
 impl Recording {
-    /// Start recording and wait until perf writes its file (it then has its events open).
+    /// Start recording at [`FREQUENCY_HZ`] and wait until perf writes its file (it then has
+    /// its events open).
     pub fn start(perf: &Path) -> Result<Recording> {
+        Recording::start_at(perf, FREQUENCY_HZ)
+    }
+
+    /// Start recording at `hz` samples per second per CPU.
+    pub fn start_at(perf: &Path, hz: u32) -> Result<Recording> {
         let dir = tempfile::Builder::new()
             .prefix("timeshare-perf-")
             .tempdir()
@@ -76,7 +82,7 @@ impl Recording {
         let log = std::fs::File::create(dir.path().join("perf.log"))?;
         let mut cmd = Command::new(perf);
         cmd.args(["record", "-a", "-g", "--quiet", "-F"])
-            .arg(FREQUENCY_HZ.to_string())
+            .arg(hz.to_string())
             .arg("-o")
             .arg(&data)
             .stdin(Stdio::null())
@@ -132,8 +138,16 @@ impl Recording {
 
     /// Stop perf (SIGINT, as at a terminal), read the samples and return the flat profile
     /// of this process's tree.
-    pub fn stop(mut self) -> Result<Profile> {
+    pub fn stop(self) -> Result<Profile> {
+        let text = self.stop_script("pid,tid,ip,sym,dso")?.text;
+        Ok(flat_profile(&text, std::process::id(), TOP))
+    }
+
+    /// Stop perf and return `perf script --show-task-events -F FIELDS`'s text, with the
+    /// CPU time perf used to record and to write it.
+    pub fn stop_script(mut self, fields: &str) -> Result<Script> {
         let mut child = self.child.take().expect("stopped once");
+        let recorder_cpu_s = process_cpu_s(child.id());
         // SAFETY: kill with a pid we spawned and have not yet reaped.
         unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
         let deadline = Instant::now() + Duration::from_secs(30);
@@ -145,14 +159,9 @@ impl Recording {
             }
             std::thread::sleep(Duration::from_millis(10));
         }
+        let before = children_cpu_s();
         let out = Command::new(&self.perf)
-            .args([
-                "script",
-                "--show-task-events",
-                "-F",
-                "pid,tid,ip,sym,dso",
-                "-i",
-            ])
+            .args(["script", "--show-task-events", "-F", fields, "-i"])
             .arg(self.dir.path().join("perf.data"))
             .stdin(Stdio::null())
             .stderr(Stdio::null())
@@ -161,9 +170,41 @@ impl Recording {
         if !out.status.success() {
             bail!("perf script failed ({}): {}", out.status, self.log());
         }
-        let text = String::from_utf8_lossy(&out.stdout);
-        Ok(flat_profile(&text, std::process::id(), TOP))
+        Ok(Script {
+            text: String::from_utf8_lossy(&out.stdout).into_owned(),
+            cpu_s: recorder_cpu_s + (children_cpu_s() - before).max(0.0),
+        })
     }
+}
+
+/// What `perf script` wrote, and the CPU time recording and writing it took.
+pub struct Script {
+    pub text: String,
+    pub cpu_s: f64,
+}
+
+/// User and system CPU seconds of a running process (fields 14 and 15 of its stat).
+fn process_cpu_s(pid: u32) -> f64 {
+    let text = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    // The command may hold spaces and parentheses: count from the last ')'.
+    let after = text.rsplit_once(')').map_or("", |(_, r)| r);
+    let f: Vec<f64> = after
+        .split_whitespace()
+        .skip(11)
+        .take(2)
+        .filter_map(|v| v.parse().ok())
+        .collect();
+    f.iter().sum::<f64>() / crate::harness::sysinfo::clock_ticks()
+}
+
+/// User and system CPU seconds of this process's reaped children.
+fn children_cpu_s() -> f64 {
+    // SAFETY: getrusage writes into the struct we pass.
+    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: as above; RUSAGE_CHILDREN is a valid selector.
+    unsafe { libc::getrusage(libc::RUSAGE_CHILDREN, &mut ru) };
+    let tv = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 * 1e-6;
+    tv(ru.ru_utime) + tv(ru.ru_stime)
 }
 
 impl Drop for Recording {
@@ -262,7 +303,7 @@ pub fn flat_profile(script: &str, root: u32, top: usize) -> Profile {
 }
 
 /// `\t ffffffff81372bba free_uid ([kernel.kallsyms])` → (symbol, dso).
-fn parse_frame(line: &str) -> (String, String) {
+pub fn parse_frame(line: &str) -> (String, String) {
     let t = line.trim();
     let rest = t
         .split_once(char::is_whitespace)

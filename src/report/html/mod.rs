@@ -7,6 +7,7 @@
 //! errors, commands) goes through maud, which escapes it.
 
 mod charts;
+pub mod observation;
 pub mod svg;
 
 use maud::{html, Markup, PreEscaped, DOCTYPE};

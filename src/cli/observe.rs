@@ -1,0 +1,227 @@
+//! `timeshare observe --for 10m | -- COMMAND ARGS`: the whole machine at work (seed 001
+//! §2) — rates, call mix, kernel profile, caches, the network's share — stored as an
+//! observation beside the runs (`history`, `show oN`, `export oN`, `import`, `report oN`,
+//! `compare oA oB`).
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use anyhow::Result;
+use clap::Args;
+
+use super::db::DbArgs;
+use super::outfile::OutputFile;
+use super::{output, Exit, UsageError};
+use crate::harness::interrupt;
+use crate::harness::observe::session::{observe, Plan, PlanSpan};
+use crate::model::observation::predict::{predict, Prediction};
+use crate::model::observation::SystemObservation;
+use crate::report;
+use crate::store::{Imported, Store};
+
+#[derive(Debug, Args)]
+pub struct ObserveArgs {
+    /// Observe for this long: 90 (seconds), 60s, 10m, 2h
+    #[arg(long = "for", value_name = "DURATION")]
+    pub for_: Option<String>,
+    /// Seconds per line of the rates' time series
+    #[arg(long, short = 'i', value_name = "SECONDS", default_value_t = 1.0)]
+    pub interval: f64,
+    /// Do not count the system calls (the tracepoint costs every call a little)
+    #[arg(long)]
+    pub no_calls: bool,
+    /// Do not record the kernel profile (perf record -a -g)
+    #[arg(long)]
+    pub no_profile: bool,
+    /// A label stored with the observation
+    #[arg(long)]
+    pub label: Option<String>,
+    /// Do not store the observation
+    #[arg(long)]
+    pub no_save: bool,
+    /// Also write the observation as JSON to FILE ('-' for standard output)
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+    #[command(flatten)]
+    pub db: DbArgs,
+    /// The command whose life is the span (after `--`)
+    #[arg(last = true, value_name = "COMMAND")]
+    pub command: Vec<String>,
+}
+
+/// `90`, `60s`, `10m`, `2h` → a duration.
+pub fn parse_duration(text: &str) -> Result<Duration, String> {
+    let t = text.trim();
+    let (number, scale) = match t.char_indices().last() {
+        Some((i, 's')) => (&t[..i], 1.0),
+        Some((i, 'm')) => (&t[..i], 60.0),
+        Some((i, 'h')) => (&t[..i], 3600.0),
+        _ => (t, 1.0),
+    };
+    match number.parse::<f64>() {
+        Ok(n) if n.is_finite() && n > 0.0 && n * scale <= 7.0 * 86400.0 => {
+            Ok(Duration::from_secs_f64(n * scale))
+        }
+        _ => Err(format!(
+            "--for {text}: give a duration from a fraction of a second to 7 days, as 90, 60s, \
+             10m or 2h"
+        )),
+    }
+}
+
+fn plan(args: &ObserveArgs) -> Result<Plan> {
+    if !(args.interval.is_finite() && (0.05..=3600.0).contains(&args.interval)) {
+        return Err(UsageError(format!(
+            "--interval {}: give seconds from 0.05 to 3600",
+            args.interval
+        ))
+        .into());
+    }
+    let span = match (&args.for_, args.command.is_empty()) {
+        (Some(_), false) => {
+            return Err(UsageError("give --for DURATION or -- COMMAND, not both".into()).into())
+        }
+        (None, true) => {
+            return Err(UsageError(
+                "what to observe: --for DURATION (60s, 10m, 2h) or -- COMMAND ARGS".into(),
+            )
+            .into())
+        }
+        (Some(d), true) => PlanSpan::For(parse_duration(d).map_err(UsageError)?),
+        (None, false) => PlanSpan::Command(args.command.clone()),
+    };
+    Ok(Plan {
+        span,
+        interval: Duration::from_secs_f64(args.interval),
+        calls: !args.no_calls,
+        profile: !args.no_profile,
+        label: args.label.clone(),
+    })
+}
+
+pub fn execute(args: ObserveArgs) -> Result<Exit> {
+    let plan = plan(&args)?;
+    let json = args
+        .json
+        .as_deref()
+        .map(|p| OutputFile::open(p, "--json"))
+        .transpose()?;
+    // The store is opened before anything is observed: a bad --db is bad input.
+    let mut store = if args.no_save {
+        None
+    } else {
+        Some(args.db.open()?)
+    };
+    interrupt::install()?;
+    let o = observe(&plan, &mut |line| eprintln!("{line}"))?;
+    let name = match store.as_mut() {
+        Some(s) => match s.save_observation(&o, None)? {
+            Imported::New(id) | Imported::AlreadyStored(id) => format!("o{id}"),
+        },
+        None => "(not saved)".to_string(),
+    };
+    let prediction = store.as_ref().and_then(|s| prediction_for(s, &o));
+    output::print_text(&report::observation::text(&name, &o, prediction.as_ref()))?;
+    if let Some(out) = json {
+        out.write(&serde_json::to_vec_pretty(&o)?)?;
+    }
+    if store.is_some() {
+        eprintln!("stored as observation {name}");
+    }
+    Ok(if o.complete {
+        Exit::Success
+    } else {
+        Exit::Interrupted
+    })
+}
+
+/// The prediction of `o`'s system time from the newest stored run on this host that has
+/// per-call rows.
+pub fn prediction_for(store: &Store, o: &SystemObservation) -> Option<Prediction> {
+    let mix = o.calls.measured()?;
+    for row in store.runs().ok()? {
+        if row.host != o.environment.hostname {
+            continue;
+        }
+        let Ok(stored) = store.load(row.id) else {
+            continue;
+        };
+        let costs = crate::bench::call_costs::costs_from(&stored.run, row.id);
+        if costs.is_empty() {
+            continue;
+        }
+        let system_share = o.rates.mean("cpu_system")? / 100.0;
+        let cpus = o.environment.cpu.logical.max(1) as f64;
+        return Some(predict(mix, &costs, system_share * cpus));
+    }
+    None
+}
+
+/// `show oN`: a stored observation as text.
+pub fn show(store: &Store, name: &str) -> Result<Exit> {
+    let (id, o) = load(store, name)?;
+    let prediction = prediction_for(store, &o);
+    output::print_text(&report::observation::text(
+        &format!("o{id}"),
+        &o,
+        prediction.as_ref(),
+    ))?;
+    Ok(Exit::Success)
+}
+
+/// The observation `name` names, or a one-line error (exit 2).
+pub fn load(store: &Store, name: &str) -> Result<(i64, SystemObservation)> {
+    store.load_observation(name).map_err(|_| {
+        UsageError(format!(
+            "no observation {name} in the database (see `timeshare history`)"
+        ))
+        .into()
+    })
+}
+
+/// `compare oA oB`.
+pub fn compare(store: &Store, a: &str, b: &str) -> Result<Exit> {
+    let (ia, oa) = load(store, a)?;
+    let (ib, ob) = load(store, b)?;
+    output::print_text(&report::observation::compare_text(
+        (&format!("o{ia}"), &oa),
+        (&format!("o{ib}"), &ob),
+    ))?;
+    Ok(Exit::Success)
+}
+
+/// `import FILE` of an observation file.
+pub fn import(store: &mut Store, bytes: &[u8], shown: &str) -> Result<Exit> {
+    let o: SystemObservation = serde_json::from_slice(bytes)
+        .map_err(|e| UsageError(format!("{shown} is not a timeshare observation: {e}")))?;
+    crate::model::observation::check_file(&o).map_err(|e| UsageError(format!("{shown}: {e}")))?;
+    let message = match store.save_observation(&o, Some(shown))? {
+        Imported::New(id) => format!(
+            "imported {shown} as observation o{id} in {}\n",
+            store.path()
+        ),
+        Imported::AlreadyStored(id) => format!(
+            "not imported: {shown} is observation o{id} already; nothing written to {}\n",
+            store.path()
+        ),
+    };
+    output::print_text(&message)?;
+    Ok(Exit::Success)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_read_as_people_write_them() {
+        assert_eq!(parse_duration("90"), Ok(Duration::from_secs(90)));
+        assert_eq!(parse_duration("60s"), Ok(Duration::from_secs(60)));
+        assert_eq!(parse_duration("10m"), Ok(Duration::from_secs(600)));
+        assert_eq!(parse_duration("2h"), Ok(Duration::from_secs(7200)));
+        assert_eq!(parse_duration("0.5s"), Ok(Duration::from_millis(500)));
+        for bad in ["", "0", "-1m", "10x", "m", "8d", "1e9h", "nan"] {
+            assert!(parse_duration(bad).is_err(), "{bad}");
+        }
+    }
+}

@@ -1,0 +1,216 @@
+//! One `timeshare observe`: the span (a duration, or a command's life), and everything
+//! watched over it — the rates ([`super::system`]), the call mix ([`super::callmix`]),
+//! the kernel profile ([`super::kprofile`]) — put together as a
+//! [`SystemObservation`]. Ctrl-C, TERM or HUP end the span early and keep what was
+//! measured (the observation is then marked incomplete); a command still running is sent
+//! TERM, then KILL after five seconds.
+
+use std::process::{Child, Command};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result};
+use chrono::Utc;
+
+use super::callmix::CallCounting;
+use super::kprofile::{KernelRecording, OBSERVE_HZ};
+use super::system::{Series, SeriesOutcome};
+use crate::harness::contract::Host;
+use crate::harness::interrupt;
+use crate::model::observation::subsystem::NetShares;
+use crate::model::observation::{
+    CommandExit, NetworkShare, ObserverCost, Part, Rates, Span, SystemObservation, FORMAT, VERSION,
+};
+
+/// What to observe, and how.
+#[derive(Debug, Clone)]
+pub struct Plan {
+    pub span: PlanSpan,
+    pub interval: Duration,
+    pub calls: bool,
+    pub profile: bool,
+    pub label: Option<String>,
+}
+
+#[derive(Debug, Clone)]
+pub enum PlanSpan {
+    For(Duration),
+    Command(Vec<String>),
+}
+
+/// Observe the machine as `plan` says. `progress` is told, once, what is being watched.
+pub fn observe(plan: &Plan, progress: &mut dyn FnMut(&str)) -> Result<SystemObservation> {
+    let host = Host::detect();
+    let mut notes = Vec::new();
+    let environment = crate::harness::sysinfo::detect(&std::env::temp_dir());
+    let calls = if plan.calls {
+        CallCounting::start(host.is_root, &mut notes)
+    } else {
+        Err("not asked for (--no-calls)".to_string())
+    };
+    let profile = if plan.profile {
+        KernelRecording::start(host.find_program("perf"), host.is_root, OBSERVE_HZ)
+    } else {
+        Err("not asked for (--no-profile)".to_string())
+    };
+    let series = Series::start(plan.interval, calls.as_ref().ok().map(|c| c.total()))?;
+    let cpu_before = own_cpu_s();
+    let started_at = Utc::now();
+    let start = Instant::now();
+    progress(&format!(
+        "observing: rates every {} s; call mix: {}; kernel profile: {}",
+        plan.interval.as_secs_f64(),
+        if calls.is_ok() { "on" } else { "off" },
+        if profile.is_ok() { "on" } else { "off" },
+    ));
+    let (span, tree_root) = match &plan.span {
+        PlanSpan::For(d) => {
+            wait_for(*d);
+            (
+                Span::For {
+                    seconds: d.as_secs_f64(),
+                },
+                None,
+            )
+        }
+        PlanSpan::Command(argv) => {
+            let mut child = Command::new(&argv[0])
+                .args(&argv[1..])
+                .spawn()
+                .with_context(|| format!("cannot start {}", argv[0]))?;
+            let root = (child.id(), command_name(&argv[0]));
+            let exit = wait_child(&mut child)?;
+            (
+                Span::Command {
+                    argv: argv.clone(),
+                    exit,
+                },
+                Some(root),
+            )
+        }
+    };
+    let interrupted = interrupt::requested();
+    let duration_s = start.elapsed().as_secs_f64();
+    let finished_at = Utc::now();
+    let outcome = series.stop()?;
+    let calls = match calls {
+        Ok(c) => c
+            .stop(tree_root)
+            .map_or_else(|e| Part::unavailable(format!("{e:#}")), Part::Measured),
+        Err(why) => Part::unavailable(why),
+    };
+    let observer_cpu_s = own_cpu_s() - cpu_before;
+    let (profile, net_shares) = match profile {
+        Ok(p) => match p.stop() {
+            Ok((p, net)) => (Part::Measured(p), Some(net)),
+            Err(e) => (Part::unavailable(format!("{e:#}")), None),
+        },
+        Err(why) => (Part::unavailable(why), None),
+    };
+    let profiler_cpu_s = profile.measured().map_or(0.0, |p| p.profiler_cpu_s);
+    let network = network_share(&outcome, net_shares);
+    let rates = rates_of(&outcome, plan.interval);
+    Ok(SystemObservation {
+        format: FORMAT.into(),
+        version: VERSION,
+        started_at,
+        finished_at,
+        duration_s,
+        span,
+        complete: !interrupted,
+        label: plan.label.clone(),
+        environment,
+        rates,
+        calls,
+        profile,
+        caches: super::caches::figures(),
+        network,
+        overhead: ObserverCost {
+            observer_cpu_s,
+            share_of_one_cpu: observer_cpu_s / duration_s.max(1e-6),
+            profiler_cpu_s,
+        },
+        notes,
+    })
+}
+
+/// Sleep for `d`, in short steps, or until the user asks to stop.
+fn wait_for(d: Duration) {
+    let end = Instant::now() + d;
+    while Instant::now() < end && !interrupt::requested() {
+        std::thread::sleep(
+            end.saturating_duration_since(Instant::now())
+                .min(Duration::from_millis(50)),
+        );
+    }
+}
+
+/// Wait for the observed command; when the user asks to stop, pass TERM on (a Ctrl-C at
+/// a terminal has reached it already), then KILL after five seconds.
+fn wait_child(child: &mut Child) -> Result<CommandExit> {
+    use std::os::unix::process::ExitStatusExt;
+    let mut told: Option<Instant> = None;
+    loop {
+        if let Some(status) = child.try_wait()? {
+            return Ok(match (status.code(), status.signal()) {
+                (Some(code), _) => CommandExit::Status { code },
+                (None, Some(signal)) => CommandExit::Signal { signal },
+                _ => CommandExit::Unknown,
+            });
+        }
+        if interrupt::requested() {
+            match told {
+                None => {
+                    // SAFETY: kill with the pid of our own unreaped child.
+                    unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+                    told = Some(Instant::now());
+                }
+                Some(t) if t.elapsed() > Duration::from_secs(5) => {
+                    let _ = child.kill();
+                }
+                Some(_) => {}
+            }
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+fn command_name(program: &str) -> String {
+    std::path::Path::new(program)
+        .file_name()
+        .map_or(program.to_string(), |n| n.to_string_lossy().into_owned())
+}
+
+/// This process's user and system CPU seconds, all threads.
+fn own_cpu_s() -> f64 {
+    // SAFETY: getrusage writes into the struct we pass.
+    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: as above; RUSAGE_SELF is a valid selector.
+    unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut ru) };
+    let tv = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 * 1e-6;
+    tv(ru.ru_utime) + tv(ru.ru_stime)
+}
+
+fn rates_of(o: &SeriesOutcome, interval: Duration) -> Rates {
+    Rates {
+        interval_s: interval.as_secs_f64(),
+        columns: o.columns.clone(),
+        lines: o.lines.clone(),
+        disks: o.last.disks_since(&o.first),
+        interfaces: o.last.interfaces_since(&o.first),
+        terminal: Some(o.last.terminal_since(&o.first)),
+    }
+}
+
+fn network_share(o: &SeriesOutcome, shares: Option<NetShares>) -> NetworkShare {
+    let secs = o.last.seconds_since(&o.first);
+    let d = |a: u64, b: u64| a.saturating_sub(b);
+    NetworkShare {
+        messages_in: d(o.last.ip_messages[0], o.first.ip_messages[0]),
+        messages_out: d(o.last.ip_messages[1], o.first.ip_messages[1]),
+        net_rx_softirqs_per_s: d(o.last.net_softirqs[0], o.first.net_softirqs[0]) as f64 / secs,
+        net_tx_softirqs_per_s: d(o.last.net_softirqs[1], o.first.net_softirqs[1]) as f64 / secs,
+        system_share: shares.map(|s| s.system),
+        timer_share: shares.map(|s| s.timers),
+        receive_share: shares.map(|s| s.receive),
+    }
+}

@@ -1,0 +1,417 @@
+//! An observation of the whole machine at work (seed 001 §2): what `timeshare observe`
+//! records over a span of real use — vmstat/iostat rates, the system-call mix, a kernel
+//! profile with call graphs, cache figures and the network's share — stored beside runs,
+//! exported and imported as a JSON file of its own.
+//!
+//! The record carries its format name and version ([`FORMAT`], [`VERSION`]); a file of
+//! another format or a newer version is refused. Every part that may be missing on a
+//! machine is a [`Part`]: measured, or unavailable with the exact reason, so that a
+//! report never shows an empty table without saying why.
+//!
+//! Raw SI values: per second, bytes, seconds, shares 0..1.
+
+pub mod predict;
+pub mod rates;
+pub mod subsystem;
+
+use std::collections::BTreeMap;
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+
+use super::environment::Environment;
+pub use rates::{RateKey, RateSummary, Rates, SeriesLine, RATE_KEYS};
+
+/// The `format` field of every observation file.
+pub const FORMAT: &str = "timeshare-observation";
+/// The version of the record this build writes and reads.
+pub const VERSION: u32 = 1;
+
+/// One observation of the machine.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SystemObservation {
+    pub format: String,
+    pub version: u32,
+    pub started_at: DateTime<Utc>,
+    pub finished_at: DateTime<Utc>,
+    /// Seconds observed (monotonic clock).
+    pub duration_s: f64,
+    pub span: Span,
+    /// False when Ctrl-C or a signal ended the span early: what was measured is kept.
+    pub complete: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
+    pub environment: Environment,
+    pub rates: Rates,
+    pub calls: Part<CallMix>,
+    pub profile: Part<KernelProfile>,
+    pub caches: Vec<CacheFigure>,
+    pub network: NetworkShare,
+    pub overhead: ObserverCost,
+    /// Sentences about the observation (what was mounted, what was skipped and why).
+    #[serde(default)]
+    pub notes: Vec<String>,
+}
+
+impl SystemObservation {
+    /// A one-line name of the span: `60 s` or `make -j2 (exit 0)`.
+    pub fn span_text(&self) -> String {
+        match &self.span {
+            Span::For { seconds } => format!("for {seconds} s"),
+            Span::Command { argv, exit } => {
+                format!("{} ({})", argv.join(" "), exit.describe())
+            }
+        }
+    }
+}
+
+/// What the observation covered.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "lowercase")]
+pub enum Span {
+    /// `observe --for DURATION`.
+    For { seconds: f64 },
+    /// `observe -- COMMAND ARGS`: the command's life, and how it ended.
+    Command {
+        argv: Vec<String>,
+        exit: CommandExit,
+    },
+}
+
+/// How the observed command ended.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "how", rename_all = "lowercase")]
+pub enum CommandExit {
+    Status {
+        code: i32,
+    },
+    Signal {
+        signal: i32,
+    },
+    /// Still running when the observation was interrupted (it was then signalled).
+    Unknown,
+}
+
+impl CommandExit {
+    pub fn describe(&self) -> String {
+        match self {
+            CommandExit::Status { code } => format!("exit {code}"),
+            CommandExit::Signal { signal } => format!("killed by signal {signal}"),
+            CommandExit::Unknown => "exit unknown".into(),
+        }
+    }
+}
+
+/// A part of an observation: measured, or why it could not be.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "state", rename_all = "lowercase")]
+pub enum Part<T> {
+    Measured(T),
+    Unavailable { reason: String },
+}
+
+impl<T> Part<T> {
+    pub fn measured(&self) -> Option<&T> {
+        match self {
+            Part::Measured(t) => Some(t),
+            Part::Unavailable { .. } => None,
+        }
+    }
+
+    pub fn reason(&self) -> Option<&str> {
+        match self {
+            Part::Measured(_) => None,
+            Part::Unavailable { reason } => Some(reason),
+        }
+    }
+
+    pub fn unavailable(reason: impl Into<String>) -> Part<T> {
+        Part::Unavailable {
+            reason: reason.into(),
+        }
+    }
+}
+
+/// Every system call counted by name over the span (the kernel's `raw_syscalls:sys_enter`
+/// tracepoint, each call's number named by the x86-64 table).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct CallMix {
+    /// How the calls were counted, in one sentence.
+    pub method: String,
+    /// Calls counted, on the whole machine.
+    pub total: u64,
+    pub per_s: f64,
+    /// Calls the kernel could not hand over (ring buffer full): the counts are short by
+    /// this many.
+    pub lost: u64,
+    /// Every call made at least once, most frequent first.
+    pub calls: Vec<CallCount>,
+    /// By command name (the process's `comm`), most calls first.
+    pub by_command: Vec<CommandCalls>,
+    /// The observed command and every process it started (`observe -- COMMAND`), counted
+    /// apart from the rest of the machine.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub command_tree: Option<CommandCalls>,
+}
+
+impl CallMix {
+    /// The count of call `name` on the whole machine.
+    pub fn count(&self, name: &str) -> u64 {
+        self.calls
+            .iter()
+            .find(|c| c.name == name)
+            .map_or(0, |c| c.count)
+    }
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct CallCount {
+    pub name: String,
+    pub count: u64,
+    pub per_s: f64,
+}
+
+/// The calls of one command name (or of the observed command's tree).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct CommandCalls {
+    pub command: String,
+    pub total: u64,
+    /// Its calls by name, most first (the top ones for a command name; all of them for
+    /// the observed tree).
+    pub calls: Vec<CallCount>,
+}
+
+impl CommandCalls {
+    pub fn count(&self, name: &str) -> u64 {
+        self.calls
+            .iter()
+            .find(|c| c.name == name)
+            .map_or(0, |c| c.count)
+    }
+}
+
+/// The kernel's profile over the span (001 §2.2's gprof of the kernel): samples of every
+/// CPU with call chains.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct KernelProfile {
+    /// The sampler, in one sentence (`perf record -a -g -F 999, cpu-clock`).
+    pub method: String,
+    pub frequency_hz: u32,
+    /// Every sample, any CPU.
+    pub samples: u64,
+    /// Samples of idle CPUs (the idle task in its idle loop): not system time.
+    pub idle_samples: u64,
+    /// Samples in user mode.
+    pub user_samples: u64,
+    /// Samples in the kernel, not idle: system time, the shares' denominator.
+    pub system_samples: u64,
+    /// Kernel functions by self share, with their inclusive share (gprof's two columns).
+    pub functions: Vec<KernelFunction>,
+    /// System time by subsystem, largest first (rules: [`subsystem`]).
+    pub subsystems: Vec<SubsystemShare>,
+    /// Folded kernel stacks of system time (`comm;outer;…;leaf count`), the flame graph's
+    /// input; the rarest are
+    /// merged into one line per command when there are many.
+    pub folded: Vec<FoldedStack>,
+    /// CPU seconds the recorder and its post-processing used.
+    pub profiler_cpu_s: f64,
+    /// Path-name translation (001's namei: [`subsystem::NAMEI`]) as a share of system
+    /// time: in it (self) and with what it calls.
+    #[serde(default)]
+    pub namei_self_share: f64,
+    #[serde(default)]
+    pub namei_inclusive_share: f64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct KernelFunction {
+    pub name: String,
+    /// Share of system time with this function at the top of the stack.
+    pub self_share: f64,
+    /// Share of system time with this function anywhere on the stack.
+    pub inclusive_share: f64,
+    pub self_samples: u64,
+    pub inclusive_samples: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SubsystemShare {
+    pub subsystem: String,
+    pub samples: u64,
+    pub share: f64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FoldedStack {
+    pub stack: String,
+    pub count: u64,
+}
+
+impl KernelProfile {
+    /// The share of system time in `subsystem` (0 when none of it was seen).
+    pub fn share_of(&self, subsystem: &str) -> f64 {
+        self.subsystems
+            .iter()
+            .find(|s| s.subsystem == subsystem)
+            .map_or(0.0, |s| s.share)
+    }
+}
+
+/// One cache figure (001 §2.3, §3.2.6), or why it could not be had.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CacheFigure {
+    /// `page cache hit ratio of reads`, `read-ahead pages used`, `name lookups`…
+    pub name: String,
+    pub value: Part<CacheValue>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CacheValue {
+    /// The ratio 0..1, when the figure is one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ratio: Option<f64>,
+    /// The counts it was made of, by name.
+    pub counts: BTreeMap<String, u64>,
+    /// How it was counted.
+    pub how: String,
+}
+
+/// The network's share (001 §3.2.7): messages in and out, the softirqs that handle them,
+/// and their time as a share of system time (from the profile).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct NetworkShare {
+    /// IP datagrams received and sent (/proc/net/snmp `Ip: InReceives`, `OutRequests`).
+    pub messages_in: u64,
+    pub messages_out: u64,
+    /// NET_RX and NET_TX softirqs raised (/proc/softirqs), per second.
+    pub net_rx_softirqs_per_s: f64,
+    pub net_tx_softirqs_per_s: f64,
+    /// Network receive/transmit and protocol work as a share of system time (profile).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub system_share: Option<f64>,
+    /// Of it, the protocols' timers (tcp's retransmit, delayed-ack and keepalive timers).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timer_share: Option<f64>,
+    /// Of it, the receive side (softirq NET_RX and below: `net_rx_action`, `napi_…`, a
+    /// protocol's receive routine).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub receive_share: Option<f64>,
+}
+
+/// What observing cost: the observer's own CPU time over the span.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ObserverCost {
+    /// CPU seconds (user + system) of timeshare's own process while observing, the call
+    /// mix's reader and the series' sampler included.
+    pub observer_cpu_s: f64,
+    /// The same as a share of one CPU over the span.
+    pub share_of_one_cpu: f64,
+    /// CPU seconds of `perf record` and `perf script`, when profiling.
+    #[serde(default)]
+    pub profiler_cpu_s: f64,
+}
+
+/// What reading an observation file found wrong.
+#[derive(Debug, thiserror::Error, PartialEq)]
+pub enum FileError {
+    #[error("not an observation (its format is {0:?}, not {FORMAT:?})")]
+    Format(String),
+    #[error("observation version {0} is newer than this timeshare reads ({VERSION})")]
+    Newer(u32),
+}
+
+/// Check the format and version of a parsed observation.
+pub fn check_file(o: &SystemObservation) -> Result<(), FileError> {
+    if o.format != FORMAT {
+        return Err(FileError::Format(o.format.clone()));
+    }
+    if o.version > VERSION {
+        return Err(FileError::Newer(o.version));
+    }
+    Ok(())
+}
+
+/// True when a JSON text is an observation rather than a run (its `format` field).
+pub fn is_observation_json(bytes: &[u8]) -> bool {
+    #[derive(Deserialize)]
+    struct Head {
+        format: Option<String>,
+    }
+    serde_json::from_slice::<Head>(bytes)
+        .ok()
+        .and_then(|h| h.format)
+        .is_some_and(|f| f == FORMAT)
+}
+
+#[cfg(test)]
+pub mod tests {
+    use super::*;
+
+    /// A small observation, for tests here and in the store and reports.
+    pub fn sample() -> SystemObservation {
+        let t = DateTime::parse_from_rfc3339("2026-01-02T03:04:05Z")
+            .unwrap()
+            .with_timezone(&Utc);
+        SystemObservation {
+            format: FORMAT.into(),
+            version: VERSION,
+            started_at: t,
+            finished_at: t + chrono::Duration::seconds(2),
+            duration_s: 2.0,
+            span: Span::Command {
+                argv: vec!["true".into()],
+                exit: CommandExit::Status { code: 0 },
+            },
+            complete: true,
+            label: None,
+            environment: Environment::default(),
+            rates: Rates::default(),
+            calls: Part::Measured(CallMix {
+                method: "x".into(),
+                total: 10,
+                per_s: 5.0,
+                calls: vec![CallCount {
+                    name: "read".into(),
+                    count: 10,
+                    per_s: 5.0,
+                }],
+                ..CallMix::default()
+            }),
+            profile: Part::unavailable("not asked for"),
+            caches: vec![],
+            network: NetworkShare::default(),
+            overhead: ObserverCost::default(),
+            notes: vec![],
+        }
+    }
+
+    #[test]
+    fn an_observation_round_trips_and_says_what_it_is() {
+        let o = sample();
+        let json = serde_json::to_vec(&o).unwrap();
+        assert!(is_observation_json(&json));
+        assert!(!is_observation_json(b"{\"tool\":\"timeshare\"}"));
+        let back: SystemObservation = serde_json::from_slice(&json).unwrap();
+        assert_eq!(back, o);
+        assert_eq!(check_file(&back), Ok(()));
+        assert_eq!(o.span_text(), "true (exit 0)");
+    }
+
+    #[test]
+    fn another_format_or_a_newer_version_is_refused() {
+        let mut o = sample();
+        o.version = VERSION + 1;
+        assert_eq!(check_file(&o), Err(FileError::Newer(VERSION + 1)));
+        o.format = "something".into();
+        assert!(matches!(check_file(&o), Err(FileError::Format(_))));
+    }
+
+    #[test]
+    fn an_unavailable_part_keeps_its_reason() {
+        let p: Part<CallMix> = Part::unavailable("needs root");
+        let json = serde_json::to_string(&p).unwrap();
+        assert_eq!(json, r#"{"state":"unavailable","reason":"needs root"}"#);
+        assert_eq!(p.reason(), Some("needs root"));
+        assert!(p.measured().is_none());
+    }
+}

@@ -1,0 +1,214 @@
+//! An observation as an HTML page: the text report's tables, the rates' time series as
+//! charts, and the kernel profile's flame graph — an SVG drawn by the `inferno` crate
+//! from the folded stacks, shown as an image (a `data:` URL), so that its own style sheet
+//! stays inside it and its script never runs (the page runs none).
+
+use maud::{html, Markup};
+
+use super::page;
+use super::svg::{Axis, Plot};
+use crate::model::observation::predict::Prediction;
+use crate::model::observation::rates::rate_key;
+use crate::model::observation::{KernelProfile, Part, SystemObservation};
+
+/// The page of observation `name`.
+pub fn report(name: &str, o: &SystemObservation, prediction: Option<&Prediction>) -> String {
+    let title = format!("timeshare observation {name}: {}", o.span_text());
+    let body = html! {
+        h2 { "Rates over time" }
+        (series_charts(o))
+        h2 { "Kernel profile: flame graph" }
+        (flame_section(o))
+        h2 { "Every figure" }
+        pre.observation { (super::super::observation::text(name, o, prediction)) }
+    };
+    page(&title, body)
+}
+
+/// The charts: events per second, CPU time by state, memory.
+const GROUPS: &[(&str, &[&str], &str)] = &[
+    (
+        "events per second",
+        &["cs", "intr", "syscalls", "forks"],
+        "per second",
+    ),
+    (
+        "CPU time by state",
+        &[
+            "cpu_user",
+            "cpu_nice",
+            "cpu_system",
+            "cpu_iowait",
+            "cpu_softirq",
+            "cpu_idle",
+        ],
+        "% of all CPUs",
+    ),
+    (
+        "memory",
+        &["faults", "major_faults", "pgin_kb", "pgout_kb", "scan"],
+        "per second",
+    ),
+];
+
+/// One line per recorded column of `keys`: (label, (t, value) points).
+fn lines_of(o: &SystemObservation, keys: &[&str]) -> Vec<(String, Vec<(f64, f64)>)> {
+    keys.iter()
+        .filter_map(|k| {
+            let col = o.rates.column(k)?;
+            let pts: Vec<(f64, f64)> = o
+                .rates
+                .lines
+                .iter()
+                .zip(col)
+                .map(|(l, v)| (l.t_s, v))
+                .filter(|p| p.1.is_finite())
+                .collect();
+            let label = rate_key(k).map_or(k.to_string(), |r| r.label.to_string());
+            (!pts.is_empty()).then_some((label, pts))
+        })
+        .collect()
+}
+
+fn series_charts(o: &SystemObservation) -> Markup {
+    let charts: Vec<Markup> = GROUPS
+        .iter()
+        .filter_map(|(title, keys, unit)| {
+            let lines = lines_of(o, keys);
+            if lines.is_empty() {
+                return None;
+            }
+            let xs: Vec<f64> = lines.iter().flat_map(|l| l.1.iter().map(|p| p.0)).collect();
+            let ys: Vec<f64> = lines
+                .iter()
+                .flat_map(|l| l.1.iter().map(|p| p.1))
+                .chain([0.0])
+                .collect();
+            let plot = Plot::new(
+                *title,
+                Axis::linear("seconds", &xs, &|v| format!("{v:.0}")),
+                Axis::linear(unit, &ys, &|v| format!("{v:.0}")),
+            );
+            let plot = lines
+                .into_iter()
+                .fold(plot, |p, (label, pts)| p.line(label, pts));
+            Some(plot.svg())
+        })
+        .collect();
+    html! {
+        @if charts.is_empty() {
+            p.warn { "No interval was recorded (the span was shorter than one)." }
+        }
+        @for c in charts { figure.chart { (c) } }
+    }
+}
+
+fn flame_section(o: &SystemObservation) -> Markup {
+    match &o.profile {
+        Part::Measured(p) => match flame_svg(p) {
+            Ok(svg) => html! {
+                figure.flame {
+                    img.flame src=(data_url(&svg)) alt="flame graph of the kernel profile" style="max-width:100%";
+                }
+                p { "The kernel's stacks of every CPU's samples of system time (idle loops and user time left out), under the command that was running; a frame's width is its share of system time." }
+            },
+            Err(why) => html! { p.warn { "No flame graph: " (why) } },
+        },
+        Part::Unavailable { reason } => html! {
+            p.warn { "No kernel profile: " (reason) }
+        },
+    }
+}
+
+/// An SVG document as a `data:` URL.
+pub fn data_url(svg: &str) -> String {
+    use base64::Engine;
+    format!(
+        "data:image/svg+xml;base64,{}",
+        base64::engine::general_purpose::STANDARD.encode(svg)
+    )
+}
+
+/// The flame graph of `p`'s folded stacks, as an SVG document.
+pub fn flame_svg(p: &KernelProfile) -> Result<String, String> {
+    if p.folded.is_empty() {
+        return Err("no sample outside the idle loop".into());
+    }
+    let lines: Vec<String> = p
+        .folded
+        .iter()
+        .map(|f| format!("{} {}", f.stack, f.count))
+        .collect();
+    let mut opts = inferno::flamegraph::Options::default();
+    opts.title = "system time: the kernel's stacks, every CPU".into();
+    opts.count_name = "samples".into();
+    opts.no_javascript = true;
+    opts.image_width = Some(1200);
+    opts.deterministic = true;
+    opts.hash = true;
+    opts.colors = "java".parse().map_err(|e| format!("{e:?}"))?;
+    let mut out = Vec::new();
+    inferno::flamegraph::from_lines(&mut opts, lines.iter().map(String::as_str), &mut out)
+        .map_err(|e| format!("drawing it: {e}"))?;
+    let svg = String::from_utf8_lossy(&out).into_owned();
+    if !svg.contains("<svg") {
+        return Err("the drawing has no <svg> element".into());
+    }
+    Ok(svg)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::observation::subsystem::{build_profile, Frame, StackSample};
+
+    #[test]
+    fn the_page_has_a_flame_graph_drawn_from_the_stacks() {
+        let mut o = crate::model::observation::tests::sample();
+        let s = StackSample {
+            comm: "stat".into(),
+            pid: 5,
+            frames: vec![
+                Frame {
+                    name: "strncpy_from_user".into(),
+                    kernel: true,
+                },
+                Frame {
+                    name: "main".into(),
+                    kernel: false,
+                },
+            ],
+        };
+        let (p, _) = build_profile(&[s.clone(), s], 999, "test");
+        o.profile = Part::Measured(p);
+        let html = report("o1", &o, None);
+        assert!(!html.contains("<script"), "no script in the page");
+        let doc = scraper::Html::parse_document(&html);
+        let img = scraper::Selector::parse("figure.flame img").unwrap();
+        let src = doc
+            .select(&img)
+            .next()
+            .and_then(|e| e.value().attr("src"))
+            .expect("the flame graph's image");
+        use base64::Engine;
+        let b64 = src.strip_prefix("data:image/svg+xml;base64,").unwrap();
+        let svg = String::from_utf8(
+            base64::engine::general_purpose::STANDARD
+                .decode(b64)
+                .unwrap(),
+        )
+        .unwrap();
+        assert!(
+            svg.contains("<svg") && svg.contains("strncpy_from_user"),
+            "{svg}"
+        );
+        assert!(svg.matches("<rect").count() >= 3, "frames are drawn");
+    }
+
+    #[test]
+    fn without_a_profile_the_page_says_why() {
+        let o = crate::model::observation::tests::sample();
+        let html = report("o1", &o, None);
+        assert!(html.contains("No kernel profile: not asked for"), "{html}");
+    }
+}

@@ -1,0 +1,274 @@
+//! Seed 001's observations in their layouts, filled from the newest stored observation
+//! with the paper's figures beside (`timeshare table 001-rates` and so on): §2.1's
+//! long-term rates, §3.2.6's buffer cache, §3.2.7's network shares, and namei's share of
+//! the kernel's time (Tables 4, 9 and 10). A figure today's kernel cannot give says why.
+
+use crate::model::observation::{Part, SystemObservation};
+use crate::report::table::{new_table, right};
+
+/// A table filled from an observation: its key, its title.
+pub struct ObservationTable {
+    pub key: &'static str,
+    pub seed: &'static str,
+    pub title: &'static str,
+}
+
+pub const OBSERVATION_TABLES: &[ObservationTable] = &[
+    ObservationTable {
+        key: "001-rates",
+        seed: "001 §2.1, §3.2.6",
+        title: "A system's rates at work: switches, interrupts, calls, paging, disks, terminals",
+    },
+    ObservationTable {
+        key: "001-bufcache",
+        seed: "001 §3.2.6",
+        title: "The file system buffer cache: reads, hit rate, read-ahead",
+    },
+    ObservationTable {
+        key: "001-network",
+        seed: "001 §3.2.7",
+        title: "The network's share of system time: input, protocol timers, messages",
+    },
+    ObservationTable {
+        key: "001-namei",
+        seed: "001 Tables 4, 9, 10",
+        title: "namei's share of the kernel's time, self and with what it calls",
+    },
+];
+
+/// The table with this key, if it is one of these.
+pub fn find(key: &str) -> Option<&'static ObservationTable> {
+    OBSERVATION_TABLES.iter().find(|t| t.key == key)
+}
+
+fn pct(x: f64) -> String {
+    format!("{:.1}%", x * 100.0)
+}
+
+fn num(x: f64) -> String {
+    if x >= 100.0 {
+        format!("{x:.0}")
+    } else {
+        format!("{x:.1}")
+    }
+}
+
+/// The table `t` from observation `name`, or with no observation the paper's column and
+/// the command that fills the other.
+pub fn render(t: &ObservationTable, obs: Option<(&str, &SystemObservation)>) -> String {
+    let rows = match t.key {
+        "001-rates" => rates(obs.map(|o| o.1)),
+        "001-bufcache" => bufcache(obs.map(|o| o.1)),
+        "001-network" => network(obs.map(|o| o.1)),
+        _ => namei(obs.map(|o| o.1)),
+    };
+    let today = obs.map_or("today".to_string(), |(n, _)| format!("today ({n})"));
+    let mut table = new_table(&["figure", "001 (4.2BSD, VAX-11/780)", &today]);
+    let mut why = Vec::new();
+    for (figure, paper, now) in rows {
+        let cell = match now {
+            Ok(v) => v,
+            Err(reason) => {
+                why.push(format!("{figure}: {reason}"));
+                "n/a".to_string()
+            }
+        };
+        table.add_row(vec![figure.to_string(), paper.to_string(), cell]);
+    }
+    right(&mut table, &[1, 2]);
+    let mut s = format!("{} ({}): {}\n{table}\n", t.key, t.seed, t.title);
+    match obs {
+        None => s.push_str(
+            "no observation stored yet: `timeshare observe --for 10m` (as root for the call \
+             mix and the profile) fills the last column\n",
+        ),
+        Some((n, o)) => s.push_str(&format!(
+            "today: observation {n}, {}, {:.0} s on {}\n",
+            o.span_text(),
+            o.duration_s,
+            o.environment.hostname
+        )),
+    }
+    for w in why {
+        s.push_str(&format!("  {w}\n"));
+    }
+    s
+}
+
+type Row = (&'static str, &'static str, Result<String, String>);
+
+fn mean(o: Option<&SystemObservation>, key: &str) -> Result<String, String> {
+    let o = o.ok_or("no observation")?;
+    o.rates
+        .mean(key)
+        .map(num)
+        .ok_or_else(|| match (key, o.calls.reason()) {
+            ("syscalls", Some(r)) => r.to_string(),
+            _ => "not recorded".to_string(),
+        })
+}
+
+fn rates(o: Option<&SystemObservation>) -> Vec<Row> {
+    let disk = o.ok_or("no observation".to_string()).and_then(|o| {
+        o.rates
+            .disks
+            .iter()
+            .map(|d| d.transfers_per_s)
+            .reduce(f64::max)
+            .map(num)
+            .ok_or("no physical disk".to_string())
+    });
+    let terminal = |input: bool| {
+        o.ok_or("no observation".to_string())
+            .and_then(|o| match &o.rates.terminal {
+                Some(Part::Measured(t)) => Ok(num(if input { t.in_per_s } else { t.out_per_s })),
+                Some(Part::Unavailable { reason }) => Err(reason.clone()),
+                None => Err("not recorded".into()),
+            })
+    };
+    vec![
+        ("context switches/s", "60 (50 in §3.2.6)", mean(o, "cs")),
+        ("interrupts/s", "60 (90 in §3.2.6)", mean(o, "intr")),
+        ("system calls/s", "90 (220 in §3.2.6)", mean(o, "syscalls")),
+        ("pages scanned/s", "25", mean(o, "scan")),
+        ("CPU user %", "43", mean(o, "cpu_user")),
+        ("CPU system %", "57", mean(o, "cpu_system")),
+        ("transfers/s, busiest disk", "25–35 per arm at peak", disk),
+        ("terminal characters in/s", "180", terminal(true)),
+        ("terminal characters out/s", "450", terminal(false)),
+    ]
+}
+
+fn cache(o: Option<&SystemObservation>, name: &str) -> Result<String, String> {
+    let o = o.ok_or("no observation")?;
+    match o
+        .caches
+        .iter()
+        .find(|c| c.name.starts_with(name))
+        .map(|c| &c.value)
+    {
+        Some(Part::Measured(v)) => v.ratio.map(pct).ok_or_else(|| v.how.clone()),
+        Some(Part::Unavailable { reason }) => Err(reason.clone()),
+        None => Err("not recorded".into()),
+    }
+}
+
+fn bufcache(o: Option<&SystemObservation>) -> Vec<Row> {
+    let reads = o
+        .ok_or("no observation".to_string())
+        .map(|o| num(o.rates.disks.iter().map(|d| d.read_kb_per_s).sum::<f64>()));
+    vec![
+        ("read hit rate", "85%", cache(o, "page-cache hit ratio")),
+        ("disk reads", "37/s", reads.map(|r| format!("{r} KB/s"))),
+        ("read-ahead buffers used", "> 90%", cache(o, "read-ahead")),
+        ("pages scanned/s (page daemon)", "25", mean(o, "scan")),
+    ]
+}
+
+fn profile_share(
+    o: Option<&SystemObservation>,
+    f: impl Fn(&crate::model::observation::KernelProfile, &SystemObservation) -> Option<f64>,
+) -> Result<String, String> {
+    let o = o.ok_or("no observation")?;
+    match &o.profile {
+        Part::Measured(p) if p.system_samples > 0 => {
+            f(p, o).map(pct).ok_or_else(|| "not recorded".into())
+        }
+        Part::Measured(_) => Err("no sample of system time".into()),
+        Part::Unavailable { reason } => Err(reason.clone()),
+    }
+}
+
+fn network(o: Option<&SystemObservation>) -> Vec<Row> {
+    let msgs = o
+        .ok_or("no observation".to_string())
+        .map(|o| num(o.network.messages_in as f64 / o.duration_s.max(1e-6)));
+    vec![
+        (
+            "network input and timers, % of system time",
+            "5%",
+            profile_share(o, |_, o| o.network.system_share),
+        ),
+        (
+            "network input (the gateway), % of system time",
+            "2.4%",
+            profile_share(o, |_, o| o.network.receive_share),
+        ),
+        (
+            "protocol timers, % of system time",
+            "0.6%",
+            profile_share(o, |_, o| o.network.timer_share),
+        ),
+        ("input messages/s", "3.4 (206,000 in 17 h)", msgs),
+    ]
+}
+
+fn namei(o: Option<&SystemObservation>) -> Vec<Row> {
+    vec![
+        (
+            "namei self, % of kernel",
+            "11.3% / 9.2% / 6.2%",
+            profile_share(o, |p, _| Some(p.namei_self_share)),
+        ),
+        (
+            "namei with children, % of kernel",
+            "19.2% / 18.1% / 12.8%",
+            profile_share(o, |p, _| Some(p.namei_inclusive_share)),
+        ),
+        (
+            "VFS and name lookup, % of kernel",
+            "–",
+            profile_share(o, |p, _| {
+                Some(p.share_of(crate::model::observation::subsystem::VFS))
+            }),
+        ),
+    ]
+}
+
+/// The line `table 001-4`, `001-9` and `001-10` add: namei's share today.
+pub fn namei_line(obs: Option<(&str, &SystemObservation)>) -> String {
+    match obs {
+        None => "today's namei share of the kernel's time: no observation stored (timeshare \
+                 observe --for 10m, as root)\n"
+            .to_string(),
+        Some((n, o)) => match &o.profile {
+            Part::Measured(p) if p.system_samples > 0 => format!(
+                "today's namei share of the kernel's time (observation {n}): self {}, with \
+                 children {} (table 001-namei sets it beside Tables 4, 9 and 10)\n",
+                pct(p.namei_self_share),
+                pct(p.namei_inclusive_share)
+            ),
+            Part::Measured(_) => {
+                format!("today's namei share: observation {n} has no sample of system time\n")
+            }
+            Part::Unavailable { reason } => {
+                format!("today's namei share: observation {n} has no kernel profile ({reason})\n")
+            }
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::observation::tests::sample;
+
+    #[test]
+    fn every_table_renders_with_and_without_an_observation() {
+        let o = sample();
+        for t in OBSERVATION_TABLES {
+            let empty = render(t, None);
+            assert!(empty.contains("no observation stored yet"), "{empty}");
+            let filled = render(t, Some(("o1", &o)));
+            assert!(filled.contains("today (o1)"), "{filled}");
+        }
+        let rates = render(find("001-rates").unwrap(), Some(("o1", &o)));
+        assert!(rates.contains("90 (220 in §3.2.6)"), "{rates}");
+        let namei = render(find("001-namei").unwrap(), Some(("o1", &o)));
+        assert!(
+            namei.contains("not asked for"),
+            "the profile's reason: {namei}"
+        );
+        assert!(find("001-4").is_none());
+    }
+}

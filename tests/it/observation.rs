@@ -1,0 +1,184 @@
+//! `timeshare observe`: an observation is made, stored, listed, shown, exported,
+//! imported, reported and compared; bad input is one line and exit 2.
+
+use crate::common::timeshare;
+
+fn db(dir: &tempfile::TempDir, name: &str) -> String {
+    dir.path().join(name).display().to_string()
+}
+
+#[test]
+fn an_observation_goes_round_the_store_and_the_reports() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = db(&dir, "a.db");
+    for label in ["first", "second"] {
+        let out = timeshare()
+            .args([
+                "observe",
+                "--for",
+                "1s",
+                "--interval",
+                "0.2",
+                "--no-profile",
+            ])
+            .args(["--label", label, "--db", &a])
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(text.contains("context switches"), "{text}");
+        assert!(
+            text.contains("kernel profile: unavailable: not asked for"),
+            "{text}"
+        );
+    }
+    let history = timeshare().args(["history", "--db", &a]).output().unwrap();
+    let h = String::from_utf8_lossy(&history.stdout);
+    assert!(
+        h.contains("o1") && h.contains("o2") && h.contains("second"),
+        "{h}"
+    );
+    let show = timeshare()
+        .args(["show", "o1", "--db", &a])
+        .output()
+        .unwrap();
+    assert!(show.status.success());
+    assert!(String::from_utf8_lossy(&show.stdout).contains("observation o1"));
+    let file = dir.path().join("o1.json");
+    timeshare()
+        .args(["export", "o1", "--db", &a, "-o"])
+        .arg(&file)
+        .assert()
+        .success();
+    let b = db(&dir, "b.db");
+    let import = timeshare()
+        .arg("import")
+        .arg(&file)
+        .args(["--db", &b])
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&import.stdout);
+    assert!(said.contains("as observation o1"), "{said}");
+    let again = timeshare()
+        .arg("import")
+        .arg(&file)
+        .args(["--db", &b])
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&again.stdout).contains("not imported"));
+    let cmp = timeshare()
+        .args(["compare", "o1", "o2", "--db", &a])
+        .output()
+        .unwrap();
+    let c = String::from_utf8_lossy(&cmp.stdout);
+    assert!(cmp.status.success() && c.contains("beyond noise"), "{c}");
+    let html = dir.path().join("o2.html");
+    timeshare()
+        .args(["report", "o2", "--db", &a, "-o"])
+        .arg(&html)
+        .assert()
+        .success();
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(
+        page.contains("Rates over time") && page.contains("<svg"),
+        "a chart"
+    );
+    let t = timeshare()
+        .args(["table", "001-rates", "--db", &a])
+        .output()
+        .unwrap();
+    let t = String::from_utf8_lossy(&t.stdout);
+    assert!(
+        t.contains("today (o2)") && t.contains("90 (220 in §3.2.6)"),
+        "{t}"
+    );
+}
+
+#[test]
+fn a_commands_span_reports_its_exit_status() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = timeshare()
+        .args([
+            "observe",
+            "--no-profile",
+            "--no-calls",
+            "--db",
+            &db(&dir, "c.db"),
+        ])
+        .args(["--", "sh", "-c", "sleep 0.3; exit 3"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(text.contains("sh -c sleep 0.3; exit 3 (exit 3)"), "{text}");
+    assert!(
+        text.contains("call mix: unavailable: not asked for (--no-calls)"),
+        "{text}"
+    );
+}
+
+#[test]
+fn bad_input_is_one_line_and_exit_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = db(&dir, "d.db");
+    for args in [
+        vec!["observe", "--db", &d],
+        vec!["observe", "--for", "10x", "--db", &d],
+        vec!["observe", "--for", "1s", "--db", &d, "--", "true"],
+        vec!["observe", "--for", "1s", "--interval", "0", "--db", &d],
+        vec!["show", "o99", "--db", &d],
+    ] {
+        let out = timeshare().args(&args).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert_eq!(err.trim().lines().count(), 1, "{args:?}: {err}");
+    }
+}
+
+/// What an ordinary user gets: the rates, and the call mix and profile skipped with the
+/// privilege they need, never an empty table.
+#[test]
+fn an_ordinary_user_gets_the_rates_and_the_reasons() {
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } != 0 || which("setpriv").is_none() {
+        eprintln!("skipped: needs root and setpriv to become an ordinary user");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o777)).unwrap();
+    let mut cmd = crate::common::command();
+    let bin = assert_cmd::cargo::cargo_bin("timeshare");
+    let out = std::process::Command::new("setpriv")
+        .args(["--reuid", "65534", "--regid", "65534", "--clear-groups"])
+        .arg(bin)
+        .args(["observe", "--for", "1s", "--no-save"])
+        .envs(cmd.get_envs().filter_map(|(k, v)| Some((k, v?))))
+        .output()
+        .unwrap();
+    let _ = &mut cmd;
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(text.contains("context switches"), "{text}");
+    assert!(text.contains("call mix: unavailable:"), "{text}");
+    assert!(text.contains("kernel profile: unavailable:"), "{text}");
+    assert!(text.contains("terminal characters: unavailable:"), "{text}");
+}
+
+fn which(program: &str) -> Option<std::path::PathBuf> {
+    std::env::split_paths(&std::env::var_os("PATH")?)
+        .map(|d| d.join(program))
+        .find(|p| p.exists())
+}
