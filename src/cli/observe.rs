@@ -100,11 +100,15 @@ fn plan(args: &ObserveArgs) -> Result<Plan> {
 }
 
 pub fn execute(args: ObserveArgs) -> Result<Exit> {
+    if let Some(label) = &args.label {
+        crate::model::names::check("--label", label).map_err(UsageError)?;
+    }
     let plan = plan(&args)?;
+    let rules = args.db.output_rules();
     let json = args
         .json
         .as_deref()
-        .map(|p| OutputFile::open(p, "--json"))
+        .map(|p| OutputFile::open(p, "--json", &rules))
         .transpose()?;
     // The store is opened before anything is observed: a bad --db is bad input.
     let mut store = if args.no_save {

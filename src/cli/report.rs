@@ -65,7 +65,12 @@ pub fn execute(args: ReportArgs) -> Result<Exit> {
                 .output
                 .clone()
                 .unwrap_or_else(|| PathBuf::from(format!("timeshare-observation-o{id}.html")));
-            write(&path, args.force, page.as_bytes())?;
+            let rules = Rules {
+                force: args.force,
+                replace_needs_force: true,
+                ..args.db.output_rules()
+            };
+            write(&path, &rules, page.as_bytes())?;
             return Ok(Exit::Success);
         }
     }

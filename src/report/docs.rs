@@ -75,6 +75,25 @@ const FAMILIES: &[(&str, &str, &str)] = &[
         "`mixed` — CPU and I/O together",
         "Seed 000 Tables 6–8: building a program, a password search fed through a pipe.",
     ),
+    (
+        "mem",
+        "`mem` — memory bandwidth",
+        "Beyond the seeds: read, write, copy and zero by buffer size across the cache levels, \
+         one thread and one per CPU (lmbench's bw_mem).",
+    ),
+    (
+        "wait",
+        "`wait` — locks and waits",
+        "Beyond the seeds: record locks, flock, semaphores, futexes and mutexes between two \
+         processes or threads; select, poll and epoll on N descriptors (lmbench's lat_fcntl, \
+         lat_sem, lat_select).",
+    ),
+    (
+        "thread",
+        "`thread` — threads and switches",
+        "Beyond the seeds: thread create and join beside fork and wait; a token passed round \
+         a ring of N processes with a working set each (lmbench's lat_ctx -s).",
+    ),
 ];
 
 /// `docs/benchmarks.md` for these benchmarks and derived rows.

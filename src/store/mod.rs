@@ -13,8 +13,8 @@
 mod backend;
 mod liveness;
 mod location;
-mod pgauth;
 mod observations;
+mod pgauth;
 mod recorder;
 mod schema;
 /// The throw-away PostgreSQL server of the tests (shared with the integration tests).

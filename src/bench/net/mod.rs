@@ -215,15 +215,13 @@ fn throughput() -> Vec<Benchmark> {
         .with_plan(transfers)
         .partnered()
         .per("byte sent over a UNIX stream socket in 64 KiB writes")
-        .anchor(
-            Anchor::lmbench(
-                "lmbench bw_unix",
-                "bw_unix",
-                &["-m", "65536", "-M", "16m"],
-                Parse::LmbenchMegabytesPerSecond,
-                "per byte over one UNIX stream socket pair in 64 KiB writes (MB = 10^6 bytes)",
-            ),
-        ),
+        .anchor(Anchor::lmbench(
+            "lmbench bw_unix",
+            "bw_unix",
+            &["-m", "65536", "-M", "16m"],
+            Parse::LmbenchMegabytesPerSecond,
+            "per byte over one UNIX stream socket pair in 64 KiB writes (MB = 10^6 bytes)",
+        )),
     ]
 }
 
