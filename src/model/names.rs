@@ -37,7 +37,7 @@ pub fn check_path_safe(what: &str, value: &str) -> Result<(), String> {
     if value.contains('/') || value.starts_with('.') || value.contains('\0') {
         return Err(format!(
             "{what}: \"{}\" cannot name a file (no '/', no leading '.')",
-            value.escape_debug().to_string()
+            value.escape_debug()
         ));
     }
     Ok(())

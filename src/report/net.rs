@@ -105,12 +105,12 @@ pub fn tables(run: &Run) -> String {
     out
 }
 
+/// A text-chart drawer: a title, bars of (label, value, shown value, mark), log scale.
+pub type Bars = fn(&str, &[(String, f64, String, String)], bool) -> String;
+
 /// The text chart: one bar per size, log scale, 1024 bytes marked with the paper's
 /// remark and today's best marked as such.
-pub fn chart(
-    run: &Run,
-    bars: fn(&str, &[(String, f64, String, String)], bool) -> String,
-) -> String {
+pub fn chart(run: &Run, bars: Bars) -> String {
     sweeps(run)
         .iter()
         .map(|(id, d)| {

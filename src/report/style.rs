@@ -236,7 +236,8 @@ fn needs_escape(c: char) -> bool {
 /// The colour sequences [`paint`] emits (crossterm's red, yellow, bold, dim, reset): the
 /// only ones that reach a terminal. A new tone must be listed here, or its colour is shown
 /// escaped (`every_tone_reaches_the_terminal_intact` checks it).
-const OWN_SGR: [&str; 5] = ["0", "1", "2", "38;5;9", "38;5;11"];
+// "39" is the default foreground the table crate ends a coloured cell with.
+const OWN_SGR: [&str; 6] = ["0", "1", "2", "38;5;9", "38;5;11", "39"];
 
 /// The last guard before a terminal: every control character but the newline is shown
 /// escaped, and so is every escape sequence but this program's own colours when colour is

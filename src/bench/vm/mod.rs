@@ -451,7 +451,7 @@ mod tests {
     fn every_table_6_program_is_a_row() {
         let all = all(&RunOptions::default());
         let ids: Vec<_> = all.iter().map(|b| b.id()).collect();
-        assert_eq!(ids.len(), 14); // with vm.pagefault and vm.pagefault.page
+        assert_eq!(ids.len(), 17); // with vm.pagefault, vm.pagefault.page and vm.mmap.{1m,8m,64m}
         for s in [1, 10, 30, 40, 50, 60, 80, 10000] {
             assert!(ids.contains(&format!("vm.gausspage.{s}").as_str()));
         }
