@@ -201,13 +201,16 @@ fn names_are_capped_and_checked_before_anything_is_measured() {
     assert!(stderr_of(&out).contains("options.label: 5000000 bytes"));
 }
 
+/// A case: its name, how it spoils a run's JSON, and what the refusal must say.
+type Spoil = (&'static str, fn(&mut serde_json::Value), &'static str);
+
 #[test]
 fn inconsistent_summaries_are_refused_by_import_and_by_report() {
     let tmp = tempfile::tempdir().unwrap();
     let db = tmp.path().join("runs.db");
     let base: serde_json::Value =
         serde_json::from_slice(&std::fs::read(fixture("hostile.json")).unwrap()).unwrap();
-    let cases: [(&str, fn(&mut serde_json::Value), &str); 3] = [
+    let cases: [Spoil; 3] = [
         (
             "ci",
             |s| {
