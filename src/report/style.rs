@@ -241,7 +241,7 @@ const OWN_SGR: [&str; 6] = ["0", "1", "2", "38;5;9", "38;5;11", "39"];
 
 /// The last guard before a terminal: every control character but the newline is shown
 /// escaped, and so is every escape sequence but this program's own colours when colour is
-/// on ([`OWN_SGR`]), so that no byte from an imported file can move the cursor, retitle
+/// on (`OWN_SGR`), so that no byte from an imported file can move the cursor, retitle
 /// the window, clear the screen, hide text or colour it.
 pub fn terminal_safe(text: &str) -> std::borrow::Cow<'_, str> {
     guard(text, current().color)

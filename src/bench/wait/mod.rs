@@ -6,7 +6,7 @@
 //! N = 10, 100 and 1000 descriptors (lmbench's `lat_select`).
 //!
 //! Timing models: [`locks`] (the process round trips), [`threads`] (futex and mutex),
-//! [`events`] (select, poll, epoll).
+//! [`mod@events`] (select, poll, epoll).
 
 use anyhow::Result;
 
