@@ -157,11 +157,13 @@ pub struct CallMix {
 impl CallMix {
     /// The count of call `name` on the whole machine.
     pub fn count(&self, name: &str) -> u64 {
-        self.calls
-            .iter()
-            .find(|c| c.name == name)
-            .map_or(0, |c| c.count)
+        count_of(&self.calls, name)
     }
+}
+
+/// The count of call `name` in `calls` (0 when it was never made).
+fn count_of(calls: &[CallCount], name: &str) -> u64 {
+    calls.iter().find(|c| c.name == name).map_or(0, |c| c.count)
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -182,11 +184,9 @@ pub struct CommandCalls {
 }
 
 impl CommandCalls {
+    /// The count of call `name` by this command (or tree).
     pub fn count(&self, name: &str) -> u64 {
-        self.calls
-            .iter()
-            .find(|c| c.name == name)
-            .map_or(0, |c| c.count)
+        count_of(&self.calls, name)
     }
 }
 
