@@ -546,6 +546,16 @@ pub mod tests {
         f.sync_all().unwrap();
     }
 
+    /// Invert `len` bytes at `offset` of the target: unlike writing fixed bytes, which
+    /// may happen to equal the pattern there, every one of them then differs.
+    pub fn flip_at(path: &Path, offset: u64, len: usize) {
+        let f = File::open(path).unwrap();
+        let mut bytes = vec![0u8; len];
+        f.read_exact_at(&mut bytes, offset).unwrap();
+        bytes.iter_mut().for_each(|b| *b = !*b);
+        write_at(path, offset, &bytes);
+    }
+
     fn read_block(path: &Path, block: u64) -> Vec<u8> {
         let f = File::open(path).unwrap();
         let mut buf = vec![0u8; BLOCK as usize];

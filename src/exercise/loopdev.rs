@@ -12,6 +12,7 @@
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::time::{Duration, Instant};
 
 use crate::harness::debris;
 
@@ -79,10 +80,30 @@ fn detach(device: &Path) -> Result<(), String> {
         .arg(device)
         .output()
         .map_err(|e| format!("cannot run losetup: {e}"))?;
-    if out.status.success() {
-        Ok(())
-    } else {
-        Err(last_line(&out.stderr))
+    if !out.status.success() {
+        return Err(last_line(&out.stderr));
+    }
+    wait_until_released(device);
+    Ok(())
+}
+
+/// How long a detach may wait for another opener (udev probing a new block device, say) to
+/// close the device.
+const RELEASE_WAIT: Duration = Duration::from_secs(5);
+
+/// Wait until the device no longer has a backing file. While anyone else holds it open
+/// (udev opens every new block device to probe it), the kernel only marks it to be
+/// cleared at the last close and `losetup --detach` returns at once: without the wait the
+/// run would end with its device still attached for a moment, over a file it has just
+/// removed. After [`RELEASE_WAIT`] the kernel's own autoclear finishes the job.
+fn wait_until_released(device: &Path) {
+    let Some(name) = device.file_name() else {
+        return;
+    };
+    let backing = Path::new("/sys/block").join(name).join("loop/backing_file");
+    let started = Instant::now();
+    while backing.exists() && started.elapsed() < RELEASE_WAIT {
+        std::thread::sleep(Duration::from_millis(10));
     }
 }
 

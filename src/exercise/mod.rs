@@ -747,7 +747,7 @@ mod tests {
     #[test]
     fn a_corrupted_block_on_the_devez_target_fails_the_batch() {
         fn corrupt(path: &Path, _pass: u64) {
-            devez::tests::write_at(path, 2 * devez::BLOCK + 77, b"\xff\x00\xff");
+            devez::tests::flip_at(path, 2 * devez::BLOCK + 77, 3);
         }
         let exes = tempfile::tempdir().unwrap();
         let scratch = tempfile::tempdir().unwrap();
