@@ -7,7 +7,7 @@
 use crate::model::observation::predict::Prediction;
 use crate::model::observation::subsystem::VFS;
 use crate::model::observation::{CacheFigure, Part, RateSummary, SystemObservation};
-use crate::model::unit::format_seconds;
+use crate::model::unit::{format_seconds, Better};
 use crate::report::style::escape;
 use crate::report::table::{new_table, right};
 
@@ -408,27 +408,21 @@ fn prediction_text(p: Option<&Prediction>, o: &SystemObservation) -> String {
 }
 
 /// Two observations side by side: each rate's mean, the change, and whether it is
-/// beyond the noise of the per-interval values (the change larger than the wider of the
-/// two interquartile ranges); calls and subsystem shares likewise by their size.
+/// beyond the noise of the per-interval values ([`beyond_noise`]); calls and subsystem
+/// shares likewise by their size.
 pub fn compare_text(a: (&str, &SystemObservation), b: (&str, &SystemObservation)) -> String {
     let mut t = new_table(&["rate", a.0, b.0, "change", "beyond noise"]);
     for ra in a.1.rates.summaries() {
         let Some(rb) = b.1.rates.summary(ra.key.key) else {
             continue;
         };
-        let spread = |o: &SystemObservation| {
+        let intervals = |o: &SystemObservation| {
             let mut v = o.rates.column(ra.key.key).unwrap_or_default();
             v.retain(|x| x.is_finite());
-            v.sort_by(f64::total_cmp);
-            if v.is_empty() {
-                return 0.0;
-            }
-            crate::model::stats::quantile_of_sorted(&v, 0.75)
-                - crate::model::stats::quantile_of_sorted(&v, 0.25)
+            v
         };
-        let noise = spread(a.1).max(spread(b.1));
         let diff = rb.mean - ra.mean;
-        let beyond = diff.abs() > noise && diff.abs() > 1e-9;
+        let beyond = beyond_noise(&intervals(a.1), &intervals(b.1));
         t.add_row(vec![
             ra.key.label.to_string(),
             num(ra.mean),
@@ -438,7 +432,7 @@ pub fn compare_text(a: (&str, &SystemObservation), b: (&str, &SystemObservation)
             } else {
                 num(diff)
             },
-            if beyond { "yes" } else { "no" }.into(),
+            beyond.into(),
         ]);
     }
     right(&mut t, &[1, 2, 3]);
@@ -492,6 +486,24 @@ pub fn compare_text(a: (&str, &SystemObservation), b: (&str, &SystemObservation)
     s
 }
 
+/// Whether a rate moved between two spans, by the test `compare` applies to two runs'
+/// samples, here on the per-interval values: Mann–Whitney at p < 0.01 and a change of
+/// the median of at least 5%. A rate that sat still in both spans (a constant count per
+/// interval, no spread at all) is therefore not called changed for a step of one; a span
+/// of fewer than four intervals cannot tell.
+fn beyond_noise(a: &[f64], b: &[f64]) -> &'static str {
+    use crate::model::change::{self, Verdict};
+    if a.iter().chain(b).all(|x| *x == 0.0) {
+        return "no";
+    }
+    let c = change::compare(a, b, Better::Lower, change::DEFAULT_MIN_EFFECT);
+    match c.verdict {
+        Verdict::Faster | Verdict::Slower => "yes",
+        Verdict::NoChange => "no",
+        Verdict::TooFew => "too few intervals",
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -532,5 +544,17 @@ mod tests {
         assert!(t.contains("yes"), "{t}");
         let same = compare_text(("o1", &a), ("o1", &a));
         assert!(same.contains(" no"), "{same}");
+    }
+
+    /// A rate with no spread in either span (the same count every interval) is called
+    /// changed only for a step beyond the minimum effect, not for any step at all.
+    #[test]
+    fn a_still_rate_is_not_changed_by_a_step_of_one() {
+        let constant = |v: f64| vec![v; 10];
+        assert_eq!(beyond_noise(&constant(100.0), &constant(101.0)), "no");
+        assert_eq!(beyond_noise(&constant(100.0), &constant(130.0)), "yes");
+        assert_eq!(beyond_noise(&constant(0.0), &constant(0.0)), "no");
+        assert_eq!(beyond_noise(&constant(0.0), &constant(5.0)), "yes");
+        assert_eq!(beyond_noise(&[1.0, 2.0], &[9.0, 9.0]), "too few intervals");
     }
 }
