@@ -9,7 +9,10 @@
 //! process's command name and its parent are known even when it lived for a millisecond.
 //! The call's number is named by the x86-64 table of the `syscalls` crate. A call the
 //! buffer had no room for is counted as lost (the kernel says how many), never guessed.
-//! The observer's own calls (this process) are left out of every count.
+//! The observer's own calls are left out of every count: the whole process's when it
+//! observes the machine (`observe --for`, `observe -- COMMAND`), only its observing
+//! threads' when it observes beside a workload of its own (`run --observe-system`), whose
+//! calls are the point.
 //!
 //! The tracepoint costs each call made on the machine a record's write (a few hundred
 //! nanoseconds), charged to the caller: docs/observe.md measures it.
@@ -75,6 +78,16 @@ impl Tally {
     }
 }
 
+/// Whose calls the count leaves out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LeaveOut {
+    /// This whole process (it only observes).
+    ThisProcess,
+    /// Only this process's observing threads ([`super::register_observer_thread`]): the
+    /// rest of it is the workload being observed.
+    ObserverThreads,
+}
+
 /// Counting every call on the machine; [`CallCounting::stop`] ends it.
 pub struct CallCounting {
     stop: Arc<AtomicBool>,
@@ -86,7 +99,11 @@ pub struct CallCounting {
 impl CallCounting {
     /// Open the tracepoint on every CPU and start the reader; as root the tracefs is
     /// mounted if it is not. Fails with the exact privilege or setting it needs.
-    pub fn start(is_root: bool, notes: &mut Vec<String>) -> std::result::Result<Self, String> {
+    pub fn start(
+        is_root: bool,
+        leave_out: LeaveOut,
+        notes: &mut Vec<String>,
+    ) -> std::result::Result<Self, String> {
         let tp = SyscallTracepoints::find(is_root, notes)?;
         let offset = id_offset();
         let cpus = online_cpus();
@@ -122,7 +139,7 @@ impl CallCounting {
         let (stop2, total2) = (Arc::clone(&stop), Arc::clone(&total));
         let thread = std::thread::Builder::new()
             .name("timeshare-observe-calls".into())
-            .spawn(move || read_loop(samplers, offset, &stop2, &total2))
+            .spawn(move || read_loop(samplers, offset, leave_out, &stop2, &total2))
             .map_err(|e| format!("starting the reader: {e}"))?;
         Ok(CallCounting {
             stop,
@@ -138,8 +155,13 @@ impl CallCounting {
     }
 
     /// Stop counting and return the mix; `tree_root` is the observed command's pid, whose
-    /// tree is counted apart.
-    pub fn stop(mut self, tree_root: Option<(u32, String)>) -> Result<CallMix> {
+    /// tree is counted apart, but for the processes in `not_in_tree` (the observer's own
+    /// children, such as `perf record`, when the root is this process).
+    pub fn stop(
+        mut self,
+        tree_root: Option<(u32, String)>,
+        not_in_tree: &[u32],
+    ) -> Result<CallMix> {
         let secs = self.started.elapsed().as_secs_f64().max(1e-6);
         self.stop.store(true, Ordering::Relaxed);
         let tally = self
@@ -148,7 +170,7 @@ impl CallCounting {
             .ok_or_else(|| anyhow!("stopped twice"))?
             .join()
             .map_err(|_| anyhow!("the call counter's thread panicked"))??;
-        Ok(summarise(&tally, secs, tree_root))
+        Ok(summarise(&tally, secs, tree_root, not_in_tree))
     }
 }
 
@@ -165,12 +187,21 @@ impl Drop for CallCounting {
 fn read_loop(
     mut samplers: Vec<Sampler>,
     offset: usize,
+    leave_out: LeaveOut,
     stop: &AtomicBool,
     total: &AtomicU64,
 ) -> Result<Tally> {
+    super::register_observer_thread();
     let mut tally = Tally::default();
     let me = std::process::id();
     loop {
+        let mine = Mine {
+            pid: me,
+            threads: match leave_out {
+                LeaveOut::ThisProcess => None,
+                LeaveOut::ObserverThreads => Some(super::observer_threads()),
+            },
+        };
         let stopping = stop.load(Ordering::Relaxed);
         if stopping {
             for s in &mut samplers {
@@ -181,7 +212,7 @@ fn read_loop(
         for s in &mut samplers {
             while let Some(record) = s.next_record() {
                 let bytes = record.to_contiguous();
-                seen += take_record(&mut tally, record.ty(), &bytes, offset, me);
+                seen += take_record(&mut tally, record.ty(), &bytes, offset, &mine);
             }
         }
         total.fetch_add(seen, Ordering::Relaxed);
@@ -200,15 +231,29 @@ fn u64_at(b: &[u8], at: usize) -> Option<u64> {
     Some(u64::from_ne_bytes(b.get(at..at + 8)?.try_into().ok()?))
 }
 
+/// The observer's own calls, to leave out: the process, or only some of its threads.
+struct Mine {
+    pid: u32,
+    threads: Option<Vec<u32>>,
+}
+
+impl Mine {
+    fn made(&self, pid: u32, tid: u32) -> bool {
+        pid == self.pid && self.threads.as_ref().is_none_or(|t| t.contains(&tid))
+    }
+}
+
 /// Count one record (its bytes after the header); returns the calls it added.
-fn take_record(t: &mut Tally, ty: u32, b: &[u8], offset: usize, me: u32) -> u64 {
+fn take_record(t: &mut Tally, ty: u32, b: &[u8], offset: usize, mine: &Mine) -> u64 {
     match ty {
         RECORD_SAMPLE => {
             // u32 pid, u32 tid, u32 raw size, raw: the tracepoint's fields.
-            let (Some(pid), Some(id)) = (u32_at(b, 0), u64_at(b, 12 + offset)) else {
+            let (Some(pid), Some(tid), Some(id)) =
+                (u32_at(b, 0), u32_at(b, 4), u64_at(b, 12 + offset))
+            else {
                 return 0;
             };
-            if pid == me {
+            if mine.made(pid, tid) {
                 return 0;
             }
             let cmd = t.command_of(pid);
@@ -267,11 +312,16 @@ fn sorted_counts(by_id: &BTreeMap<u32, u64>, secs: f64) -> Vec<CallCount> {
 }
 
 /// The mix over `secs` seconds: by call, by command, and the observed tree apart.
-fn summarise(t: &Tally, secs: f64, tree_root: Option<(u32, String)>) -> CallMix {
+fn summarise(
+    t: &Tally,
+    secs: f64,
+    tree_root: Option<(u32, String)>,
+    not_in_tree: &[u32],
+) -> CallMix {
     let mut by_id: BTreeMap<u32, u64> = BTreeMap::new();
     let mut by_cmd: BTreeMap<u32, BTreeMap<u32, u64>> = BTreeMap::new();
     let tree: HashSet<u32> = match &tree_root {
-        Some((root, _)) => descendants(*root, &t.parent_of),
+        Some((root, _)) => descendants(*root, &t.parent_of, not_in_tree),
         None => HashSet::new(),
     };
     let mut in_tree: BTreeMap<u32, u64> = BTreeMap::new();
@@ -336,14 +386,18 @@ fn summarise(t: &Tally, secs: f64, tree_root: Option<(u32, String)>) -> CallMix 
     }
 }
 
-/// `root` and every process whose chain of parents reaches it.
-fn descendants(root: u32, parent_of: &HashMap<u32, u32>) -> HashSet<u32> {
+/// `root` and every process whose chain of parents reaches it without passing through
+/// one of `cut` (a cut process and its own descendants are outside the tree).
+fn descendants(root: u32, parent_of: &HashMap<u32, u32>, cut: &[u32]) -> HashSet<u32> {
     let mut tree = HashSet::from([root]);
     for &pid in parent_of.keys() {
         let mut p = pid;
         let mut chain = Vec::new();
         // A chain is short; the bound guards against a pid reused into a cycle.
         for _ in 0..64 {
+            if cut.contains(&p) {
+                break;
+            }
             if tree.contains(&p) {
                 tree.extend(chain);
                 break;
@@ -416,7 +470,7 @@ mod tests {
         // SAFETY: geteuid has no preconditions.
         let root = unsafe { libc::geteuid() } == 0;
         let mut notes = Vec::new();
-        let counting = match CallCounting::start(root, &mut notes) {
+        let counting = match CallCounting::start(root, LeaveOut::ThisProcess, &mut notes) {
             Ok(c) => c,
             Err(why) => {
                 eprintln!("skipped: {why}");
@@ -444,7 +498,9 @@ mod tests {
         let mut status = 0;
         // SAFETY: waits for our own child.
         unsafe { libc::waitpid(pid, &mut status, 0) };
-        let mix = counting.stop(Some((pid as u32, "child".into()))).unwrap();
+        let mix = counting
+            .stop(Some((pid as u32, "child".into())), &[])
+            .unwrap();
         let tree = mix.command_tree.as_ref().unwrap();
         let within = |got: u64, want: u64| (got as f64 - want as f64).abs() <= 0.01 * want as f64;
         assert!(
@@ -498,30 +554,34 @@ mod tests {
             b.extend(0u64.to_ne_bytes());
             b
         };
-        take_record(&mut t, RECORD_COMM, &comm(100, "make"), 8, 1);
-        take_record(&mut t, RECORD_FORK, &fork(101, 100), 8, 1);
-        take_record(&mut t, RECORD_COMM, &comm(101, "cc"), 8, 1);
-        take_record(&mut t, RECORD_FORK, &fork(102, 101), 8, 1);
-        take_record(&mut t, RECORD_COMM, &comm(200, "other"), 8, 1);
+        let mine = Mine {
+            pid: 1,
+            threads: None,
+        };
+        take_record(&mut t, RECORD_COMM, &comm(100, "make"), 8, &mine);
+        take_record(&mut t, RECORD_FORK, &fork(101, 100), 8, &mine);
+        take_record(&mut t, RECORD_COMM, &comm(101, "cc"), 8, &mine);
+        take_record(&mut t, RECORD_FORK, &fork(102, 101), 8, &mine);
+        take_record(&mut t, RECORD_COMM, &comm(200, "other"), 8, &mine);
         let getppid = libc::SYS_getppid as u64;
         let read = libc::SYS_read as u64;
         for _ in 0..3 {
             assert_eq!(
-                take_record(&mut t, RECORD_SAMPLE, &sample(102, getppid), 8, 1),
+                take_record(&mut t, RECORD_SAMPLE, &sample(102, getppid), 8, &mine),
                 1
             );
         }
-        take_record(&mut t, RECORD_SAMPLE, &sample(100, read), 8, 1);
-        take_record(&mut t, RECORD_SAMPLE, &sample(200, read), 8, 1);
+        take_record(&mut t, RECORD_SAMPLE, &sample(100, read), 8, &mine);
+        take_record(&mut t, RECORD_SAMPLE, &sample(200, read), 8, &mine);
         assert_eq!(
-            take_record(&mut t, RECORD_SAMPLE, &sample(1, read), 8, 1),
+            take_record(&mut t, RECORD_SAMPLE, &sample(1, read), 8, &mine),
             0,
             "ours"
         );
         let mut lost = 7u64.to_ne_bytes().to_vec();
         lost.extend(5u64.to_ne_bytes());
-        take_record(&mut t, RECORD_LOST, &lost, 8, 1);
-        let mix = summarise(&t, 2.0, Some((100, "make".into())));
+        take_record(&mut t, RECORD_LOST, &lost, 8, &mine);
+        let mix = summarise(&t, 2.0, Some((100, "make".into())), &[]);
         assert_eq!(mix.total, 5);
         assert_eq!(mix.lost, 5);
         assert_eq!(mix.count("getppid"), 3);
@@ -535,5 +595,54 @@ mod tests {
         // The grandchild forked from cc inherits its name.
         assert_eq!(mix.by_command[0].command, "cc");
         assert_eq!(mix.by_command[0].total, 3);
+    }
+
+    /// Beside a workload of its own, only the observer's threads are left out: the
+    /// process's other threads and its children are the workload, but for a child that is
+    /// the observer's (perf record), cut from the tree with its own children.
+    #[test]
+    fn beside_a_workload_only_the_observing_threads_are_left_out() {
+        let sample = |pid: u32, tid: u32| {
+            let mut b = Vec::new();
+            b.extend(pid.to_ne_bytes());
+            b.extend(tid.to_ne_bytes());
+            b.extend(16u32.to_ne_bytes());
+            b.extend([0u8; 8]);
+            b.extend((libc::SYS_getppid as u64).to_ne_bytes());
+            b
+        };
+        let fork = |pid: u32, ppid: u32| {
+            let mut b = Vec::new();
+            for v in [pid, ppid, pid, ppid] {
+                b.extend(v.to_ne_bytes());
+            }
+            b.extend(0u64.to_ne_bytes());
+            b
+        };
+        let mine = Mine {
+            pid: 10,
+            threads: Some(vec![11]),
+        };
+        let mut t = Tally::default();
+        take_record(&mut t, RECORD_FORK, &fork(20, 10), 8, &mine);
+        take_record(&mut t, RECORD_FORK, &fork(30, 10), 8, &mine);
+        take_record(&mut t, RECORD_FORK, &fork(31, 30), 8, &mine);
+        assert_eq!(
+            take_record(&mut t, RECORD_SAMPLE, &sample(10, 11), 8, &mine),
+            0
+        );
+        for (pid, tid) in [(10, 10), (10, 12), (20, 20), (30, 30), (31, 31)] {
+            assert_eq!(
+                take_record(&mut t, RECORD_SAMPLE, &sample(pid, tid), 8, &mine),
+                1
+            );
+        }
+        let mix = summarise(&t, 1.0, Some((10, "run".into())), &[30]);
+        assert_eq!(mix.total, 5, "all but the observing thread's");
+        let tree = mix.command_tree.unwrap();
+        assert_eq!(
+            tree.total, 3,
+            "the run's two threads and its child, not perf's tree"
+        );
     }
 }

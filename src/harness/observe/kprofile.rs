@@ -34,6 +34,11 @@ impl KernelRecording {
         start_at(&perf, hz).map_err(|e| format!("{e:#}"))
     }
 
+    /// The `perf record` process (a child of this one, not part of an observed workload).
+    pub fn pid(&self) -> Option<u32> {
+        self.recording.pid()
+    }
+
     /// Stop and build the profile.
     pub fn stop(self) -> Result<(KernelProfile, NetShares)> {
         let script = self.recording.stop_script("comm,pid,tid,ip,sym,dso")?;

@@ -14,6 +14,7 @@ pub mod system;
 pub mod vmstat;
 
 use std::path::PathBuf;
+use std::sync::Mutex;
 use std::time::Duration;
 
 use anyhow::{Context, Result};
@@ -21,6 +22,29 @@ use anyhow::{Context, Result};
 use super::contract::{Benchmark, Ctx, Host, Workload};
 use crate::model::observe::{Observation, ObserveOptions};
 use perf::{CounterSet, SyscallCounters, SyscallTracepoints};
+
+/// The threads of this process that do the observing (the call counter's reader, the
+/// series' sampler, the thread that drives an observation beside a workload): an
+/// observation beside timeshare's own workload counts every other thread of the process,
+/// and leaves out only these.
+static OBSERVER_THREADS: Mutex<Vec<u32>> = Mutex::new(Vec::new());
+
+/// Mark the calling thread as one of the observer's own; its calls are not counted.
+pub fn register_observer_thread() {
+    // SAFETY: gettid has no arguments and cannot fail.
+    let tid = unsafe { libc::gettid() } as u32;
+    if let Ok(mut v) = OBSERVER_THREADS.lock() {
+        v.push(tid);
+    }
+}
+
+/// The observer's threads registered so far.
+pub fn observer_threads() -> Vec<u32> {
+    OBSERVER_THREADS
+        .lock()
+        .map(|v| v.clone())
+        .unwrap_or_default()
+}
 
 /// What one run watches, decided once before its first benchmark: what was asked, less
 /// what this machine or this user cannot have, each with its reason in

@@ -121,6 +121,11 @@ impl Recording {
         Ok(rec)
     }
 
+    /// The `perf record` process, while it runs.
+    pub fn pid(&self) -> Option<u32> {
+        self.child.as_ref().map(Child::id)
+    }
+
     fn child_mut(&mut self) -> &mut Child {
         self.child
             .as_mut()

@@ -6,12 +6,15 @@
 //! TERM, then KILL after five seconds.
 
 use std::process::{Child, Command};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 use chrono::Utc;
 
-use super::callmix::CallCounting;
+use super::callmix::{CallCounting, LeaveOut};
 use super::kprofile::{KernelRecording, OBSERVE_HZ};
 use super::system::{Series, SeriesOutcome};
 use crate::harness::contract::Host;
@@ -35,6 +38,47 @@ pub struct Plan {
 pub enum PlanSpan {
     For(Duration),
     Command(Vec<String>),
+    /// Beside a workload of this process, named by its command line, until `stop` is
+    /// set ([`Beside`]).
+    Workload {
+        what: String,
+        stop: Arc<AtomicBool>,
+    },
+}
+
+/// An observation of the whole machine running on a thread of its own beside one of
+/// timeshare's workloads (a run, an exercise): this process's calls count as the
+/// workload's, apart from the rest of the machine, all but the observer's own threads'.
+pub struct Beside {
+    stop: Arc<AtomicBool>,
+    thread: JoinHandle<Result<SystemObservation>>,
+}
+
+impl Beside {
+    /// Start observing; `plan`'s span is replaced by the workload `what`.
+    pub fn start(mut plan: Plan, what: String) -> Result<Beside> {
+        let stop = Arc::new(AtomicBool::new(false));
+        plan.span = PlanSpan::Workload {
+            what,
+            stop: Arc::clone(&stop),
+        };
+        let thread = std::thread::Builder::new()
+            .name("timeshare-observe".into())
+            .spawn(move || {
+                super::register_observer_thread();
+                observe(&plan, &mut |line| eprintln!("{line}"))
+            })
+            .context("cannot start the observing thread")?;
+        Ok(Beside { stop, thread })
+    }
+
+    /// End the span (the workload is over) and return the observation.
+    pub fn finish(self) -> Result<SystemObservation> {
+        self.stop.store(true, Ordering::Relaxed);
+        self.thread
+            .join()
+            .map_err(|_| anyhow::anyhow!("the observing thread panicked"))?
+    }
 }
 
 /// Observe the machine as `plan` says. `progress` is told, once, what is being watched.
@@ -43,7 +87,11 @@ pub fn observe(plan: &Plan, progress: &mut dyn FnMut(&str)) -> Result<SystemObse
     let mut notes = Vec::new();
     let environment = crate::harness::sysinfo::detect(&std::env::temp_dir());
     let calls = if plan.calls {
-        CallCounting::start(host.is_root, &mut notes)
+        let leave_out = match plan.span {
+            PlanSpan::Workload { .. } => LeaveOut::ObserverThreads,
+            _ => LeaveOut::ThisProcess,
+        };
+        CallCounting::start(host.is_root, leave_out, &mut notes)
     } else {
         Err("not asked for (--no-calls)".to_string())
     };
@@ -72,6 +120,17 @@ pub fn observe(plan: &Plan, progress: &mut dyn FnMut(&str)) -> Result<SystemObse
                 None,
             )
         }
+        PlanSpan::Workload { what, stop } => {
+            wait_until(stop);
+            let root = (std::process::id(), what.clone());
+            (
+                Span::Workload {
+                    what: what.clone(),
+                    run: None,
+                },
+                Some(root),
+            )
+        }
         PlanSpan::Command(argv) => {
             let mut child = Command::new(&argv[0])
                 .args(&argv[1..])
@@ -92,9 +151,15 @@ pub fn observe(plan: &Plan, progress: &mut dyn FnMut(&str)) -> Result<SystemObse
     let duration_s = start.elapsed().as_secs_f64();
     let finished_at = Utc::now();
     let outcome = series.stop()?;
+    let perf_pid: Vec<u32> = profile
+        .as_ref()
+        .ok()
+        .and_then(|p| p.pid())
+        .into_iter()
+        .collect();
     let calls = match calls {
         Ok(c) => c
-            .stop(tree_root)
+            .stop(tree_root, &perf_pid)
             .map_or_else(|e| Part::unavailable(format!("{e:#}")), Part::Measured),
         Err(why) => Part::unavailable(why),
     };
@@ -141,6 +206,13 @@ fn wait_for(d: Duration) {
             end.saturating_duration_since(Instant::now())
                 .min(Duration::from_millis(50)),
         );
+    }
+}
+
+/// Wait until the workload is over (or the user asks to stop).
+fn wait_until(stop: &AtomicBool) {
+    while !stop.load(Ordering::Relaxed) && !interrupt::requested() {
+        std::thread::sleep(Duration::from_millis(20));
     }
 }
 

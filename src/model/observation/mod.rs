@@ -61,6 +61,11 @@ impl SystemObservation {
             Span::Command { argv, exit } => {
                 format!("{} ({})", argv.join(" "), exit.describe())
             }
+            Span::Workload {
+                what,
+                run: Some(run),
+            } => format!("{what} (stored as {run})"),
+            Span::Workload { what, run: None } => what.clone(),
         }
     }
 }
@@ -76,6 +81,10 @@ pub enum Span {
         argv: Vec<String>,
         exit: CommandExit,
     },
+    /// `run … --observe-system` or `exercise … --observe-system`: the life of one of
+    /// timeshare's own workloads (`what`, its command line), and the name its run was
+    /// stored under, if it was.
+    Workload { what: String, run: Option<String> },
 }
 
 /// How the observed command ended.
