@@ -13,4 +13,5 @@ pub mod harness;
 pub mod model;
 pub mod reference;
 pub mod report;
+pub mod selftest;
 pub mod store;

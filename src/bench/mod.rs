@@ -20,7 +20,6 @@ pub mod net;
 pub mod pipe;
 pub mod proc;
 pub mod select;
-pub mod selftest;
 pub mod signal;
 pub mod syscall;
 pub mod thread;

@@ -10,7 +10,8 @@ use std::path::PathBuf;
 use anyhow::{Context, Result};
 use clap::Args;
 
-use super::{output, suggest, Exit, UsageError};
+use super::errors::UsageError;
+use super::{output, suggest, Exit};
 use crate::bench::Registry;
 use crate::harness::invocations::{self, Side};
 use crate::harness::{interrupt, sysinfo};

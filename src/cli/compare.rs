@@ -5,7 +5,8 @@ use anyhow::Result;
 use clap::Args;
 
 use super::db::{usage_if_user, DbArgs};
-use super::{output, suggest, Exit, UsageError};
+use super::errors::UsageError;
+use super::{output, suggest, Exit};
 use crate::model::change::DEFAULT_MIN_EFFECT;
 use crate::reference::{self, Quantity};
 use crate::report;

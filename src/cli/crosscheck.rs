@@ -33,7 +33,8 @@ use std::time::{Duration, Instant};
 use anyhow::{bail, Context, Result};
 use clap::Args;
 
-use super::{output, suggest, Exit, UsageError};
+use super::errors::UsageError;
+use super::{output, suggest, Exit};
 use crate::bench::Registry;
 use crate::harness::anchor::{self, Anchor, Server};
 use crate::harness::contract::Benchmark;

@@ -7,8 +7,8 @@ use std::path::PathBuf;
 use anyhow::Result;
 use clap::Args;
 
+use super::errors::UsageError;
 use super::outpolicy::Rules;
-use super::UsageError;
 use crate::store::{self, Location, Store, StoredRun};
 
 #[derive(Debug, Args, Clone, Default)]

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use anyhow::Result;
 use clap::Args;
 
-use super::{io_reason, UsageError};
+use super::errors::{io_reason, UsageError};
 
 #[derive(Debug, Args, Clone, Default)]
 pub struct DirArgs {

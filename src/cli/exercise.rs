@@ -19,8 +19,9 @@ use std::time::Duration;
 use anyhow::{Context, Result};
 use clap::{Args, CommandFactory};
 
+use super::errors::UsageError;
 use super::outfile::OutputFile;
-use super::{output, Cli, Exit, UsageError};
+use super::{output, Cli, Exit};
 use crate::exercise::{self, devez, jobs, Config, Interrupted, Request};
 use crate::harness::{interrupt, quiet, sysinfo};
 use crate::model::{Mode, RunOptions};

@@ -7,8 +7,9 @@ use anyhow::Result;
 use clap::{Args, ValueEnum};
 
 use super::db::DbArgs;
+use super::errors::UsageError;
 use super::outfile::OutputFile;
-use super::{output, Exit, UsageError};
+use super::{output, Exit};
 use crate::model::fleet::{FleetHost, FleetView};
 use crate::model::RunStatus;
 use crate::report;

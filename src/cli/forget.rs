@@ -6,7 +6,8 @@ use anyhow::Result;
 use clap::Args;
 
 use super::db::{load_run, DbArgs};
-use super::{output, Exit, UsageError};
+use super::errors::UsageError;
+use super::{output, Exit};
 use crate::report::style::escape;
 
 #[derive(Debug, Args)]

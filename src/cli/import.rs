@@ -10,7 +10,8 @@ use anyhow::Result;
 use clap::Args;
 
 use super::db::DbArgs;
-use super::{output, Exit, UsageError};
+use super::errors::UsageError;
+use super::{output, Exit};
 use crate::report;
 use crate::store::Imported;
 

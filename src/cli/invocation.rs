@@ -8,9 +8,10 @@ use std::path::PathBuf;
 use anyhow::{Context, Result};
 use clap::Args;
 
-use super::{Exit, UsageError};
+use super::errors::UsageError;
+use super::Exit;
 use crate::bench::Registry;
-use crate::harness::{interrupt, Observer, Runner};
+use crate::harness::{interrupt, Observer, Session, Strategy};
 use crate::model::RunOptions;
 
 #[derive(Debug, Args)]
@@ -46,8 +47,8 @@ pub fn execute(args: InvocationArgs) -> Result<Exit> {
         })
         .collect::<Result<Vec<_>, _>>()?;
     interrupt::install()?;
-    let runner = Runner::new(options, &args.dir)?;
-    let run = runner.execute(&chosen, &[], &mut Silent)?;
+    let session = Session::new(options, &args.dir, Strategy::OneProcess)?;
+    let run = session.run(&chosen, &[], None, &mut Silent)?.run;
     std::fs::write(&args.out, serde_json::to_vec(&run)?)
         .with_context(|| format!("cannot write {}", args.out.display()))?;
     Ok(Exit::Success)

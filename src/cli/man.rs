@@ -7,8 +7,9 @@ use anyhow::Result;
 use clap::{Args, CommandFactory};
 use clap_mangen::roff::{bold, roman, Roff};
 
+use super::errors::UsageError;
 use super::suggest;
-use super::{output, Cli, Exit, UsageError};
+use super::{output, Cli, Exit};
 
 #[derive(Debug, Args)]
 pub struct ManArgs {

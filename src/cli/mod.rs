@@ -15,6 +15,7 @@ mod completions;
 mod crosscheck;
 mod db;
 mod dir;
+mod errors;
 mod exercise;
 mod exit;
 mod export;
@@ -126,11 +127,6 @@ pub enum Command {
     LoadUser(load_user::LoadUserArgs),
 }
 
-/// An error that is the user's input, not the machine's: exit code 2.
-#[derive(Debug, thiserror::Error)]
-#[error("{0}")]
-pub struct UsageError(pub String);
-
 pub fn main() -> ExitCode {
     limits::ignore_file_size_signal();
     if let Some(why) = limits::stack_too_small() {
@@ -190,7 +186,7 @@ fn exit_for(e: &anyhow::Error) -> Exit {
     if interrupted {
         return Exit::Interrupted;
     }
-    let usage = e.downcast_ref::<UsageError>().is_some()
+    let usage = e.downcast_ref::<errors::UsageError>().is_some()
         || e.downcast_ref::<crate::bench::select::SelectError>()
             .is_some()
         || e.downcast_ref::<crate::store::StoreError>()
@@ -205,16 +201,6 @@ fn exit_for(e: &anyhow::Error) -> Exit {
 /// The error and its causes on one line: "cannot write r.json: Permission denied".
 fn one_line(e: &anyhow::Error) -> String {
     crate::report::style::escape(&format!("{e:#}").replace('\n', " ")).into_owned()
-}
-
-/// What went wrong in an I/O error, without any path a wrapper added to it (a temporary
-/// file's random name means nothing to the user): "Permission denied (os error 13)", or
-/// only its kind ("permission denied") when a wrapper kept no OS error code.
-fn io_reason(e: &std::io::Error) -> String {
-    match e.raw_os_error() {
-        Some(code) => std::io::Error::from_raw_os_error(code).to_string(),
-        None => e.kind().to_string(),
-    }
 }
 
 #[cfg(test)]

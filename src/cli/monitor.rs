@@ -7,7 +7,8 @@ use std::time::{Duration, Instant};
 use anyhow::Result;
 use clap::Args;
 
-use super::{output, Exit, UsageError};
+use super::errors::UsageError;
+use super::{output, Exit};
 use crate::harness::interrupt;
 use crate::harness::observe::vmstat::{physical_disks, Reading};
 use crate::report;

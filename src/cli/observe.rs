@@ -10,8 +10,9 @@ use anyhow::Result;
 use clap::Args;
 
 use super::db::DbArgs;
+use super::errors::UsageError;
 use super::outfile::OutputFile;
-use super::{output, Exit, UsageError};
+use super::{output, Exit};
 use crate::harness::interrupt;
 use crate::harness::observe::session::{observe, Plan, PlanSpan};
 use crate::model::observation::predict::{predict, Prediction};

@@ -23,8 +23,9 @@ use std::path::{Path, PathBuf};
 use anyhow::Result;
 use tempfile::NamedTempFile;
 
+use super::errors::{io_reason, UsageError};
 use super::outpolicy::{self, Decision, Rules};
-use super::{io_reason, output, UsageError};
+use super::output;
 use crate::harness::debris;
 
 /// An output destination, opened and checked.

@@ -66,10 +66,10 @@ pub fn decide(path: &Path, rules: &Rules) -> Result<Decision, String> {
                     at.display()
                 ));
             }
-            Err(e) => return Err(super::io_reason(&e)),
+            Err(e) => return Err(super::errors::io_reason(&e)),
         };
         let dir = parent_of(&at);
-        let dir_meta = std::fs::metadata(&dir).map_err(|e| super::io_reason(&e))?;
+        let dir_meta = std::fs::metadata(&dir).map_err(|e| super::errors::io_reason(&e))?;
         if meta.file_type().is_symlink() {
             if !may_follow(meta.uid(), &dir_meta, euid) {
                 return Err(format!(
@@ -80,7 +80,7 @@ pub fn decide(path: &Path, rules: &Rules) -> Result<Decision, String> {
                     dir.display()
                 ));
             }
-            let to = std::fs::read_link(&at).map_err(|e| super::io_reason(&e))?;
+            let to = std::fs::read_link(&at).map_err(|e| super::errors::io_reason(&e))?;
             at = if to.is_relative() { dir.join(to) } else { to };
             continue;
         }

@@ -4,7 +4,8 @@ use anyhow::Result;
 use clap::Args;
 
 use super::db::DbArgs;
-use super::{output, Exit, UsageError};
+use super::errors::UsageError;
+use super::{output, Exit};
 use crate::report;
 
 #[derive(Debug, Args)]

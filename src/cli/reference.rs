@@ -4,7 +4,8 @@
 use anyhow::Result;
 use clap::Args;
 
-use super::{output, suggest, Exit, UsageError};
+use super::errors::UsageError;
+use super::{output, suggest, Exit};
 use crate::model::unit::format_value;
 use crate::model::Unit;
 use crate::reference::{self, Quantity};

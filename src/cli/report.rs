@@ -12,9 +12,10 @@ use anyhow::{Context, Result};
 use clap::Args;
 
 use super::db::DbArgs;
+use super::errors::UsageError;
 use super::outfile::OutputFile;
 use super::outpolicy::Rules;
-use super::{Exit, UsageError};
+use super::Exit;
 use crate::model::change::DEFAULT_MIN_EFFECT;
 use crate::model::exercise::Report;
 use crate::model::{Environment, Run, RunOptions};

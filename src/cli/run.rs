@@ -8,26 +8,29 @@
 //! the tables and after the note of where the run was stored.
 
 use std::io::IsTerminal;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 use clap::{Args, ValueEnum};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
+use super::errors::UsageError;
 use super::outfile::OutputFile;
-use super::{output, suggest, Exit, UsageError};
+use super::{output, suggest, Exit};
 use crate::bench::Registry;
 use crate::harness::children::Pair;
 use crate::harness::contract::Benchmark;
 use crate::harness::precision::Target;
+use crate::harness::session::{self, Ended, Observer, Session, Strategy};
 use crate::harness::tee::Tee;
-use crate::harness::{cpu, interrupt, invocations, quiet, Observer, Runner};
+use crate::harness::{cpu, interrupt, invocations, quiet};
 use crate::model::fleet::FleetTag;
 use crate::model::{
-    BenchResult, LoadOptions, Mode, ObserveOptions, Placement, Run, RunOptions, RunStatus, Status,
+    BenchResult, LoadOptions, Mode, ObserveOptions, Overhead, Placement, Run, RunOptions,
+    RunStatus, Status,
 };
 use crate::report;
-use crate::store::Recorder;
+use crate::store::{Recorder, Store};
 
 #[derive(Debug, Args)]
 pub struct RunArgs {
@@ -195,24 +198,41 @@ fn check_names(args: &RunArgs) -> Result<()> {
 pub fn execute(args: RunArgs) -> Result<Exit> {
     // First: from here on a signal asks the run to stop and clean up.
     interrupt::install()?;
+    let options = run_options(&args)?;
+    let dir = args.dir.checked()?;
+    let outputs = Outputs::open(&args)?;
+    crate::bench::vm::check_options(&options).map_err(UsageError)?;
+    let reg = Registry::new(&options);
+    let chosen = suggest::select(&reg, &args.select)?;
+    check_row_options(&args, &chosen)?;
+    // The database is opened (and its schema checked) before anything is measured.
+    let store = if args.no_save {
+        None
+    } else {
+        args.db.open_for_run()?
+    };
+    super::clean::sweep(&dir);
+    let strategy = strategy(&options, &dir, store.as_ref())?;
+    let session = Session::new(options, &dir, strategy)?;
+    let mut recorder = store.map(|s| Recorder::new(s, session.overhead()));
+    let mut progress = Progress::new();
+    let mut observers = Tee {
+        first: &mut progress,
+        second: recorder.as_mut().map(|r| r as &mut dyn Observer),
+    };
+    let reference = reg.find(quiet::REFERENCE);
+    let ended = session.run(&chosen, reg.derived(), reference, &mut observers)?;
+    outputs.write(&ended, &session.overhead(), recorder.as_mut())
+}
+
+/// The run's options from the command line, every one checked: a typo costs nothing.
+fn run_options(args: &RunArgs) -> Result<RunOptions> {
     let load = load_options(&args.load)?;
     if let Some(c) = args.cpu {
         cpu::check_usable(c).map_err(|e| UsageError(e.to_string()))?;
     }
     check_placement(args.placement.into(), args.cpu)?;
-    check_names(&args)?;
-    let dir = args.dir.checked()?;
-    let rules = args.db.output_rules();
-    let json = args
-        .json
-        .as_deref()
-        .map(|p| OutputFile::open(p, "--json", &rules))
-        .transpose()?;
-    let html = args
-        .html
-        .as_deref()
-        .map(|p| OutputFile::open(p, "--html", &rules))
-        .transpose()?;
+    check_names(args)?;
     if let Some(s) = args.observe {
         if !(s.is_finite() && (0.01..=60.0).contains(&s)) {
             return Err(UsageError(format!(
@@ -222,32 +242,15 @@ pub fn execute(args: RunArgs) -> Result<Exit> {
         }
     }
     let mode = if args.full { Mode::Full } else { Mode::Quick };
-    let invocations = args
-        .invocations
-        .map(usize::from)
-        .unwrap_or_else(|| invocations::default_invocations(mode));
-    let target = match args.precision {
-        Some(precision) => {
-            let pilot = args.invocations.map_or(PILOT, usize::from);
-            if pilot < 2 {
-                return Err(UsageError(
-                    "--precision needs a pilot of at least 2 invocations (leave --invocations \
-                     out for 3)"
-                        .into(),
-                )
-                .into());
-            }
-            Some(Target {
-                precision,
-                budget_s: args.budget.unwrap_or(DEFAULT_BUDGET_S),
-                pilot,
-                max_invocations: MAX_INVOCATIONS,
-            })
-        }
-        None => None,
+    let target = target(args)?;
+    let invocations = match target {
+        Some(t) => t.pilot,
+        None => args
+            .invocations
+            .map(usize::from)
+            .unwrap_or_else(|| invocations::default_invocations(mode)),
     };
-    let invocations = target.map_or(invocations, |t| t.pilot);
-    let options = RunOptions {
+    Ok(RunOptions {
         mode,
         invocations: (invocations > 1).then_some(invocations),
         selection: args.select.clone(),
@@ -272,172 +275,157 @@ pub fn execute(args: RunArgs) -> Result<Exit> {
         budget_s: target.map(|t| t.budget_s),
         samples: Default::default(),
         cache_max: args.cache_max,
-    };
-    crate::bench::vm::check_options(&options).map_err(UsageError)?;
-    let reg = Registry::new(&options);
-    let chosen = suggest::select(&reg, &args.select)?;
-    check_row_options(&args, &chosen)?;
-    // The database is opened (and its schema checked) before anything is measured.
-    let store = if args.no_save {
-        None
-    } else {
-        args.db.open_for_run()?
-    };
-    super::clean::sweep(&dir);
+    })
+}
 
-    let runner = Runner::new(options, &dir)?;
-    // What earlier runs like this one measured, for the run level of a run across
-    // processes (`model::runlevel`); read before the store goes to the recorder.
-    let earlier = match &store {
-        Some(s) if invocations > 1 && target.is_none() => s
+/// What `--precision` (with `--invocations` as its pilot and `--budget`) asks, checked.
+fn target(args: &RunArgs) -> Result<Option<Target>> {
+    let Some(precision) = args.precision else {
+        return Ok(None);
+    };
+    let pilot = args.invocations.map_or(PILOT, usize::from);
+    if pilot < 2 {
+        return Err(UsageError(
+            "--precision needs a pilot of at least 2 invocations (leave --invocations out for \
+             3)"
+            .into(),
+        )
+        .into());
+    }
+    Ok(Some(Target {
+        precision,
+        budget_s: args.budget.unwrap_or(DEFAULT_BUDGET_S),
+        pilot,
+        max_invocations: MAX_INVOCATIONS,
+    }))
+}
+
+/// How the session measures, from the options: one process, several, or to a precision
+/// target. A run across processes reads what earlier runs like it measured (for its run
+/// level, `model::runlevel`) now, before the store goes to the recorder.
+fn strategy(options: &RunOptions, dir: &Path, store: Option<&Store>) -> Result<Strategy> {
+    if let (Some(precision), Some(budget_s)) = (options.precision, options.budget_s) {
+        return Ok(Strategy::ToPrecision(Target {
+            precision,
+            budget_s,
+            pilot: options.invocations.unwrap_or(PILOT),
+            max_invocations: MAX_INVOCATIONS,
+        }));
+    }
+    let rounds = options.invocations.unwrap_or(1);
+    if rounds <= 1 {
+        return Ok(Strategy::OneProcess);
+    }
+    let earlier = match store {
+        Some(s) => s
             .earlier_headlines(
-                &crate::harness::sysinfo::detect(&dir),
-                &runner.options,
+                &session::environment(dir),
+                options,
                 crate::model::runlevel::MAX_EARLIER_RUNS,
             )
             .context("reading the earlier runs of this machine")?,
-        _ => Vec::new(),
+        None => Vec::new(),
     };
-    let mut recorder = store.map(|s| Recorder::new(s, runner.overhead));
-    let mut progress = Progress::new();
-    let mut observers = Tee {
-        first: &mut progress,
-        second: recorder.as_mut().map(|r| r as &mut dyn Observer),
-    };
-    // The quiet-machine check of a run across processes: the reference row measured here
-    // before and after, compared (see `quiet::drift_warning`).
-    let reference = reg
-        .find(quiet::REFERENCE)
-        .filter(|b| invocations > 1 && b.supported(&runner.host).is_ok());
-    let measure_reference = |runner: &Runner| -> Option<crate::model::Summary> {
-        let b = reference?;
-        runner.run_one(b).ok().filter(|r| r.status.is_ok())?.summary
-    };
-    let reference_before = measure_reference(&runner);
-    // The clock's rate against the unslewed one, over the whole run (seed 002 checked its
-    // timer before trusting it).
-    let clock_start = crate::harness::clock::monotonic_and_raw_ns();
-    let run = if let Some(target) = &target {
-        let side = invocations::Side {
-            name: "self".into(),
-            exe: std::env::current_exe().context("cannot find this program's path")?,
-            options: runner.options.clone(),
-            dir: dir.clone(),
+    Ok(Strategy::Invocations { rounds, earlier })
+}
+
+/// Where the run is written besides the terminal: `--json`, `--html`, the tables' stream
+/// and what `--wide` and `--chart` add to them; opened (and refused) before anything runs.
+struct Outputs {
+    json: Option<OutputFile>,
+    html: Option<OutputFile>,
+    wide: bool,
+    chart: bool,
+}
+
+impl Outputs {
+    fn open(args: &RunArgs) -> Result<Outputs> {
+        let rules = args.db.output_rules();
+        let open = |path: &Option<PathBuf>, flag| {
+            path.as_deref()
+                .map(|p| OutputFile::open(p, flag, &rules))
+                .transpose()
         };
-        runner.execute_to_precision(&chosen, reg.derived(), &mut observers, &side, target)
-    } else if invocations > 1 {
-        let side = invocations::Side {
-            name: "self".into(),
-            exe: std::env::current_exe().context("cannot find this program's path")?,
-            options: runner.options.clone(),
-            dir: dir.clone(),
-        };
-        runner.execute_invocations(
-            &chosen,
-            reg.derived(),
-            &mut observers,
-            &side,
-            invocations,
-            &earlier,
-        )
-    } else {
-        runner.execute(&chosen, reg.derived(), &mut observers)
-    };
-    crate::harness::debris::remove_own_scratch(&dir);
-    let mut run = run?;
-    progress.finish();
-    let clock_rate = crate::model::ClockRate::between(
-        clock_start,
-        crate::harness::clock::monotonic_and_raw_ns(),
-    );
-    run.environment.clock_rate = clock_rate;
-    let slewed = clock_rate.as_ref().and_then(quiet::clock_rate_warning);
-    if let Some(w) = &slewed {
-        run.warnings.push(w.clone());
-    }
-    let drift = match (reference_before, run.status) {
-        (Some(before), RunStatus::Complete) => measure_reference(&runner).and_then(|after| {
-            let unit = reference.map_or(crate::model::Unit::SecondsPerOp, |b| b.metric().unit);
-            quiet::drift_warning(quiet::REFERENCE, unit, &before, &after)
-        }),
-        _ => None,
-    };
-    if let Some(w) = &drift {
-        run.warnings.push(w.clone());
+        Ok(Outputs {
+            json: open(&args.json, "--json")?,
+            html: open(&args.html, "--html")?,
+            wide: args.wide,
+            chart: args.chart,
+        })
     }
 
-    // With the JSON on standard output, the tables go to standard error, out of its way.
-    let to_stderr = json.as_ref().is_some_and(OutputFile::is_stdout);
-    let text_out = |text: &str| -> Result<()> {
-        if to_stderr {
-            eprint!("{}", report::style::fit(text));
-        } else {
-            output::print_text(text)?;
-        }
-        Ok(())
-    };
-    text_out(&report::extra::full_report(
-        &run,
-        &runner.overhead,
-        args.wide,
-    ))?;
-    if args.chart {
-        let charts = report::textchart::charts(&run);
-        if !charts.is_empty() {
-            text_out(&format!("\n{charts}"))?;
-        }
-    }
-    if let Some(out) = json {
-        out.write(&report::json::to_json(&run)?)?;
-    }
-    for w in drift.iter().chain(&slewed) {
-        eprintln!("warning: {w}");
-    }
-    // After the tables and the JSON, so that a store error (a full disk) cannot hide
-    // what was measured; it is the run's error once everything else is out.
-    let mut store_failed = None;
-    if let Some(r) = recorder.as_mut() {
-        // The run's warnings as they ended: the drift check, the clock-rate check and
-        // the run level add to what was stored when it began.
-        let warned = r.set_warnings(&run.warnings);
-        let amended = warned.and_then(|()| match clock_rate {
-            Some(_) => r.set_environment(&run.environment),
-            None => Ok(()),
-        });
-        match amended.and_then(|()| r.finish(&run)) {
-            Ok(()) => {
-                if let Some(id) = r.run_id() {
-                    eprintln!("stored as run {id} in {}", r.path());
-                }
+    /// What a run prints and writes once it has ended, in this order: the tables (and
+    /// charts), the JSON, the warnings of the checks at its end, where it was stored, the
+    /// HTML, the closing summary. A store error comes after all of it (a full disk cannot
+    /// hide what was measured): it is then the run's error.
+    fn write(
+        self,
+        ended: &Ended,
+        overhead: &Overhead,
+        recorder: Option<&mut Recorder>,
+    ) -> Result<Exit> {
+        let run = &ended.run;
+        // With the JSON on standard output, the tables go to standard error, out of its way.
+        let to_stderr = self.json.as_ref().is_some_and(OutputFile::is_stdout);
+        let text_out = |text: &str| -> Result<()> {
+            if to_stderr {
+                eprint!("{}", report::style::fit(text));
+            } else {
+                output::print_text(text)?;
             }
-            Err(e) => store_failed = Some(e.context(format!("storing in {}", r.path()))),
-        }
-    }
-    if let Some(out) = html {
-        let stored = recorder.as_ref().filter(|_| store_failed.is_none());
-        let name = match stored.and_then(|r| r.run_id()) {
-            Some(id) => format!("run {id}"),
-            None => "this run".to_string(),
+            Ok(())
         };
-        let about = format!(
-            "{} · {}",
-            run.started_at.format("%Y-%m-%d %H:%M UTC"),
-            run.environment.hostname
-        );
-        let columns = [report::compare::Column::Run {
-            name,
-            about,
-            run: Box::new(run.clone()),
-        }];
-        out.write(
-            report::html::report(&columns, crate::model::change::DEFAULT_MIN_EFFECT).as_bytes(),
-        )?;
+        text_out(&report::extra::full_report(run, overhead, self.wide))?;
+        if self.chart {
+            let charts = report::textchart::charts(run);
+            if !charts.is_empty() {
+                text_out(&format!("\n{charts}"))?;
+            }
+        }
+        if let Some(out) = self.json {
+            out.write(&report::json::to_json(run)?)?;
+        }
+        for w in &ended.late_warnings {
+            eprintln!("warning: {w}");
+        }
+        let stored = recorder.map(|r| {
+            r.stored()
+                .with_context(|| format!("storing in {}", r.path()))
+                .inspect(|id| {
+                    if let Some(id) = id {
+                        eprintln!("stored as run {id} in {}", r.path());
+                    }
+                })
+        });
+        if let Some(out) = self.html {
+            let id = stored
+                .as_ref()
+                .and_then(|s| s.as_ref().ok().copied().flatten());
+            out.write(html_report(run, id).as_bytes())?;
+        }
+        text_out(&report::summary::summary(run))?;
+        stored.transpose()?;
+        Ok(exit_status(run))
     }
-    text_out(&report::summary::summary(&run))?;
-    match store_failed {
-        Some(e) => Err(e),
-        None => Ok(exit_status(&run)),
-    }
+}
+
+/// The HTML report of one run: its stored id, when it was stored, names it.
+fn html_report(run: &Run, stored_as: Option<i64>) -> String {
+    let name = match stored_as {
+        Some(id) => format!("run {id}"),
+        None => "this run".to_string(),
+    };
+    let about = format!(
+        "{} · {}",
+        run.started_at.format("%Y-%m-%d %H:%M UTC"),
+        run.environment.hostname
+    );
+    let columns = [report::compare::Column::Run {
+        name,
+        about,
+        run: Box::new(run.clone()),
+    }];
+    report::html::report(&columns, crate::model::change::DEFAULT_MIN_EFFECT)
 }
 
 /// The pilot of a `--precision` run when `--invocations` is not given.
@@ -595,12 +583,6 @@ impl Progress {
     fn new() -> Progress {
         Progress { bar: None }
     }
-
-    fn finish(&self) {
-        if let Some(bar) = &self.bar {
-            bar.finish_and_clear();
-        }
-    }
 }
 
 impl Observer for Progress {
@@ -632,6 +614,12 @@ impl Observer for Progress {
             bar.inc(1);
         }
         Ok(())
+    }
+
+    fn run_finished(&mut self, _run: &Run) {
+        if let Some(bar) = &self.bar {
+            bar.finish_and_clear();
+        }
     }
 }
 

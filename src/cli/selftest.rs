@@ -5,10 +5,11 @@ use std::time::Instant;
 use anyhow::Result;
 use clap::Args;
 
-use super::{output, suggest, Exit, UsageError};
-use crate::bench::selftest::{self, Options, Strictness};
+use super::errors::UsageError;
+use super::{output, suggest, Exit};
 use crate::harness::{cpu, interrupt};
 use crate::model::Mode;
+use crate::selftest::{self, Options, Strictness};
 
 #[derive(Debug, Args)]
 pub struct SelftestArgs {

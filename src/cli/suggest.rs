@@ -4,7 +4,7 @@
 
 use anyhow::Result;
 
-use super::UsageError;
+use super::errors::UsageError;
 use crate::bench::{Registry, SelectError};
 use crate::harness::contract::Benchmark;
 

@@ -7,7 +7,8 @@ use anyhow::Result;
 use clap::Args;
 
 use super::db::DbArgs;
-use super::{output, suggest, Exit, UsageError};
+use super::errors::UsageError;
+use super::{output, suggest, Exit};
 use crate::model::{RunStatus, Status};
 use crate::report::observation_tables::{self, ObservationTable, OBSERVATION_TABLES};
 use crate::report::seed_table::{self, TABLES};

@@ -1,5 +1,6 @@
 //! How to measure: the clock, calibration, overhead correction, sampling, culling of
-//! perturbed samples, the kernel's counters, the environment record and the run loop.
+//! perturbed samples, the kernel's counters, the environment record, one benchmark's
+//! measurement ([`Runner`]) and a run's life around it ([`Session`]).
 //! Nothing here prints; progress goes through [`Observer`].
 
 pub mod anchor;
@@ -15,6 +16,7 @@ pub mod interrupt;
 pub mod invocations;
 pub mod limits;
 pub mod memlimit;
+pub mod mock;
 pub mod observe;
 pub mod precision;
 pub mod procgroup;
@@ -22,8 +24,10 @@ pub mod quiet;
 pub mod runner;
 pub mod rusage;
 pub mod sampler;
+pub mod session;
 pub mod state;
 pub mod sysinfo;
 pub mod tee;
 
-pub use runner::{Observer, Runner};
+pub use runner::Runner;
+pub use session::{Ended, Observer, Session, Strategy};

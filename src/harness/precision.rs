@@ -17,13 +17,13 @@
 use std::time::Instant;
 
 use anyhow::Result;
-use chrono::Utc;
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
 
-use super::contract::{Benchmark, Derived};
+use super::contract::Benchmark;
 use super::invocations::{self, Side};
-use super::runner::{derive, Observer, Runner};
+use super::runner::Runner;
+use super::session::Observer;
 use crate::model::levels::{self, Done, Plan};
 use crate::model::{BenchResult, Run, RunStatus};
 
@@ -180,120 +180,110 @@ pub fn budget_text(s: f64) -> String {
     }
 }
 
-impl Runner {
-    /// `benches` measured to `target` (see the module's comment): a pilot of
-    /// `target.pilot` invocations, then the further rounds the accepted plans need, then
-    /// each id merged across all its invocations with its precision note first.
-    pub fn execute_to_precision(
-        &self,
-        benches: &[&Benchmark],
-        derived: &[Derived],
-        observer: &mut dyn Observer,
-        side: &Side,
-        target: &Target,
-    ) -> Result<Run> {
-        let started = Instant::now();
-        let mut run = self.begin();
-        observer.run_started(&run, super::runner::rows_expected(benches, derived));
-        let ids: Vec<String> = benches.iter().map(|b| b.id().to_string()).collect();
-        let pilot_k = target.pilot.max(2);
-        let pilot = invocations::measure(
-            std::slice::from_ref(side),
-            &ids,
-            pilot_k,
-            &self.scratch_root,
-            &mut |r| observer.bench_started(r, &format!("pilot invocation {}/{pilot_k}", r + 1)),
-        )?;
-        let mut runs: Vec<Run> = pilot.runs.into_iter().next().unwrap_or_default();
-        let mut interrupted = pilot.interrupted;
-        let merged = levels::merge_runs(&runs, &ids);
-        let mode = invocations::plan_mode(&self.options);
-        let pilot_samples = |id: &str| {
-            benches
-                .iter()
-                .find(|b| b.id() == id)
-                .map_or(1, |b| b.plan(mode).samples)
-        };
-        let mut plans = plan_ids(&merged, target, &pilot_samples);
-        let pilot_s = started.elapsed().as_secs_f64();
-        let ids_s: f64 = merged.iter().map(|r| r.duration_s).sum();
-        let round_s = ((pilot_s - ids_s) / pilot_k as f64).max(0.0);
-        fit_budget(&mut plans, target.budget_s - pilot_s, round_s);
-
-        let mut options = side.options.clone();
-        for p in plans.iter().filter(|p| p.accepted) {
-            if let Some(plan) = p.plan {
-                options.samples.insert(p.id.clone(), plan.samples);
-            }
-        }
-        let more = Side {
-            options,
-            ..side.clone()
-        };
-        let rounds = plans
+/// [`super::session::Strategy::ToPrecision`]: `benches` measured to `target` (see the
+/// module's comment), a pilot of `target.pilot` processes of `side`, then the further
+/// rounds the accepted plans need, then each id merged across all its invocations with
+/// its precision note first, into `run`.
+pub(super) fn measure(
+    runner: &Runner,
+    side: &Side,
+    target: &Target,
+    benches: &[&Benchmark],
+    run: &mut Run,
+    observer: &mut dyn Observer,
+) -> Result<()> {
+    let started = Instant::now();
+    let ids: Vec<String> = benches.iter().map(|b| b.id().to_string()).collect();
+    let pilot_k = target.pilot.max(2);
+    let pilot = invocations::measure(
+        std::slice::from_ref(side),
+        &ids,
+        pilot_k,
+        &runner.scratch_root,
+        &mut |r| observer.bench_started(r, &format!("pilot invocation {}/{pilot_k}", r + 1)),
+    )?;
+    let mut runs: Vec<Run> = pilot.runs.into_iter().next().unwrap_or_default();
+    let mut interrupted = pilot.interrupted;
+    let merged = levels::merge_runs(&runs, &ids);
+    let mode = invocations::plan_mode(&runner.options);
+    let pilot_samples = |id: &str| {
+        benches
             .iter()
-            .filter(|p| p.accepted)
-            .filter_map(|p| p.plan.map(|p| p.invocations))
-            .max()
-            .unwrap_or(0);
-        let mut ran = vec![0usize; plans.len()];
-        let mut rng = rand::rngs::SmallRng::from_entropy();
-        for r in 0..rounds {
-            if interrupted || started.elapsed().as_secs_f64() > target.budget_s {
-                break;
-            }
-            let mut order: Vec<String> = Vec::new();
-            for (i, p) in plans.iter().enumerate() {
-                if p.accepted && p.plan.is_some_and(|plan| plan.invocations > r) {
-                    order.push(p.id.clone());
-                    ran[i] += 1;
-                }
-            }
-            order.shuffle(&mut rng);
-            let label = format!("invocation {}/{} for precision", r + 1, rounds);
-            let got = invocations::measure(
-                std::slice::from_ref(&more),
-                &order,
-                1,
-                &self.scratch_root,
-                &mut |_| observer.bench_started(pilot_k + r, &label),
-            )?;
-            interrupted = got.interrupted;
-            runs.extend(got.runs.into_iter().flatten());
+            .find(|b| b.id() == id)
+            .map_or(1, |b| b.plan(mode).samples)
+    };
+    let mut plans = plan_ids(&merged, target, &pilot_samples);
+    let pilot_s = started.elapsed().as_secs_f64();
+    let ids_s: f64 = merged.iter().map(|r| r.duration_s).sum();
+    let round_s = ((pilot_s - ids_s) / pilot_k as f64).max(0.0);
+    fit_budget(&mut plans, target.budget_s - pilot_s, round_s);
+
+    let mut options = side.options.clone();
+    for p in plans.iter().filter(|p| p.accepted) {
+        if let Some(plan) = p.plan {
+            options.samples.insert(p.id.clone(), plan.samples);
         }
-        run.options.precision = Some(target.precision);
-        run.options.budget_s = Some(target.budget_s);
-        run.options.invocations = Some(pilot_k);
-        run.options.samples = more.options.samples.clone();
-        run.status = if interrupted {
-            RunStatus::Interrupted
-        } else {
-            RunStatus::Complete
-        };
-        for mut result in levels::merge_runs(&runs, &ids) {
-            if let Some(i) = plans.iter().position(|p| p.id == result.id) {
-                let reached = result
-                    .invocations
-                    .as_ref()
-                    .filter(|inv| inv.count() > 1)
-                    .and(result.summary.as_ref())
-                    .map(|s| s.relative_ci());
-                result
-                    .notes
-                    .insert(0, note(&plans[i], reached, target, ran[i]));
-            }
-            observer.bench_finished(&result)?;
-            run.results.push(result);
-        }
-        for d in derived {
-            if let Some(result) = derive(d, &run.results) {
-                observer.bench_finished(&result)?;
-                run.results.push(result);
-            }
-        }
-        run.finished_at = Some(Utc::now());
-        Ok(run)
     }
+    let more = Side {
+        options,
+        ..side.clone()
+    };
+    let rounds = plans
+        .iter()
+        .filter(|p| p.accepted)
+        .filter_map(|p| p.plan.map(|p| p.invocations))
+        .max()
+        .unwrap_or(0);
+    let mut ran = vec![0usize; plans.len()];
+    let mut rng = rand::rngs::SmallRng::from_entropy();
+    for r in 0..rounds {
+        if interrupted || started.elapsed().as_secs_f64() > target.budget_s {
+            break;
+        }
+        let mut order: Vec<String> = Vec::new();
+        for (i, p) in plans.iter().enumerate() {
+            if p.accepted && p.plan.is_some_and(|plan| plan.invocations > r) {
+                order.push(p.id.clone());
+                ran[i] += 1;
+            }
+        }
+        order.shuffle(&mut rng);
+        let label = format!("invocation {}/{} for precision", r + 1, rounds);
+        let got = invocations::measure(
+            std::slice::from_ref(&more),
+            &order,
+            1,
+            &runner.scratch_root,
+            &mut |_| observer.bench_started(pilot_k + r, &label),
+        )?;
+        interrupted = got.interrupted;
+        runs.extend(got.runs.into_iter().flatten());
+    }
+    run.options.precision = Some(target.precision);
+    run.options.budget_s = Some(target.budget_s);
+    run.options.invocations = Some(pilot_k);
+    run.options.samples = more.options.samples.clone();
+    run.status = if interrupted {
+        RunStatus::Interrupted
+    } else {
+        RunStatus::Complete
+    };
+    for mut result in levels::merge_runs(&runs, &ids) {
+        if let Some(i) = plans.iter().position(|p| p.id == result.id) {
+            let reached = result
+                .invocations
+                .as_ref()
+                .filter(|inv| inv.count() > 1)
+                .and(result.summary.as_ref())
+                .map(|s| s.relative_ci());
+            result
+                .notes
+                .insert(0, note(&plans[i], reached, target, ran[i]));
+        }
+        observer.bench_finished(&result)?;
+        run.results.push(result);
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -33,4 +33,11 @@ impl Observer for Tee<'_> {
         }
         Ok(())
     }
+
+    fn run_finished(&mut self, run: &Run) {
+        self.first.run_finished(run);
+        if let Some(s) = self.second.as_mut() {
+            s.run_finished(run);
+        }
+    }
 }

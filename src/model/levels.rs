@@ -836,3 +836,69 @@ mod tests {
         assert!(!r.notes.iter().any(|n| n.contains("slower state")));
     }
 }
+
+/// Properties of the statistics across processes that hold for any processes, checked on
+/// generated ones.
+#[cfg(test)]
+mod properties {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Each process's summary: its median (1 ns to 1 ms) and its interval, up to ±20%.
+    fn processes() -> impl Strategy<Value = Vec<Summary>> {
+        proptest::collection::vec((1e-9f64..1e-3, 0.0f64..0.2), 1..25).prop_map(|v| {
+            v.into_iter()
+                .map(|(m, relative)| Summary::around(m, m * relative))
+                .collect()
+        })
+    }
+
+    proptest! {
+        #[test]
+        fn the_interval_across_processes_holds_its_median(within in processes()) {
+            let s = across(&within).unwrap();
+            prop_assert!(s.ci_low <= s.median && s.median <= s.ci_high, "{:?}", s);
+            prop_assert!(s.min <= s.median && s.median <= s.max);
+        }
+
+        #[test]
+        fn the_processes_order_changes_nothing(within in processes(), turn in 0usize..25) {
+            let mut turned = within.clone();
+            turned.rotate_left(turn % within.len());
+            prop_assert_eq!(across(&within).unwrap(), across(&turned).unwrap());
+            let medians: Vec<f64> = within.iter().map(|s| s.median).collect();
+            let fast = fast_state(&medians, Better::Lower);
+            let turned_medians: Vec<f64> = turned.iter().map(|s| s.median).collect();
+            let mut expected = fast.clone();
+            expected.rotate_left(turn % within.len());
+            prop_assert_eq!(fast_state(&turned_medians, Better::Lower), expected);
+        }
+
+        #[test]
+        fn the_share_between_processes_is_a_share_in_any_unit(
+            within in processes(),
+            shift in -10i32..10,
+        ) {
+            let scale = 2f64.powi(shift);
+            let scaled: Vec<Summary> = within
+                .iter()
+                .map(|s| Summary::around(s.median * scale, (s.ci_high - s.median) * scale))
+                .collect();
+            match (components(&within), components(&scaled)) {
+                (Some(c), Some(d)) => {
+                    prop_assert!((0.0..=1.0).contains(&c.between_share()));
+                    prop_assert!((c.between_share() - d.between_share()).abs() <= 1e-6, "{:?} {:?}", c, d);
+                }
+                (None, None) => prop_assert!(within.len() < 2),
+                (c, d) => prop_assert!(false, "{:?} {:?}", c, d),
+            }
+        }
+
+        #[test]
+        fn the_t_distribution_gives_probabilities(t in -50.0f64..50.0, df in 1.0f64..200.0) {
+            let p = t_cdf(t, df);
+            prop_assert!((0.0..=1.0).contains(&p), "{}", p);
+            prop_assert!((p + t_cdf(-t, df) - 1.0).abs() <= 1e-9, "{} {}", p, t_cdf(-t, df));
+        }
+    }
+}

@@ -277,3 +277,65 @@ mod tests {
         );
     }
 }
+
+/// Properties that hold for any samples, checked on generated ones.
+#[cfg(test)]
+mod properties {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Positive, finite figures spanning the magnitudes a row has (1 ns to 100 s).
+    fn figures() -> impl Strategy<Value = Vec<f64>> {
+        proptest::collection::vec(1e-9f64..100.0, 1..60)
+    }
+
+    proptest! {
+        #[test]
+        fn a_summary_does_not_depend_on_the_order_of_its_samples(
+            values in figures(),
+            turn in 0usize..60,
+        ) {
+            let mut shuffled = values.clone();
+            shuffled.reverse();
+            let turn = turn % shuffled.len();
+            shuffled.rotate_left(turn);
+            prop_assert_eq!(
+                Summary::from_values(&values).unwrap(),
+                Summary::from_values(&shuffled).unwrap()
+            );
+            prop_assert_eq!(median(&values), median(&shuffled));
+        }
+
+        #[test]
+        fn the_interval_holds_its_median_within_the_range(values in figures()) {
+            let s = Summary::from_values(&values).unwrap();
+            prop_assert!(s.min <= s.ci_low && s.ci_low <= s.median, "{:?}", s);
+            prop_assert!(s.median <= s.ci_high && s.ci_high <= s.max, "{:?}", s);
+            prop_assert!((0.0..=1.0).contains(&s.ci_level), "{:?}", s);
+            prop_assert!(s.relative_ci() >= 0.0);
+        }
+
+        #[test]
+        fn scaling_the_samples_scales_the_summary_and_keeps_its_ratios(
+            values in figures(),
+            scale in 1e-6f64..1e6,
+        ) {
+            let s = Summary::from_values(&values).unwrap();
+            let scaled: Vec<f64> = values.iter().map(|v| v * scale).collect();
+            let t = Summary::from_values(&scaled).unwrap();
+            let close = |a: f64, b: f64| (a - b).abs() <= 1e-9 * a.abs().max(b.abs());
+            prop_assert!(close(t.median, s.median * scale), "{:?} {:?}", s, t);
+            prop_assert!(close(t.ci_low, s.ci_low * scale) && close(t.ci_high, s.ci_high * scale));
+            prop_assert!(close(t.sd, s.sd * scale) || s.sd < 1e-12 * s.mean);
+            prop_assert!((t.relative_ci() - s.relative_ci()).abs() <= 1e-9);
+            prop_assert_eq!((t.n, t.ci_level), (s.n, s.ci_level));
+        }
+
+        #[test]
+        fn the_median_s_rank_gives_an_interval_inside_the_samples(n in 1usize..2000) {
+            let (j, level) = median_ci_rank(n);
+            prop_assert!(j >= 1 && j <= n.div_ceil(2), "{} {}", n, j);
+            prop_assert!((0.0..=1.0).contains(&level));
+        }
+    }
+}

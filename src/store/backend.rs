@@ -12,7 +12,7 @@ use std::cell::RefCell;
 
 use postgres::types::{IsNull, ToSql, Type};
 
-use super::StoreError;
+use super::error::StoreError;
 
 /// One column's value, as the store reads and writes it.
 #[derive(Debug, Clone, PartialEq)]

@@ -11,6 +11,7 @@
 //! reused) is reported as `interrupted`; see [`Liveness`].
 
 mod backend;
+mod error;
 mod liveness;
 mod location;
 mod observations;
@@ -29,6 +30,8 @@ use chrono::{DateTime, Utc};
 use rusqlite::Connection;
 
 use backend::{vals, Db, Value};
+use error::chain;
+pub use error::StoreError;
 pub use liveness::Liveness;
 pub use location::{mask, Location};
 pub use observations::{is_observation_name, ObservationRow};
@@ -39,70 +42,6 @@ use crate::model::{BenchResult, Environment, Mode, Run, RunStatus, Status};
 
 /// The environment variable that names the database when `--db` is not given.
 pub const DB_ENV: &str = "TIMESHARE_DB";
-
-#[derive(Debug, thiserror::Error)]
-pub enum StoreError {
-    #[error(
-        "database {path} has schema version {found}, newer than this timeshare knows ({known}); \
-         upgrade timeshare, or use --db to choose another database"
-    )]
-    NewerSchema {
-        path: String,
-        found: u32,
-        known: u32,
-    },
-    #[error("{path} is not a timeshare database ({why})")]
-    NotADatabase { path: String, why: String },
-    #[error("cannot open the results database {path}: {why}")]
-    CannotOpen { path: String, why: String },
-    #[error(
-        "no space left on the file system holding the results database {path} ({free} bytes \
-         free): free some space, or choose another with --db (or --no-save)"
-    )]
-    NoSpace { path: String, free: u64 },
-    #[error("no run {0} in the database (see `timeshare history`)")]
-    UnknownRun(String),
-    #[error("no run labelled {0:?} in the database (see `timeshare history`)")]
-    UnknownLabel(String),
-    #[error(
-        "the label {label:?} names {} runs ({}): name one by its id (see `timeshare history`)",
-        ids.len(),
-        ids.iter().map(i64::to_string).collect::<Vec<_>>().join(", ")
-    )]
-    AmbiguousLabel { label: String, ids: Vec<i64> },
-    #[error("the database is empty: no run to call `last` (run `timeshare run` first)")]
-    NoRuns,
-    #[error(
-        "no complete run to call `last`: the newest, run {latest}, is {status} \
-         (name it by its id, or say `last-any`)"
-    )]
-    NoCompleteRun { latest: i64, status: String },
-    #[error("database error: {0}")]
-    Sqlite(#[from] rusqlite::Error),
-    #[error("database error: {}", chain(.0))]
-    Postgres(#[from] postgres::Error),
-    #[error("stored record is damaged: {0}")]
-    Damaged(String),
-    #[error("stored record is damaged: {0}")]
-    Json(#[from] serde_json::Error),
-}
-
-impl StoreError {
-    /// True when the error is the user's input (a name, a file), not the machine's.
-    pub fn is_usage(&self) -> bool {
-        matches!(
-            self,
-            StoreError::NewerSchema { .. }
-                | StoreError::NotADatabase { .. }
-                | StoreError::CannotOpen { .. }
-                | StoreError::UnknownRun(_)
-                | StoreError::UnknownLabel(_)
-                | StoreError::AmbiguousLabel { .. }
-                | StoreError::NoRuns
-                | StoreError::NoCompleteRun { .. }
-        )
-    }
-}
 
 /// A database that cannot be opened on a full file system (SQLite says only "disk I/O
 /// error" when it cannot make its `-shm` or `-wal` file) is said to be out of space, not
@@ -422,39 +361,23 @@ impl Store {
         Ok(())
     }
 
-    /// Replace the warnings recorded in run `run_id`'s header (a check made after the run,
-    /// such as the quiet machine's drift, adds one).
-    pub fn set_warnings(&mut self, run_id: i64, warnings: &[String]) -> Result<(), StoreError> {
-        self.set_header_field(run_id, "warnings", serde_json::to_value(warnings)?)
-    }
-
-    /// Replace the stored run's environment (a check made over the run measured the clock's
-    /// rate).
-    pub fn set_environment(
-        &mut self,
-        run_id: i64,
-        environment: &crate::model::Environment,
-    ) -> Result<(), StoreError> {
-        self.set_header_field(run_id, "environment", serde_json::to_value(environment)?)
-    }
-
-    /// Replace one field of run `run_id`'s stored header.
-    fn set_header_field(
-        &mut self,
-        run_id: i64,
-        field: &str,
-        value: serde_json::Value,
-    ) -> Result<(), StoreError> {
-        let text = self
-            .db
-            .query_one("SELECT run_json FROM runs WHERE id = ?1", vals![run_id])?
-            .text()
-            .unwrap_or_default();
-        let mut header: serde_json::Value = serde_json::from_str(&text)?;
-        header[field] = value;
+    /// Record how run `run_id` ended, in one statement: its status and end time, and its
+    /// header as it ended (the warnings and the environment that the checks at the run's
+    /// end completed, the options a precision plan settled).
+    pub fn end_run(&mut self, run_id: i64, run: &Run) -> Result<(), StoreError> {
+        let header = Run {
+            results: Vec::new(),
+            ..run.clone()
+        };
+        let finished_at = run.finished_at.unwrap_or_else(Utc::now);
         self.db.exec(
-            "UPDATE runs SET run_json = ?1 WHERE id = ?2",
-            vals![serde_json::to_string(&header)?, run_id],
+            "UPDATE runs SET status = ?1, finished_at = ?2, run_json = ?3 WHERE id = ?4",
+            vals![
+                status_name(run.status),
+                finished_at.to_rfc3339(),
+                serde_json::to_string(&header)?,
+                run_id
+            ],
         )?;
         Ok(())
     }
@@ -685,18 +608,6 @@ impl Store {
         };
         Ok(StoredRun { row, run, overhead })
     }
-}
-
-/// An error and its causes on one line ("db error: FATAL: password authentication
-/// failed for user \"ts\""): the driver's own text says only "db error".
-fn chain(e: &dyn std::error::Error) -> String {
-    let mut text = e.to_string();
-    let mut cause = e.source();
-    while let Some(c) = cause {
-        text.push_str(&format!(": {c}"));
-        cause = c.source();
-    }
-    text
 }
 
 /// A driver's error text with the URL's password masked, should it quote the URL.

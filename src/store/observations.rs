@@ -4,7 +4,8 @@
 use chrono::{DateTime, Utc};
 
 use super::backend::{vals, Value};
-use super::{Imported, Store, StoreError};
+use super::error::StoreError;
+use super::{Imported, Store};
 use crate::model::observation::SystemObservation;
 
 /// The prefix of an observation's name: `o12`.

@@ -1,13 +1,16 @@
 //! The observer that stores a run as it goes: the run row at `run_started` (status
-//! `running`, with this process's identity), each result at `bench_finished`, the final
-//! status at [`Recorder::finish`]. If the run ends any other way (an error, a panic
-//! unwinding), `Drop` marks it interrupted; if the process is killed outright, the run
-//! stays `running` and its dead writer makes it read back as interrupted.
+//! `running`, with this process's identity), each result at `bench_finished`, the run's
+//! end — status, end time, final warnings and environment — at `run_finished`, in one
+//! write; [`Recorder::stored`] then says how it went. If the run ends any other way (an
+//! error, a panic unwinding), `Drop` marks it interrupted; if the process is killed
+//! outright, the run stays `running` and its dead writer makes it read back as
+//! interrupted.
 
 use anyhow::{Context, Result};
 use chrono::Utc;
 
-use super::{Store, StoreError};
+use super::error::StoreError;
+use super::Store;
 use crate::harness::Observer;
 use crate::model::Overhead;
 use crate::model::{BenchResult, Run, RunStatus};
@@ -21,8 +24,10 @@ pub struct Recorder {
     saved: usize,
     finished: bool,
     /// The first store error while the run went on (a full disk): the run keeps
-    /// measuring, nothing more is stored, and [`Recorder::finish`] reports it.
+    /// measuring, nothing more is stored, and [`Recorder::stored`] reports it.
     failed: Option<anyhow::Error>,
+    /// How recording the run's end went, once it has finished.
+    ended: Option<Result<()>>,
 }
 
 impl Recorder {
@@ -35,51 +40,27 @@ impl Recorder {
             saved: 0,
             finished: false,
             failed: None,
+            ended: None,
         }
-    }
-
-    /// The stored run's id, once it has started.
-    pub fn run_id(&self) -> Option<i64> {
-        self.run_id
     }
 
     pub fn path(&self) -> &str {
         self.store.path()
     }
 
-    /// Replace the stored run's warnings (a check made after the run added one).
-    pub fn set_warnings(&mut self, warnings: &[String]) -> Result<()> {
-        self.amend("warnings", |store, id| store.set_warnings(id, warnings))
-    }
-
-    /// Replace the stored run's environment (the clock's rate, measured over the run).
-    pub fn set_environment(&mut self, environment: &crate::model::Environment) -> Result<()> {
-        self.amend("environment", |store, id| {
-            store.set_environment(id, environment)
-        })
-    }
-
-    /// Change the stored run's header after it ran. Nothing is written once the store has
-    /// failed (a full disk): [`Recorder::finish`] reports that failure, with what it lost.
-    fn amend(
-        &mut self,
-        what: &str,
-        change: impl FnOnce(&mut Store, i64) -> Result<(), StoreError>,
-    ) -> Result<()> {
-        self.take_pending()?;
-        if self.failed.is_some() {
-            return Ok(());
+    /// The stored run's id once the run has finished and been stored whole; the first
+    /// store error of the run otherwise (what was measured is then only in the caller's
+    /// hands). Asked after what was measured is shown, so that a full disk hides nothing.
+    pub fn stored(&mut self) -> Result<Option<i64>> {
+        match self.ended.take() {
+            Some(Ok(())) => Ok(self.run_id),
+            Some(Err(e)) => Err(e),
+            None => Err(anyhow::anyhow!("the run did not finish")),
         }
-        if let Some(id) = self.run_id {
-            change(&mut self.store, id)
-                .with_context(|| format!("cannot record the {what} of run {id}"))?;
-        }
-        Ok(())
     }
 
-    /// Record the run's final status and end time; the first store error of the run, if
-    /// there was one (what was measured is then only in the caller's hands).
-    pub fn finish(&mut self, run: &Run) -> Result<()> {
+    /// Record the run's end (see [`Store::end_run`]), or the first store error of the run.
+    fn end(&mut self, run: &Run) -> Result<()> {
         self.take_pending()?;
         if let Some(e) = self.failed.take() {
             // The run row stays `running` with this dead writer, or is marked
@@ -94,7 +75,7 @@ impl Recorder {
         self.finished = true;
         if let Some(id) = self.run_id {
             self.store
-                .finish_run(id, run.status, run.finished_at.unwrap_or_else(Utc::now))
+                .end_run(id, run)
                 .with_context(|| format!("cannot record the end of run {id}"))?;
         }
         Ok(())
@@ -146,6 +127,10 @@ impl Observer for Recorder {
             }
         }
         Ok(())
+    }
+
+    fn run_finished(&mut self, run: &Run) {
+        self.ended = Some(self.end(run));
     }
 }
 

@@ -13,7 +13,7 @@
 use rusqlite::{Connection, TransactionBehavior};
 
 use super::backend::{vals, Db};
-use super::StoreError;
+use super::error::StoreError;
 
 /// Version 1: environments, runs and results.
 ///

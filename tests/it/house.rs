@@ -2,7 +2,8 @@
 //! global state or leaked string comes back. See docs/architecture.md.
 //!
 //! ```text
-//! cli → report, store, bench, exercise → harness → model
+//! cli → report, store, bench, exercise, selftest → harness → model
+//!        selftest → bench → harness
 //!        report → reference → model
 //! ```
 
@@ -25,17 +26,53 @@ fn rust_files(dir: &Path) -> Vec<PathBuf> {
     out
 }
 
-/// The code of a file without its test module and comments: what the program is made of.
+/// The code of a file without its test modules and comments: what the program is made of.
 fn program_text(path: &Path) -> String {
-    let text = std::fs::read_to_string(path).unwrap();
-    let code = match text.find("#[cfg(test)]") {
-        Some(i) => &text[..i],
-        None => &text[..],
-    };
-    code.lines()
-        .filter(|l| !l.trim_start().starts_with("//"))
-        .collect::<Vec<_>>()
-        .join("\n")
+    program_code(&std::fs::read_to_string(path).unwrap())
+}
+
+/// `text` without its comment lines and its test modules: every `mod` item under
+/// `#[cfg(test)]`, to its closing brace (rustfmt puts it alone on a line, at the `mod`
+/// line's indentation) or to its `;`. Any other item under `#[cfg(test)]` (a helper
+/// `impl`, a constant) stays: it is not a module, and code after it is the program's.
+fn program_code(text: &str) -> String {
+    let lines: Vec<&str> = text.lines().collect();
+    let mut kept = Vec::new();
+    let mut i = 0;
+    while i < lines.len() {
+        if lines[i].trim() == "#[cfg(test)]" {
+            if let Some(end) = test_module_end(&lines, i) {
+                i = end + 1;
+                continue;
+            }
+        }
+        if !lines[i].trim_start().starts_with("//") {
+            kept.push(lines[i]);
+        }
+        i += 1;
+    }
+    kept.join("\n")
+}
+
+/// The last line of the test module whose `#[cfg(test)]` is line `at`, when the item it
+/// marks (past further attributes) is a module.
+fn test_module_end(lines: &[&str], at: usize) -> Option<usize> {
+    let item = (at + 1..lines.len()).find(|&j| !lines[j].trim_start().starts_with("#["))?;
+    let line = lines[item];
+    let head = line.trim_start();
+    let head = head
+        .strip_prefix("pub(crate) ")
+        .or_else(|| head.strip_prefix("pub "))
+        .unwrap_or(head);
+    if !head.starts_with("mod ") {
+        return None;
+    }
+    if head.ends_with(';') {
+        return Some(item);
+    }
+    let indent = &line[..line.len() - line.trim_start().len()];
+    let close = format!("{indent}}}");
+    (item + 1..lines.len()).find(|&j| lines[j] == close)
 }
 
 /// The top-level modules of the crate that `text` refers to as `crate::NAME`.
@@ -62,6 +99,7 @@ fn allowed(layer: &str) -> &'static [&'static str] {
         "reference" => &["model"],
         "harness" => &["model"],
         "bench" | "exercise" => &["harness", "model", "assets"],
+        "selftest" => &["bench", "harness", "model", "assets"],
         "store" => &["harness", "model"],
         "report" => &["harness", "model", "reference"],
         _ => &[],
@@ -77,6 +115,7 @@ fn the_layers_import_one_way() {
         "harness",
         "bench",
         "exercise",
+        "selftest",
         "store",
         "report",
     ] {
@@ -162,4 +201,40 @@ fn the_checks_above_can_fail() {
     );
     assert!(!allowed("harness").contains(&"bench"));
     assert!(allowed("report").contains(&"reference"));
+    assert!(!allowed("bench").contains(&"selftest"));
+}
+
+#[test]
+fn only_the_test_modules_are_cut_not_what_follows_a_test_helper() {
+    // An import planted after a test-only helper, and after an inline test module, is
+    // seen; the test modules' own imports (inline, or a file module) are not.
+    let planted = "\
+use crate::model::Run;
+#[cfg(test)]
+impl Run {
+    fn fixture() {}
+}
+pub fn planted() { crate::cli::main(); }
+#[cfg(test)]
+#[path = \"elsewhere.rs\"]
+mod test_helpers;
+#[cfg(test)]
+mod tests {
+    use crate::bench::Registry;
+    mod inner {
+        fn f() {}
+    }
+}
+pub fn after() { crate::store::x(); }
+// crate::report in a comment
+";
+    let code = program_code(planted);
+    assert_eq!(crate_modules_used(&code), ["cli", "model", "store"]);
+    assert!(
+        !code.contains("test_helpers") && !code.contains("inner"),
+        "{code}"
+    );
+    // Cutting the file at its first `#[cfg(test)]`, as the check once did, missed both.
+    let first = &planted[..planted.find("#[cfg(test)]").unwrap()];
+    assert_eq!(crate_modules_used(first), ["model"]);
 }

@@ -175,3 +175,85 @@ fn comparisons_of_a_fixed_run_are_pinned() {
         insta::assert_snapshot!(name, plain(&["reference", machine]));
     }
 }
+
+/// The rows the pinned runs measure: a latency, a rate, a job, and the two signal rows
+/// `ctx.switch` is derived from.
+const MOCK_ROWS: &[&str] = &[
+    "syscall.getpid",
+    "signal.self",
+    "signal.pingpong",
+    "pipe.back.4",
+    "pipe.bw.one",
+    "proc.fork.0",
+];
+
+/// What `timeshare run ARGS MOCK_ROWS` prints in the run path's hidden test mode (every
+/// figure computed from its id, a fixed machine and clock: `harness::mock`), standard
+/// output then standard error, with the database's path (a temporary directory) named
+/// `DB`. The run must end with `code`.
+fn mock_run(args: &[&str], code: i32) -> String {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("runs.db");
+    let out = timeshare()
+        .env("COLUMNS", WIDTH)
+        .env("TIMESHARE_MOCK_RUN", "1")
+        .arg("run")
+        .args(args)
+        .args(MOCK_ROWS)
+        .arg("--db")
+        .arg(&db)
+        .arg("--dir")
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(out.status.code(), Some(code), "{args:?}: {stderr}");
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let stderr = stderr.replace(&db.display().to_string(), "DB");
+    format!("── standard output ──\n{stdout}── standard error ──\n{stderr}")
+}
+
+#[test]
+fn what_run_prints_is_pinned() {
+    // One process: the tables, the start's warnings, where it was stored, the summary.
+    insta::assert_snapshot!("run_mock", mock_run(&["--quick"], 0));
+    // Across processes: the merged rows, the run level's note, and the quiet-machine
+    // reference measured again at the end (the mock's moves by 20%): the drift warning,
+    // after the tables.
+    insta::assert_snapshot!(
+        "run_mock_invocations",
+        mock_run(&["--quick", "--invocations", "3", "--no-save"], 0)
+    );
+}
+
+#[test]
+fn a_mock_run_is_stored_as_it_printed() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("runs.db");
+    let json = dir.path().join("run.json");
+    timeshare()
+        .env("TIMESHARE_MOCK_RUN", "1")
+        .args(["run", "--quick", "--invocations", "2", "--json"])
+        .arg(&json)
+        .args(MOCK_ROWS)
+        .arg("--db")
+        .arg(&db)
+        .arg("--dir")
+        .arg(dir.path())
+        .assert()
+        .success();
+    // The stored run, exported, is the run `--json` wrote: its end (status, end time,
+    // the warnings and environment its last checks completed) was stored whole.
+    let written: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    let exported: serde_json::Value =
+        serde_json::from_str(&output(dir.path(), &["export", "1"])).unwrap();
+    assert_eq!(exported, written);
+    let warnings = written["warnings"].as_array().unwrap();
+    assert!(
+        warnings
+            .iter()
+            .any(|w| w.as_str().unwrap().contains("the machine drifted")),
+        "{warnings:?}"
+    );
+}

@@ -11,7 +11,7 @@ use super::{Bounds, Check, Env, Figure, Measured};
 use crate::bench::proc::create::{Create, Creation};
 use crate::bench::Registry;
 use crate::harness::contract::{Plan, Skip, StandaloneCtx, Workload};
-use crate::harness::runner::{Observer, Runner};
+use crate::harness::{Observer, Session, Strategy};
 use crate::model::{LoadOptions, Metric, Mode, Overhead, Placement, Run, RunOptions};
 
 /// Twice the operations take about twice the time.
@@ -498,7 +498,8 @@ fn run_rows(options: RunOptions, ids: &[impl AsRef<str>]) -> Result<Run> {
         })
         .collect::<Result<Vec<_>>>()?;
     let scratch = tempfile::Builder::new().prefix("timeshare-").tempdir()?;
-    Runner::new(options, scratch.path())?.execute(&benches, &[], &mut Silent)
+    let session = Session::new(options, scratch.path(), Strategy::OneProcess)?;
+    Ok(session.run(&benches, &[], None, &mut Silent)?.run)
 }
 
 /// One row of each kind of load run through the runner as `run` runs it, with its

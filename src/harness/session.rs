@@ -1,0 +1,450 @@
+//! A run's life in one place. A [`Session`] is made from the run's options and a
+//! [`Strategy`] (one process, `k` fresh processes, or as many as a precision target
+//! needs) and owns the run record from start to finish:
+//!
+//! 1. the quiet-machine reference measured before (a run across processes only) and the
+//!    clock's rate started;
+//! 2. the record begun — environment, warnings, options — and handed to the observers;
+//! 3. the strategy's measurements, each result to the observers as soon as it exists;
+//! 4. the derived rows, the end time;
+//! 5. the checks made at the end: the clock's rate over the run, the reference measured
+//!    again (the machine's drift);
+//! 6. the finished record, final warnings and environment included, to the observers
+//!    once ([`Observer::run_finished`]): the store writes the run's end in one go.
+//!
+//! Strategies differ only in step 3; the rest is written once, here.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use anyhow::{Context, Result};
+
+use super::contract::{Benchmark, Derived};
+use super::interrupt::Interrupted;
+use super::invocations::{self, Side};
+use super::precision::{self, Target};
+use super::runner::Runner;
+use super::{clock, debris, quiet};
+use crate::model::{
+    resolution, runlevel, BenchResult, ClockRate, Details, Environment, Overhead, Run, RunOptions,
+    RunStatus, Summary,
+};
+
+/// Hooks called while a run goes on; every one defaults to doing nothing. Called between
+/// benchmarks only, never while a sample is being timed.
+pub trait Observer {
+    fn run_started(&mut self, _run: &Run, _total: usize) {}
+    fn bench_started(&mut self, _index: usize, _id: &str) {}
+    fn bench_finished(&mut self, _result: &BenchResult) -> Result<()> {
+        Ok(())
+    }
+    /// The run as it ended: status, end time, and the warnings and environment the
+    /// checks at its end completed. Called once, after the last `bench_finished`; never
+    /// when the run ended in an error.
+    fn run_finished(&mut self, _run: &Run) {}
+}
+
+/// How a session measures its rows (step 3 of the module's list).
+pub enum Strategy {
+    /// Every row once, in this process.
+    OneProcess,
+    /// Every row in `rounds` fresh processes, the order shuffled between them, merged
+    /// into one result per row (its headline across them; see `model::levels`), the
+    /// intervals widened by the run-to-run spread of the `earlier` runs like this one.
+    Invocations {
+        rounds: usize,
+        earlier: Vec<BTreeMap<String, f64>>,
+    },
+    /// A pilot of processes, then as many more as each row needs to reach the target
+    /// (see [`precision`]).
+    ToPrecision(Target),
+}
+
+impl Strategy {
+    /// The processes every row is measured in at least.
+    pub fn processes(&self) -> usize {
+        match self {
+            Strategy::OneProcess => 1,
+            Strategy::Invocations { rounds, .. } => *rounds,
+            Strategy::ToPrecision(target) => target.pilot,
+        }
+    }
+}
+
+/// What a session ends with.
+pub struct Ended {
+    /// The run as it was handed to [`Observer::run_finished`].
+    pub run: Run,
+    /// The warnings the checks at the end added, the drift first: said again after the
+    /// tables, where they are read.
+    pub late_warnings: Vec<String>,
+}
+
+pub struct Session {
+    runner: Runner,
+    strategy: Strategy,
+    /// This program, re-executed for each fresh process (strategies across processes).
+    side: Option<Side>,
+}
+
+impl Session {
+    /// Pin if asked and measure the clock and loop overhead (see [`Runner::new`]);
+    /// nothing of the run is measured yet.
+    pub fn new(options: RunOptions, scratch_root: &Path, strategy: Strategy) -> Result<Session> {
+        let runner = Runner::new(options, scratch_root)?;
+        let side = match strategy {
+            Strategy::OneProcess => None,
+            _ => Some(Side {
+                name: "self".into(),
+                exe: std::env::current_exe().context("cannot find this program's path")?,
+                options: runner.options.clone(),
+                dir: scratch_root.to_path_buf(),
+            }),
+        };
+        Ok(Session {
+            runner,
+            strategy,
+            side,
+        })
+    }
+
+    /// The clock and loop overhead every figure of the run is corrected by.
+    pub fn overhead(&self) -> Overhead {
+        self.runner.overhead
+    }
+
+    /// Run `benches` in order by the session's strategy, then the derived rows whose
+    /// inputs were all measured; `reference` is the quiet-machine reference row (see
+    /// [`quiet::REFERENCE`]), measured before and after a run across processes. Only an
+    /// error of the machinery is an `Err`: a row that fails is a result saying so, and
+    /// an interrupt ends the run early with what was measured.
+    pub fn run(
+        &self,
+        benches: &[&Benchmark],
+        derived: &[Derived],
+        reference: Option<&Benchmark>,
+        observer: &mut dyn Observer,
+    ) -> Result<Ended> {
+        let reference = reference
+            .filter(|b| self.strategy.processes() > 1 && b.supported(&self.runner.host).is_ok());
+        let before = reference.and_then(|b| self.measure_reference(b));
+        // The clock's rate against the unslewed one, over the whole run (seed 002
+        // checked its timer before trusting it).
+        let clock_start = clock::monotonic_and_raw_ns();
+        let mut run = self.runner.begin();
+        observer.run_started(&run, rows_expected(benches, derived));
+        let measured = self.measure(benches, &mut run, observer);
+        debris::remove_own_scratch(&self.runner.scratch_root);
+        measured?;
+        for d in derived {
+            if let Some(result) = derive(d, &run.results) {
+                observer.bench_finished(&result)?;
+                run.results.push(result);
+            }
+        }
+        run.finished_at = Some(self.runner.now(&run));
+        let late_warnings = self.end_checks(&mut run, clock_start, reference, before);
+        observer.run_finished(&run);
+        Ok(Ended { run, late_warnings })
+    }
+
+    /// Step 3: the strategy's own measurements, into `run`'s results and status.
+    fn measure(
+        &self,
+        benches: &[&Benchmark],
+        run: &mut Run,
+        observer: &mut dyn Observer,
+    ) -> Result<()> {
+        let side = || {
+            self.side
+                .as_ref()
+                .context("no program to start processes of")
+        };
+        match &self.strategy {
+            Strategy::OneProcess => in_this_process(&self.runner, benches, run, observer),
+            Strategy::Invocations { rounds, earlier } => across_processes(
+                &self.runner,
+                side()?,
+                benches,
+                *rounds,
+                earlier,
+                run,
+                observer,
+            ),
+            Strategy::ToPrecision(target) => {
+                precision::measure(&self.runner, side()?, target, benches, run, observer)
+            }
+        }
+    }
+
+    /// The reference row's figure, when it was measured whole.
+    fn measure_reference(&self, b: &Benchmark) -> Option<Summary> {
+        self.runner
+            .run_one(b)
+            .ok()
+            .filter(|r| r.status.is_ok())?
+            .summary
+    }
+
+    /// Step 5: the clock's rate over the run into its environment, and the warnings of
+    /// a slewed clock and of a drifted machine into its warnings. Returns those warnings,
+    /// the drift first.
+    fn end_checks(
+        &self,
+        run: &mut Run,
+        clock_start: (u64, u64),
+        reference: Option<&Benchmark>,
+        before: Option<Summary>,
+    ) -> Vec<String> {
+        let clock_rate = if self.runner.mocked() {
+            None
+        } else {
+            ClockRate::between(clock_start, clock::monotonic_and_raw_ns())
+        };
+        run.environment.clock_rate = clock_rate;
+        let slewed = clock_rate.as_ref().and_then(quiet::clock_rate_warning);
+        run.warnings.extend(slewed.clone());
+        let drift = match (reference, before, run.status) {
+            (Some(b), Some(before), RunStatus::Complete) => {
+                self.measure_reference(b).and_then(|after| {
+                    let unit = b.metric().unit;
+                    quiet::drift_warning(quiet::REFERENCE, unit, &before, &after)
+                })
+            }
+            _ => None,
+        };
+        run.warnings.extend(drift.clone());
+        drift.into_iter().chain(slewed).collect()
+    }
+}
+
+/// The environment a session in this process records (the mock's in the mock).
+pub fn environment(scratch_root: &Path) -> Environment {
+    if super::mock::active() {
+        super::mock::environment()
+    } else {
+        super::sysinfo::detect(scratch_root)
+    }
+}
+
+/// [`Strategy::OneProcess`]: every row in turn, each result to the observer at once.
+fn in_this_process(
+    runner: &Runner,
+    benches: &[&Benchmark],
+    run: &mut Run,
+    observer: &mut dyn Observer,
+) -> Result<()> {
+    run.status = RunStatus::Complete;
+    for (i, b) in benches.iter().enumerate() {
+        observer.bench_started(i, b.id());
+        match runner.run_one(b) {
+            Ok(result) => {
+                observer.bench_finished(&result)?;
+                run.results.push(result);
+            }
+            Err(Interrupted) => {
+                run.status = RunStatus::Interrupted;
+                break;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// [`Strategy::Invocations`]: `rounds` fresh processes of `side` (see [`invocations`]),
+/// then each id's invocations merged into one result. The observer sees each round start
+/// (`bench_started` with "invocation r/K") and each merged result at the end.
+fn across_processes(
+    runner: &Runner,
+    side: &Side,
+    benches: &[&Benchmark],
+    rounds: usize,
+    earlier: &[BTreeMap<String, f64>],
+    run: &mut Run,
+    observer: &mut dyn Observer,
+) -> Result<()> {
+    let ids: Vec<String> = benches.iter().map(|b| b.id().to_string()).collect();
+    let measured = invocations::measure(
+        std::slice::from_ref(side),
+        &ids,
+        rounds,
+        &runner.scratch_root,
+        &mut |r| observer.bench_started(r, &format!("invocation {}/{rounds}", r + 1)),
+    )?;
+    run.status = if measured.interrupted {
+        RunStatus::Interrupted
+    } else {
+        RunStatus::Complete
+    };
+    let mut merged = crate::model::levels::merge_runs(&measured.runs[0], &ids);
+    if run.status == RunStatus::Complete {
+        with_run_level(run, &mut merged, earlier);
+    }
+    for result in merged {
+        observer.bench_finished(&result)?;
+        run.results.push(result);
+    }
+    Ok(())
+}
+
+/// Widen the intervals of `merged` by the run-to-run spread of the `earlier` runs like
+/// this one (see `model::runlevel`), learned from the rows this run measured with a
+/// resolved figure (a derived row's or an unresolved one's spread is not the machine's);
+/// without two earlier runs, the run says its intervals are of its processes only.
+fn with_run_level(run: &mut Run, merged: &mut [BenchResult], earlier: &[BTreeMap<String, f64>]) {
+    // Only figures the printers would show as measured: a row under the clock's or the
+    // CPU's resolution moves between runs by whole clock ticks (a single call timed at 10
+    // and then 30 ns), and one such row dominated the pooled spread of every other.
+    let mhz = run.environment.cpu.mhz;
+    let measured: Vec<&str> = merged
+        .iter()
+        .filter(|r| r.status.is_ok() && !r.below_resolution)
+        .filter(|r| resolution::shown_stored(r, mhz).is_some_and(|s| s.is_figure()))
+        .map(|r| r.id.as_str())
+        .collect();
+    let alike: Vec<BTreeMap<String, f64>> = earlier
+        .iter()
+        .map(|e| {
+            e.iter()
+                .filter(|(id, _)| measured.contains(&id.as_str()))
+                .map(|(id, x)| (id.clone(), *x))
+                .collect()
+        })
+        .collect();
+    match runlevel::spread(&alike) {
+        Some(spread) => {
+            merged.iter_mut().for_each(|r| runlevel::widen(r, &spread));
+            run.warnings.push(runlevel::widened_note(&spread));
+        }
+        None => run.warnings.push(runlevel::no_earlier_run_note()),
+    }
+}
+
+/// The rows a run of `benches` ends with when every one is measured: they and the derived
+/// rows whose inputs are all among them (what the progress line counts to).
+pub fn rows_expected(benches: &[&Benchmark], derived: &[Derived]) -> usize {
+    let chosen = |id: &&str| benches.iter().any(|b| b.id() == *id);
+    benches.len()
+        + derived
+            .iter()
+            .filter(|d| d.inputs.iter().all(chosen))
+            .count()
+}
+
+/// The derived row `d`, when every one of its inputs was measured in `results`.
+pub fn derive(d: &Derived, results: &[BenchResult]) -> Option<BenchResult> {
+    let inputs: Option<Vec<f64>> = d
+        .inputs
+        .iter()
+        .map(|id| {
+            results
+                .iter()
+                .find(|r| r.id == *id && r.status.is_ok())
+                .and_then(|r| r.median())
+        })
+        .collect();
+    let value = (d.compute)(&inputs?);
+    let summary = Summary::from_values(&[value]).ok()?;
+    Some(BenchResult {
+        derived: true,
+        summary: Some(summary),
+        below_resolution: value <= 0.0,
+        details: Some(Details::of(&crate::model::details::DerivedInputs {
+            inputs: d.inputs.iter().map(|s| s.to_string()).collect(),
+        })),
+        notes: vec![format!("derived from {}", d.inputs.join(", "))],
+        ..BenchResult::new(
+            d.id,
+            crate::model::family_of(d.id),
+            d.source.describe(),
+            d.unit,
+            d.unit.default_better(),
+            Some(d.basis.clone()),
+        )
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{levels, Better, Calibration, Tool, Unit, SCHEMA_VERSION};
+    use chrono::Utc;
+
+    /// `id` measured in ten processes at `ns`, one operation of `batch` per sample.
+    fn across(id: &str, ns: f64, batch: u64) -> BenchResult {
+        let parts: Vec<BenchResult> = (0..10)
+            .map(|i| {
+                let m = ns * 1e-9 * (1.0 + 0.001 * i as f64);
+                let mut r = BenchResult::new(id, "t", "x", Unit::SecondsPerOp, Better::Lower, None);
+                r.summary = Some(Summary::from_values(&[m * 0.99, m, m * 1.01]).unwrap());
+                r.calibration = Some(Calibration {
+                    batch,
+                    calibrated: batch > 1,
+                    target_s: 0.002,
+                    clock_overhead_s: 20e-9,
+                    loop_overhead_s: 0.3e-9,
+                });
+                r
+            })
+            .collect();
+        levels::merge(&parts)
+    }
+
+    #[test]
+    fn a_row_under_the_clock_s_resolution_does_not_widen_the_others() {
+        // Earlier runs agree on "a" within 1%, while the single call, timed by clock
+        // ticks, read 10 ns and then 30.
+        let earlier: Vec<BTreeMap<String, f64>> = [(100.0, 10.0), (101.0, 30.0), (100.5, 10.0)]
+            .iter()
+            .map(|&(a, single)| {
+                BTreeMap::from([
+                    ("a".to_string(), a * 1e-9),
+                    ("single".to_string(), single * 1e-9),
+                ])
+            })
+            .collect();
+        let mut merged = vec![across("a", 100.0, 20_000), across("single", 10.0, 1)];
+        let mut run = Run {
+            schema_version: SCHEMA_VERSION,
+            tool: Tool::this(),
+            options: RunOptions::default(),
+            environment: Default::default(),
+            started_at: Utc::now(),
+            finished_at: None,
+            status: RunStatus::Running,
+            warnings: Vec::new(),
+            results: Vec::new(),
+        };
+        with_run_level(&mut run, &mut merged, &earlier);
+        let level = merged[0]
+            .invocations
+            .as_ref()
+            .unwrap()
+            .runs
+            .clone()
+            .unwrap();
+        assert!(level.sd_log < 0.01, "{level:?}");
+        // With the single call counted, one run's spread would have been about ±60%.
+        let mut both = vec![across("a", 100.0, 20_000), across("single", 10.0, 20_000)];
+        with_run_level(&mut run, &mut both, &earlier);
+        let level = both[0].invocations.as_ref().unwrap().runs.clone().unwrap();
+        assert!(level.sd_log > 0.3, "{level:?}");
+    }
+
+    #[test]
+    fn a_strategy_names_the_processes_every_row_gets() {
+        assert_eq!(Strategy::OneProcess.processes(), 1);
+        let invocations = Strategy::Invocations {
+            rounds: 4,
+            earlier: Vec::new(),
+        };
+        assert_eq!(invocations.processes(), 4);
+        let target = Target {
+            precision: 0.02,
+            budget_s: 60.0,
+            pilot: 3,
+            max_invocations: 30,
+        };
+        assert_eq!(Strategy::ToPrecision(target).processes(), 3);
+    }
+}
