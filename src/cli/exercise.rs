@@ -80,6 +80,11 @@ pub struct ExerciseArgs {
     /// A label to remember the run by
     #[arg(long)]
     pub label: Option<String>,
+    /// Observe the whole machine while the exercise runs, as `timeshare observe` does
+    /// (rates, every system call by name, a kernel profile); its instances' calls are
+    /// counted apart; stored as an observation naming the exercise's run
+    #[arg(long)]
+    pub observe_system: bool,
     /// Do not store the run in the results database
     #[arg(long)]
     pub no_save: bool,
@@ -130,7 +135,9 @@ pub fn execute(args: ExerciseArgs) -> Result<Exit> {
     super::clean::sweep(&config.dir);
     preflight(&config)?;
     let mut progress = |msg: &str| eprintln!("exercise: {msg}");
+    let watch = super::observe::SystemWatch::start(args.observe_system)?;
     let outcome = exercise::exercise(&config, &mut progress);
+    let observed = watch.map(super::observe::SystemWatch::stop);
     if !config.keep {
         crate::harness::debris::remove_own_scratch(&config.dir);
     }
@@ -156,12 +163,17 @@ pub fn execute(args: ExerciseArgs) -> Result<Exit> {
         bytes.push(b'\n');
         out.write(&bytes)?;
     }
+    let mut stored = None;
     if let Some(store) = store.as_mut() {
         let run = report.to_run(options, environment, warnings, chrono::Utc::now());
         let id = store
             .save_run(&run)
             .context("cannot store the exercise's run")?;
         eprintln!("stored as run {id} in {}", store.path());
+        stored = Some(id);
+    }
+    if let Some(o) = observed {
+        super::observe::keep_beside(o, store.as_mut().map(|s| (s, stored)));
     }
     Ok(if report.failed > 0 || report.devez_failed() > 0 {
         Exit::Failed

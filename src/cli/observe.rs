@@ -14,9 +14,9 @@ use super::errors::UsageError;
 use super::outfile::OutputFile;
 use super::{output, Exit};
 use crate::harness::interrupt;
-use crate::harness::observe::session::{observe, Plan, PlanSpan};
+use crate::harness::observe::session::{observe, Beside, Plan, PlanSpan};
 use crate::model::observation::predict::{predict, Prediction};
-use crate::model::observation::SystemObservation;
+use crate::model::observation::{Span, SystemObservation};
 use crate::report;
 use crate::store::{Imported, Store};
 
@@ -142,6 +142,59 @@ pub fn execute(args: ObserveArgs) -> Result<Exit> {
 
 /// The prediction of `o`'s system time from the newest stored run on this host that has
 /// per-call rows.
+/// `--observe-system` of `run` and `exercise`: the whole machine observed, as `observe`
+/// does, from just before the workload's first step to its end; this process's own calls
+/// (the rows measured in it, the processes it starts) are the workload's, counted apart.
+pub struct SystemWatch(Beside);
+
+impl SystemWatch {
+    /// Start observing if asked; rates every second.
+    pub fn start(asked: bool) -> Result<Option<SystemWatch>> {
+        if !asked {
+            return Ok(None);
+        }
+        let what = std::iter::once("timeshare".to_string())
+            .chain(std::env::args().skip(1))
+            .collect::<Vec<_>>()
+            .join(" ");
+        Ok(Some(SystemWatch(Beside::start(
+            Duration::from_secs(1),
+            what,
+        )?)))
+    }
+
+    /// End the span: the workload is over.
+    pub fn stop(self) -> Result<SystemObservation> {
+        self.0.finish()
+    }
+}
+
+/// Store the observation made beside a workload, naming the run it was stored as, and say
+/// in a line what it saw and where it is. An observation that failed is a warning: the
+/// run it watched stands on its own.
+pub fn keep_beside(observed: Result<SystemObservation>, store: Option<(&mut Store, Option<i64>)>) {
+    let mut o = match observed {
+        Ok(o) => o,
+        Err(e) => {
+            eprintln!("warning: --observe-system: {e:#}");
+            return;
+        }
+    };
+    let run_id = store.as_ref().and_then(|(_, id)| *id);
+    if let Span::Workload { run, .. } = &mut o.span {
+        *run = run_id.map(|id| format!("run {id}"));
+    }
+    let name = match store.map(|(s, _)| s.save_observation(&o, None)) {
+        Some(Ok(Imported::New(id) | Imported::AlreadyStored(id))) => format!("o{id}"),
+        Some(Err(e)) => {
+            eprintln!("warning: --observe-system: cannot store the observation: {e}");
+            return;
+        }
+        None => String::new(),
+    };
+    eprintln!("{}", report::observation::beside_line(&name, &o));
+}
+
 pub fn prediction_for(store: &Store, o: &SystemObservation) -> Option<Prediction> {
     let mix = o.calls.measured()?;
     for row in store.runs().ok()? {

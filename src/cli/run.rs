@@ -15,6 +15,7 @@ use clap::{Args, ValueEnum};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use super::errors::UsageError;
+use super::observe::{keep_beside, SystemWatch};
 use super::outfile::OutputFile;
 use super::{output, suggest, Exit};
 use crate::bench::Registry;
@@ -116,6 +117,11 @@ pub struct RunArgs {
     /// Count the system calls per operation and check the ones each row declares
     #[arg(long)]
     pub trace: bool,
+    /// Observe the whole machine while the run goes on, as `timeshare observe` does
+    /// (rates, every system call by name, a kernel profile); the run's own calls are
+    /// counted apart; stored as an observation naming the run
+    #[arg(long)]
+    pub observe_system: bool,
     /// Options of the `load` family (boxed: they are rarely given)
     #[command(flatten)]
     pub load: Box<LoadArgs>,
@@ -221,8 +227,14 @@ pub fn execute(args: RunArgs) -> Result<Exit> {
         second: recorder.as_mut().map(|r| r as &mut dyn Observer),
     };
     let reference = reg.find(quiet::REFERENCE);
+    let watch = SystemWatch::start(args.observe_system)?;
     let ended = session.run(&chosen, reg.derived(), reference, &mut observers)?;
-    outputs.write(&ended, &session.overhead(), recorder.as_mut())
+    let observed = watch.map(SystemWatch::stop);
+    let exit = outputs.write(&ended, &session.overhead(), recorder.as_mut())?;
+    if let Some(o) = observed {
+        keep_beside(o, recorder.as_mut().map(Recorder::store_and_run));
+    }
+    Ok(exit)
 }
 
 /// The run's options from the command line, every one checked: a typo costs nothing.

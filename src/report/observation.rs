@@ -486,6 +486,35 @@ pub fn compare_text(a: (&str, &SystemObservation), b: (&str, &SystemObservation)
     s
 }
 
+/// One line for an observation made beside a run or an exercise (`--observe-system`):
+/// its length, the machine's calls and switches per second, the workload's share of the
+/// calls, and where it is kept (`name` empty: not stored).
+pub fn beside_line(name: &str, o: &SystemObservation) -> String {
+    let rate = |key: &str| o.rates.mean(key).map_or("-".into(), num);
+    let calls = match o.calls.measured() {
+        Some(m) => {
+            let own = m.command_tree.as_ref().map_or(0, |t| t.total);
+            format!(
+                "{} system calls/s ({} of them the workload's)",
+                num(m.per_s),
+                pct(own as f64 / m.total.max(1) as f64)
+            )
+        }
+        None => format!("{} system calls/s", rate("syscalls")),
+    };
+    let kept = if name.is_empty() {
+        "not stored (--no-save)".to_string()
+    } else {
+        format!("stored as observation {name} (`timeshare show {name}`, `timeshare report {name}`)")
+    };
+    format!(
+        "observed the machine for {:.1} s: {calls}, {} context switches/s, CPU system {}%; {kept}",
+        o.duration_s,
+        rate("cs"),
+        rate("cpu_system"),
+    )
+}
+
 /// Whether a rate moved between two spans, by the test `compare` applies to two runs'
 /// samples, here on the per-interval values: Mann–Whitney at p < 0.01 and a change of
 /// the median of at least 5%. A rate that sat still in both spans (a constant count per

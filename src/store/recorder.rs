@@ -48,6 +48,12 @@ impl Recorder {
         self.store.path()
     }
 
+    /// The store, and the id of the run once stored, for what is stored beside the run
+    /// after it ended (an observation of the machine during it).
+    pub fn store_and_run(&mut self) -> (&mut Store, Option<i64>) {
+        (&mut self.store, self.run_id)
+    }
+
     /// The stored run's id once the run has finished and been stored whole; the first
     /// store error of the run otherwise (what was measured is then only in the caller's
     /// hands). Asked after what was measured is shown, so that a full disk hides nothing.

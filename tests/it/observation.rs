@@ -182,3 +182,60 @@ fn which(program: &str) -> Option<std::path::PathBuf> {
         .map(|d| d.join(program))
         .find(|p| p.exists())
 }
+
+/// `run --observe-system`: the machine is observed for the run's life and stored as an
+/// observation naming the run; the run's own calls (getppid, the row's operation) are
+/// counted apart from the machine's, and the observer's threads' are not among them.
+#[test]
+fn a_run_observed_beside_is_stored_naming_it_with_its_calls_apart() {
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    if unsafe { libc::geteuid() } != 0 {
+        eprintln!("skipped: the call mix needs root here");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let d = db(&dir, "r.db");
+    let out = timeshare()
+        .args([
+            "run",
+            "syscall.getppid",
+            "--quick",
+            "--observe-system",
+            "--db",
+            &d,
+        ])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(err.contains("stored as run 1"), "{err}");
+    assert!(
+        err.contains("stored as observation o1") && err.contains("of them the workload's"),
+        "{err}"
+    );
+    let file = dir.path().join("o1.json");
+    timeshare()
+        .args(["export", "o1", "--db", &d, "-o"])
+        .arg(&file)
+        .assert()
+        .success();
+    let o: serde_json::Value = serde_json::from_slice(&std::fs::read(&file).unwrap()).unwrap();
+    let span = &o["span"];
+    assert_eq!(span["kind"], "workload", "{span}");
+    assert_eq!(span["run"], "run 1", "{span}");
+    let what = span["what"].as_str().unwrap();
+    assert!(
+        what.starts_with("timeshare run syscall.getppid --quick --observe-system"),
+        "{what}"
+    );
+    let tree = &o["calls"]["command_tree"];
+    let getppid = tree["calls"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{o}"))
+        .iter()
+        .find(|c| c["name"] == "getppid")
+        .and_then(|c| c["count"].as_u64())
+        .unwrap_or_else(|| panic!("{tree}"));
+    // A quick row times 21 samples of a 2 ms batch: hundreds of thousands of calls.
+    assert!(getppid > 10_000, "{tree}");
+}

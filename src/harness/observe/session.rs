@@ -51,16 +51,23 @@ pub enum PlanSpan {
 /// workload's, apart from the rest of the machine, all but the observer's own threads'.
 pub struct Beside {
     stop: Arc<AtomicBool>,
-    thread: JoinHandle<Result<SystemObservation>>,
+    thread: Option<JoinHandle<Result<SystemObservation>>>,
 }
 
 impl Beside {
-    /// Start observing; `plan`'s span is replaced by the workload `what`.
-    pub fn start(mut plan: Plan, what: String) -> Result<Beside> {
+    /// Start observing everything (rates every `interval`, the call mix, the kernel
+    /// profile) beside the workload `what` (its command line).
+    pub fn start(interval: Duration, what: String) -> Result<Beside> {
         let stop = Arc::new(AtomicBool::new(false));
-        plan.span = PlanSpan::Workload {
-            what,
-            stop: Arc::clone(&stop),
+        let plan = Plan {
+            span: PlanSpan::Workload {
+                what,
+                stop: Arc::clone(&stop),
+            },
+            interval,
+            calls: true,
+            profile: true,
+            label: None,
         };
         let thread = std::thread::Builder::new()
             .name("timeshare-observe".into())
@@ -69,15 +76,31 @@ impl Beside {
                 observe(&plan, &mut |line| eprintln!("{line}"))
             })
             .context("cannot start the observing thread")?;
-        Ok(Beside { stop, thread })
+        Ok(Beside {
+            stop,
+            thread: Some(thread),
+        })
     }
 
     /// End the span (the workload is over) and return the observation.
-    pub fn finish(self) -> Result<SystemObservation> {
+    pub fn finish(mut self) -> Result<SystemObservation> {
         self.stop.store(true, Ordering::Relaxed);
         self.thread
+            .take()
+            .ok_or_else(|| anyhow::anyhow!("the observation was already finished"))?
             .join()
             .map_err(|_| anyhow::anyhow!("the observing thread panicked"))?
+    }
+}
+
+impl Drop for Beside {
+    /// A workload that ended in an error still ends the observation, so that `perf
+    /// record` and the tracepoints are stopped and closed before the process exits.
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
     }
 }
 
