@@ -43,11 +43,11 @@ pub fn reader_gone() -> bool {
     READER_GONE.load(Ordering::Relaxed) || stdout_closed()
 }
 
-/// Whether the process was started with file descriptor 1 closed (`timeshare history
-/// >&-`). Rust's runtime opens `/dev/null` on a closed standard descriptor before `main`
-/// (so that no file opened later takes its number), after which a write "succeeds" and
-/// the output vanishes without a word: the first attempt says so once on standard error
-/// instead.
+/// Whether the process was started with file descriptor 1 closed
+/// (`timeshare history >&-`). Rust's runtime opens `/dev/null` on a closed standard
+/// descriptor before `main` (so that no file opened later takes its number), after which
+/// a write "succeeds" and the output vanishes without a word: the first attempt says so
+/// once on standard error instead.
 fn stdout_closed() -> bool {
     static CLOSED: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
     *CLOSED.get_or_init(|| {

@@ -73,6 +73,11 @@ fn printed_and_converted(printed: &str, conversion: &str) -> String {
     }
 }
 
+/// The table or figure a place names: `Table 2` of `Table 2, row getpid, Elapsed Time`.
+fn table_of(place: &str) -> &str {
+    place.split(", row ").next().unwrap_or(place)
+}
+
 fn one(name: &str) -> Result<String> {
     let m = reference::machine(name).ok_or_else(|| {
         let names: Vec<_> = reference::machines().iter().map(|m| m.name).collect();
@@ -101,7 +106,9 @@ fn one(name: &str) -> Result<String> {
     }
     // Four text columns would wrap each to a word per line within 100 columns: the
     // figure as printed goes into its conversion (which most often starts with it), and
-    // the source, shared by many rows, under the table as a numbered note.
+    // the source is the seed's table or figure, shared by many rows (a numbered note
+    // under the table when the width is short), its row and column being the id and
+    // the figure beside it.
     let mut t = new_table(&["id", "figure", "value", "per", "from", "source"]);
     for f in figures {
         t.add_row(vec![
@@ -110,7 +117,7 @@ fn one(name: &str) -> Result<String> {
             figure_text(f.value, f.unit),
             f.basis.op.to_string(),
             printed_and_converted(&f.printed, &f.conversion),
-            format!("seed {}, {}", f.seed, f.place),
+            format!("seed {}, {}", f.seed, table_of(&f.place)),
         ]);
     }
     right(&mut t, &[2]);
