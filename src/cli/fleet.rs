@@ -40,6 +40,8 @@ pub enum Format {
     Csv,
     /// The view with every figure, band and mark
     Json,
+    /// A page: the table with the outliers marked, as the text shows it
+    Html,
 }
 
 pub fn execute(args: FleetArgs) -> Result<Exit> {
@@ -78,10 +80,13 @@ pub fn execute(args: FleetArgs) -> Result<Exit> {
         Format::Text => report::fleet::text(&view).into_bytes(),
         Format::Csv => report::fleet::csv(&view)?,
         Format::Json => report::fleet::json(&view)?,
+        Format::Html => report::html::fleet::page(&view).into_bytes(),
     };
-    match out {
-        Some(f) => f.write(&bytes)?,
-        None => output::print_text(&String::from_utf8_lossy(&bytes))?,
+    match (out, args.format) {
+        (Some(f), _) => f.write(&bytes)?,
+        // Only the table is folded to the width; formats for programs go out whole.
+        (None, Format::Text) => output::print_text(&String::from_utf8_lossy(&bytes))?,
+        (None, _) => output::print(&bytes)?,
     }
     Ok(Exit::Success)
 }

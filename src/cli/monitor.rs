@@ -39,12 +39,14 @@ pub fn execute(args: MonitorArgs) -> Result<Exit> {
     }
     interrupt::install()?;
     let disks = physical_disks();
+    let groups =
+        report::observe::disk_groups(&disks, usize::from(crate::report::style::current().width));
     let interval = Duration::from_secs_f64(args.interval);
     let start = Reading::take(&disks)?;
     let mut last = start.clone();
     let mut next = start.at + interval;
     if !args.json {
-        output::print_text(&format!("{}\n", report::observe::vmstat_header(&disks)))?;
+        output::print_text(&format!("{}\n", report::observe::vmstat_header(&groups)))?;
     }
     let mut printed = 0;
     // Until the count, or until no one reads what is printed (`| head` closed the pipe).
@@ -64,7 +66,7 @@ pub fn execute(args: MonitorArgs) -> Result<Exit> {
         let text = if args.json {
             serde_json::to_string(&line)?
         } else {
-            report::observe::vmstat_row(&line, &disks)
+            report::observe::vmstat_row(&line, &groups)
         };
         output::print_text(&format!("{text}\n"))?;
         printed += 1;

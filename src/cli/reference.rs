@@ -64,6 +64,21 @@ fn figure_text(value: f64, unit: Unit) -> String {
     }
 }
 
+/// What the seed printed and how it became the figure, in one cell: the conversion alone
+/// when it quotes the printed figure.
+fn printed_and_converted(printed: &str, conversion: &str) -> String {
+    if conversion.contains(printed.trim()) {
+        conversion.to_string()
+    } else {
+        format!("printed {printed}; {conversion}")
+    }
+}
+
+/// The table or figure a place names: `Table 2` of `Table 2, row getpid, Elapsed Time`.
+fn table_of(place: &str) -> &str {
+    place.split(", row ").next().unwrap_or(place)
+}
+
 fn one(name: &str) -> Result<String> {
     let m = reference::machine(name).ok_or_else(|| {
         let names: Vec<_> = reference::machines().iter().map(|m| m.name).collect();
@@ -90,24 +105,20 @@ fn one(name: &str) -> Result<String> {
             m.name, m.hardware, m.system, m.about
         ));
     }
-    let mut t = new_table(&[
-        "id",
-        "figure",
-        "value",
-        "per",
-        "as printed",
-        "conversion",
-        "source",
-    ]);
+    // Four text columns would wrap each to a word per line within 100 columns: the
+    // figure as printed goes into its conversion (which most often starts with it), and
+    // the source is the seed's table or figure, shared by many rows (a numbered note
+    // under the table when the width is short), its row and column being the id and
+    // the figure beside it.
+    let mut t = new_table(&["id", "figure", "value", "per", "from", "source"]);
     for f in figures {
         t.add_row(vec![
             f.id.clone(),
             f.quantity.name().to_string(),
             figure_text(f.value, f.unit),
             f.basis.op.to_string(),
-            f.printed.clone(),
-            f.conversion.clone(),
-            format!("seed {}, {}", f.seed, f.place),
+            printed_and_converted(&f.printed, &f.conversion),
+            format!("seed {}, {}", f.seed, table_of(&f.place)),
         ]);
     }
     right(&mut t, &[2]);

@@ -33,7 +33,7 @@ pub fn text(view: &FleetView) -> String {
         match (row.median, row.spread) {
             (Some(median), Some(spread)) => {
                 cells.push(format_value(median, *unit));
-                cells.push(format!("±{:.1}%", percent(spread, median)));
+                cells.push(spread_text(spread, median));
             }
             _ => cells.extend([NO_FLEET_FIGURE.into(), "—".into()]),
         }
@@ -63,30 +63,45 @@ pub fn text(view: &FleetView) -> String {
             .join(", ")
     );
     out.push_str(&format!("{t}\n"));
+    for line in legend(view) {
+        out.push_str(&format!("{line}\n"));
+    }
+    out
+}
+
+/// The lines under the table, in every format that shows it: what a bound means, if the
+/// view shows one, and what the mark means.
+pub(crate) fn legend(view: &FleetView) -> Vec<String> {
+    let mut lines = Vec::new();
     let reasons = bounds_shown(view);
     if !reasons.is_empty() {
-        out.push_str(&format!(
+        lines.push(format!(
             "< a bound, not a figure: {}; left out of the fleet's median and spread \
-             ({NO_FLEET_FIGURE}: fewer than two hosts resolved it)\n",
+             ({NO_FLEET_FIGURE}: fewer than two hosts resolved it)",
             reasons.join("; ")
         ));
     }
     let marked: usize = view.rows.iter().map(|r| r.outside().len()).sum();
-    out.push_str(&format!(
+    lines.push(format!(
         "{OUTSIDE} outside the fleet: beyond its median ± max(3 × spread, 5%) by more than \
          the host's own 95% CI; spread = 1.4826 × MAD of the hosts' medians; {marked} \
-         figure{} marked\n",
+         figure{} marked",
         if marked == 1 { "" } else { "s" }
     ));
-    out
+    lines
+}
+
+/// The spread as a share of the fleet's median: `±2.1%`.
+pub(crate) fn spread_text(spread: f64, median: f64) -> String {
+    format!("±{:.1}%", percent(spread, median))
 }
 
 /// What the fleet's median cell says when fewer than two hosts resolved the figure.
-const NO_FLEET_FIGURE: &str = "not resolved";
+pub(crate) const NO_FLEET_FIGURE: &str = "not resolved";
 
 /// A host's figure as every printer shows it: the median when it was resolved (marked
 /// when outside), its bound when it was not.
-fn host_cell(f: &HostFigure, unit: Unit) -> String {
+pub(crate) fn host_cell(f: &HostFigure, unit: Unit) -> String {
     match bound_text(f.shown) {
         Some(bound) => bound,
         None if f.outside => format!("{OUTSIDE} {}", format_value(f.median, unit)),

@@ -9,16 +9,63 @@ use crate::report::table::{new_table, right};
 
 const MIB: f64 = 1024.0 * 1024.0;
 
-/// The header of `timeshare monitor`, vmstat's columns then iostat's per disk.
-pub fn vmstat_header(disks: &[String]) -> String {
+/// The columns of `timeshare monitor`'s disks: one group per disk while they fit the
+/// output's width, the rest summed in one last group (`+3 disks`), so that a machine
+/// with many disks still prints lines that fit (`--json` has every disk).
+#[derive(Debug, Clone, PartialEq)]
+pub struct DiskGroup {
+    /// A disk's name, or `+N disks` for the ones summed.
+    pub label: String,
+    pub members: Vec<String>,
+}
+
+/// The width of vmstat's columns, and of one disk's group.
+const VMSTAT_WIDTH: usize = 77;
+const DISK_WIDTH: usize = 21;
+
+/// The disks' groups for an output `width` columns wide.
+pub fn disk_groups(disks: &[String], width: usize) -> Vec<DiskGroup> {
+    let room = width.saturating_sub(VMSTAT_WIDTH) / DISK_WIDTH;
+    let one = |d: &String| DiskGroup {
+        label: d.clone(),
+        members: vec![d.clone()],
+    };
+    if disks.len() <= room.max(1) {
+        return disks.iter().map(one).collect();
+    }
+    // Keep a group for the rest: the first disks each get one, the others share the last.
+    let own = room.saturating_sub(1);
+    let mut groups: Vec<DiskGroup> = disks[..own].iter().map(one).collect();
+    let rest = &disks[own..];
+    groups.push(DiskGroup {
+        label: format!("{}{} disks", if own > 0 { "+" } else { "" }, rest.len()),
+        members: rest.to_vec(),
+    });
+    groups
+}
+
+/// The header of `timeshare monitor`: a line saying the units, then vmstat's columns and
+/// iostat's for each group of disks, the groups named on a line above theirs.
+pub fn vmstat_header(groups: &[DiskGroup]) -> String {
+    let mut units = String::from(
+        "memory in MiB; si, so (swap in, out) and disks in KiB/s; flt, in, cs per second",
+    );
+    for g in groups.iter().filter(|g| g.members.len() > 1) {
+        units.push_str(&format!(
+            "; {}: {} summed, %util the busiest's",
+            g.label,
+            g.members.join(", ")
+        ));
+    }
+    let mut names = " ".repeat(VMSTAT_WIDTH);
     let mut h = format!(
-        "{:>3} {:>3} {:>8} {:>8} {:>6} {:>6} {:>8} {:>7} {:>8} {:>3} {:>3} {:>3} {:>3} {:>3}",
+        "{:>3} {:>3} {:>7} {:>8} {:>5} {:>5} {:>6} {:>6} {:>6} {:>3} {:>3} {:>3} {:>3} {:>3}",
         "r",
         "b",
-        "free(M)",
-        "cache(M)",
-        "si(K/s)",
-        "so(K/s)",
+        "free",
+        "cache",
+        "si",
+        "so",
         "flt/s",
         "in/s",
         "cs/s",
@@ -28,47 +75,73 @@ pub fn vmstat_header(disks: &[String]) -> String {
         "wa",
         "st"
     );
-    for d in disks {
-        h.push_str(&format!(
-            "  {:>12} {:>12} {:>6}",
-            format!("{d} rKB/s"),
-            format!("{d} wKB/s"),
-            "%util"
-        ));
+    for g in groups {
+        names.push_str(&format!("{:>width$}", g.label, width = DISK_WIDTH));
+        h.push_str(&format!("  {:>6} {:>6} {:>5}", "read", "write", "%util"));
     }
-    h
+    if groups.is_empty() {
+        format!("{units}\n{h}")
+    } else {
+        format!("{units}\n{}\n{h}", names.trim_end())
+    }
+}
+
+/// A rate in at most `width` characters: whole below that, else with k, M or G.
+fn compact(x: f64, width: usize) -> String {
+    let whole = format!("{x:.0}");
+    if whole.len() <= width {
+        return whole;
+    }
+    let (mut v, mut suffix) = (x, "");
+    for s in ["k", "M", "G", "T"] {
+        v /= 1000.0;
+        suffix = s;
+        if format!("{v:.0}{suffix}").len() <= width {
+            break;
+        }
+    }
+    format!("{v:.0}{suffix}")
 }
 
 /// One line of `timeshare monitor`, under [`vmstat_header`].
-pub fn vmstat_row(l: &VmstatLine, disks: &[String]) -> String {
+pub fn vmstat_row(l: &VmstatLine, groups: &[DiskGroup]) -> String {
     let pct = |x: f64| (x * 100.0).round() as u64;
     let mut s = format!(
-        "{:>3} {:>3} {:>8.0} {:>8.0} {:>7.0} {:>7.0} {:>8.0} {:>7.0} {:>8.0} {:>3} {:>3} {:>3} {:>3} {:>3}",
+        "{:>3} {:>3} {:>7} {:>8} {:>5} {:>5} {:>6} {:>6} {:>6} {:>3} {:>3} {:>3} {:>3} {:>3}",
         l.runnable,
         l.blocked,
-        l.free_bytes as f64 / MIB,
-        l.cached_bytes as f64 / MIB,
-        l.swap_in_bytes_per_s / 1024.0,
-        l.swap_out_bytes_per_s / 1024.0,
-        l.faults_per_s,
-        l.interrupts_per_s,
-        l.context_switches_per_s,
+        compact(l.free_bytes as f64 / MIB, 7),
+        compact(l.cached_bytes as f64 / MIB, 8),
+        compact(l.swap_in_bytes_per_s / 1024.0, 5),
+        compact(l.swap_out_bytes_per_s / 1024.0, 5),
+        compact(l.faults_per_s, 6),
+        compact(l.interrupts_per_s, 6),
+        compact(l.context_switches_per_s, 6),
         pct(l.cpu.user),
         pct(l.cpu.system),
         pct(l.cpu.idle),
         pct(l.cpu.iowait),
         pct(l.cpu.steal),
     );
-    for d in disks {
-        match l.disks.iter().find(|r| &r.name == d) {
-            Some(r) => s.push_str(&format!(
-                "  {:>12.1} {:>12.1} {:>6.1}",
-                r.read_bytes_per_s / 1024.0,
-                r.write_bytes_per_s / 1024.0,
-                r.utilisation * 100.0
-            )),
-            None => s.push_str(&format!("  {:>12} {:>12} {:>6}", "-", "-", "-")),
+    for g in groups {
+        let rates: Vec<_> = l
+            .disks
+            .iter()
+            .filter(|r| g.members.contains(&r.name))
+            .collect();
+        if rates.is_empty() {
+            s.push_str(&format!("  {:>6} {:>6} {:>5}", "-", "-", "-"));
+            continue;
         }
+        let read: f64 = rates.iter().map(|r| r.read_bytes_per_s).sum();
+        let write: f64 = rates.iter().map(|r| r.write_bytes_per_s).sum();
+        let busiest = rates.iter().map(|r| r.utilisation).fold(0.0, f64::max);
+        s.push_str(&format!(
+            "  {:>6} {:>6} {:>5.1}",
+            compact(read / 1024.0, 6),
+            compact(write / 1024.0, 6),
+            busiest * 100.0
+        ));
     }
     s
 }
@@ -327,10 +400,9 @@ mod tests {
     use super::*;
     use crate::model::observe::{CpuShares, DiskRates};
 
-    #[test]
-    fn a_vmstat_row_lines_up_under_its_header() {
-        let disks = vec!["vda".to_string()];
-        let l = VmstatLine {
+    /// A line of the machine's figures, with these disks each reading 2 KiB/s.
+    fn line(disks: &[String]) -> VmstatLine {
+        VmstatLine {
             t_s: 1.0,
             interval_s: 1.0,
             runnable: 2,
@@ -338,28 +410,73 @@ mod tests {
             free_bytes: 512 << 20,
             cached_bytes: 1 << 30,
             context_switches_per_s: 12345.0,
+            faults_per_s: 98_765_432.0,
             cpu: CpuShares {
                 user: 0.5,
                 system: 0.25,
                 idle: 0.25,
                 ..CpuShares::default()
             },
-            disks: vec![DiskRates {
-                name: "vda".into(),
-                read_bytes_per_s: 2048.0,
-                write_bytes_per_s: 0.0,
-                utilisation: 0.125,
-            }],
+            disks: disks
+                .iter()
+                .enumerate()
+                .map(|(i, d)| DiskRates {
+                    name: d.clone(),
+                    read_bytes_per_s: 2048.0,
+                    write_bytes_per_s: 0.0,
+                    utilisation: 0.125 * (i + 1) as f64,
+                })
+                .collect(),
             ..VmstatLine::default()
-        };
-        let h = vmstat_header(&disks);
-        let row = vmstat_row(&l, &disks);
-        assert_eq!(h.len(), row.len(), "\n{h}\n{row}");
+        }
+    }
+
+    #[test]
+    fn a_vmstat_row_lines_up_under_its_header() {
+        let disks = vec!["vda".to_string()];
+        let groups = disk_groups(&disks, 100);
+        let h = vmstat_header(&groups);
+        let row = vmstat_row(&line(&disks), &groups);
+        let columns = h.lines().last().unwrap();
+        assert_eq!(columns.len(), row.len(), "\n{h}\n{row}");
+        assert!(h.lines().nth(1).unwrap().ends_with(" vda"), "{h}");
         assert!(
             row.contains(" 12345 ") && row.contains(" 50  25  25"),
             "{row}"
         );
-        assert!(row.contains("2.0") && row.contains("12.5"), "{row}");
+        // 98,765,432 faults a second in a column of six: shortened, not widened.
+        assert!(row.contains(" 98765k "), "{row}");
+        assert!(row.contains("     2      0  12.5"), "{row}");
         assert!(row.contains(" 512 ") && row.contains(" 1024 "), "{row}");
+    }
+
+    #[test]
+    fn many_disks_fit_the_width_summed_in_a_last_group() {
+        let disks: Vec<String> = (0..12)
+            .map(|i| format!("sd{}", (b'a' + i) as char))
+            .collect();
+        for width in [100, 120, 160, 400] {
+            let groups = disk_groups(&disks, width);
+            let h = vmstat_header(&groups);
+            let row = vmstat_row(&line(&disks), &groups);
+            for l in h.lines().skip(1).chain([row.as_str()]) {
+                assert!(l.chars().count() <= width, "{width}: {l}");
+            }
+            let shown: usize = groups.iter().map(|g| g.members.len()).sum();
+            assert_eq!(shown, 12, "{groups:?}");
+        }
+        // At 100 columns one group holds all twelve: their reads summed, the busiest's
+        // utilisation.
+        let groups = disk_groups(&disks, 100);
+        assert_eq!(groups.len(), 1);
+        assert_eq!(groups[0].label, "12 disks");
+        let row = vmstat_row(&line(&disks), &groups);
+        assert!(row.ends_with("    24      0 150.0"), "{row}");
+        assert!(vmstat_header(&groups).contains("12 disks: sda, sdb"));
+        // Wide enough for each: no group is summed.
+        let groups = disk_groups(&disks, 400);
+        assert!(groups.iter().all(|g| g.members.len() == 1), "{groups:?}");
+        let groups = disk_groups(&disks, 160);
+        assert_eq!(groups.last().unwrap().label, "+10 disks");
     }
 }

@@ -8,11 +8,10 @@
 //! never asks which database it talks to, except for the schema's bookkeeping
 //! (`schema.rs`), which each database keeps in its own way.
 
-use std::cell::RefCell;
-
 use postgres::types::{IsNull, ToSql, Type};
 
 use super::error::StoreError;
+use super::pgconn::PgConn;
 
 /// One column's value, as the store reads and writes it.
 #[derive(Debug, Clone, PartialEq)]
@@ -84,9 +83,9 @@ pub(crate) use vals;
 /// A connection to one of the two databases.
 pub enum Db {
     Sqlite(rusqlite::Connection),
-    /// The client needs `&mut` for every statement; the store's readers take `&self`, and
-    /// one store is used by one thread at a time, so a `RefCell` is all it takes.
-    Postgres(RefCell<postgres::Client>),
+    /// The client on a thread of its own, so that a server that stops answering is an
+    /// error, not a hang (see [`PgConn`]).
+    Postgres(PgConn),
 }
 
 impl Db {
@@ -99,9 +98,8 @@ impl Db {
         match self {
             Db::Sqlite(c) => Ok(c.execute(sql, rusqlite::params_from_iter(params.iter()))? as u64),
             Db::Postgres(c) => {
-                let refs: Vec<&(dyn ToSql + Sync)> =
-                    params.iter().map(|p| p as &(dyn ToSql + Sync)).collect();
-                Ok(c.borrow_mut().execute(dollars(sql).as_str(), &refs)?)
+                let (sql, params) = (dollars(sql), params.to_vec());
+                c.call(move |client| Ok(client.execute(sql.as_str(), &refs(&params))?))
             }
         }
     }
@@ -118,10 +116,11 @@ impl Db {
                 Ok(rows.collect::<Result<_, _>>()?)
             }
             Db::Postgres(c) => {
-                let refs: Vec<&(dyn ToSql + Sync)> =
-                    params.iter().map(|p| p as &(dyn ToSql + Sync)).collect();
-                let rows = c.borrow_mut().query(dollars(sql).as_str(), &refs)?;
-                rows.iter().map(postgres_row).collect()
+                let (sql, params) = (dollars(sql), params.to_vec());
+                c.call(move |client| {
+                    let rows = client.query(sql.as_str(), &refs(&params))?;
+                    rows.iter().map(postgres_row).collect()
+                })
             }
         }
     }
@@ -143,7 +142,10 @@ impl Db {
     pub fn batch(&self, sql: &str) -> Result<(), StoreError> {
         match self {
             Db::Sqlite(c) => Ok(c.execute_batch(sql)?),
-            Db::Postgres(c) => Ok(c.borrow_mut().batch_execute(sql)?),
+            Db::Postgres(c) => {
+                let sql = sql.to_string();
+                c.call(move |client| Ok(client.batch_execute(&sql)?))
+            }
         }
     }
 
@@ -198,6 +200,11 @@ impl std::ops::Deref for Tx<'_> {
     fn deref(&self) -> &Db {
         self.db
     }
+}
+
+/// The parameters as the driver takes them.
+fn refs(params: &[Value]) -> Vec<&(dyn ToSql + Sync)> {
+    params.iter().map(|p| p as &(dyn ToSql + Sync)).collect()
 }
 
 /// `?1` → `$1`: the store's SQL holds no `?` but its parameters.

@@ -42,6 +42,11 @@ pub enum StoreError {
     Sqlite(#[from] rusqlite::Error),
     #[error("database error: {}", chain(.0))]
     Postgres(#[from] postgres::Error),
+    #[error(
+        "the PostgreSQL server of {path} stopped answering: nothing for {secs} s (is it \
+         stopped or overloaded? $TIMESHARE_DB_TIMEOUT sets how long to wait)"
+    )]
+    NoAnswer { path: String, secs: u64 },
     #[error("stored record is damaged: {0}")]
     Damaged(String),
     #[error("stored record is damaged: {0}")]

@@ -46,14 +46,7 @@ impl Location {
             ));
         }
         let url = format!("{lower}://{rest}");
-        let authority = &rest[..rest.find(['/', '?', '#']).unwrap_or(rest.len())];
-        if authority.matches('@').count() > 1 {
-            return Err(format!(
-                "{}: more than one @ before the host; write an @ in the user name or the \
-                 password as %40",
-                lower
-            ));
-        }
+        check_url(rest).map_err(|why| format!("{lower}:// URL: {why}"))?;
         if source == Source::CommandLine && has_password(&url) {
             return Err(format!(
                 "{}: a password on the command line is shown to every user by ps; give it in \
@@ -72,6 +65,130 @@ impl Location {
             Location::Postgres(u) => mask(u),
         }
     }
+}
+
+/// A PostgreSQL URL after its `scheme://`, checked strictly: anything two readers could
+/// take two ways is refused, since the driver's own reading differs from the standard's
+/// (it ends the user name and password at the first `@` anywhere, so `u:pa/ss@host` or
+/// `u:p@ss@host` would send part of the password to the name resolver as a host).
+/// The reason never quotes the URL: it may hold a password.
+fn check_url(rest: &str) -> Result<(), String> {
+    if rest.chars().any(|c| c.is_whitespace() || c.is_control()) {
+        return Err("a space or a control character in it; write it %-encoded (%20)".into());
+    }
+    if rest.contains('#') {
+        return Err("a # in it (a # in a password or a name is written %23)".into());
+    }
+    check_escapes(rest)?;
+    let authority_end = rest.find(['/', '?']).unwrap_or(rest.len());
+    let (authority, tail) = rest.split_at(authority_end);
+    if authority.matches('@').count() > 1 {
+        return Err(
+            "more than one @ before the host; write an @ in the user name or the \
+                    password as %40"
+                .into(),
+        );
+    }
+    if tail.contains('@') {
+        return Err(
+            "an @ after the host; write a / or ? in the user name or the password \
+                    as %2F or %3F, and an @ in a name or a parameter as %40"
+                .into(),
+        );
+    }
+    let (userinfo, hosts) = match authority.rsplit_once('@') {
+        Some((u, h)) => (Some(u), h),
+        None => (None, authority),
+    };
+    if hosts.contains(',') {
+        // One store, one server: a list of hosts to try in turn would store runs in
+        // whichever answered.
+        return Err("more than one host; give the one server that holds the store".into());
+    }
+    check_host(hosts)?;
+    let (path, query) = tail.split_once('?').unwrap_or((tail, ""));
+    if path.matches('/').count() > 1 {
+        return Err("a / in the database name; write it %2F".into());
+    }
+    let password_in_userinfo = userinfo.is_some_and(|u| u.contains(':'));
+    check_query(query, password_in_userinfo)
+}
+
+/// Every `%` starts an escape of two hexadecimal digits.
+fn check_escapes(text: &str) -> Result<(), String> {
+    let bytes = text.as_bytes();
+    for (i, _) in text.match_indices('%') {
+        let hex = bytes.get(i + 1..i + 3);
+        if !hex.is_some_and(|h| h.iter().all(u8::is_ascii_hexdigit)) {
+            return Err("a % not followed by two hexadecimal digits; write a % as %25".into());
+        }
+    }
+    Ok(())
+}
+
+/// `host`, `host:port`, `[v6]`, `[v6]:port`, or nothing (the local socket).
+fn check_host(host: &str) -> Result<(), String> {
+    let (name, port) = if let Some(v6) = host.strip_prefix('[') {
+        let (addr, after) = v6
+            .split_once(']')
+            .ok_or("an IPv6 address without its closing ]")?;
+        if addr.parse::<std::net::Ipv6Addr>().is_err() {
+            return Err("the host's [ ] holds no IPv6 address".into());
+        }
+        match after {
+            "" => (None, None),
+            _ => (
+                None,
+                Some(
+                    after
+                        .strip_prefix(':')
+                        .ok_or("something after the ] of the host")?,
+                ),
+            ),
+        }
+    } else {
+        match host.split_once(':') {
+            Some((name, port)) => (Some(name), Some(port)),
+            None => (Some(host), None),
+        }
+    };
+    if let Some(name) = name {
+        let ok = |c: char| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_' | '%');
+        if !name.chars().all(ok) {
+            return Err(
+                "the host may hold letters, digits, '.', '-' and '_' (an IPv6 address goes \
+                 in [ ])"
+                    .into(),
+            );
+        }
+    }
+    // Not quoted: with the user name forgotten (`postgresql://:pw@…` mistyped without its
+    // `@`), the "port" is a password.
+    match port {
+        Some(p) if !p.parse::<u16>().is_ok_and(|n| n > 0) || p.starts_with('+') => {
+            Err("the port is not a number from 1 to 65535".into())
+        }
+        _ => Ok(()),
+    }
+}
+
+/// `key=value&…`: every parameter has a name and a value, none is given twice, and a
+/// password is not given both before the host and as a parameter.
+fn check_query(query: &str, password_in_userinfo: bool) -> Result<(), String> {
+    let mut seen = std::collections::BTreeSet::new();
+    for pair in query.split('&').filter(|p| !p.is_empty()) {
+        let Some((key, _)) = pair.split_once('=').filter(|(k, _)| !k.is_empty()) else {
+            return Err("a parameter without a name=value".into());
+        };
+        let key = key.to_ascii_lowercase();
+        if key == "password" && password_in_userinfo {
+            return Err("a password both before the host and as a parameter".into());
+        }
+        if !seen.insert(key.clone()) {
+            return Err(format!("the parameter {} given twice", key.escape_debug()));
+        }
+    }
+    Ok(())
 }
 
 /// The scheme of `scheme://rest` and the rest, when `text` has that shape (RFC 3986: a
@@ -183,5 +300,49 @@ mod tests {
             );
         }
         assert!(Location::parse(OsStr::new("postgresql://u@h/x"), Source::CommandLine).is_ok());
+    }
+
+    #[test]
+    fn what_two_readers_could_take_two_ways_is_refused_without_quoting_it() {
+        let env = |s: &str| Location::parse(OsStr::new(s), Source::Environment);
+        for (url, says) in [
+            ("postgresql://u:QX/VZ@h/x", "%2F"),
+            ("postgresql://u:QX?VZ@h/x", "%2F"),
+            ("postgresql://h/x?host=/tmp/QX@VZ", "%40"),
+            ("postgresql://u:QX#VZ@h/x", "%23"),
+            ("postgresql://u:QX VZ@h/x", "%20"),
+            ("postgresql://u:QX%zzVZ@h/x", "%25"),
+            ("postgresql://u:QX%2VZ@h/x", "%25"),
+            ("postgresql://u:QXVZ@h:QXVZ/x", "port"),
+            ("postgresql://:QXVZ/x", "port"),
+            ("postgresql://u@h:0/x", "port"),
+            ("postgresql://u@h:70000/x", "port"),
+            ("postgresql://u@::1/x", "port"),
+            ("postgresql://u@[::1/x", "]"),
+            ("postgresql://u@[zz]/x", "IPv6"),
+            ("postgresql://u@[::1]x/x", "after the ]"),
+            ("postgresql://u@a,b/x", "more than one host"),
+            ("postgresql://u@h/x/y", "database name"),
+            ("postgresql://u@h/x?sslmode", "name=value"),
+            ("postgresql://u@h/x?dbname=a&dbname=b", "twice"),
+            ("postgresql://u:QXVZ@h/x?password=QXVZ", "both"),
+            ("postgresql://u@h!/x", "host may hold"),
+        ] {
+            let why = env(url).unwrap_err();
+            assert!(why.contains(says), "{url}: {why}");
+            for secret in ["QX", "VZ"] {
+                assert!(!why.contains(secret), "{url} quoted: {why}");
+            }
+        }
+        for url in [
+            "postgresql://u:p%40ss%2Fw%3Fd@db.lab:5432/timeshare?sslmode=disable",
+            "postgresql://u@[::1]:5432/x",
+            "postgresql:///x?host=/run/postgresql&port=5433",
+            "postgresql://u:pw@localhost/x?host=%2Ftmp%2Fpg",
+            "postgres://db.lab",
+            "postgresql://u:a:b@h/x",
+        ] {
+            assert!(env(url).is_ok(), "{url}: {:?}", env(url));
+        }
     }
 }

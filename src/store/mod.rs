@@ -16,6 +16,7 @@ mod liveness;
 mod location;
 mod observations;
 mod pgauth;
+mod pgconn;
 mod recorder;
 mod schema;
 /// The throw-away PostgreSQL server of the tests (shared with the integration tests).
@@ -42,6 +43,34 @@ use crate::model::{BenchResult, Environment, Mode, Run, RunStatus, Status};
 
 /// The environment variable that names the database when `--db` is not given.
 pub const DB_ENV: &str = "TIMESHARE_DB";
+
+/// The environment variable that says how long to wait on the database, in seconds: for
+/// a lock another process holds on an SQLite file, for one statement on PostgreSQL.
+pub const TIMEOUT_ENV: &str = "TIMESHARE_DB_TIMEOUT";
+/// How long an SQLite store waits for another process's lock, unless [`TIMEOUT_ENV`] says.
+const SQLITE_PATIENCE: Duration = Duration::from_secs(30);
+/// How long a PostgreSQL statement may run, unless [`TIMEOUT_ENV`] says.
+const POSTGRES_PATIENCE: Duration = Duration::from_secs(120);
+
+/// How long to wait on the database: [`TIMEOUT_ENV`] when set, else `default`. A value
+/// that is not seconds from 0.1 to a day is refused, naming it.
+fn patience(default: Duration) -> Result<Duration, String> {
+    let Some(text) = std::env::var_os(TIMEOUT_ENV).filter(|v| !v.is_empty()) else {
+        return Ok(default);
+    };
+    let text = text.to_string_lossy();
+    text.trim()
+        .parse::<f64>()
+        .ok()
+        .filter(|s| (0.1..=86_400.0).contains(s))
+        .map(Duration::from_secs_f64)
+        .ok_or_else(|| {
+            format!(
+                "${TIMEOUT_ENV}={}: give seconds from 0.1 to 86400",
+                text.escape_debug()
+            )
+        })
+}
 
 /// A database that cannot be opened on a full file system (SQLite says only "disk I/O
 /// error" when it cannot make its `-shm` or `-wal` file) is said to be out of space, not
@@ -156,21 +185,29 @@ impl Store {
         let password = config
             .get_password()
             .map(|p| String::from_utf8_lossy(p).into_owned());
-        let client = pgauth::connect(config).map_err(|why| StoreError::CannotOpen {
+        let patience = patience(POSTGRES_PATIENCE).map_err(|why| StoreError::CannotOpen {
             path: shown.clone(),
-            why: scrub_text(&why, url, password.as_deref()),
+            why,
         })?;
-        let db = Db::Postgres(std::cell::RefCell::new(client));
-        // A statement the server cannot finish (a lock never released) ends in an error.
-        db.batch(&format!(
-            "SET statement_timeout = {}",
-            pgauth::STATEMENT_TIMEOUT.as_millis()
-        ))?;
-        let not_db = |e: StoreError| match e {
-            StoreError::Postgres(e) => StoreError::NotADatabase {
+        let conn = pgconn::PgConn::connect(config, patience, &shown).map_err(|why| {
+            StoreError::CannotOpen {
                 path: shown.clone(),
-                why: scrub(&e, url),
-            },
+                why: scrub_text(&why, url, password.as_deref()),
+            }
+        })?;
+        let db = Db::Postgres(conn);
+        // A cancelled statement (a lock held too long) or a lost connection says nothing
+        // about what the database holds.
+        let not_db = |e: StoreError| match e {
+            StoreError::Postgres(e)
+                if !e.is_closed()
+                    && e.code() != Some(&postgres::error::SqlState::QUERY_CANCELED) =>
+            {
+                StoreError::NotADatabase {
+                    path: shown.clone(),
+                    why: scrub(&e, url),
+                }
+            }
             other => other,
         };
         if read_only {
@@ -219,20 +256,24 @@ impl Store {
                     why: e.to_string(),
                 })
         };
+        let patience = patience(SQLITE_PATIENCE).map_err(|why| StoreError::CannotOpen {
+            path: shown.clone(),
+            why,
+        })?;
         let mut conn = Connection::open(path).map_err(|e| StoreError::CannotOpen {
             path: shown.clone(),
             why: e.to_string(),
         })?;
-        conn.busy_timeout(Duration::from_secs(30))?;
+        conn.busy_timeout(patience)?;
         // Before anything is written (WAL, tables): another application's database, or a
         // file that is no database at all, is refused untouched. An empty one is made ours.
-        match retry_busy(|| schema::identify(&conn)).map_err(not_db)? {
+        match retry_busy(patience, || schema::identify(&conn)).map_err(not_db)? {
             schema::Identity::Ours | schema::Identity::Empty => {}
             schema::Identity::Foreign(why) => {
                 return Err(StoreError::NotADatabase { path: shown, why })
             }
         }
-        retry_busy(|| conn.pragma_update(None, "journal_mode", "WAL")).map_err(not_db)?;
+        retry_busy(patience, || conn.pragma_update(None, "journal_mode", "WAL")).map_err(not_db)?;
         conn.pragma_update(None, "foreign_keys", true)?;
         conn.pragma_update(None, "synchronous", "NORMAL")?;
         schema::migrate(&mut conn, &shown).map_err(|e| match e {
@@ -262,6 +303,10 @@ impl Store {
                     why: e.to_string(),
                 })
         };
+        let patience = patience(SQLITE_PATIENCE).map_err(|why| StoreError::CannotOpen {
+            path: shown.clone(),
+            why,
+        })?;
         let flags = OpenFlags::SQLITE_OPEN_READ_ONLY
             | OpenFlags::SQLITE_OPEN_NO_MUTEX
             | OpenFlags::SQLITE_OPEN_URI;
@@ -271,7 +316,7 @@ impl Store {
                     path: shown.clone(),
                     why: e.to_string(),
                 })?;
-            conn.busy_timeout(Duration::from_secs(30))?;
+            conn.busy_timeout(patience)?;
             Ok(conn)
         };
         let uri = file_uri(path);
@@ -648,6 +693,7 @@ fn check_file(path: &Path, shown: &str, write: bool) -> Result<(), StoreError> {
     };
     let meta = match std::fs::metadata(path) {
         Ok(m) => m,
+        Err(_) if write => return check_can_create(path, shown),
         Err(_) => return Ok(()),
     };
     if !meta.is_file() {
@@ -665,6 +711,35 @@ fn check_file(path: &Path, shown: &str, write: bool) -> Result<(), StoreError> {
         )));
     }
     Ok(())
+}
+
+/// A database to be made in a directory this user may not write is said so in one line,
+/// before SQLite's "unable to open database file".
+fn check_can_create(path: &Path, shown: &str) -> Result<(), StoreError> {
+    use std::os::unix::fs::MetadataExt;
+    let dir = path
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let Ok(meta) = std::fs::metadata(dir) else {
+        // Not there yet: making it will say what is wrong.
+        return Ok(());
+    };
+    if !meta.is_dir() || access_ok(dir, libc::W_OK | libc::X_OK) {
+        return Ok(());
+    }
+    Err(StoreError::CannotOpen {
+        path: shown.to_string(),
+        why: format!(
+            "this user (uid {}) may not make a file in {} (it belongs to uid {}, mode {:o}); \
+             give another --db",
+            // SAFETY: getuid cannot fail.
+            unsafe { libc::getuid() },
+            dir.display(),
+            meta.uid(),
+            meta.mode() & 0o7777
+        ),
+    })
 }
 
 /// access(2): whether this process's real user may use `path` as `mode` says.
@@ -824,13 +899,16 @@ fn insert_run(
 /// while another process creates the same database and switches it to WAL, SQLite answers
 /// some steps of opening it (the switch to WAL above all) at once, without waiting on the
 /// busy timeout. Three runs started together on a new database failed so about once in six.
-fn retry_busy<T>(mut step: impl FnMut() -> rusqlite::Result<T>) -> rusqlite::Result<T> {
+fn retry_busy<T>(
+    patience: Duration,
+    mut step: impl FnMut() -> rusqlite::Result<T>,
+) -> rusqlite::Result<T> {
     let start = Instant::now();
     loop {
         match step() {
             Err(rusqlite::Error::SqliteFailure(e, _))
                 if e.code == rusqlite::ErrorCode::DatabaseBusy
-                    && start.elapsed() < Duration::from_secs(10) =>
+                    && start.elapsed() < patience.min(Duration::from_secs(10)) =>
             {
                 std::thread::sleep(Duration::from_millis(20))
             }

@@ -1,19 +1,11 @@
-//! How a PostgreSQL store is reached without a password on the command line, and without
-//! waiting forever: the password from the URL (only from `$TIMESHARE_DB`), else
-//! `PGPASSWORD`, else a passfile (`PGPASSFILE`, else `~/.pgpass`: lines
-//! `host:port:database:user:password`, `*` matching anything, used only when no one but
-//! its owner may read it, as libpq does); and a deadline for the whole connection,
-//! since a port that accepts and never answers would otherwise hang every command.
+//! How a PostgreSQL store is reached without a password on the command line: the
+//! password from the URL (only from `$TIMESHARE_DB`), else `PGPASSWORD`, else a passfile
+//! (`PGPASSFILE`, else `~/.pgpass`: lines `host:port:database:user:password`, `*`
+//! matching anything, used only when no one but its owner may read it, as libpq does).
 
 use std::io::BufRead;
 use std::os::unix::fs::PermissionsExt;
 use std::path::PathBuf;
-use std::time::Duration;
-
-/// How long connecting (TCP, TLS-less start-up, authentication) may take.
-pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
-/// How long one statement may run on the server before it is cancelled there.
-pub const STATEMENT_TIMEOUT: Duration = Duration::from_secs(120);
 
 /// Give `config` the password from the environment or a passfile when its URL had none.
 pub fn fill_password(config: &mut postgres::Config) {
@@ -94,24 +86,6 @@ fn split_fields(line: &str) -> Vec<String> {
         }
     }
     fields
-}
-
-/// Connect with a deadline on the whole of it: the socket's own timeout covers only the
-/// TCP handshake, not a server that accepts and then says nothing.
-pub fn connect(mut config: postgres::Config) -> Result<postgres::Client, String> {
-    config.connect_timeout(CONNECT_TIMEOUT);
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        let _ = tx.send(config.connect(postgres::NoTls));
-    });
-    match rx.recv_timeout(CONNECT_TIMEOUT + Duration::from_secs(1)) {
-        Ok(Ok(client)) => Ok(client),
-        Ok(Err(e)) => Err(super::chain(&e)),
-        Err(_) => Err(format!(
-            "no answer from the server within {} s (is it PostgreSQL, and up?)",
-            CONNECT_TIMEOUT.as_secs()
-        )),
-    }
 }
 
 #[cfg(test)]

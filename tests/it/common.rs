@@ -108,3 +108,42 @@ pub fn stored_results(db: &std::path::Path) -> i64 {
         .flatten()
         .unwrap_or(0)
 }
+
+/// What every user of the machine sees of every process's arguments (`ps -eo args`),
+/// read again and again on a thread of its own until [`ArgvWatch::finish`]: the lines
+/// that held `secret`, and how many times the process list was read.
+pub struct ArgvWatch {
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    thread: std::thread::JoinHandle<(Vec<String>, usize)>,
+}
+
+impl ArgvWatch {
+    pub fn start(secret: &str) -> ArgvWatch {
+        let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let (secret, flag) = (secret.to_string(), stop.clone());
+        let thread = std::thread::spawn(move || {
+            let (mut seen, mut rounds) = (Vec::new(), 0);
+            while !flag.load(std::sync::atomic::Ordering::Relaxed) {
+                for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+                    let Ok(argv) = std::fs::read(entry.path().join("cmdline")) else {
+                        continue;
+                    };
+                    let line = String::from_utf8_lossy(&argv).replace('\0', " ");
+                    if line.contains(&secret) {
+                        seen.push(line);
+                    }
+                }
+                rounds += 1;
+                std::thread::sleep(std::time::Duration::from_millis(5));
+            }
+            (seen, rounds)
+        });
+        ArgvWatch { stop, thread }
+    }
+
+    /// The argument lists that held the secret, and how many times the list was read.
+    pub fn finish(self) -> (Vec<String>, usize) {
+        self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        self.thread.join().unwrap()
+    }
+}

@@ -26,6 +26,8 @@ const HOSTS: [(&str, &str); 3] = [
 fn eight_runs_writing_one_postgresql_store_at_once_lose_nothing() {
     let server = PgServer::start();
     let url = server.fresh("eight");
+    // What `ps -eo args` shows any user while the runs go on.
+    let watch = common::ArgvWatch::start(PASSWORD);
     let children: Vec<_> = (0..8)
         .map(|i| {
             common::command()
@@ -45,6 +47,12 @@ fn eight_runs_writing_one_postgresql_store_at_once_lose_nothing() {
         assert!(!err.contains(PASSWORD), "the password in a message: {err}");
         assert!(err.contains("postgresql://timeshare:***@"), "{err}");
     }
+    let (seen, rounds) = watch.finish();
+    assert!(
+        seen.is_empty(),
+        "the password in the process list: {seen:?}"
+    );
+    assert!(rounds > 1, "the process list was read {rounds} times");
     let mut client = postgres::Client::connect(&url, postgres::NoTls).unwrap();
     let mut count = |sql: &str| -> i64 { client.query_one(sql, &[]).unwrap().get(0) };
     assert_eq!(count("SELECT count(*) FROM runs"), 8);
@@ -116,13 +124,32 @@ fn a_campaign_runs_through_ansible_and_the_slowed_host_is_the_odd_one_out() {
 
     // One host, picked anew each time, runs pinned beside a CPU-bound competitor started
     // with it, at a lower priority; the fleet view must mark that host, and only it.
+    // A campaign that would name a path outside the fetch directory stops the play
+    // before anything is installed or run.
+    let inventory_once = inventory(&sshd, work.path(), &url, None, &[]);
+    let bad = playbook(&sshd, work.path(), &inventory_once, "../../x");
+    assert!(!bad.status.success(), "{}", bad.text);
+    assert!(bad.text.contains("no '/', no leading '.'"), "{}", bad.text);
+    assert!(
+        !bad.text.contains("Install the timeshare binary"),
+        "{}",
+        bad.text
+    );
+
     let mut failures = Vec::new();
     let mut landed = false;
     for attempt in 1..=ATTEMPTS {
         let slowed = (std::process::id() as usize + attempt) % HOSTS.len();
         let campaign = format!("lab-{attempt}");
         let inventory = inventory(&sshd, work.path(), &url, Some(slowed), &[]);
+        let watch = common::ArgvWatch::start(PASSWORD);
         let out = playbook(&sshd, work.path(), &inventory, &campaign);
+        let (seen, rounds) = watch.finish();
+        assert!(
+            seen.is_empty(),
+            "the password in the process list during the role: {seen:?}"
+        );
+        assert!(rounds > 1, "the process list was read {rounds} times");
         assert!(
             out.status.success(),
             "the playbook failed:\n{}\nsshd's log:\n{}",
@@ -495,4 +522,73 @@ fn which(program: &str) -> Option<PathBuf> {
         .split(':')
         .map(|d| Path::new(d).join(program))
         .find(|p| p.exists())
+}
+
+/// Every figure of a run's JSON (summaries and samples) times `k`.
+fn scale_figures(run: &mut serde_json::Value, k: f64) {
+    for r in run["results"].as_array_mut().unwrap() {
+        for key in ["summary", "raw_summary"] {
+            if let Some(s) = r[key].as_object_mut() {
+                for f in ["median", "mean", "sd", "min", "max", "ci_low", "ci_high"] {
+                    if let Some(x) = s.get(f).and_then(|x| x.as_f64()) {
+                        s.insert(f.into(), (x * k).into());
+                    }
+                }
+            }
+        }
+        for sample in r["samples"].as_array_mut().into_iter().flatten() {
+            if let Some(x) = sample["value"].as_f64() {
+                sample["value"] = (x * k).into();
+            }
+        }
+    }
+}
+
+#[test]
+fn the_fleet_page_marks_the_hosts_outside_as_the_table_does() {
+    let tmp = tempfile::tempdir().unwrap();
+    let db = tmp.path().join("runs.db");
+    let base: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(common::FIXTURE).unwrap()).unwrap();
+    for (i, host) in ["alpha", "beta", "gamma"].into_iter().enumerate() {
+        let mut run = base.clone();
+        run["options"]["fleet"] = serde_json::json!({"campaign": "c", "host": host});
+        run["started_at"] = format!("2026-11-23T1{i}:42:01Z").into();
+        run["finished_at"] = format!("2026-11-23T1{i}:52:53Z").into();
+        if host == "gamma" {
+            scale_figures(&mut run, 10.0);
+        }
+        let file = tmp.path().join(format!("{host}.json"));
+        std::fs::write(&file, serde_json::to_vec(&run).unwrap()).unwrap();
+        timeshare()
+            .arg("import")
+            .arg(&file)
+            .arg("--db")
+            .arg(&db)
+            .assert()
+            .success();
+    }
+    let fleet = |format: &str| {
+        text(
+            timeshare()
+                .args(["fleet", "--campaign", "c", "--format", format, "--db"])
+                .arg(&db),
+        )
+    };
+    let table = fleet("text");
+    // Each mark in the table, and once more in the legend under it.
+    let marked_rows = table.matches('◆').count() - 1;
+    assert!(marked_rows > 0, "{table}");
+    let page = fleet("html");
+    assert!(page.starts_with("<!DOCTYPE html>"), "{page}");
+    assert_eq!(
+        page.matches("<td class=\"n outside\">◆").count(),
+        marked_rows,
+        "{page}"
+    );
+    assert!(page.contains("<td class=\"outside\">gamma</td>"), "{page}");
+    assert!(
+        page.contains("outside the fleet: beyond its median"),
+        "{page}"
+    );
 }

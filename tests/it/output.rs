@@ -298,6 +298,7 @@ fn no_command_prints_a_line_wider_than_100_columns_when_piped() {
         "show lats",
         "compare last vax750",
         "reference no-such-machine",
+        "monitor --count 2 --interval 0.05",
     ]
     .iter()
     .map(|c| c.split(' ').map(str::to_string).collect())

@@ -7,6 +7,7 @@
 //! errors, commands) goes through maud, which escapes it.
 
 mod charts;
+pub mod fleet;
 pub mod observation;
 pub mod svg;
 
@@ -155,6 +156,7 @@ svg .alt{fill:#f6f6f6}svg .dot{fill:#1f5fa8;opacity:.7}svg .culled{stroke:#c0392
 svg .centre{fill:#111}svg .whisker{stroke:#333;stroke-width:1.3}
 svg .faster{fill:#1d7a32}svg .slower{fill:#b02a1e}svg .same{fill:#666}
 .faster{color:#1d7a32}.slower{color:#b02a1e}
+.outside{color:#b02a1e;font-weight:600}.legend{font-size:12.5px;color:#333}
 ";
 
 fn page(title: &str, body: Markup) -> String {

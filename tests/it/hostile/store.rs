@@ -115,16 +115,31 @@ fn a_wrong_store_url_is_refused_naming_the_scheme_not_the_password() {
             "{url}: {err}"
         );
     }
-    // Through the environment a password is allowed, an unencoded @ is not.
-    let out = timeshare()
-        .current_dir(tmp.path())
-        .arg("history")
-        .env("TIMESHARE_DB", "postgresql://ts:hun@ter2@db/x")
-        .output()
-        .unwrap();
-    let err = stderr_of(&out);
-    assert_eq!(out.status.code(), Some(2), "{err}");
-    assert!(err.contains("%40") && !err.contains("ter2@db"), "{err}");
+    // Through the environment a password is allowed; what the driver and the standard
+    // would read two ways is not, and the refusal quotes none of it.
+    for (url, says) in [
+        ("postgresql://ts:hun@ter2@db/x", "%40"),
+        ("postgresql://ts:hun/ter2@db/x", "%2F"),
+        ("postgresql://ts:hun#ter2@db/x", "%23"),
+        ("postgresql://ts:hun%ter2@db/x", "%25"),
+        ("postgresql://ts:hunter2@db:hunter2/x", "port"),
+        ("postgresql://ts:hunter2@db/x?password=hunter2", "both"),
+        ("postgresql://ts:hunter2@db1,db2/x", "more than one host"),
+    ] {
+        let out = timeshare()
+            .current_dir(tmp.path())
+            .arg("history")
+            .env("TIMESHARE_DB", url)
+            .output()
+            .unwrap();
+        let err = stderr_of(&out);
+        assert_eq!(out.status.code(), Some(2), "{url}: {err}");
+        assert!(err.contains(says), "{url}: {err}");
+        assert!(
+            !err.contains("hun") && !err.contains("ter2"),
+            "{url}: {err}"
+        );
+    }
     assert_eq!(
         std::fs::read_dir(tmp.path()).unwrap().count(),
         0,
@@ -374,7 +389,7 @@ fn another_user_reads_a_root_store_and_is_told_it_cannot_write_it() {
     let db = dir.path().join("runs.db");
     std::fs::set_permissions(&db, std::fs::Permissions::from_mode(0o644)).unwrap();
     let before = sha256(&db);
-    let as_nobody = |args: &[&str]| {
+    let as_nobody = |args: &[&str], db: &Path| {
         let mut c = std::process::Command::new("setpriv");
         crate::common::isolate(&mut c);
         c.args([
@@ -387,17 +402,35 @@ fn another_user_reads_a_root_store_and_is_told_it_cannot_write_it() {
         .arg(command().get_program())
         .args(args)
         .arg("--db")
-        .arg(&db)
+        .arg(db)
         .current_dir("/")
         .output()
         .unwrap()
     };
-    let read = as_nobody(&["history"]);
+    let read = as_nobody(&["history"], &db);
     assert!(read.status.success(), "{}", stderr_of(&read));
-    let import = as_nobody(&["import", super::fixture("hostile.json").to_str().unwrap()]);
+    let hostile = super::fixture("hostile.json");
+    let import = as_nobody(&["import", hostile.to_str().unwrap()], &db);
     let err = stderr_of(&import);
     assert_eq!(import.status.code(), Some(2), "{err}");
     assert!(err.contains("may not write it"), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert_eq!(sha256(&db), before);
+    // A read-only file (0444) in the root-owned directory reads as well, by every reader.
+    std::fs::set_permissions(&db, std::fs::Permissions::from_mode(0o444)).unwrap();
+    for args in [&["history"][..], &["show", "1"], &["export", "1"]] {
+        let out = as_nobody(args, &db);
+        assert!(out.status.success(), "{args:?}: {}", stderr_of(&out));
+        assert!(!out.stdout.is_empty(), "{args:?}");
+    }
+    // A new store in the root-owned directory: said in one line, nothing made.
+    let new = dir.path().join("new.db");
+    let import = as_nobody(&["import", hostile.to_str().unwrap()], &new);
+    let err = stderr_of(&import);
+    assert_eq!(import.status.code(), Some(2), "{err}");
+    assert!(err.contains("may not make a file in"), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(!new.exists());
     assert_eq!(sha256(&db), before);
 }
 
