@@ -272,7 +272,7 @@ mod tests {
         assert_eq!(plan_mode(&with(Mode::Quick, Some(5))), Mode::Quick);
     }
 
-    fn bench(id: &str) -> Benchmark {
+    fn bench(id: &'static str) -> Benchmark {
         Benchmark::new(id, "t", crate::model::Source::seed("000", "t"), |_| {
             anyhow::bail!("not run")
         })
