@@ -164,7 +164,7 @@ mod tests {
         // L1: 4K, 8K, 16K (32K is the cache's own size); L2: 128K, 256K; L3: 2M … 16M;
         // memory: from 128M.
         let ns: Vec<f64> = plateaus.iter().map(|p| p.ns).collect();
-        assert_eq!(ns, [1.1, 4.05, 13.5, 102.0]);
+        assert_eq!(ns, [1.1, 4.05, 14.5, 102.0]);
     }
 
     /// The names do not move with the curve: a noisy sweep whose bends fall elsewhere
