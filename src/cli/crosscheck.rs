@@ -26,7 +26,7 @@
 //! directory (`timeshare-crosscheck-PID-…` in the temporary directory, which `timeshare
 //! clean` knows) is removed.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -36,11 +36,12 @@ use clap::Args;
 use super::errors::UsageError;
 use super::{output, suggest, Exit};
 use crate::bench::Registry;
-use crate::harness::anchor::{self, Anchor, Server};
+use crate::harness::anchor::{self, Anchor, RowFigure, Server};
 use crate::harness::contract::Benchmark;
 use crate::harness::procgroup::{self, Reaped};
 use crate::harness::{cpu, debris, interrupt};
 use crate::model::crosscheck::{CheckRow, Outcome, Pairing};
+use crate::model::details::cache::CacheSweep;
 use crate::model::{Run, Status, Unit};
 use crate::report;
 
@@ -215,7 +216,7 @@ fn check(
     env: &[(String, String)],
     progress: &mut Progress,
 ) -> Option<Outcome> {
-    let Some(program) = a.locate() else {
+    let Some(found) = a.locate() else {
         progress.done += pairs as usize;
         return Some(Outcome::Missing {
             package: a.package.into(),
@@ -224,6 +225,11 @@ fn check(
     let mut figures = Vec::new();
     let mut shares = Vec::new();
     let mut attempt = || -> Result<()> {
+        let program = match a.built {
+            Some(c) => build_c(&found, c, scratch)?,
+            None => found.clone(),
+        };
+        let _exec_file = a.exec_file.map(PlacedFile::place).transpose()?;
         let file = match a.file {
             Some(f) => {
                 let path = scratch.join("anchor-file");
@@ -237,7 +243,7 @@ fn check(
             None => None,
         };
         for _ in 0..pairs {
-            let Some(row) = run_row(exe, b.id(), scratch)? else {
+            let Some(row) = run_row(exe, b.id(), a.row_figure, scratch)? else {
                 return Ok(());
             };
             let Some((tool, share)) = run_tool(&program, a, file.as_deref(), env, scratch)? else {
@@ -382,15 +388,99 @@ impl Drop for ToolServer<'_> {
     }
 }
 
-/// One quick run of the row in a fresh timeshare: its median, seconds per operation (for a
-/// throughput row, seconds per byte: the inverse of its bytes per second); `None` when the
-/// user stopped it.
-fn run_row(exe: &Path, id: &str, scratch: &Path) -> Result<Option<f64>> {
+/// `built` compiled with the C compiler at `cc` into `scratch` (once: a later pair finds
+/// it built); the program's path.
+fn build_c(cc: &Path, built: anchor::BuiltFromC, scratch: &Path) -> Result<PathBuf> {
+    let program = scratch.join(built.name);
+    if program.exists() {
+        return Ok(program);
+    }
+    let source = scratch.join(format!("{}.c", built.name));
+    std::fs::write(&source, built.source)?;
+    let out = Command::new(cc)
+        .arg("-O2")
+        .arg("-o")
+        .arg(&program)
+        .arg(&source)
+        .stdin(Stdio::null())
+        .output()
+        .with_context(|| format!("cannot run {}", cc.display()))?;
+    if !out.status.success() {
+        bail!(
+            "{} could not build {}: {}",
+            cc.display(),
+            built.name,
+            String::from_utf8_lossy(&out.stderr)
+                .lines()
+                .next()
+                .unwrap_or("")
+        );
+    }
+    Ok(program)
+}
+
+/// A program put where a tool executes it, for as long as this lives: what was at that
+/// path before is put back, and a directory made for it removed, when it is dropped.
+struct PlacedFile {
+    path: PathBuf,
+    before: Option<Vec<u8>>,
+    made_dir: Option<PathBuf>,
+}
+
+impl PlacedFile {
+    fn place(file: anchor::ExecFile) -> Result<PlacedFile> {
+        use std::os::unix::fs::PermissionsExt;
+        let path = PathBuf::from(file.path);
+        let dir = path
+            .parent()
+            .context("an exec file's path has a directory")?;
+        let made_dir = (!dir.exists()).then(|| dir.to_path_buf());
+        std::fs::create_dir_all(dir).with_context(|| format!("cannot make {}", dir.display()))?;
+        let before = std::fs::read(&path).ok();
+        // A new file rather than writing into the old one: a running program keeps its own.
+        let _ = std::fs::remove_file(&path);
+        std::fs::write(&path, file.image)
+            .with_context(|| format!("cannot write {}", path.display()))?;
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755))?;
+        Ok(PlacedFile {
+            path,
+            before,
+            made_dir,
+        })
+    }
+}
+
+impl Drop for PlacedFile {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.path);
+        if let Some(bytes) = &self.before {
+            use std::os::unix::fs::PermissionsExt;
+            let _ = std::fs::write(&self.path, bytes);
+            let _ = std::fs::set_permissions(&self.path, std::fs::Permissions::from_mode(0o755));
+        }
+        if let Some(dir) = &self.made_dir {
+            let _ = std::fs::remove_dir(dir);
+        }
+    }
+}
+
+/// One quick run of the row in a fresh timeshare, in one process: the figure `figure`
+/// names, seconds per operation (for a throughput row, seconds per byte: the inverse of
+/// its bytes per second); `None` when the user stopped it.
+fn run_row(exe: &Path, id: &str, figure: RowFigure, scratch: &Path) -> Result<Option<f64>> {
     let json = scratch.join("row.json");
     let _ = std::fs::remove_file(&json);
     let mut cmd = Command::new(exe);
-    cmd.args(["run", id, "--quick", "--no-save", "--json"])
-        .arg(&json);
+    cmd.args([
+        "run",
+        id,
+        "--quick",
+        "--invocations",
+        "1",
+        "--no-save",
+        "--json",
+    ])
+    .arg(&json);
     let Some(done) =
         run_stoppable(&mut cmd, &scratch.join("row.out")).context("cannot run timeshare")?
     else {
@@ -407,12 +497,28 @@ fn run_row(exe: &Path, id: &str, scratch: &Path) -> Result<Option<f64>> {
     if r.status != Status::Ok {
         bail!("{id} gave no time per operation ({:?})", r.status);
     }
+    if let RowFigure::SweepMinimumAt { bytes } = figure {
+        return sweep_minimum_at(r, bytes).map(Some);
+    }
     let median = r.median().context("no median")?;
     match r.unit {
         Unit::SecondsPerOp => Ok(Some(median)),
         Unit::BytesPerSecond if median > 0.0 => Ok(Some(1.0 / median)),
         _ => bail!("{id} gave no time per operation ({:?})", r.unit),
     }
+}
+
+/// The minimum of `cpu.cache`'s repeats at `bytes`, in seconds per read.
+fn sweep_minimum_at(r: &crate::model::BenchResult, bytes: u64) -> Result<f64> {
+    let sweep = r
+        .details_as::<CacheSweep>()
+        .with_context(|| format!("{} has no sweep in its details", r.id))?;
+    let point = sweep
+        .sizes
+        .iter()
+        .find(|p| p.bytes == bytes)
+        .with_context(|| format!("{}'s sweep did not reach {bytes} bytes", r.id))?;
+    Ok(point.min_ns * 1e-9)
 }
 
 /// One run of the tool: its figure in seconds per row operation, and the share of its CPU

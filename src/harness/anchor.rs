@@ -24,6 +24,9 @@ pub enum Parse {
     /// "MB/sec") or "8.39 12536.57" (bw_mem: the size in MB and the rate), the last such
     /// line; MB = 10^6 bytes; read as seconds per byte.
     LmbenchMegabytesPerSecond,
+    /// A program of our own (the C chase): "pointer chase: 1.0830 nanoseconds", the line
+    /// of this label.
+    Nanoseconds(&'static str),
     /// lmbench's `lat_mmap` ("1.048576 176": MB, microseconds) and `lat_ctx` ("2 6.36":
     /// processes, microseconds): the second number of the last line of two numbers.
     LmbenchPairMicroseconds,
@@ -43,7 +46,7 @@ impl Parse {
                 .rev()
                 .find_map(|l| number_before(l, "microseconds"))
                 .map(|us| us * 1e-6),
-            Parse::LmbenchOpsNanoseconds(label) => output
+            Parse::LmbenchOpsNanoseconds(label) | Parse::Nanoseconds(label) => output
                 .lines()
                 .filter_map(|l| l.trim().split_once(':'))
                 .find(|(name, _)| name.trim() == label)
@@ -97,6 +100,34 @@ pub struct Server {
     pub stop: &'static [&'static str],
 }
 
+/// A tool the crosscheck builds itself: a few lines of C it carries, compiled with the
+/// system's `cc -O2` into its scratch directory (package `gcc`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BuiltFromC {
+    /// The program's file name in the scratch directory.
+    pub name: &'static str,
+    pub source: &'static str,
+}
+
+/// A file the tool executes at a path of its own choosing (lmbench's `lat_proc exec` runs
+/// /var/tmp/lmbench/hello): put there for the pairs, and what was there put back after.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ExecFile {
+    pub path: &'static str,
+    pub image: &'static [u8],
+}
+
+/// Which figure of the row is set beside the tool's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum RowFigure {
+    /// The row's headline (its median).
+    #[default]
+    Headline,
+    /// `cpu.cache`'s sweep at one array size: the minimum of its repeats there (the tool
+    /// prints the minimum of the same repeats).
+    SweepMinimumAt { bytes: u64 },
+}
+
 /// The tool a row is checked against.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Anchor {
@@ -122,6 +153,12 @@ pub struct Anchor {
     pub explained: Option<&'static str>,
     pub file: Option<ScratchFile>,
     pub server: Option<Server>,
+    /// Built by the crosscheck from C rather than found installed.
+    pub built: Option<BuiltFromC>,
+    /// A program the tool executes, put where it looks for it.
+    pub exec_file: Option<ExecFile>,
+    /// The row's figure the tool's is compared with.
+    pub row_figure: RowFigure,
 }
 
 impl Anchor {
@@ -147,7 +184,44 @@ impl Anchor {
             explained: None,
             file: None,
             server: None,
+            built: None,
+            exec_file: None,
+            row_figure: RowFigure::Headline,
         }
+    }
+
+    /// A program the crosscheck builds from `source` with the system's C compiler, its
+    /// figure read as [`Parse::Nanoseconds`] of `label`.
+    pub fn built_from_c(
+        tool: &'static str,
+        built: BuiltFromC,
+        args: &'static [&'static str],
+        label: &'static str,
+        basis: &'static str,
+    ) -> Anchor {
+        Anchor {
+            built: Some(built),
+            ..Anchor::new(
+                tool,
+                built.name,
+                args,
+                "gcc",
+                Parse::Nanoseconds(label),
+                basis,
+            )
+        }
+    }
+
+    /// The tool executes `image` at `path` (put there for the pairs).
+    pub fn with_exec_file(mut self, path: &'static str, image: &'static [u8]) -> Anchor {
+        self.exec_file = Some(ExecFile { path, image });
+        self
+    }
+
+    /// Compare the tool with this figure of the row instead of its headline.
+    pub fn against(mut self, figure: RowFigure) -> Anchor {
+        self.row_figure = figure;
+        self
     }
 
     /// An lmbench program (package `lmbench`, Debian's non-free section).
@@ -231,11 +305,18 @@ impl Anchor {
         self.parse.seconds(output).map(|s| s / self.per_row_op)
     }
 
-    /// Where the program is: on PATH, or in lmbench's own directory.
+    /// Where the program is: on PATH, or in lmbench's own directory; for a program the
+    /// crosscheck builds, where its compiler is.
     pub fn locate(&self) -> Option<PathBuf> {
-        locate(self.program)
+        match self.built {
+            Some(_) => locate(C_COMPILER),
+            None => locate(self.program),
+        }
     }
 }
+
+/// The compiler a [`BuiltFromC`] tool is built with.
+pub const C_COMPILER: &str = "cc";
 
 /// Where a tool's `program` is: on PATH, or in lmbench's own directory.
 pub fn locate(program: &str) -> Option<PathBuf> {
@@ -310,6 +391,33 @@ mod tests {
         assert_eq!(
             Parse::LmbenchOpsNanoseconds("float mul").seconds(LAT_OPS),
             None
+        );
+    }
+
+    #[test]
+    fn a_built_tool_is_found_by_its_compiler_and_read_in_nanoseconds() {
+        let a = Anchor::built_from_c(
+            "C pointer chase",
+            BuiltFromC {
+                name: "chase",
+                source: "int main(void) { return 0; }",
+            },
+            &["16384"],
+            "pointer chase",
+            "per dependent load",
+        )
+        .against(RowFigure::SweepMinimumAt { bytes: 16384 });
+        assert_eq!(a.package, "gcc");
+        assert_eq!(a.command_line(), "chase 16384");
+        let s = a
+            .seconds_per_row_op("pointer chase: 1.0830 nanoseconds\n")
+            .unwrap();
+        assert!(close(s, 1.083e-9), "{s}");
+        assert_eq!(a.seconds_per_row_op("pointer chase: nanoseconds\n"), None);
+        assert_eq!(
+            a.locate().is_some(),
+            locate(C_COMPILER).is_some(),
+            "a built tool is there when its compiler is"
         );
     }
 

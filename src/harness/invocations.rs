@@ -18,6 +18,7 @@ use anyhow::{bail, Context, Result};
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
 
+use super::contract::{Benchmark, Plan};
 use super::interrupt;
 use crate::model::{Mode, Run, RunOptions, RunStatus};
 
@@ -25,8 +26,10 @@ use crate::model::{Mode, Run, RunOptions, RunStatus};
 pub const COMMAND: &str = "internal-invocation";
 
 /// Invocations per run when `--invocations` is not given: quick mode stays one process
-/// (its CI is the within-process one, and says so); full mode samples the process level
-/// with ten processes, each measuring every row with the quick plan (see
+/// (its CI is the within-process one, and says so; `--invocations 3` measures every row
+/// in three fresh processes with a third of one process's samples each, see
+/// [`plan_for`], so that two quick runs are compared at the process level); full mode
+/// samples the process level with ten processes, each measuring every row with the quick plan (see
 /// [`plan_mode`]). Why ten short processes rather than three long ones: on the 2-vCPU VM
 /// this was tuned on, a row's figure in one process is tight (±1–3 ns for `getpid`) but
 /// the process lands in one of two states for the whole row (127 or 165 ns, the state
@@ -42,8 +45,63 @@ pub fn default_invocations(mode: Mode) -> usize {
     }
 }
 
+/// The processes a quick run across processes shares one process's samples between: the
+/// fewest that the comparison tests at the process level
+/// (`model::change::MIN_INVOCATIONS`).
+pub const QUICK_INVOCATIONS: usize = 3;
+
 /// Invocations of a full run when `--invocations` is not given.
 pub const FULL_INVOCATIONS: usize = 10;
+
+/// Families whose rows a run across processes measures in its first process only. Each
+/// of their rows is an experiment of many processes already (N copies, N users' shells,
+/// K readers beside a program) and lasts seconds: repeating it in every fresh process
+/// multiplied a run's time (a full run's ten processes spent 102–123 s each on them) for
+/// a level of variation the row samples itself. Such a row's plan is its own mode's.
+pub const ONE_PROCESS_FAMILIES: &[&str] = &["load"];
+
+/// Whether `id` is measured in one process of a run across several.
+pub fn measured_once(id: &str) -> bool {
+    ONE_PROCESS_FAMILIES.contains(&crate::model::family_of(id))
+}
+
+/// The ids round `r` measures, in the order given: every id in the first round; after
+/// it, those not [`measured_once`].
+pub fn ids_of_round(ids: &[String], r: usize) -> Vec<String> {
+    ids.iter()
+        .filter(|id| r == 0 || !measured_once(id))
+        .cloned()
+        .collect()
+}
+
+/// How a process of this run samples `b`: the plan of [`plan_mode`], its samples shared
+/// out in a quick run across processes (a third of one quick process's in each, so the
+/// three processes of a default quick run take what one process took before: 7 samples
+/// of ≥ 2 ms instead of 21, one whole job instead of three), a row [`measured_once`]
+/// with its own mode's plan, and `--precision`'s planned samples over all of it.
+pub fn plan_for(b: &Benchmark, options: &RunOptions) -> Plan {
+    let mut plan = if measured_once(b.id()) {
+        b.plan(options.mode)
+    } else {
+        let mut plan = b.plan(plan_mode(options));
+        if shares_samples(options) {
+            plan.samples = plan.samples.div_ceil(QUICK_INVOCATIONS);
+        }
+        plan
+    };
+    if let Some(&n) = options.samples.get(b.id()) {
+        plan.samples = n;
+    }
+    plan
+}
+
+/// A quick run across processes (not one planned to a precision, whose pilot counts on
+/// whole quick plans) shares one process's samples out between its processes.
+fn shares_samples(options: &RunOptions) -> bool {
+    options.mode == Mode::Quick
+        && options.invocations.unwrap_or(1) > 1
+        && options.precision.is_none()
+}
 
 /// The mode whose per-process plan (samples, their length) a process of this run
 /// measures with: a full run across several processes measures each of them with the
@@ -149,7 +207,11 @@ pub fn measure(
     };
     'rounds: for r in 0..rounds {
         on_round(r);
-        let mut order = ids.to_vec();
+        let mut order = ids_of_round(ids, r);
+        if order.is_empty() {
+            // Every id was one measured in the first process only.
+            continue;
+        }
         if r > 0 {
             order.shuffle(&mut rng);
         }
@@ -190,6 +252,7 @@ mod tests {
     #[test]
     fn quick_stays_one_process_and_full_samples_the_process_level() {
         assert_eq!(default_invocations(Mode::Quick), 1);
+        assert_eq!(QUICK_INVOCATIONS, crate::model::change::MIN_INVOCATIONS);
         assert!(default_invocations(Mode::Full) >= crate::model::change::MIN_INVOCATIONS);
         // Enough processes for a distribution-free 95% interval of their median.
         let (j, level) = crate::model::stats::median_ci_rank(default_invocations(Mode::Full));
@@ -207,5 +270,62 @@ mod tests {
         assert_eq!(plan_mode(&with(Mode::Full, None)), Mode::Full);
         assert_eq!(plan_mode(&with(Mode::Full, Some(1))), Mode::Full);
         assert_eq!(plan_mode(&with(Mode::Quick, Some(5))), Mode::Quick);
+    }
+
+    fn bench(id: &'static str) -> Benchmark {
+        Benchmark::new(id, "t", crate::model::Source::seed("000", "t"), |_| {
+            anyhow::bail!("not run")
+        })
+    }
+
+    #[test]
+    fn a_quick_run_across_processes_shares_one_process_s_samples_out() {
+        let quick = |invocations| RunOptions {
+            mode: Mode::Quick,
+            invocations,
+            ..RunOptions::default()
+        };
+        let calibrated = Plan::calibrated(Mode::Quick).samples;
+        let b = bench("syscall.getpid");
+        assert_eq!(plan_for(&b, &quick(None)).samples, calibrated);
+        assert_eq!(
+            plan_for(&b, &quick(Some(3))).samples,
+            calibrated.div_ceil(3)
+        );
+        let job = bench("mixed.build").with_plan(Plan::job);
+        assert_eq!(
+            plan_for(&job, &quick(Some(3))).samples,
+            1,
+            "one whole job each"
+        );
+        // Planned samples (--precision) are taken as planned.
+        let mut planned = quick(Some(3));
+        planned.samples.insert("syscall.getpid".into(), 40);
+        assert_eq!(plan_for(&b, &planned).samples, 40);
+        let mut precise = quick(Some(3));
+        precise.precision = Some(0.02);
+        assert_eq!(plan_for(&b, &precise).samples, calibrated);
+    }
+
+    #[test]
+    fn load_rows_are_measured_in_the_first_process_with_their_own_mode_s_plan() {
+        let ids: Vec<String> = ["syscall.getpid", "load.cpu.1", "load.script.5", "pipe.back"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        assert_eq!(ids_of_round(&ids, 0), ids);
+        assert_eq!(ids_of_round(&ids, 1), ["syscall.getpid", "pipe.back"]);
+        let full = RunOptions {
+            mode: Mode::Full,
+            invocations: Some(10),
+            ..RunOptions::default()
+        };
+        let load = bench("load.cpu.1").with_plan(Plan::job);
+        assert_eq!(plan_for(&load, &full), Plan::job(Mode::Full));
+        assert_eq!(
+            plan_for(&bench("syscall.getpid"), &full),
+            Plan::calibrated(Mode::Quick),
+            "the others: the quick plan in each of the ten"
+        );
     }
 }

@@ -167,10 +167,7 @@ impl Runner {
         let mut observation = Observation::default();
         let profiling = self.watch.start_profile();
         let series = self.watch.start_series()?;
-        let mut plan = b.plan(invocations::plan_mode(&self.options));
-        if let Some(&n) = self.options.samples.get(b.id()) {
-            plan.samples = n;
-        }
+        let plan = invocations::plan_for(b, &self.options);
         let m = sampler::measure(workload.as_mut(), &plan, b.metric(), &overhead);
         if let Some(s) = series {
             observation.series = Some(s.stop()?);

@@ -2,22 +2,29 @@
 //! after seed 000 Table 4 (Bell Labs timed random reads from an array on the 11/70 to see
 //! its cache). Its id makes `run cpu` select it; it lives apart from `bench/cpu/`.
 //!
-//! The array is a chain: each 64-byte line holds the index of the next line to read, in
-//! a random cyclic permutation (Sattolo's shuffle) of the array's lines, so every read
-//! depends on the one before and no prefetcher can guess it: the time per read is the
-//! load latency of wherever the line lives (lmbench's lat_mem_rd idea, our code). The
-//! seed's program read at independent random indices, whose loads a modern out-of-order
-//! core would overlap; the dependent chain keeps one read in flight, as on the 11/70.
+//! The array is a pointer chase: the first word of each 64-byte line holds the *address*
+//! of the next line to read, in a random cyclic permutation (Sattolo's shuffle) of the
+//! array's lines, so every read is one dependent load of the address the previous one
+//! returned — nothing else on the critical path (an index into the array would add an
+//! address computation to every step, one cycle: 25% at L1) — and no prefetcher can guess
+//! it: the time per read is the load latency of wherever the line lives (lmbench's
+//! lat_mem_rd idea, our code). The seed's program read at independent random indices,
+//! whose loads a modern out-of-order core would overlap; the dependent chain keeps one
+//! read in flight, as on the 11/70. `timeshare crosscheck cpu.cache` sets it beside the
+//! same chase written in C ([`CHASE_C`]) at five sizes.
+//!
+//! Each size is named by the cache sysfs says holds it ([`steps`]), so the names are the
+//! same in every run.
 //!
 //! # Timing model
 //! `prepare` sweeps sizes from 4 KiB doubling to well past the last cache level (8 × its
 //! size, rounded up to a power of two, at least 64 MiB; at most 512 MiB in quick mode,
-//! 4 GiB in full, or `--cache-max`; never over a quarter of the available memory), timing a fixed number of reads per size several
-//! times; the per-size figures (median and minimum of the repeats, in ns per read) and the
-//! plateaus and steps found in them are the row's `details`. The headline is then sampled
-//! by the harness as usual: one operation is one dependent read at the largest size, i.e.
-//! main-memory latency. No loop overhead is subtracted: a dependent load's latency hides
-//! the loop's own instructions.
+//! 4 GiB in full, or `--cache-max`; never over a quarter of the available memory), timing
+//! a fixed number of reads per size several times; the per-size figures (median and
+//! minimum of the repeats, in ns per read) and the levels named in them are the row's
+//! `details`. The headline is then sampled by the harness as usual: one operation is one
+//! dependent read at the largest size, i.e. main-memory latency. No loop overhead is
+//! subtracted: a dependent load's latency hides the loop's own instructions.
 //!
 //! The page size and whether the array got transparent huge pages (the kernel's THP mode
 //! and the array's `AnonHugePages` in /proc/self/smaps) are recorded: past the TLB's
@@ -31,6 +38,7 @@ use anyhow::{bail, Result};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
+use crate::harness::anchor::{Anchor, BuiltFromC, RowFigure};
 use crate::harness::contract::{Benchmark, Ctx, Plan, Workload};
 use crate::harness::{interrupt, interrupt::Interrupted, sysinfo};
 use crate::model::details::cache::{CacheSweep, NamedCache, Paging, SizePoint};
@@ -59,6 +67,45 @@ pub fn benchmark() -> Benchmark {
         plan.subtract_loop = false;
         plan
     })
+    .anchor(chase_anchor("C pointer chase at 16K", &CHASE_ARGS[0]))
+    .anchor(chase_anchor("C pointer chase at 256K", &CHASE_ARGS[1]))
+    .anchor(chase_anchor("C pointer chase at 4M", &CHASE_ARGS[2]))
+    .anchor(chase_anchor("C pointer chase at 64M", &CHASE_ARGS[3]))
+    .anchor(chase_anchor("C pointer chase at 256M", &CHASE_ARGS[4]))
+}
+
+/// The same pointer chase in a few lines of C: the crosscheck builds it with the system's
+/// compiler and runs it beside the row at five sizes (one per level of a common machine:
+/// L1, L2, L3, memory within and past the TLB's reach).
+pub const CHASE_C: BuiltFromC = BuiltFromC {
+    name: "timeshare-chase",
+    source: include_str!("chase.c"),
+};
+
+/// The C chase's arguments per size: bytes, then the quick sweep's reads and repeats
+/// ([`sweep_plan`]; a test holds them equal).
+const CHASE_ARGS: [[&str; 3]; 5] = [
+    ["16384", "20000", "15"],
+    ["262144", "20000", "15"],
+    ["4194304", "20000", "15"],
+    ["67108864", "20000", "15"],
+    ["268435456", "20000", "15"],
+];
+
+fn chase_anchor(tool: &'static str, args: &'static [&'static str; 3]) -> Anchor {
+    let bytes: u64 = args[0].parse().expect("a size in bytes");
+    Anchor::built_from_c(
+        tool,
+        CHASE_C,
+        args,
+        "pointer chase",
+        "ns per dependent load, the minimum of 15 timings of 20,000 loads at one size",
+    )
+    .against(RowFigure::SweepMinimumAt { bytes })
+    .tolerance(
+        0.05,
+        "the same loop of dependent loads on both sides: any gap is the code, not the method",
+    )
 }
 
 fn prepare(ctx: &Ctx) -> Result<Box<dyn Workload>> {
@@ -68,12 +115,7 @@ fn prepare(ctx: &Ctx) -> Result<Box<dyn Workload>> {
         Some(asked) => fit_in_memory(asked.max(SMALLEST), available_memory()),
         None => largest_size(ctx.mode, largest_cache, available_memory()),
     };
-    let (reads, repeats) = match ctx.mode {
-        // Many short timings rather than a few long ones: on a shared machine the
-        // minimum of short ones finds the quiet moments (the steps are found on it).
-        Mode::Quick => (20_000, 15),
-        Mode::Full => (50_000, 41),
-    };
+    let (reads, repeats) = sweep_plan(ctx.mode);
     let mut chain = Chain::new(max as usize);
     let mut sweep = Vec::new();
     let mut size = SMALLEST;
@@ -103,15 +145,27 @@ fn prepare(ctx: &Ctx) -> Result<Box<dyn Workload>> {
             })
             .collect(),
         headline_bytes: max,
-        detected_on: "the minimum of the repeats per size (least disturbed by other load)".into(),
+        detected_on: "the minimum of the repeats per size (least disturbed by other load), \
+                      each size named by the cache sysfs says holds it"
+            .into(),
         paging: Some(paging),
     };
     Ok(Box::new(Headline {
+        at: chain.start(),
         chain,
-        at: 0,
         notes: notes_of(&details),
         details: Some(details),
     }))
+}
+
+/// Reads per timing and timings per size: many short timings rather than a few long ones,
+/// since on a shared machine the minimum of short ones finds the quiet moments (the
+/// levels' figures are taken from it). The crosscheck's C chase is run with the same.
+pub fn sweep_plan(mode: Mode) -> (u64, usize) {
+    match mode {
+        Mode::Quick => (20_000, 15),
+        Mode::Full => (50_000, 41),
+    }
 }
 
 /// The largest array: 8 × the last cache level rounded up to a power of two (at least
@@ -180,7 +234,8 @@ fn available_memory() -> u64 {
         .map_or(u64::MAX, |kib| kib * 1024)
 }
 
-/// An array of lines linked into one random cycle over its first `lines` lines.
+/// An array of lines linked into one random cycle of pointers over its first `lines`
+/// lines: the first word of each line holds the address of the next line's.
 struct Chain {
     slots: Vec<usize>,
     lines: usize,
@@ -194,6 +249,16 @@ impl Chain {
         }
     }
 
+    /// The address of line 0, where every chase starts.
+    fn start(&self) -> usize {
+        self.slots.as_ptr() as usize
+    }
+
+    /// The line an address in the chain points at.
+    fn line_of(&self, addr: usize) -> usize {
+        (addr - self.start()) / LINE
+    }
+
     /// Link the first `bytes` of the array into one random cycle (Sattolo: a uniformly
     /// random cyclic permutation, so the chase visits every line before repeating).
     fn link(&mut self, bytes: usize) {
@@ -204,9 +269,10 @@ impl Chain {
             let j = rng.gen_range(0..i);
             order.swap(i, j);
         }
+        let start = self.start();
         for k in 0..lines {
             let next = order[(k + 1) % lines] as usize;
-            self.slots[order[k] as usize * SLOTS] = next * SLOTS;
+            self.slots[order[k] as usize * SLOTS] = start + next * LINE;
         }
         self.lines = lines;
     }
@@ -227,30 +293,44 @@ impl Chain {
         }
     }
 
-    /// Follow the chain `n` steps from slot `from`; where it ended.
+    /// Follow the chain `n` steps from the address `at`; the address it ended at. Each
+    /// step is one load whose address is the value the previous load returned.
     #[inline(never)]
     fn chase(&self, mut at: usize, n: u64) -> usize {
-        let slots = &self.slots[..self.lines * SLOTS];
+        debug_assert!(self.line_of(at) < self.lines);
         for _ in 0..n {
-            at = slots[at];
+            // SAFETY: `at` is the start of a line of `slots` that `link` linked: every
+            // address stored in the linked lines is the start of another linked line,
+            // and `slots` is borrowed (not moved or freed) for the whole chase.
+            at = unsafe { *(at as *const usize) };
         }
         black_box(at)
     }
 
-    /// Walk the whole chain once, checking it returns to the start after exactly `lines`
-    /// steps and not before (the warm-up for sizes up to 64 MiB).
+    /// Walk the whole chain once, checking every address is a linked line and the walk
+    /// returns to the start after exactly `lines` steps and not before (the warm-up for
+    /// sizes up to 64 MiB).
     fn walk_checked(&self) -> Result<()> {
-        let mut at = 0;
+        let start = self.start();
+        let end = start + self.lines * LINE;
+        let mut at = start;
         for step in 1..=self.lines {
-            at = self.slots[at];
-            if at == 0 && step != self.lines {
+            // A plain indexed read: a corrupt link is caught here, never followed.
+            at = self.slots[(at - start) / std::mem::size_of::<usize>()];
+            if !(start..end).contains(&at) || (at - start) % LINE != 0 {
+                bail!(
+                    "the pointer chain over {} lines leaves its lines at step {step}",
+                    self.lines
+                );
+            }
+            if at == start && step != self.lines {
                 bail!(
                     "the pointer chain over {} lines closes after {step}",
                     self.lines
                 );
             }
         }
-        if at != 0 {
+        if at != start {
             bail!("the pointer chain over {} lines is not a cycle", self.lines);
         }
         Ok(())
@@ -260,11 +340,11 @@ impl Chain {
     /// then `repeats` timings of `reads` reads. Larger chains are built by the same code
     /// and not walked in full (a 512 MiB chain is 8 M dependent misses).
     fn time_size(&self, reads: u64, repeats: usize) -> Result<SizePoint> {
-        let mut at = 0;
+        let mut at = self.start();
         if self.lines <= 1 << 20 {
             self.walk_checked()?;
         } else {
-            at = self.chase(0, reads);
+            at = self.chase(at, reads);
         }
         let mut ns: Vec<f64> = (0..repeats)
             .map(|_| {
@@ -317,7 +397,10 @@ fn notes_of(d: &CacheSweep) -> Vec<String> {
         .map(|p| format!("{} {:.1} ns", p.level, p.ns))
         .collect();
     if !levels.is_empty() {
-        notes.push(format!("plateaus seen: {}", levels.join(", ")));
+        notes.push(format!(
+            "levels (named by the caches sysfs reports): {}",
+            levels.join(", ")
+        ));
     }
     notes
 }
@@ -332,22 +415,51 @@ mod tests {
         c.link(64 << 10);
         c.walk_checked().unwrap();
         let mut seen = vec![false; c.lines];
-        let mut at = 0;
+        let mut at = c.start();
         for _ in 0..c.lines {
-            assert!(!seen[at / SLOTS], "line {} visited twice", at / SLOTS);
-            seen[at / SLOTS] = true;
-            at = c.slots[at];
+            let line = c.line_of(at);
+            assert!(!seen[line], "line {line} visited twice");
+            seen[line] = true;
+            at = c.slots[line * SLOTS];
         }
         assert!(seen.iter().all(|&s| s));
+        assert_eq!(at, c.start());
+        // The chase follows the same cycle: a whole turn comes back to the start.
+        assert_eq!(c.chase(c.start(), c.lines as u64), c.start());
+        assert_ne!(c.chase(c.start(), c.lines as u64 - 1), c.start());
     }
 
     #[test]
     fn a_broken_chain_is_caught() {
         let mut c = Chain::new(1 << 16);
         c.link(1 << 16);
-        let second = c.slots[0];
-        c.slots[second] = 0; // a two-line loop
+        let second = c.line_of(c.slots[0]);
+        c.slots[second * SLOTS] = c.start(); // a two-line loop
         assert!(c.walk_checked().is_err());
+        c.link(1 << 16);
+        c.slots[0] = c.start() + 8; // not the start of a line
+        assert!(c.walk_checked().is_err());
+        c.link(1 << 16);
+        c.slots[0] = 0; // outside the array
+        assert!(c.walk_checked().is_err());
+    }
+
+    #[test]
+    fn the_c_chase_runs_as_the_quick_sweep_does() {
+        let (reads, repeats) = sweep_plan(Mode::Quick);
+        let anchors = benchmark().anchors().to_vec();
+        assert_eq!(anchors.len(), CHASE_ARGS.len());
+        for (a, args) in anchors.iter().zip(CHASE_ARGS) {
+            assert_eq!(args[1..], [reads.to_string(), repeats.to_string()]);
+            let bytes: u64 = args[0].parse().unwrap();
+            assert!(bytes.is_power_of_two() && bytes >= SMALLEST, "{bytes}");
+            assert_eq!(a.row_figure, RowFigure::SweepMinimumAt { bytes });
+            assert!(a.built.is_some() && a.tolerance <= 0.05);
+        }
+        assert!(
+            CHASE_C.source.contains("p = *p"),
+            "one dependent load per step"
+        );
     }
 
     #[test]

@@ -1,27 +1,28 @@
-//! Finding the cache levels in a latency sweep: a pure function over (size, ns) points.
+//! Naming the levels of a latency sweep by the caches the machine reports: a pure function
+//! over (size, ns) points and sysfs's cache sizes.
 //!
-//! Points whose latency stays within `FLAT` of the lowest latency of the current run of
-//! points belong to one plateau; a point above that starts a new run. Runs of one point are
-//! the slope between two levels, not a level. Each step between two plateaus is named by
-//! the caches (as sysfs reports them) whose size lies between half the last size of the
-//! lower plateau and twice the first size of the upper one: a random chase over exactly the
-//! cache's size already misses often, so the step shows at or just before that size.
+//! Each size is given the level sysfs says an array of that size lives in: the smallest
+//! reported data (or unified) cache at least as large, or "memory" past every cache. The
+//! names therefore depend on the machine alone, not on where a noisy curve happens to
+//! bend, and are the same in every run (finding the levels from the curve's plateaus put
+//! "L3 32M" on the 2–4 MiB plateau in one run and on 8–32 MiB in the next).
 //!
-//! A plateau is named from the curve: by the step that ends it (the caches that step
-//! marks, or "up to N" when no reported cache ends there), and the last one is "memory"
-//! only when the steps before it have passed every reported cache; otherwise the curve
-//! has not shown those caches' ends and the last plateau says so.
+//! A level's figure is the median over its *settled* sizes: at most half the cache (a
+//! random chase over exactly the cache's size already misses often) and more than twice
+//! the cache below it (whose lines still hold part of the chain); memory's from four times
+//! the last cache on. A level without such a size takes all of its sizes. Between two
+//! levels a step gives the rise from one figure to the next.
 
 use crate::model::details::cache::{Plateau, Step};
 use crate::model::unit::human;
 use crate::model::{median, Cache};
 
-/// How far above a plateau's floor a point may lie and still belong to it.
-pub const FLAT: f64 = 1.3;
+/// The name of the level past every reported cache.
+pub const MEMORY: &str = "memory";
 
 /// The data and unified caches, smallest level first, named "L1d 48K".
 pub fn data_caches(caches: &[Cache]) -> Vec<(String, u64)> {
-    caches
+    let mut out: Vec<(String, u64)> = caches
         .iter()
         .filter(|c| c.kind != "Instruction")
         .map(|c| {
@@ -31,78 +32,80 @@ pub fn data_caches(caches: &[Cache]) -> Vec<(String, u64)> {
                 c.size_bytes,
             )
         })
-        .collect()
+        .collect();
+    out.sort_by_key(|c| c.1);
+    out
 }
 
-/// The plateaus and the steps between them. `points` must be sorted by size.
+/// Which level an array of `bytes` lives in: the index of the smallest cache holding it,
+/// or `caches.len()` (memory).
+pub fn level_of(bytes: u64, caches: &[(String, u64)]) -> usize {
+    caches
+        .iter()
+        .position(|(_, size)| bytes <= *size)
+        .unwrap_or(caches.len())
+}
+
+/// The levels (one plateau per level the sweep reached, named by sysfs) and the steps
+/// between them. `points` must be sorted by size; `caches` smallest first.
 pub fn find(points: &[(u64, f64)], caches: &[(String, u64)]) -> (Vec<Plateau>, Vec<Step>) {
-    let mut runs: Vec<Vec<(u64, f64)>> = Vec::new();
+    let mut groups: Vec<(usize, Vec<(u64, f64)>)> = Vec::new();
     for &p in points {
-        match runs.last_mut() {
-            Some(run) if p.1 <= FLAT * floor(run) => run.push(p),
-            _ => runs.push(vec![p]),
+        let level = level_of(p.0, caches);
+        match groups.last_mut() {
+            Some((l, g)) if *l == level => g.push(p),
+            _ => groups.push((level, vec![p])),
         }
     }
-    let kept: Vec<&Vec<(u64, f64)>> = runs.iter().filter(|r| r.len() >= 2).collect();
-    let mut plateaus: Vec<Plateau> = kept
+    let plateaus: Vec<Plateau> = groups
         .iter()
-        .map(|r| Plateau {
-            first_bytes: r[0].0,
-            last_bytes: r[r.len() - 1].0,
-            ns: median(&r.iter().map(|p| p.1).collect::<Vec<_>>()),
-            level: String::new(),
-        })
-        .collect();
-    let mut named = vec![false; caches.len()];
-    let steps: Vec<Step> = plateaus
-        .windows(2)
-        .map(|w| {
-            let (lo, hi) = (&w[0], &w[1]);
-            let caches = caches
+        .map(|(level, g)| {
+            let (low, high) = settled_range(*level, caches);
+            let settled: Vec<f64> = g
                 .iter()
-                .zip(named.iter_mut())
-                .filter(|((_, size), used)| {
-                    !**used && *size >= lo.last_bytes / 2 && *size <= hi.first_bytes * 2
-                })
-                .map(|((name, _), used)| {
-                    *used = true;
-                    name.clone()
-                })
+                .filter(|p| p.0 > low && p.0 <= high)
+                .map(|p| p.1)
                 .collect();
-            Step {
-                from_bytes: lo.last_bytes,
-                to_bytes: hi.first_bytes,
-                from_ns: lo.ns,
-                to_ns: hi.ns,
-                caches,
+            let all: Vec<f64> = g.iter().map(|p| p.1).collect();
+            Plateau {
+                first_bytes: g[0].0,
+                last_bytes: g[g.len() - 1].0,
+                ns: median(if settled.is_empty() { &all } else { &settled }),
+                level: caches
+                    .get(*level)
+                    .map_or(MEMORY.to_string(), |c| c.0.clone()),
             }
         })
         .collect();
-    let last = plateaus.len().saturating_sub(1);
-    for (i, p) in plateaus.iter_mut().enumerate() {
-        p.level = match steps.get(i) {
-            Some(s) if !s.caches.is_empty() => s.caches.join(" + "),
-            Some(s) => format!(
-                "up to {} (no reported cache ends there)",
-                human(s.from_bytes)
-            ),
-            None if i == last && named.iter().all(|&n| n) => "memory".to_string(),
-            None => {
-                let unseen: Vec<&str> = caches
-                    .iter()
-                    .zip(&named)
-                    .filter(|(_, n)| !**n)
-                    .map(|((name, _), _)| name.as_str())
-                    .collect();
-                format!("{} or memory (no step seen for it)", unseen.join(" + "))
-            }
-        };
-    }
+    let steps = plateaus
+        .windows(2)
+        .zip(&groups)
+        .map(|(w, (level, _))| Step {
+            from_bytes: w[0].last_bytes,
+            to_bytes: w[1].first_bytes,
+            from_ns: w[0].ns,
+            to_ns: w[1].ns,
+            caches: caches
+                .get(*level)
+                .map(|c| c.0.clone())
+                .into_iter()
+                .collect(),
+        })
+        .collect();
     (plateaus, steps)
 }
 
-fn floor(run: &[(u64, f64)]) -> f64 {
-    run.iter().map(|p| p.1).fold(f64::INFINITY, f64::min)
+/// The sizes (exclusive, inclusive) whose figure is a level's own: above twice the cache
+/// below and at most half of this one; memory from four times the last cache.
+fn settled_range(level: usize, caches: &[(String, u64)]) -> (u64, u64) {
+    let below = level
+        .checked_sub(1)
+        .and_then(|i| caches.get(i))
+        .map_or(0, |c| c.1);
+    match caches.get(level) {
+        Some(c) => (below * 2, c.1 / 2),
+        None => ((below * 4).saturating_sub(1), u64::MAX),
+    }
 }
 
 #[cfg(test)]
@@ -113,9 +116,9 @@ mod tests {
 
     fn caches() -> Vec<(String, u64)> {
         vec![
-            ("L1d 48K".into(), 48 * K),
-            ("L2 2M".into(), 2048 * K),
-            ("L3 260M".into(), 260 * K * K),
+            ("L1d 32K".into(), 32 * K),
+            ("L2 512K".into(), 512 * K),
+            ("L3 32M".into(), 32 * K * K),
         ]
     }
 
@@ -127,83 +130,89 @@ mod tests {
             .collect()
     }
 
-    #[test]
-    fn finds_three_levels_and_names_them() {
-        let ns = [
-            1.2, 1.2, 1.3, 1.2, 4.0, 4.1, 4.2, 4.3, 4.5, 5.0, 12.0, 30.0, 31.0, 33.0, 35.0, 60.0,
-            110.0, 120.0, 125.0,
-        ];
-        let points = doubling_from_4k(&ns);
-        let (plateaus, steps) = find(&points, &caches());
-        assert_eq!(plateaus.len(), 4, "{plateaus:#?}");
-        assert_eq!(steps[0].caches, vec!["L1d 48K"]);
-        assert_eq!((steps[0].from_bytes, steps[0].to_bytes), (32 * K, 64 * K));
-        assert_eq!(steps[1].caches, vec!["L2 2M"]);
-        assert_eq!(steps[2].caches, vec!["L3 260M"]);
-        assert_eq!(plateaus[0].level, "L1d 48K");
-        assert_eq!(plateaus[1].level, "L2 2M");
-        assert_eq!(plateaus[2].level, "L3 260M");
-        assert_eq!(plateaus[3].level, "memory");
-    }
+    /// 4K … 256M: 17 sizes.
+    const CURVE: [f64; 17] = [
+        1.1, 1.1, 1.1, 1.3, 3.5, 4.0, 4.1, 6.0, 12.0, 13.0, 14.0, 15.0, 20.0, 40.0, 90.0, 100.0,
+        104.0,
+    ];
 
     #[test]
-    fn a_flat_sweep_is_one_plateau() {
-        let points = doubling_from_4k(&[2.0; 8]);
-        let (plateaus, steps) = find(&points, &caches());
-        assert_eq!(plateaus.len(), 1);
-        assert!(steps.is_empty());
-        assert_eq!(
-            plateaus[0].level,
-            "L1d 48K + L2 2M + L3 260M or memory (no step seen for it)"
-        );
-    }
-
-    /// A sweep to 8 × a 32 MiB L3 whose last step is seen at 64 MiB: the plateau past it is
-    /// memory, named by the curve; a sweep stopped at 16 MiB has not seen L3's end, and its
-    /// last plateau does not claim to be memory.
-    #[test]
-    fn memory_is_named_only_past_the_last_cache_s_step() {
-        let caches = vec![
-            ("L1d 64K".to_string(), 64 * K),
-            ("L2 1M".to_string(), 1024 * K),
-            ("L3 32M".to_string(), 32 * K * K),
-        ];
-        // 4K … 256M: L1 to 64K, L2 to 512K, L3 to 16M, then memory from 64M.
-        let ns = [
-            1.6, 1.6, 1.7, 1.6, 1.7, 5.0, 5.1, 5.3, 12.0, 13.0, 14.0, 14.5, 15.0, 30.0, 95.0,
-            100.0, 104.0,
-        ];
-        let points = doubling_from_4k(&ns);
-        let (plateaus, steps) = find(&points, &caches);
-        let levels: Vec<&str> = plateaus.iter().map(|p| p.level.as_str()).collect();
-        assert_eq!(
-            levels,
-            ["L1d 64K", "L2 1M", "L3 32M", "memory"],
-            "{steps:#?}"
-        );
-        assert_eq!(plateaus[3].first_bytes, 64 * K * K);
-        let (short, _) = find(&points[..13], &caches);
-        assert_eq!(
-            short.last().unwrap().level,
-            "L3 32M or memory (no step seen for it)"
-        );
-    }
-
-    #[test]
-    fn a_step_no_cache_explains_is_named_by_its_size() {
-        let caches = vec![("L1d 64K".to_string(), 64 * K)];
-        // Steps at 8K→16K (nothing there) and 128K→256K (L1).
-        let ns = [1.0, 1.0, 2.0, 2.0, 2.1, 2.1, 6.0, 6.0];
-        let points = doubling_from_4k(&ns);
-        let (plateaus, _) = find(&points, &caches);
-        let levels: Vec<&str> = plateaus.iter().map(|p| p.level.as_str()).collect();
+    fn every_size_is_named_by_the_cache_that_holds_it() {
+        let (plateaus, steps) = find(&doubling_from_4k(&CURVE), &caches());
+        let levels: Vec<(&str, u64, u64)> = plateaus
+            .iter()
+            .map(|p| (p.level.as_str(), p.first_bytes, p.last_bytes))
+            .collect();
         assert_eq!(
             levels,
             [
-                "up to 8K (no reported cache ends there)",
-                "L1d 64K",
-                "memory"
+                ("L1d 32K", 4 * K, 32 * K),
+                ("L2 512K", 64 * K, 512 * K),
+                ("L3 32M", K * K, 32 * K * K),
+                ("memory", 64 * K * K, 256 * K * K),
             ]
+        );
+        assert_eq!(steps.len(), 3);
+        assert_eq!(steps[0].caches, vec!["L1d 32K"]);
+        assert_eq!((steps[0].from_bytes, steps[0].to_bytes), (32 * K, 64 * K));
+        assert_eq!(steps[2].caches, vec!["L3 32M"]);
+    }
+
+    #[test]
+    fn a_level_s_figure_is_of_its_settled_sizes() {
+        let (plateaus, _) = find(&doubling_from_4k(&CURVE), &caches());
+        // L1: 4K, 8K, 16K (32K is the cache's own size); L2: 128K, 256K; L3: 2M … 16M;
+        // memory: from 128M.
+        let ns: Vec<f64> = plateaus.iter().map(|p| p.ns).collect();
+        assert_eq!(ns, [1.1, 4.05, 14.5, 102.0]);
+    }
+
+    /// The names do not move with the curve: a noisy sweep whose bends fall elsewhere
+    /// gets the same names at the same sizes.
+    #[test]
+    fn the_names_are_the_same_whatever_the_curve() {
+        let mut noisy = CURVE;
+        noisy[6] = 30.0; // a disturbed 256K
+        noisy[11] = 80.0; // L3 looking like memory at 8M
+        let names = |ns: &[f64]| -> Vec<(String, u64, u64)> {
+            find(&doubling_from_4k(ns), &caches())
+                .0
+                .into_iter()
+                .map(|p| (p.level, p.first_bytes, p.last_bytes))
+                .collect()
+        };
+        assert_eq!(names(&CURVE), names(&noisy));
+    }
+
+    #[test]
+    fn a_sweep_short_of_memory_or_without_caches_says_what_it_reached() {
+        let (plateaus, steps) = find(&doubling_from_4k(&CURVE[..6]), &caches());
+        let levels: Vec<&str> = plateaus.iter().map(|p| p.level.as_str()).collect();
+        assert_eq!(levels, ["L1d 32K", "L2 512K"]);
+        assert_eq!(steps.len(), 1);
+        let (plateaus, steps) = find(&doubling_from_4k(&CURVE), &[]);
+        assert_eq!(plateaus.len(), 1);
+        assert_eq!(plateaus[0].level, "memory");
+        assert!(steps.is_empty());
+    }
+
+    #[test]
+    fn caches_are_listed_smallest_first_without_instruction_caches() {
+        let c = |level: u32, kind: &str, size_bytes: u64| Cache {
+            level,
+            kind: kind.into(),
+            size_bytes,
+            line_bytes: Some(64),
+            shared_by: 1,
+        };
+        let got = data_caches(&[
+            c(2, "Unified", 512 * K),
+            c(1, "Data", 32 * K),
+            c(1, "Instruction", 32 * K),
+        ]);
+        assert_eq!(
+            got,
+            vec![("L1d 32K".into(), 32 * K), ("L2 512K".into(), 512 * K)]
         );
     }
 

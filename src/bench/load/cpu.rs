@@ -3,8 +3,10 @@
 //! # Timing model
 //! One operation starts N forked copies at once (serially, ~0.1 ms apart) and waits until
 //! the last has ended. Each copy runs the same calibrated work ([`Work`]: about
-//! [`WORK_S`] alone, in quick and full mode alike, so that the historical ratio does not
-//! change with the mode; full mode takes more samples) over its own footprint
+//! [`work_s`] alone — 0.2 s in quick mode, 0.5 s in full: Inc is a ratio of two real times
+//! of the same work, and 0.2 s is still hundreds of the scheduler's time slices, so the
+//! shorter copies give the quick look its shape in two fifths of the time; full mode
+//! also takes more repetitions) over its own footprint
 //! (`--footprint-mib`, 16 MiB by default) and checks its checksum (a wrong one fails the
 //! row). Per copy, the kernel's wait4 accounting gives real, user and system time.
 //!
@@ -25,7 +27,7 @@ use anyhow::{bail, Result};
 
 use super::kernel::Work;
 use super::{driver_cpu, lock, remembered, remembered_work, LoadState, Ticker};
-use crate::harness::contract::{Benchmark, Ctx, OwnFigures, Plan, Workload};
+use crate::harness::contract::{Benchmark, Ctx, OwnFigures, Workload};
 use crate::harness::copies::{self, Children, Reaped, SpawnError};
 use crate::harness::rusage::DriverMeter;
 use crate::harness::state::Shared;
@@ -33,16 +35,21 @@ use crate::model::details::load::{CopiesSummary, CpuCopies, DriverCpu, PER_COPY}
 use crate::model::knee;
 use crate::model::median;
 use crate::model::Details;
-use crate::model::{Metric, OpTimes, Source};
+use crate::model::{Metric, Mode, OpTimes, Source};
 
 struct CpuLoad {
     id: String,
     copies: usize,
 }
 
-/// How long one copy's work lasts alone, in every mode: the work is what the historical
-/// ratio divides, so it must not depend on how many samples are taken.
-pub const WORK_S: f64 = 0.5;
+/// How long one copy's work lasts alone: the work is what the historical ratio divides,
+/// so one run's rows all share it; quick mode's is shorter (see the module's comment).
+pub fn work_s(mode: Mode) -> f64 {
+    match mode {
+        Mode::Quick => 0.2,
+        Mode::Full => 0.5,
+    }
+}
 
 pub fn row(n: usize) -> Benchmark {
     let it = CpuLoad {
@@ -56,7 +63,7 @@ pub fn row(n: usize) -> Benchmark {
         move |ctx| it.prepare(ctx),
     )
     .with_metric(Metric::job())
-    .with_plan(Plan::job)
+    .with_plan(super::plan)
     // Table 9's Real: the average over the copies of one batch (see `own_figures`).
     .per(PER_COPY)
 }
@@ -74,7 +81,7 @@ impl CpuLoad {
             ctx.host.is_root,
         )
         .map_err(|why| anyhow::anyhow!("refused: {why}"))?;
-        let target = WORK_S;
+        let target = work_s(ctx.mode);
         let key = format!("cpu.{footprint}.{target}");
         let work = remembered_work(&shared, &key, || Work::calibrate(footprint, target))?;
         let base_key = format!("{key}.base");
@@ -92,6 +99,7 @@ impl CpuLoad {
             })?;
         }
         Ok(Box::new(CpuWorkload {
+            budget: super::budget_note(ctx.mode, &format!("copies of {target} s of work each")),
             shared,
             id: self.id.clone(),
             copies: self.copies,
@@ -108,6 +116,8 @@ impl CpuLoad {
 }
 
 struct CpuWorkload {
+    /// The note saying what time the row was given.
+    budget: String,
     /// The run's load state: baselines and the knee's points.
     shared: Shared<LoadState>,
     id: String,
@@ -245,7 +255,9 @@ impl Workload for CpuWorkload {
     }
 
     fn notes(&self) -> Vec<String> {
-        self.driver.iter().map(DriverCpu::note).collect()
+        std::iter::once(self.budget.clone())
+            .chain(self.driver.iter().map(DriverCpu::note))
+            .collect()
     }
 
     /// Table 9's figure: each batch's average real time of a copy; user and system time

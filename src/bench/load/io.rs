@@ -29,7 +29,7 @@ use anyhow::{bail, Context, Result};
 use super::kernel::{SharedCounters, Work};
 use super::{driver_cpu, lock, remembered, remembered_work, LoadState, Ticker};
 use crate::harness::children::Child;
-use crate::harness::contract::{Benchmark, Ctx, Plan, Workload};
+use crate::harness::contract::{Benchmark, Ctx, Workload};
 use crate::harness::copies::{Children, Reaped};
 use crate::harness::rusage::DriverMeter;
 use crate::harness::state::Shared;
@@ -73,7 +73,7 @@ pub fn row(k: usize) -> Benchmark {
     )
     .with_metric(Metric::job())
     .per(load::PER_PROGRAM_RUN)
-    .with_plan(Plan::job)
+    .with_plan(super::plan)
 }
 
 impl IoInterference {
@@ -87,6 +87,13 @@ impl IoInterference {
         let direct = files.first().is_none_or(|f| direct_works(f));
         let counters = |n: usize| SharedCounters::new(n.max(1));
         let w = IoWorkload {
+            budget: super::budget_note(
+                ctx.mode,
+                &format!(
+                    "a program of {target} s of work beside readers of {} MiB files",
+                    file_size(ctx.mode) >> 20
+                ),
+            ),
             shared: shared.clone(),
             id: self.id.clone(),
             readers: self.readers,
@@ -107,6 +114,7 @@ impl IoInterference {
             // the load.iointerference.0 row has not.
             remembered(&shared, &w.base_key, || {
                 let alone = IoWorkload {
+                    budget: String::new(),
                     shared: shared.clone(),
                     id: self.id.clone(),
                     readers: 0,
@@ -230,6 +238,8 @@ fn reader(path: &CString, direct: bool, counter: &AtomicU64) -> i32 {
 }
 
 struct IoWorkload {
+    /// The note saying what time the row was given (empty for the baseline's).
+    budget: String,
     /// The run's load state: baselines and the knee's points.
     shared: Shared<LoadState>,
     id: String,
@@ -303,7 +313,10 @@ impl Workload for IoWorkload {
     }
 
     fn notes(&self) -> Vec<String> {
-        self.driver.iter().map(DriverCpu::note).collect()
+        std::iter::once(self.budget.clone())
+            .filter(|b| !b.is_empty())
+            .chain(self.driver.iter().map(DriverCpu::note))
+            .collect()
     }
 
     fn details(&mut self) -> Option<Details> {

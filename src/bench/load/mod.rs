@@ -13,11 +13,11 @@
 
 use std::collections::HashMap;
 
-use crate::harness::contract::Benchmark;
+use crate::harness::contract::{Benchmark, Plan};
 use crate::harness::rusage::DriverMeter;
 use crate::harness::state::Shared;
 use crate::model::details::load::DriverCpu;
-use crate::model::LoadOptions;
+use crate::model::{LoadOptions, Mode};
 
 mod cpu;
 mod io;
@@ -31,6 +31,43 @@ pub fn all(options: &LoadOptions) -> Vec<Benchmark> {
     all.extend(options.users().into_iter().map(script::row));
     all.extend(options.readers().into_iter().map(io::row));
     all
+}
+
+/// How a load row is sampled: whole runs of its processes, one in quick mode — the row is
+/// already an experiment of many processes, and one run of them answers a first look —
+/// and five in full. A run across processes measures these rows in its first process
+/// only (`harness::invocations::measured_once`), with this plan.
+pub fn plan(mode: Mode) -> Plan {
+    Plan {
+        samples: repetitions(mode),
+        ..Plan::job(mode)
+    }
+}
+
+/// Repetitions of a load row in `mode` (see [`plan`]).
+pub fn repetitions(mode: Mode) -> usize {
+    match mode {
+        Mode::Quick => 1,
+        Mode::Full => 5,
+    }
+}
+
+/// The note every load row carries: the time it was given, `work` saying how long its
+/// processes' work is ("copies of 0.2 s of work each").
+pub fn budget_note(mode: Mode, work: &str) -> String {
+    let (name, n) = match mode {
+        Mode::Quick => ("quick", repetitions(mode)),
+        Mode::Full => ("full", repetitions(mode)),
+    };
+    let times = if n == 1 {
+        "one repetition".to_string()
+    } else {
+        format!("{n} repetitions")
+    };
+    format!(
+        "{name} mode: {times}, {work}; measured in one process of a run across several (the \
+         row starts many processes itself)"
+    )
 }
 
 /// Figures shared between the rows of a run (kept in the run's state, see
@@ -137,5 +174,23 @@ impl Drop for Ticker {
         if self.enabled && self.last.is_some() {
             eprint!("\r\x1b[K");
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quick_mode_gives_a_load_row_one_repetition_and_says_so() {
+        assert_eq!(plan(Mode::Quick).samples, 1);
+        assert_eq!(plan(Mode::Full).samples, 5);
+        assert_eq!(plan(Mode::Quick).batch, Plan::job(Mode::Quick).batch);
+        let note = budget_note(Mode::Quick, "copies of 0.2 s of work each");
+        assert!(
+            note.starts_with("quick mode: one repetition, copies of 0.2 s"),
+            "{note}"
+        );
+        assert!(budget_note(Mode::Full, "x").starts_with("full mode: 5 repetitions, x;"));
     }
 }

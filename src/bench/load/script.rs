@@ -38,7 +38,7 @@ use anyhow::{bail, Context, Result};
 use serde::{Deserialize, Serialize};
 
 use super::{driver_cpu, lock, remembered, LoadState, Ticker};
-use crate::harness::contract::{Benchmark, Ctx, Host, OwnFigures, Plan, Workload};
+use crate::harness::contract::{Benchmark, Ctx, Host, OwnFigures, Workload};
 use crate::harness::copies::{self, Children, Exit, SpawnError};
 use crate::harness::interrupt;
 use crate::harness::interrupt::Interrupted;
@@ -47,7 +47,7 @@ use crate::harness::state::Shared;
 use crate::model::details::load::{CommandAccount, DriverCpu, Scripts, ScriptsSummary, PER_SCRIPT};
 use crate::model::median;
 use crate::model::Details;
-use crate::model::{Metric, Mode, OpTimes, Source};
+use crate::model::{Metric, OpTimes, Source};
 
 /// The seed's 1975 user (Attachment C's command mix).
 pub const USER1975: &str = include_str!("../../../scripts/user1975.sh");
@@ -875,16 +875,7 @@ pub fn row(n: usize) -> Benchmark {
         move |ctx| it.prepare(ctx),
     )
     .with_metric(Metric::job())
-    .with_plan(|mode| {
-        // Fewer samples than other jobs: each is a whole staggered set of users.
-        Plan {
-            samples: match mode {
-                Mode::Quick => 2,
-                Mode::Full => 5,
-            },
-            ..Plan::job(mode)
-        }
-    })
+    .with_plan(super::plan)
     // Table 10's real: per script, averaged over the users (see `own_figures`).
     .per(PER_SCRIPT)
 }
@@ -925,6 +916,10 @@ impl ScriptLoad {
             (None, None) => 0.0,
         });
         Ok(Box::new(ScriptWorkload {
+            budget: super::budget_note(
+                ctx.mode,
+                &format!("each a staggered run of the {} script", script.name),
+            ),
             shared,
             id: self.id.clone(),
             users: self.users,
@@ -942,6 +937,8 @@ impl ScriptLoad {
 }
 
 struct ScriptWorkload {
+    /// The note saying what time the row was given.
+    budget: String,
     /// The run's load state: baselines and the knee's points.
     shared: Shared<LoadState>,
     id: String,
@@ -1001,7 +998,9 @@ impl Workload for ScriptWorkload {
     }
 
     fn notes(&self) -> Vec<String> {
-        self.driver.iter().map(DriverCpu::note).collect()
+        std::iter::once(self.budget.clone())
+            .chain(self.driver.iter().map(DriverCpu::note))
+            .collect()
     }
 
     /// Table 10's figure: each run's average real time of a script (over its users);

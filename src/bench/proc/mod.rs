@@ -127,6 +127,25 @@ parent's size is not a cause: timeshare's is larger (624 KiB anonymous, 35 mappi
 against lat_proc's 92 KiB, 23), which would make it slower, and lat_proc's wait() loop \
 reaps the child as waitpid() does";
 
+/// Where lmbench's `lat_proc exec` finds the program it executes (its `hello`).
+pub const LAT_PROC_EXEC_PROGRAM: &str = "/var/tmp/lmbench/hello";
+
+/// proc.exec.null.0 against `lat_proc exec` with the same program on both sides: the
+/// crosscheck puts the null job where lat_proc looks for its `hello` (and puts back what
+/// was there after). With lmbench's own dynamically linked `hello` the pair read 0.33×:
+/// the gap was the programs (a static job of two instructions against a C library's
+/// start-up), not the fork and exec.
+fn lat_proc_exec() -> Anchor {
+    Anchor::lmbench(
+        "lmbench lat_proc exec",
+        "lat_proc",
+        &["exec"],
+        Parse::LmbenchMicroseconds,
+        "per fork, execve of the null job, its exit, wait",
+    )
+    .with_exec_file(LAT_PROC_EXEC_PROGRAM, Job::Null.image())
+}
+
 /// What one operation of a process-creation row is, by its id (001 Table 1's words).
 fn creation_op(id: &str) -> &'static str {
     match id.split('.').nth(1) {
@@ -163,7 +182,8 @@ fn rows() -> Vec<Benchmark> { vec![
     row("proc.vfork.100k", "grow the heap 100 KB, then vfork-exit-wait (001 vforks100k)",
         berkeley("Table 1/2: vforks100k"), None, |_| fork_only(Vfork, 100 * KB)),
     row("proc.exec.null.0", "fork-exec the null job-exit-wait (001 execs0null)",
-        berkeley("Table 1/2: execs0null"), NULL, |ctx| exec_job(ctx, Fork, Null, 0, false)),
+        berkeley("Table 1/2: execs0null"), NULL, |ctx| exec_job(ctx, Fork, Null, 0, false))
+        .anchor(lat_proc_exec()),
     row("proc.exec.null.1k", "heap +1 KB, then fork-exec the null job-exit-wait (001 execs1knull)",
         berkeley("Table 1/2: execs1knull"), NULL, |ctx| exec_job(ctx, Fork, Null, KB, false)),
     row("proc.exec.null.100k", "heap +100 KB, then fork-exec the null job (001 execs100knull)",
@@ -212,6 +232,20 @@ fn rows() -> Vec<Benchmark> { vec![
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn exec_is_checked_against_lat_proc_running_the_null_job() {
+        let row = rows()
+            .into_iter()
+            .find(|b| b.id() == "proc.exec.null.0")
+            .unwrap();
+        let a = &row.anchors()[0];
+        assert_eq!(a.command_line(), "lat_proc exec");
+        let placed = a.exec_file.expect("lat_proc is given the program to exec");
+        assert_eq!(placed.path, LAT_PROC_EXEC_PROGRAM);
+        assert_eq!(placed.image, Job::Null.image(), "the row's own null job");
+        assert!(a.explained.is_none(), "like for like: no gap to explain");
+    }
 
     #[test]
     fn environment_cost_is_per_extra_byte() {
