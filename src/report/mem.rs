@@ -87,8 +87,8 @@ pub fn chart(run: &Run, bars: Bars) -> String {
         .join("\n")
 }
 
-/// The HTML chart: bytes per second against buffer size, log–log, one line per row, the
-/// caches' sizes marked.
+/// The HTML chart: bytes per second against buffer size, log–log, one line per row (one
+/// plot for one thread, one for a thread per CPU), the caches' sizes marked.
 pub fn html_chart(run: &Run) -> Markup {
     let all = sweeps(run);
     if all.is_empty() {
@@ -103,30 +103,43 @@ pub fn html_chart(run: &Run) -> Markup {
         .flat_map(|(_, d)| d.sizes.iter().map(|p| p.best_bps))
         .filter(|v| *v > 0.0)
         .collect();
-    let mut plot = Plot::new(
-        "mem: bandwidth against buffer size",
-        Axis::log2("buffer per thread (bytes, log scale)", &sizes, &|v| {
-            human(v as u64)
-        }),
-        Axis::log10("bytes per second (log scale)", &rates, &|v| format_rate(v)),
-    );
-    for (id, d) in &all {
-        let line: Vec<(f64, f64)> = d
-            .sizes
-            .iter()
-            .filter(|p| p.best_bps > 0.0)
-            .map(|p| (p.bytes as f64, p.best_bps))
-            .collect();
-        plot = plot.line(*id, line);
-    }
-    // Every sweep reads the same sysfs caches; the first one's are drawn.
-    plot.x_marks = all[0]
-        .1
-        .caches
-        .iter()
-        .map(|c| Marker {
-            at: c.bytes as f64,
-            label: c.name.clone(),
+    // One plot for one thread and one for a thread per CPU: four lines each, so no two
+    // share a colour and dash.
+    let plots: Vec<Plot> = [(false, "one thread"), (true, "a thread per CPU")]
+        .into_iter()
+        .filter_map(|(many, who)| {
+            let group: Vec<&(&str, MemSweep)> = all
+                .iter()
+                .filter(|(_, d)| (d.threads > 1) == many)
+                .collect();
+            let first = group.first()?;
+            let mut plot = Plot::new(
+                format!("mem: bandwidth against buffer size, {who}"),
+                Axis::log2("buffer per thread (bytes, log scale)", &sizes, &|v| {
+                    human(v as u64)
+                }),
+                Axis::log10("bytes per second (log scale)", &rates, &|v| format_rate(v)),
+            );
+            for (id, d) in &group {
+                let line: Vec<(f64, f64)> = d
+                    .sizes
+                    .iter()
+                    .filter(|p| p.best_bps > 0.0)
+                    .map(|p| (p.bytes as f64, p.best_bps))
+                    .collect();
+                plot = plot.line(*id, line);
+            }
+            // Every sweep reads the same sysfs caches.
+            plot.x_marks = first
+                .1
+                .caches
+                .iter()
+                .map(|c| Marker {
+                    at: c.bytes as f64,
+                    label: c.name.clone(),
+                })
+                .collect();
+            Some(plot)
         })
         .collect();
     let sampled: Vec<&str> = {
@@ -137,7 +150,7 @@ pub fn html_chart(run: &Run) -> Markup {
     html! {
         h3 { "Memory bandwidth against buffer size" }
         figure.chart {
-            (plot.svg())
+            @for plot in &plots { (plot.svg()) }
             figcaption {
                 "Read, write, copy and zero passes as lmbench's bw_mem makes them; each point \
                  is the best of its timings; dashed verticals: the caches sysfs reports. Sizes: "
