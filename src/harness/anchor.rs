@@ -30,6 +30,10 @@ pub enum Parse {
     /// lmbench's `lat_mmap` ("1.048576 176": MB, microseconds) and `lat_ctx` ("2 6.36":
     /// processes, microseconds): the second number of the last line of two numbers.
     LmbenchPairMicroseconds,
+    /// lmbench's `lat_ctx`: its "2 6.36" line (processes, microseconds per switch with
+    /// its one-process pass subtracted) plus the `ovr=3.24` it subtracted (printed on the
+    /// line before): the whole pass, switch, pipe write and read and working-set sum.
+    LmbenchCtxWholePass,
 }
 
 impl Parse {
@@ -59,6 +63,19 @@ impl Parse {
                 .or_else(|| last_pair(output))
                 .map(|mb_s| 1.0 / (mb_s * 1e6)),
             Parse::LmbenchPairMicroseconds => last_pair(output).map(|us| us * 1e-6),
+            Parse::LmbenchCtxWholePass => {
+                let overhead = output.lines().rev().find_map(|l| {
+                    let v: f64 = l
+                        .split_once("ovr=")?
+                        .1
+                        .split_whitespace()
+                        .next()?
+                        .parse()
+                        .ok()?;
+                    (v.is_finite() && v >= 0.0).then_some(v)
+                })?;
+                last_pair(output).map(|us| (us + overhead) * 1e-6)
+            }
         }
     }
 }
@@ -89,6 +106,10 @@ fn number_before(line: &str, unit: &str) -> Option<f64> {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ScratchFile {
     pub bytes: u64,
+    /// Bytes per write call that made it, as the row makes its own: on this kernel a file
+    /// written in large blocks is cached in large folios, which read, map and fault
+    /// differently from single pages.
+    pub block: usize,
 }
 
 /// A server the tool needs running while it is measured (lmbench's network programs):
@@ -159,6 +180,9 @@ pub struct Anchor {
     pub exec_file: Option<ExecFile>,
     /// The row's figure the tool's is compared with.
     pub row_figure: RowFigure,
+    /// A directory the tool writes into and does not make itself (lat_fcntl's
+    /// `/var/tmp/lmbench`): the crosscheck makes it before the tool runs.
+    pub dir: Option<&'static str>,
 }
 
 impl Anchor {
@@ -187,6 +211,7 @@ impl Anchor {
             built: None,
             exec_file: None,
             row_figure: RowFigure::Headline,
+            dir: None,
         }
     }
 
@@ -266,15 +291,26 @@ impl Anchor {
         self
     }
 
-    /// The tool reads a scratch file of `bytes` bytes.
-    pub fn with_file(mut self, bytes: u64) -> Anchor {
-        self.file = Some(ScratchFile { bytes });
+    /// The tool reads a scratch file of `bytes` bytes, written a page (4 KiB) at a time.
+    pub fn with_file(self, bytes: u64) -> Anchor {
+        self.with_file_in_blocks(bytes, 4096)
+    }
+
+    /// The tool reads a scratch file of `bytes` bytes, written `block` bytes at a time.
+    pub fn with_file_in_blocks(mut self, bytes: u64, block: usize) -> Anchor {
+        self.file = Some(ScratchFile { bytes, block });
         self
     }
 
     /// The tool needs its server running (started before the pairs, stopped after).
     pub fn with_server(mut self, server: Server) -> Anchor {
         self.server = Some(server);
+        self
+    }
+
+    /// The tool writes into `dir`, which it does not make itself.
+    pub fn with_dir(mut self, dir: &'static str) -> Anchor {
+        self.dir = Some(dir);
         self
     }
 
@@ -464,6 +500,20 @@ mod tests {
     }
 
     #[test]
+    fn lat_ctx_s_overhead_is_added_back_and_needed() {
+        let out = "\n\"size=16k ovr=3.24\n2 6.36\n";
+        let s = Parse::LmbenchCtxWholePass.seconds(out).unwrap();
+        assert!(close(s, 9.60e-6), "{s}");
+        // Without the overhead line the whole pass is not known.
+        assert_eq!(Parse::LmbenchCtxWholePass.seconds("2 6.36\n"), None);
+        // lat_ctx prints no figure line when the switch came out at or below its overhead.
+        assert_eq!(
+            Parse::LmbenchCtxWholePass.seconds("\n\"size=0k ovr=1.93\n"),
+            None
+        );
+    }
+
+    #[test]
     fn output_without_a_figure_is_none_not_zero() {
         for p in [
             Parse::PerfUsecsPerOp,
@@ -471,6 +521,7 @@ mod tests {
             Parse::LmbenchOpsNanoseconds("integer mul"),
             Parse::LmbenchMegabytesPerSecond,
             Parse::LmbenchPairMicroseconds,
+            Parse::LmbenchCtxWholePass,
         ] {
             assert_eq!(p.seconds(""), None);
             assert_eq!(p.seconds("perf: command not found\n"), None);

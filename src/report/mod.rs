@@ -14,6 +14,7 @@ pub mod io;
 pub mod json;
 pub mod load;
 pub mod markdown;
+pub mod mem;
 pub mod micro;
 pub mod mixed;
 pub mod net;
@@ -27,6 +28,7 @@ pub mod style;
 pub mod summary;
 pub mod table;
 pub mod textchart;
+pub mod thread;
 pub mod vm;
 
 #[cfg(test)]

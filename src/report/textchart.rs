@@ -1,6 +1,7 @@
 //! Small text charts for the terminal (`show --chart`, `run --chart`): one bar per row of
-//! the memory-hierarchy, paging, load and sweep tables, drawn with `#` so they read
-//! without colour and in any font. Rendering only.
+//! the memory-hierarchy, paging, load, exerciser-sweep, network, memory-bandwidth and
+//! context-switch views, drawn with `#` so they read without colour and in any font.
+//! Rendering only.
 
 use crate::model::details::cache::CacheSweep;
 use crate::model::details::load::CpuCopies;
@@ -61,6 +62,8 @@ pub fn charts(run: &Run) -> String {
         load(run),
         sweep(run),
         super::net::chart(run, bars),
+        super::mem::chart(run, bars),
+        super::thread::chart(run, bars),
     ]
     .into_iter()
     .filter(|s| !s.is_empty())

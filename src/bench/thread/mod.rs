@@ -84,8 +84,9 @@ fn ring_row(n: usize, set: usize) -> Benchmark {
             "lmbench lat_ctx",
             "lat_ctx",
             args,
-            Parse::LmbenchPairMicroseconds,
-            "per token pass (context switch), lmbench's one-process pass subtracted",
+            Parse::LmbenchCtxWholePass,
+            "per token pass (a switch, a pipe write and read, the working-set sum): lat_ctx's \
+             figure with the one-process pass it subtracts (its ovr) added back",
         )
         .per_row_op(1.0 / n as f64),
     )

@@ -10,7 +10,8 @@
 //! set. A lap is N token passes, so N context switches when the ring shares one CPU; the
 //! row's figure is per lap, a job of N passes. lmbench subtracts from its figure the cost
 //! of one pass done inside one process (a pipe write and read and the working-set sum,
-//! its `ovr`); the row measures that too and says it in its notes, but leaves it in.
+//! its `ovr`); the row measures that too and says it in its notes, but leaves it in, and
+//! the crosscheck adds lat_ctx's `ovr` back to its figure, so both are whole passes.
 
 use std::hint::black_box;
 use std::os::fd::OwnedFd;

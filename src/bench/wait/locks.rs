@@ -13,8 +13,11 @@
 //! (j + 2) mod 3. Each lock the parent waits for is one the child holds until its own
 //! step, and the other way round, so neither can run ahead. fcntl's locks are bytes 0, 1
 //! and 2 of one file; flock's are three files, each side opening its own (flock's locks
-//! belong to the open file, which a fork would share). The semaphores are a pair: the
-//! parent raises the first and lowers the second, the child the other way round.
+//! belong to the open file, which a fork would share). The semaphores are a pair, each
+//! side making one semop call of two operations per turn, as lmbench's `lat_sem` does:
+//! the parent waits on the second and raises the first in one call, the child waits on
+//! the first and raises the second (after raising the second once, to give the first
+//! turn).
 
 use std::ffi::CString;
 use std::os::unix::ffi::OsStrExt;
@@ -193,15 +196,21 @@ pub struct SemPingPong {
     child: Option<Child>,
 }
 
-fn semop(id: i32, num: u16, delta: i16) -> std::result::Result<(), i32> {
-    let mut op = libc::sembuf {
-        sem_num: num,
-        sem_op: delta,
+/// Apply `ops` (semaphore number, change) to set `id` as one atomic semop: it waits until
+/// every change can be made, then makes them all.
+fn semop(id: i32, ops: &[(u16, i16)]) -> std::result::Result<(), i32> {
+    let mut bufs = [libc::sembuf {
+        sem_num: 0,
+        sem_op: 0,
         sem_flg: 0,
-    };
+    }; 2];
+    for (b, &(num, delta)) in bufs.iter_mut().zip(ops) {
+        b.sem_num = num;
+        b.sem_op = delta;
+    }
     loop {
-        // SAFETY: one sembuf of ours on a set we created.
-        if unsafe { libc::semop(id, &mut op, 1) } == 0 {
+        // SAFETY: `ops.len()` (at most 2) sembufs of ours on a set we created.
+        if unsafe { libc::semop(id, bufs.as_mut_ptr(), ops.len().min(2)) } == 0 {
             return Ok(());
         }
         let e = children::errno();
@@ -219,9 +228,15 @@ impl SemPingPong {
             bail!("semget: {}", std::io::Error::last_os_error());
         }
         let mut me = SemPingPong { id, child: None };
-        me.child = Some(Child::fork(None, move || loop {
-            if semop(id, 0, -1).is_err() || semop(id, 1, 1).is_err() {
-                return 5;
+        me.child = Some(Child::fork(None, move || {
+            // The first turn is ours: raise 1 once, then wait on 0 and raise 1, forever.
+            if semop(id, &[(1, 1)]).is_err() {
+                return 4;
+            }
+            loop {
+                if semop(id, &[(0, -1), (1, 1)]).is_err() {
+                    return 5;
+                }
             }
         })?);
         Ok(me)
@@ -231,8 +246,7 @@ impl SemPingPong {
 impl Workload for SemPingPong {
     fn run(&mut self, n: u64) -> Result<()> {
         for _ in 0..n {
-            semop(self.id, 0, 1)
-                .and_then(|_| semop(self.id, 1, -1))
+            semop(self.id, &[(1, -1), (0, 1)])
                 .map_err(|e| children::io_error("semaphore round trip", e))?;
         }
         Ok(())

@@ -21,6 +21,8 @@ pub fn all(run: &Run) -> Markup {
         (load_script(run))
         (sweep(run))
         (crate::report::net::html_chart(run))
+        (crate::report::mem::html_chart(run))
+        (crate::report::thread::html_chart(run))
     }
 }
 
