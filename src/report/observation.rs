@@ -408,7 +408,7 @@ fn prediction_text(p: Option<&Prediction>, o: &SystemObservation) -> String {
 }
 
 /// Two observations side by side: each rate's mean, the change, and whether it is
-/// beyond the noise of the per-interval values ([`beyond_noise`]); calls and subsystem
+/// beyond the noise of the per-interval values (the test `compare` gives two runs); calls and subsystem
 /// shares likewise by their size.
 pub fn compare_text(a: (&str, &SystemObservation), b: (&str, &SystemObservation)) -> String {
     let mut t = new_table(&["rate", a.0, b.0, "change", "beyond noise"]);

@@ -317,7 +317,7 @@ impl Chain {
         for step in 1..=self.lines {
             // A plain indexed read: a corrupt link is caught here, never followed.
             at = self.slots[(at - start) / std::mem::size_of::<usize>()];
-            if !(start..end).contains(&at) || (at - start) % LINE != 0 {
+            if !(start..end).contains(&at) || !(at - start).is_multiple_of(LINE) {
                 bail!(
                     "the pointer chain over {} lines leaves its lines at step {step}",
                     self.lines
