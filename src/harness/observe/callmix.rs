@@ -516,6 +516,28 @@ mod tests {
         assert!(mix.by_command.iter().any(|c| c.count("getppid") >= n));
     }
 
+    /// A sample record's bytes after its header: pid, tid, the raw size, then
+    /// raw_syscalls:sys_enter's fields with the call's number at offset 8.
+    fn sample_record(pid: u32, tid: u32, id: u64) -> Vec<u8> {
+        let mut b = Vec::new();
+        b.extend(pid.to_ne_bytes());
+        b.extend(tid.to_ne_bytes());
+        b.extend(16u32.to_ne_bytes());
+        b.extend([0u8; 8]);
+        b.extend(id.to_ne_bytes());
+        b
+    }
+
+    /// A fork record's bytes after its header: pid, ppid, tid, ptid, time.
+    fn fork_record(pid: u32, ppid: u32) -> Vec<u8> {
+        let mut b = Vec::new();
+        for v in [pid, ppid, pid, ppid] {
+            b.extend(v.to_ne_bytes());
+        }
+        b.extend(0u64.to_ne_bytes());
+        b
+    }
+
     #[test]
     fn the_call_number_is_found_in_the_format_file() {
         let f = "name: sys_enter\nID: 22\nformat:\n\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n\
@@ -529,15 +551,7 @@ mod tests {
     #[test]
     fn records_are_counted_by_process_command_and_tree() {
         let mut t = Tally::default();
-        let sample = |pid: u32, id: u64| {
-            let mut b = Vec::new();
-            b.extend(pid.to_ne_bytes());
-            b.extend(pid.to_ne_bytes());
-            b.extend(16u32.to_ne_bytes());
-            b.extend([0u8; 8]);
-            b.extend(id.to_ne_bytes());
-            b
-        };
+        let sample = |pid: u32, id: u64| sample_record(pid, pid, id);
         let comm = |pid: u32, name: &str| {
             let mut b = Vec::new();
             b.extend(pid.to_ne_bytes());
@@ -546,14 +560,7 @@ mod tests {
             b.extend([0u8; 4]);
             b
         };
-        let fork = |pid: u32, ppid: u32| {
-            let mut b = Vec::new();
-            for v in [pid, ppid, pid, ppid] {
-                b.extend(v.to_ne_bytes());
-            }
-            b.extend(0u64.to_ne_bytes());
-            b
-        };
+        let fork = fork_record;
         let mine = Mine {
             pid: 1,
             threads: None,
@@ -602,23 +609,8 @@ mod tests {
     /// the observer's (perf record), cut from the tree with its own children.
     #[test]
     fn beside_a_workload_only_the_observing_threads_are_left_out() {
-        let sample = |pid: u32, tid: u32| {
-            let mut b = Vec::new();
-            b.extend(pid.to_ne_bytes());
-            b.extend(tid.to_ne_bytes());
-            b.extend(16u32.to_ne_bytes());
-            b.extend([0u8; 8]);
-            b.extend((libc::SYS_getppid as u64).to_ne_bytes());
-            b
-        };
-        let fork = |pid: u32, ppid: u32| {
-            let mut b = Vec::new();
-            for v in [pid, ppid, pid, ppid] {
-                b.extend(v.to_ne_bytes());
-            }
-            b.extend(0u64.to_ne_bytes());
-            b
-        };
+        let sample = |pid: u32, tid: u32| sample_record(pid, tid, libc::SYS_getppid as u64);
+        let fork = fork_record;
         let mine = Mine {
             pid: 10,
             threads: Some(vec![11]),
