@@ -4,6 +4,7 @@
 //! is what `list`, `run`, the docs and the smoke test are all driven by.
 
 use crate::harness::contract::{Benchmark, Derived};
+use crate::harness::options::FamilyOptions;
 use crate::model::{Basis, Run, RunOptions, SCHEMA_VERSION};
 
 pub mod cache;
@@ -28,6 +29,15 @@ pub mod vm;
 pub mod wait;
 
 pub use select::SelectError;
+
+/// The run options that only some rows read, family by family in catalogue order: each
+/// declared beside its rows (see [`crate::harness::options`]); `run`'s flags, their help
+/// and their checks are made from this list.
+pub const OPTIONS: &[&FamilyOptions] = &[
+    &vm::options::OPTIONS,
+    &cache::options::OPTIONS,
+    &load::options::OPTIONS,
+];
 
 /// Every benchmark of a run, in the order `run` executes them and `list` shows them, and
 /// the rows derived from them. A plain value: built from the run's options (the `load`

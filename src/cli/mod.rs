@@ -14,6 +14,7 @@ mod compare;
 mod completions;
 mod crosscheck;
 mod db;
+mod declared;
 mod dir;
 mod errors;
 mod exercise;

@@ -20,15 +20,13 @@ use super::outfile::OutputFile;
 use super::{output, suggest, Exit};
 use crate::bench::Registry;
 use crate::harness::children::Pair;
-use crate::harness::contract::Benchmark;
 use crate::harness::precision::Target;
 use crate::harness::session::{self, Ended, Observer, Session, Strategy};
 use crate::harness::tee::Tee;
 use crate::harness::{cpu, interrupt, invocations, quiet};
 use crate::model::fleet::FleetTag;
 use crate::model::{
-    BenchResult, LoadOptions, Mode, ObserveOptions, Overhead, Placement, Run, RunOptions,
-    RunStatus, Status,
+    BenchResult, Mode, ObserveOptions, Overhead, Placement, Run, RunOptions, RunStatus, Status,
 };
 use crate::report;
 use crate::store::{Recorder, Store};
@@ -95,15 +93,6 @@ pub struct RunArgs {
     /// The group of hosts this one belongs to (an inventory group)
     #[arg(long, value_name = "NAME")]
     pub group: Option<String>,
-    /// Pages the vm family allocates (default 7500, as in seed 001's run script)
-    #[arg(long, value_name = "N")]
-    pub pages: Option<u64>,
-    /// Run the vm family inside a memory cgroup limited to SIZE (e.g. 12M), so it pages
-    #[arg(long, value_name = "SIZE", value_parser = crate::bench::vm::parse_size)]
-    pub memory_limit: Option<u64>,
-    /// The largest array cpu.cache sweeps to (e.g. 1G) [default: 8 × the last cache level]
-    #[arg(long, value_name = "SIZE", value_parser = crate::bench::vm::parse_size)]
-    pub cache_max: Option<u64>,
     /// Sample the machine's vmstat view during each row, every SECONDS (default 0.1)
     #[arg(long, value_name = "SECONDS", num_args = 0..=1, default_missing_value = "0.1")]
     pub observe: Option<f64>,
@@ -122,40 +111,9 @@ pub struct RunArgs {
     /// counted apart; stored as an observation naming the run
     #[arg(long)]
     pub observe_system: bool,
-    /// Options of the `load` family (boxed: they are rarely given)
-    #[command(flatten)]
-    pub load: Box<LoadArgs>,
-}
-
-/// The `load` family's options (§6).
-#[derive(Debug, Args)]
-pub struct LoadArgs {
-    /// load.cpu: numbers of simultaneous copies, e.g. 1,2,4,8 (default 1,2,5,10,15)
-    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = clap::value_parser!(u16).range(1..=4096))]
-    pub copies: Vec<u16>,
-    /// load.script: numbers of simultaneous users (default 1,5,9)
-    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = clap::value_parser!(u16).range(1..=4096))]
-    pub users: Vec<u16>,
-    /// load.iointerference: numbers of concurrent readers, 0 = alone (default 0,1,2,3,4)
-    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = clap::value_parser!(u16).range(0..=64))]
-    pub readers: Vec<u16>,
-    /// load.cpu: memory each copy touches, in MiB (default 16)
-    #[arg(long, value_name = "MIB", value_parser = clap::value_parser!(u64).range(1..=1 << 20))]
-    pub footprint_mib: Option<u64>,
-    /// load.script: the command script: `user1975` (default), `dev`, or a script file
-    #[arg(long, value_name = "NAME|FILE")]
-    pub script: Option<String>,
-    /// load.script: seconds between two users' starts (default: one user's script time / 16)
-    #[arg(long, value_name = "SECONDS")]
-    pub stagger: Option<f64>,
-    /// load.script: kill a command still running after SECONDS; it counts as timed out
-    /// and the row fails (default 300)
-    #[arg(long, value_name = "SECONDS")]
-    pub command_timeout: Option<f64>,
-    /// load.script: stop one staggered run of every user still going after SECONDS
-    /// (default 1200)
-    #[arg(long, value_name = "SECONDS")]
-    pub run_timeout: Option<f64>,
+    // The options that only some rows read, declared beside them (`bench::OPTIONS`).
+    #[command(flatten, next_help_heading = "Options some rows read")]
+    pub rows: super::declared::RowArgs,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -207,10 +165,9 @@ pub fn execute(args: RunArgs) -> Result<Exit> {
     let options = run_options(&args)?;
     let dir = args.dir.checked()?;
     let outputs = Outputs::open(&args)?;
-    crate::bench::vm::check_options(&options).map_err(UsageError)?;
     let reg = Registry::new(&options);
     let chosen = suggest::select(&reg, &args.select)?;
-    check_row_options(&args, &chosen)?;
+    args.rows.check_read(&chosen)?;
     // The database is opened (and its schema checked) before anything is measured.
     let store = if args.no_save {
         None
@@ -239,7 +196,6 @@ pub fn execute(args: RunArgs) -> Result<Exit> {
 
 /// The run's options from the command line, every one checked: a typo costs nothing.
 fn run_options(args: &RunArgs) -> Result<RunOptions> {
-    let load = load_options(&args.load)?;
     if let Some(c) = args.cpu {
         cpu::check_usable(c).map_err(|e| UsageError(e.to_string()))?;
     }
@@ -262,16 +218,13 @@ fn run_options(args: &RunArgs) -> Result<RunOptions> {
             .map(usize::from)
             .unwrap_or_else(|| invocations::default_invocations(mode)),
     };
-    Ok(RunOptions {
+    let mut options = RunOptions {
         mode,
         invocations: (invocations > 1).then_some(invocations),
         selection: args.select.clone(),
         cpu: args.cpu,
         placement: args.placement.into(),
         label: args.label.clone(),
-        pages: args.pages,
-        memory_limit: args.memory_limit,
-        load,
         observe: ObserveOptions {
             interval_s: args.observe,
             profile: args.profile,
@@ -285,9 +238,10 @@ fn run_options(args: &RunArgs) -> Result<RunOptions> {
         },
         precision: target.map(|t| t.precision),
         budget_s: target.map(|t| t.budget_s),
-        samples: Default::default(),
-        cache_max: args.cache_max,
-    })
+        ..RunOptions::default()
+    };
+    args.rows.apply(&mut options)?;
+    Ok(options)
 }
 
 /// What `--precision` (with `--invocations` as its pilot and `--budget`) asks, checked.
@@ -489,86 +443,6 @@ fn check_placement(placement: Placement, pinned: Option<usize>) -> Result<()> {
     };
     Pair::resolve(placement, &usable).map_err(|e| UsageError(e.to_string()))?;
     Ok(())
-}
-
-/// The vm rows that page through `--pages` of memory (`vm.pagefault` does not).
-const PAGING_ROWS: &[&str] = &["vm.seqpage", "vm.randpage", "vm.gausspage"];
-
-/// The options that only some rows read: (flag, whether it was given, the id prefixes of
-/// the rows that read it).
-fn row_options(args: &RunArgs) -> [(&'static str, bool, &'static [&'static str]); 11] {
-    let l = &args.load;
-    [
-        ("--pages", args.pages.is_some(), PAGING_ROWS),
-        ("--memory-limit", args.memory_limit.is_some(), PAGING_ROWS),
-        ("--copies", !l.copies.is_empty(), &["load.cpu"]),
-        ("--footprint-mib", l.footprint_mib.is_some(), &["load.cpu"]),
-        ("--users", !l.users.is_empty(), &["load.script"]),
-        ("--script", l.script.is_some(), &["load.script"]),
-        ("--stagger", l.stagger.is_some(), &["load.script"]),
-        (
-            "--command-timeout",
-            l.command_timeout.is_some(),
-            &["load.script"],
-        ),
-        ("--run-timeout", l.run_timeout.is_some(), &["load.script"]),
-        ("--readers", !l.readers.is_empty(), &["load.iointerference"]),
-        ("--cache-max", args.cache_max.is_some(), &["cpu.cache"]),
-    ]
-}
-
-/// An option given for rows none of which is selected would be silently ignored: refuse
-/// it, saying which rows read it.
-fn check_row_options(args: &RunArgs, chosen: &[&Benchmark]) -> Result<()> {
-    for (flag, given, prefixes) in row_options(args) {
-        let read_by = |b: &&Benchmark| prefixes.iter().any(|p| crate::bench::select::matches(p, b));
-        if given && !chosen.iter().any(read_by) {
-            return Err(UsageError(format!(
-                "{flag} applies only to the {} rows, and none is selected (select `{}` too, \
-                 or leave {flag} out)",
-                prefixes.join(", "),
-                prefixes[0]
-            ))
-            .into());
-        }
-    }
-    Ok(())
-}
-
-/// The `load` family's options, checked now (a bad script is a usage error, exit 2).
-fn load_options(args: &LoadArgs) -> Result<LoadOptions> {
-    let list = |v: &[u16]| v.iter().map(|&n| n as usize).collect::<Vec<_>>();
-    if let Some(s) = args.stagger {
-        if !(s.is_finite() && (0.0..=3600.0).contains(&s)) {
-            return Err(UsageError(format!("--stagger {s}: give seconds from 0 to 3600")).into());
-        }
-    }
-    for (flag, value) in [
-        ("--command-timeout", args.command_timeout),
-        ("--run-timeout", args.run_timeout),
-    ] {
-        if let Some(s) = value {
-            if !(s.is_finite() && (0.01..=86400.0).contains(&s)) {
-                return Err(
-                    UsageError(format!("{flag} {s}: give seconds from 0.01 to 86400")).into(),
-                );
-            }
-        }
-    }
-    if let Some(script) = &args.script {
-        crate::bench::load::script::load(Some(script))
-            .map_err(|e| UsageError(format!("--script {script}: {e:#}")))?;
-    }
-    Ok(LoadOptions {
-        copies: list(&args.copies),
-        users: list(&args.users),
-        readers: list(&args.readers),
-        footprint_mib: args.footprint_mib,
-        script: args.script.clone(),
-        stagger_s: args.stagger,
-        command_timeout_s: args.command_timeout,
-        run_timeout_s: args.run_timeout,
-    })
 }
 
 fn exit_status(run: &Run) -> Exit {

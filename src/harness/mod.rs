@@ -18,6 +18,7 @@ pub mod limits;
 pub mod memlimit;
 pub mod mock;
 pub mod observe;
+pub mod options;
 pub mod precision;
 pub mod procgroup;
 pub mod quiet;

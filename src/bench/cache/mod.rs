@@ -44,6 +44,7 @@ use crate::harness::{interrupt, interrupt::Interrupted, sysinfo};
 use crate::model::details::cache::{CacheSweep, NamedCache, Paging, SizePoint};
 use crate::model::{Details, Mode, Source};
 
+pub mod options;
 pub mod steps;
 
 /// Bytes per chain element: one cache line, so no two reads share a line.

@@ -22,6 +22,7 @@ use crate::model::{LoadOptions, Mode};
 mod cpu;
 mod io;
 pub mod kernel;
+pub mod options;
 pub mod script;
 
 /// The family's rows for the lists the user gave (`--copies`, `--users`, `--readers`).

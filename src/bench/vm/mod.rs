@@ -24,6 +24,7 @@ use crate::model::{median, Details, Metric, RunOptions, Source};
 
 pub mod job;
 pub mod mmap;
+pub mod options;
 pub mod pagefault;
 pub mod pattern;
 pub mod region;
@@ -341,30 +342,14 @@ fn paging_file(ctx: &Ctx, pages: u64) -> Result<File> {
 }
 
 /// "12M", "512K", "1G", "4096" → bytes (binary multiples).
-pub fn parse_size(s: &str) -> Result<u64, String> {
-    let t = s.trim();
-    let (digits, mult) = match t.chars().last() {
-        Some('K' | 'k') => (&t[..t.len() - 1], 1u64 << 10),
-        Some('M' | 'm') => (&t[..t.len() - 1], 1 << 20),
-        Some('G' | 'g') => (&t[..t.len() - 1], 1 << 30),
-        _ => (t, 1),
-    };
-    digits
-        .parse::<u64>()
-        .ok()
-        .and_then(|n| n.checked_mul(mult))
-        .filter(|&n| n > 0)
-        .ok_or_else(|| format!("{s:?} is not a size (e.g. 12M, 512K, 1G)"))
-}
+pub use crate::harness::options::parse_size;
 
-/// Check `--pages` and `--memory-limit` before anything runs: the working set must fit in
-/// this machine's memory and swap, and a limit must be below the working set (else nothing
-/// would page) and large enough to run a process in.
-pub fn check_options(options: &RunOptions) -> Result<(), String> {
+/// Check `--pages` and `--memory-limit` together before anything runs (each alone is
+/// checked by its declaration in `options.rs`): the working set must fit in this
+/// machine's memory and swap, and a limit must be below the working set, else nothing
+/// would page.
+fn check_options(options: &RunOptions) -> Result<(), String> {
     let pages = pages(options);
-    if pages == 0 {
-        return Err("--pages 0: the vm family needs at least one page".into());
-    }
     let bytes = pages.saturating_mul(region::page_size());
     let (mem, swap) = memory_and_swap();
     if mem > 0 && bytes > mem + swap {
@@ -382,12 +367,6 @@ pub fn check_options(options: &RunOptions) -> Result<(), String> {
                  nothing would page; choose a smaller limit or more --pages",
                 mib(limit),
                 mib(bytes)
-            ));
-        }
-        if limit < 2 << 20 {
-            return Err(format!(
-                "--memory-limit {}: too small to run a process in; use at least 2M",
-                mib(limit)
             ));
         }
     }
@@ -421,15 +400,6 @@ mod tests {
             assert!(in_memory_fs(std::path::Path::new("/dev/shm")));
         }
         assert!(!in_memory_fs(std::path::Path::new("/proc/self")));
-    }
-
-    #[test]
-    fn sizes_parse_in_binary_units() {
-        assert_eq!(parse_size("12M"), Ok(12 << 20));
-        assert_eq!(parse_size("512k"), Ok(512 << 10));
-        assert_eq!(parse_size("4096"), Ok(4096));
-        assert!(parse_size("twelve").is_err());
-        assert!(parse_size("0").is_err());
     }
 
     #[test]
