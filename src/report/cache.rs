@@ -3,17 +3,11 @@
 //! steps between plateaus named by the caches whose size they mark.
 
 use super::table::{new_table, right};
-use crate::model::details::cache::CacheSweep;
 use crate::model::unit::human;
 use crate::model::Run;
 
 pub fn table(run: &Run) -> String {
-    let Some(d) = run
-        .results
-        .iter()
-        .find(|r| r.id == "cpu.cache")
-        .and_then(|r| r.details_as::<CacheSweep>())
-    else {
+    let Some(d) = super::views::cache::sweep(run) else {
         return String::new();
     };
     let mut t = new_table(&[

@@ -9,6 +9,7 @@ use crate::model::resolution::shown_stored;
 use crate::model::{BenchResult, Run};
 
 use super::table::{bound_text, new_table, right};
+use super::views::cpu;
 
 pub fn render(run: &Run) -> String {
     let mut out = String::new();
@@ -19,10 +20,6 @@ pub fn render(run: &Run) -> String {
         out.push_str(&line);
     }
     out
-}
-
-fn find<'a>(run: &'a Run, id: &str) -> Option<&'a BenchResult> {
-    run.results.iter().find(|r| r.id == id && r.status.is_ok())
 }
 
 /// "1.23 ns (4.0 c)" for a row, "—" when it did not run, the bound ("< 0.357 ns") when
@@ -50,8 +47,7 @@ fn cell(r: Option<&BenchResult>, mhz: Option<f64>) -> String {
 }
 
 fn statement_table(run: &Run) -> Option<String> {
-    let any = run.results.iter().any(|r| r.id.starts_with("cpu.stmt."));
-    if !any {
+    if !cpu::has_statements(run) {
         return None;
     }
     let mut header = vec!["statement (seed 003 §3)"];
@@ -60,18 +56,15 @@ fn statement_table(run: &Run) -> Option<String> {
     for s in STATEMENTS {
         let mut row = vec![s.to_string()];
         for ty in TYPES {
-            row.push(cell(
-                find(run, &format!("cpu.stmt.{ty}.{s}")),
-                run.environment.cpu.mhz,
-            ));
+            row.push(cell(cpu::statement(run, ty, s), run.environment.cpu.mhz));
         }
         t.add_row(row);
     }
     right(&mut t, &[1, 2, 3, 4, 5]);
     let mhz = TYPES
         .iter()
-        .flat_map(|ty| STATEMENTS.iter().map(move |s| format!("cpu.stmt.{ty}.{s}")))
-        .filter_map(|id| find(run, &id))
+        .flat_map(|ty| STATEMENTS.iter().map(move |s| (ty, s)))
+        .filter_map(|(ty, s)| cpu::statement(run, ty, s))
         .filter_map(|r| r.details_as::<Statement>()?.measured_mhz)
         .collect::<Vec<_>>();
     let mut out = String::new();
@@ -91,8 +84,7 @@ fn statement_table(run: &Run) -> Option<String> {
 }
 
 fn chess_line(run: &Run) -> Option<String> {
-    let r = find(run, "cpu.chess")?;
-    let d: Chess = r.details_as()?;
+    let d: Chess = cpu::chess(run)?;
     Some(format!(
         "cpu.chess: {} plies at depth {}, {} nodes per game, {:.0} nodes/s (seed 000 Table 1: \
          the 11/70 took 13:06 of user CPU for its 130 moves)\n",

@@ -49,7 +49,7 @@ pub fn io_table(run: &Run) -> String {
         "µs/word: 000's unit, time per 16-bit word (bytes / 2); p50, p99: per operation, \
          from a separate timed pass\n",
     );
-    if let Some(lsl) = rows.iter().find(|r| r.id == "fs.lsl") {
+    if let Some(lsl) = super::views::fs::lsl(&rows) {
         if let Some(m) = lsl.median() {
             out.push_str(&format!(
                 "fs.lsl: {} per entry of the 600 (001 §4.1.1: 22.3 s of system time before \

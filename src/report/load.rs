@@ -5,7 +5,8 @@
 //! from the results' `details`.
 
 use super::table::{new_table, right};
-use crate::model::details::load::{CopiesSummary, CpuCopies, IoInterference, Scripts};
+use super::views::{load, PerN};
+use crate::model::details::load::CopiesSummary;
 use crate::model::knee;
 use crate::model::unit::format_seconds;
 use crate::model::{BenchResult, Run, Status};
@@ -17,16 +18,6 @@ pub fn tables(run: &Run) -> String {
         .filter(|s| !s.is_empty())
         .collect::<Vec<_>>()
         .join("\n")
-}
-
-fn rows<'a>(run: &'a Run, prefix: &str) -> Vec<&'a BenchResult> {
-    let mut v: Vec<&BenchResult> = run
-        .results
-        .iter()
-        .filter(|r| r.id.starts_with(prefix) && r.id[prefix.len()..].parse::<usize>().is_ok())
-        .collect();
-    v.sort_by_key(|r| r.id[prefix.len()..].parse::<usize>().unwrap_or(0));
-    v
 }
 
 fn secs(v: Option<f64>) -> String {
@@ -45,13 +36,9 @@ fn status(r: &BenchResult) -> String {
     }
 }
 
-fn n_of(r: &BenchResult) -> String {
-    r.id.rsplit('.').next().unwrap_or("").to_string()
-}
-
 /// Table 9: # execs, average real, the copies' spread, user, system, total CPU, Inc.
 fn table9(run: &Run) -> String {
-    let rs = rows(run, "load.cpu.");
+    let rs = load::copies(run);
     if rs.is_empty() {
         return String::new();
     }
@@ -67,11 +54,14 @@ fn table9(run: &Run) -> String {
     ]);
     let mut points = Vec::new();
     let mut footprint = None;
-    for r in &rs {
-        let d = r.details_as::<CpuCopies>();
-        footprint = footprint.or(d.as_ref().map(|d| d.footprint_bytes));
-        let sum = d.and_then(|d| d.summary);
-        let n: usize = n_of(r).parse().unwrap_or(0);
+    for PerN {
+        n,
+        result: r,
+        details,
+    } in rs
+    {
+        footprint = footprint.or(details.as_ref().map(|d| d.footprint_bytes));
+        let sum = details.and_then(|d| d.summary);
         if let (Some(inc), true) = (sum.as_ref().and_then(|s| s.inc), r.status.is_ok()) {
             points.push((n, inc));
         }
@@ -114,7 +104,7 @@ fn table9(run: &Run) -> String {
 
 /// Table 10: # scripts, average real and CPU per script, Inc, failures.
 fn table10(run: &Run) -> String {
-    let rs = rows(run, "load.script.");
+    let rs = load::scripts(run);
     if rs.is_empty() {
         return String::new();
     }
@@ -122,8 +112,12 @@ fn table10(run: &Run) -> String {
         "scripts", "real", "CPU", "Inc", "stagger", "failures", "status",
     ]);
     let mut script = String::new();
-    for r in &rs {
-        let d = r.details_as::<Scripts>();
+    for PerN {
+        n,
+        result: r,
+        details: d,
+    } in &rs
+    {
         if let Some(d) = &d {
             script = d.script.clone();
         }
@@ -131,10 +125,10 @@ fn table10(run: &Run) -> String {
         let clean = d.as_ref().is_some_and(|d| d.clean);
         let sum = d.as_ref().and_then(|d| d.summary.as_ref());
         t.add_row(vec![
-            n_of(r),
+            n.to_string(),
             secs(sum.map(|s| s.avg_real_s)),
             secs(sum.map(|s| s.avg_cpu_s)),
-            if n_of(r) == "1" || !clean {
+            if *n == 1 || !clean {
                 String::new()
             } else {
                 ratio(sum.and_then(|s| s.inc))
@@ -158,8 +152,11 @@ fn table10(run: &Run) -> String {
 /// Attachment C: per-command accounting, one table per number of users.
 fn attachment_c(run: &Run) -> String {
     let mut out = String::new();
-    for r in rows(run, "load.script.") {
-        let Some(d) = r.details_as::<Scripts>() else {
+    for PerN {
+        n: users, details, ..
+    } in load::scripts(run)
+    {
+        let Some(d) = details else {
             continue;
         };
         let mut t = new_table(&[
@@ -209,9 +206,7 @@ fn attachment_c(run: &Run) -> String {
         out.push_str(&format!(
             "Attachment C (seed 000): {} script(s) '{}', summation of {} run(s): \
              {n} commands, {failed} failed, {missing} missing\n{t}\n",
-            n_of(r),
-            d.script,
-            d.runs,
+            users, d.script, d.runs,
         ));
     }
     out
@@ -219,7 +214,7 @@ fn attachment_c(run: &Run) -> String {
 
 /// Table 11: user CPU of the compute-bound program beside K readers.
 fn table11(run: &Run) -> String {
-    let rs = rows(run, "load.iointerference.");
+    let rs = load::readers(run);
     if rs.is_empty() {
         return String::new();
     }
@@ -232,16 +227,23 @@ fn table11(run: &Run) -> String {
         "status",
     ]);
     let mut cache = String::new();
-    for r in &rs {
-        let d = r.details_as::<IoInterference>();
+    for PerN {
+        n: k,
+        result: r,
+        details: d,
+    } in &rs
+    {
         if let Some(c) = d.as_ref().map(|d| &d.cache).filter(|c| *c != "no readers") {
             cache = c.clone();
         }
-        let k = n_of(r);
         t.add_row(vec![
-            if k == "0" { "alone".into() } else { k.clone() },
+            if *k == 0 {
+                "alone".into()
+            } else {
+                k.to_string()
+            },
             secs(d.as_ref().map(|d| d.user_s)),
-            if k == "0" {
+            if *k == 0 {
                 String::new()
             } else {
                 ratio(d.as_ref().and_then(|d| d.ratio_alone))

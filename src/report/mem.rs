@@ -6,33 +6,10 @@ use maud::{html, Markup};
 
 use super::html::svg::{Axis, Marker, Plot};
 use super::net::Bars;
+use super::views::mem::sweeps;
 use crate::model::details::mem::MemSweep;
 use crate::model::unit::{format_rate, human};
 use crate::model::Run;
-
-/// The sweep rows, in the order they are shown.
-pub const SWEEP_IDS: &[&str] = &[
-    "mem.rd",
-    "mem.wr",
-    "mem.cp",
-    "mem.bzero",
-    "mem.rd.all_cpus",
-    "mem.wr.all_cpus",
-    "mem.cp.all_cpus",
-    "mem.bzero.all_cpus",
-];
-
-/// The sweeps of `run` that have at least one size, by id.
-pub fn sweeps(run: &Run) -> Vec<(&'static str, MemSweep)> {
-    SWEEP_IDS
-        .iter()
-        .filter_map(|id| {
-            let r = run.results.iter().find(|r| r.id == *id)?;
-            let d = r.details_as::<MemSweep>()?;
-            (!d.sizes.is_empty()).then_some((*id, d))
-        })
-        .collect()
-}
 
 /// What a bar of size `bytes` is marked with: the caches whose end it is the last size
 /// within (as the cache chart marks them), and the headline size.

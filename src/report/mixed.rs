@@ -4,21 +4,10 @@
 use crate::model::unit::format_seconds;
 use crate::model::Run;
 use crate::report::table::{new_table, right};
-
-/// (id, the seed's job, its C7 real and CPU time as printed, in seconds).
-const SEED_C7: &[(&str, &str, f64, f64)] = &[
-    // Table 6, C7: 5:19 real, 3:31.4 CPU (recompiling the system).
-    ("mixed.build", "Table 6 UNIX rebuild", 319.0, 211.4),
-    // Table 8, C7: 5:12 real, 5:10.0 CPU (password search, words and reversed words).
-    ("mixed.crypt", "Table 8 password search", 312.0, 310.0),
-];
+use crate::report::views::mixed;
 
 pub fn mixed_table(run: &Run) -> String {
-    let rows: Vec<_> = run
-        .results
-        .iter()
-        .filter(|r| r.family == "mixed" && r.status.is_ok())
-        .collect();
+    let rows = mixed::jobs(run);
     if rows.is_empty() {
         return String::new();
     }
@@ -42,9 +31,9 @@ pub fn mixed_table(run: &Run) -> String {
             format_seconds(cpu),
             format!("{:.2}", cpu / times.elapsed_s.max(f64::MIN_POSITIVE)),
         ];
-        match SEED_C7.iter().find(|s| s.0 == r.id) {
-            Some((_, job, seed_real, seed_cpu)) => {
-                row.extend([job.to_string(), clock(*seed_real), clock(*seed_cpu)])
+        match mixed::seed_c7(&r.id) {
+            Some((job, seed_real, seed_cpu)) => {
+                row.extend([job.to_string(), clock(seed_real), clock(seed_cpu)])
             }
             None => row.extend(["".into(), "".into(), "".into()]),
         }

@@ -29,6 +29,7 @@ pub mod summary;
 pub mod table;
 pub mod textchart;
 pub mod thread;
+pub mod views;
 pub mod vm;
 
 #[cfg(test)]

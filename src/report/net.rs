@@ -6,28 +6,15 @@ use maud::{html, Markup};
 
 use super::html::svg::{Axis, Marker, Plot};
 use super::table::{new_table, right};
+use super::views::net::sweeps;
 use crate::model::details::net::{NetSweep, SizePoint};
 use crate::model::unit::{format_rate, human};
 use crate::model::Run;
-
-/// The sweep rows, in the order they are shown.
-pub const SWEEP_IDS: &[&str] = &["net.tcp.bw", "net.udp.bw", "net.unix.bw"];
 
 /// Seed 001 §3.2.7's remark, set beside every view of the curve.
 pub const PAPER_REMARK: &str = "seed 001 §3.2.7 (4.2BSD on a VAX, Ethernet): small mbufs made \
      1024 bytes the throughput-optimal message size, and user processes \"faced large \
      degradations for some arbitrary sizes\", above all over TCP";
-
-/// The sweeps of `run`, by id.
-pub fn sweeps(run: &Run) -> Vec<(&str, NetSweep)> {
-    SWEEP_IDS
-        .iter()
-        .filter_map(|id| {
-            let r = run.results.iter().find(|r| r.id == *id)?;
-            Some((*id, r.details_as::<NetSweep>()?))
-        })
-        .collect()
-}
 
 /// A point's label: its size, and for TCP whether Nagle's algorithm was on.
 fn label(p: &SizePoint) -> String {

@@ -1108,7 +1108,7 @@ fn ratio_columns_name(against: &[&MachineColumn], statistic: &str) -> String {
 /// Seed 000 Table 4's cache hit rate today, from `cpu.cache`'s counted pass (`--counters`):
 /// 1 − cache-misses / cache-references, or why there is none.
 fn cache_hit_line(results: &[&BenchResult]) -> Option<String> {
-    let r = results.iter().find(|r| r.id == "cpu.cache")?;
+    let r = super::views::cache::among(results)?;
     let Some(counters) = r.observe.as_ref().and_then(|o| o.counters.as_ref()) else {
         return Some(
             "cache hit rate today: not counted in this run (`timeshare run cpu.cache \

@@ -3,20 +3,11 @@
 //! papers' machines on a few rows that measure the same operation — what a reader of a
 //! thousand lines of tables wants to know first.
 
+use super::views::beside::LIKE_FOR_LIKE;
 use crate::model::resolution::shown_stored;
 use crate::model::unit::format_value;
 use crate::model::{BenchResult, Run, RunStatus, Status};
 use crate::reference::{self, Quantity};
-
-/// The rows set beside the papers' machines, each one operation the seeds timed the same
-/// way: a system call, a signal, a pipe round trip, a fork, an exec.
-const LIKE_FOR_LIKE: &[&str] = &[
-    "syscall.getpid",
-    "signal.self",
-    "pipe.back.4",
-    "proc.fork.0",
-    "proc.exec.null.0",
-];
 
 /// At most this many historical machines per row, the first the seeds give.
 const MACHINES_PER_ROW: usize = 2;

@@ -3,9 +3,8 @@
 //! context-switch views, drawn with `#` so they read without colour and in any font.
 //! Rendering only.
 
-use crate::model::details::cache::CacheSweep;
+use super::views;
 use crate::model::details::load::CpuCopies;
-use crate::model::details::vm::Paging;
 use crate::model::exercise::{trial_means, Report};
 use crate::model::unit::{format_seconds, human};
 use crate::model::Run;
@@ -72,12 +71,7 @@ pub fn charts(run: &Run) -> String {
 }
 
 fn cache(run: &Run) -> String {
-    let Some(d) = run
-        .results
-        .iter()
-        .find(|r| r.id == "cpu.cache")
-        .and_then(|r| r.details_as::<CacheSweep>())
-    else {
+    let Some(d) = views::cache::sweep(run) else {
         return String::new();
     };
     let rows: Vec<(String, f64, String, String)> = d
@@ -113,20 +107,10 @@ fn cache(run: &Run) -> String {
 }
 
 fn paging(run: &Run) -> String {
-    let mut rows: Vec<(u64, Paging)> = run
-        .results
-        .iter()
-        .filter_map(|r| {
-            Some((
-                r.id.strip_prefix("vm.gausspage.")?.parse().ok()?,
-                r.details_as::<Paging>()?,
-            ))
-        })
-        .collect();
+    let rows = views::vm::by_spread(run);
     if rows.is_empty() {
         return String::new();
     }
-    rows.sort_by_key(|r| r.0);
     let bars_rows: Vec<(String, f64, String, String)> = rows
         .iter()
         .map(|(s, d)| {
@@ -147,22 +131,15 @@ fn paging(run: &Run) -> String {
 }
 
 fn load(run: &Run) -> String {
-    let mut rows: Vec<(usize, CpuCopies)> = run
-        .results
-        .iter()
-        .filter(|r| r.status.is_ok())
-        .filter_map(|r| {
-            Some((
-                r.id.strip_prefix("load.cpu.")?.parse().ok()?,
-                r.details_as::<CpuCopies>()?,
-            ))
-        })
+    let rows: Vec<(usize, CpuCopies)> = views::load::copies(run)
+        .into_iter()
+        .filter(|p| p.result.status.is_ok())
+        .filter_map(|p| Some((p.n, p.details?)))
+        .filter(|r| r.1.summary.is_some())
         .collect();
-    rows.retain(|r| r.1.summary.is_some());
     if rows.is_empty() {
         return String::new();
     }
-    rows.sort_by_key(|r| r.0);
     let knee = rows
         .iter()
         .rev()

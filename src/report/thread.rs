@@ -7,58 +7,9 @@ use maud::{html, Markup};
 
 use super::html::svg::{Axis, Marker, Plot};
 use super::net::Bars;
+use super::views::thread::{creation, one_switch, rings, SWITCH};
 use crate::model::unit::format_seconds;
 use crate::model::Run;
-
-/// One ring row's figure: seconds per token pass.
-#[derive(Debug, Clone, PartialEq)]
-pub struct RingPoint {
-    pub id: String,
-    pub processes: usize,
-    pub set_kib: usize,
-    pub per_pass_s: f64,
-}
-
-/// "ctx.ring.16.64k" → (16, 64).
-fn ring_shape(id: &str) -> Option<(usize, usize)> {
-    let rest = id.strip_prefix("ctx.ring.")?;
-    let (n, set) = rest.split_once('.')?;
-    Some((n.parse().ok()?, set.strip_suffix('k')?.parse().ok()?))
-}
-
-/// A row's headline per operation (a ring's lap divided into its passes), when it ran.
-fn per_op(run: &Run, id: &str) -> Option<f64> {
-    let r = run.results.iter().find(|r| r.id == id)?;
-    if !r.status.is_ok() {
-        return None;
-    }
-    let v = r.measure()?.per_op().ok()?.value();
-    (v.is_finite() && v > 0.0).then_some(v)
-}
-
-/// The ring rows of `run`, by ring size and then working set.
-pub fn rings(run: &Run) -> Vec<RingPoint> {
-    let mut v: Vec<RingPoint> = run
-        .results
-        .iter()
-        .filter_map(|r| {
-            let (processes, set_kib) = ring_shape(&r.id)?;
-            Some(RingPoint {
-                id: r.id.clone(),
-                processes,
-                set_kib,
-                per_pass_s: per_op(run, &r.id)?,
-            })
-        })
-        .collect();
-    v.sort_by_key(|p| (p.processes, p.set_kib));
-    v
-}
-
-/// `ctx.switch` is per signal round trip, two switches: half of it is one switch.
-fn one_switch(run: &Run) -> Option<f64> {
-    per_op(run, "ctx.switch").map(|s| s / 2.0)
-}
 
 const SWITCH_LABEL: &str = "ctx.switch ÷ 2 (seed 001: one of a signal round trip's two switches)";
 
@@ -80,12 +31,7 @@ pub fn chart(run: &Run, bars: Bars) -> String {
             })
             .collect();
         if let Some(s) = one_switch(run) {
-            rows.push((
-                "ctx.switch".into(),
-                s,
-                format_seconds(s),
-                SWITCH_LABEL.into(),
-            ));
+            rows.push((SWITCH.into(), s, format_seconds(s), SWITCH_LABEL.into()));
         }
         out.push(bars(
             "ctx.ring: time per token pass (a switch, a pipe write and read, the working-set \
@@ -94,16 +40,17 @@ pub fn chart(run: &Run, bars: Bars) -> String {
             false,
         ));
     }
-    let creation: Vec<(String, f64, String, String)> = [
-        ("thread.create", "pthread_create + join"),
-        ("proc.fork.0", "fork + exit + wait"),
-    ]
-    .iter()
-    .filter_map(|(id, what)| {
-        let s = per_op(run, id)?;
-        Some((id.to_string(), s, format_seconds(s), what.to_string()))
-    })
-    .collect();
+    let creation: Vec<(String, f64, String, String)> = creation(run)
+        .into_iter()
+        .map(|c| {
+            (
+                c.id.to_string(),
+                c.per_op_s,
+                format_seconds(c.per_op_s),
+                c.what.to_string(),
+            )
+        })
+        .collect();
     if !creation.is_empty() {
         out.push(bars(
             "thread.create beside proc.fork.0: time to make and end one",
@@ -150,9 +97,9 @@ pub fn html_chart(run: &Run) -> Markup {
             label: "ctx.switch ÷ 2".into(),
         }];
     }
-    let creation: Vec<(&str, f64)> = ["thread.create", "proc.fork.0"]
-        .iter()
-        .filter_map(|id| Some((*id, per_op(run, id)?)))
+    let creation: Vec<(&str, f64)> = creation(run)
+        .into_iter()
+        .map(|c| (c.id, c.per_op_s))
         .collect();
     html! {
         h3 { "Context switches with a working set" }
@@ -252,8 +199,6 @@ mod tests {
         let mut run = sample_run();
         run.results[0].status = Status::Skipped { reason: "x".into() };
         assert_eq!(rings(&run).len(), 2);
-        assert_eq!(ring_shape("ctx.ring.x.0k"), None);
-        assert_eq!(ring_shape("ctx.switch"), None);
         let none = Run::of(vec![row(
             "ctx.switch",
             5e-6,

@@ -3,35 +3,13 @@
 //! (system time / faults), with the seed's 4.2BSD VAX-11/780 figures beside them.
 
 use super::table::{new_table, right};
-use crate::model::details::vm::{MemoryLimit, Paging};
+use super::views::vm;
+use crate::model::details::vm::MemoryLimit;
 use crate::model::unit::format_seconds;
-use crate::model::{BenchResult, Run};
-
-/// One row of seed 001 Table 7 (4.2BSD column): id, real s, user s, system s, page
-/// faults; and Table 8's PFST in µs where the seed gave one.
-type SeedRow = (&'static str, f64, f64, f64, u64, Option<f64>);
-
-const SEED_42BSD: &[SeedRow] = &[
-    ("vm.seqpage", 1126.0, 12.8, 213.0, 17113, None),
-    ("vm.seqpage.advise", 812.0, 5.3, 237.7, 8351, None),
-    ("vm.randpage", 569.0, 7.6, 77.2, 9776, Some(789.0)),
-    ("vm.randpage.advise", 562.0, 7.3, 77.5, 9852, Some(786.0)),
-    ("vm.gausspage.1", 24.0, 23.8, 0.8, 8, None),
-    ("vm.gausspage.10", 26.0, 23.0, 3.6, 2, None),
-    ("vm.gausspage.30", 33.0, 24.8, 8.9, 2, None),
-    ("vm.gausspage.40", 81.0, 25.0, 13.6, 260, None),
-    ("vm.gausspage.50", 175.0, 26.2, 26.3, 1851, None),
-    ("vm.gausspage.60", 234.0, 26.7, 36.0, 3177, None),
-    ("vm.gausspage.80", 329.0, 27.9, 52.0, 5105, None),
-    ("vm.gausspage.10000", 621.0, 85.6, 81.5, 9650, Some(844.0)),
-];
+use crate::model::Run;
 
 pub fn tables(run: &Run) -> String {
-    let rows: Vec<(&BenchResult, Paging)> = run
-        .results
-        .iter()
-        .filter_map(|r| Some((r, r.details_as::<Paging>()?)))
-        .collect();
+    let rows = vm::jobs(run);
     let Some(pages) = rows.first().map(|(_, d)| d.pages) else {
         return String::new();
     };
@@ -82,9 +60,7 @@ fn seconds(s: f64) -> String {
 }
 
 fn seed_row(id: &str) -> String {
-    SEED_42BSD
-        .iter()
-        .find(|s| s.0 == id)
+    vm::seed_42bsd(id)
         .map(|&(_, real, _, sys, faults, pfst)| {
             let pfst = pfst.map(|p| format!("{p:.0} µs")).unwrap_or("—".into());
             format!("{real:.0} s / {sys} s / {faults} / {pfst}")

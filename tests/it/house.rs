@@ -243,3 +243,101 @@ pub fn after() { crate::store::x(); }
     let first = &planted[..planted.find("#[cfg(test)]").unwrap()];
     assert_eq!(crate_modules_used(first), ["model"]);
 }
+
+/// The string literals on a line of code, roughly: what lies between its quotes (an
+/// escaped quote and a quote character are taken out first).
+fn literals(line: &str) -> Vec<&str> {
+    if line.contains("\\\"") || line.contains("'\"'") {
+        return Vec::new();
+    }
+    line.split('"').skip(1).step_by(2).collect()
+}
+
+/// Whether `literal` is a benchmark id or an id prefix of one of `families` (the first
+/// components of the registered ids): `vm.randpage`, `load.cpu.`, `ctx.ring.`.
+fn is_benchmark_id(literal: &str, families: &[String]) -> bool {
+    let Some((first, rest)) = literal.split_once('.') else {
+        return false;
+    };
+    families.iter().any(|f| f == first)
+        && rest
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '*'))
+}
+
+/// The benchmark-id literals in the program code of `files` (file:line: literal).
+fn id_literals(files: &[PathBuf], families: &[String]) -> Vec<String> {
+    let mut found = Vec::new();
+    for file in files {
+        let code = program_text(file);
+        for (n, line) in code.lines().enumerate() {
+            for lit in literals(line) {
+                if is_benchmark_id(lit, families) {
+                    let name = file.strip_prefix(SRC).unwrap().display();
+                    found.push(format!("{name}: \"{lit}\" (code line {})", n + 1));
+                }
+            }
+        }
+    }
+    found
+}
+
+/// The first components of every registered id, measured or derived.
+fn id_families() -> Vec<String> {
+    let reg = timeshare::bench::Registry::with_defaults();
+    let mut families: Vec<String> = reg
+        .benches()
+        .iter()
+        .map(|b| b.id().to_string())
+        .chain(reg.derived().iter().map(|d| d.id.to_string()))
+        .filter_map(|id| Some(id.split_once('.')?.0.to_string()))
+        .collect();
+    families.sort();
+    families.dedup();
+    families
+}
+
+/// A family's rows are picked out of a run by its view (`report/views/`) and named by
+/// the seed tables' definitions (`report/seed_table.rs`); no other printer and no part of
+/// the command line names a benchmark: a new row or family changes its view, not five
+/// printers, and options name their rows where the rows are (`bench::OPTIONS`).
+#[test]
+fn benchmark_ids_are_named_in_report_only_by_views_and_seed_tables_and_never_in_cli() {
+    let families = id_families();
+    let root = Path::new(SRC);
+    let files: Vec<PathBuf> = ["report", "cli"]
+        .iter()
+        .flat_map(|d| rust_files(&root.join(d)))
+        .filter(|f| {
+            // A `*_tests.rs` file is a test module its parent declares under
+            // `#[cfg(test)]`: its fixtures name rows, as every test may.
+            let name = f.strip_prefix(SRC).unwrap();
+            let test_module = name.to_string_lossy().ends_with("_tests.rs");
+            !test_module
+                && !name.starts_with("report/views")
+                && name != Path::new("report/seed_table.rs")
+        })
+        .collect();
+    let found = id_literals(&files, &families);
+    assert!(
+        found.is_empty(),
+        "benchmark ids outside a family's view or a seed table:\n{}",
+        found.join("\n")
+    );
+    // The views do name them: the check sees what it must see.
+    let views = rust_files(&root.join("report/views"));
+    assert!(id_literals(&views, &families).len() > 20);
+}
+
+#[test]
+fn the_id_literal_check_can_fail() {
+    let families = vec!["vm".to_string(), "load".to_string()];
+    let line = r#"let r = find(run, "vm.randpage").or(prefix(run, "load.cpu.")); "vm: 3 s""#;
+    let found: Vec<&str> = literals(line)
+        .into_iter()
+        .filter(|l| is_benchmark_id(l, &families))
+        .collect();
+    assert_eq!(found, ["vm.randpage", "load.cpu."]);
+    assert!(!is_benchmark_id("ctx.switch ÷ 2", &families));
+    assert!(!is_benchmark_id("report.html", &families));
+}

@@ -6,12 +6,11 @@
 use maud::{html, Markup};
 
 use super::svg::{Axis, Marker, Plot};
-use crate::model::details::cache::CacheSweep;
-use crate::model::details::load::{CpuCopies, Scripts};
 use crate::model::details::vm::Paging;
 use crate::model::exercise::{trial_means, Report, Times};
 use crate::model::unit::{format_seconds, human};
 use crate::model::{knee, Run};
+use crate::report::views;
 
 pub fn all(run: &Run) -> Markup {
     html! {
@@ -68,12 +67,7 @@ fn figure(
 /// Latency per dependent read against the working-set size, log–log, with the sizes of
 /// the caches the system reports marked.
 fn cache(run: &Run) -> Markup {
-    let Some(d) = run
-        .results
-        .iter()
-        .find(|r| r.id == "cpu.cache")
-        .and_then(|r| r.details_as::<CacheSweep>())
-    else {
+    let Some(d) = views::cache::sweep(run) else {
         return html! {};
     };
     if d.sizes.is_empty() {
@@ -146,23 +140,14 @@ fn cache(run: &Run) -> Markup {
 /// Faults and time of one paging job against the spread S of `vm.gausspage.S`, with
 /// random paging (`vm.randpage`, the limit of a spread without bound) as a line.
 fn paging(run: &Run) -> Markup {
-    let mut points: Vec<(f64, Paging)> = run
-        .results
-        .iter()
-        .filter_map(|r| {
-            let s: f64 = r.id.strip_prefix("vm.gausspage.")?.parse().ok()?;
-            Some((s, r.details_as::<Paging>()?))
-        })
+    let points: Vec<(f64, Paging)> = views::vm::by_spread(run)
+        .into_iter()
+        .map(|(s, d)| (s as f64, d))
         .collect();
     if points.is_empty() {
         return html! {};
     }
-    points.sort_by(|a, b| a.0.total_cmp(&b.0));
-    let random = run
-        .results
-        .iter()
-        .find(|r| r.id == "vm.randpage")
-        .and_then(|r| r.details_as::<Paging>());
+    let random = views::vm::random(run);
     let xs: Vec<f64> = points.iter().map(|p| p.0).collect();
     let faults = |d: &Paging| d.minor_faults + d.major_faults;
     let mut fy: Vec<f64> = points.iter().map(|p| faults(&p.1)).collect();
@@ -210,11 +195,11 @@ fn paging(run: &Run) -> Markup {
     if let Some(r) = &random {
         fplot.y_marks.push(Marker {
             at: faults(r),
-            label: format!("vm.randpage: {}", count(faults(r))),
+            label: format!("{}: {}", views::vm::RANDOM, count(faults(r))),
         });
         tplot.y_marks.push(Marker {
             at: r.real_s,
-            label: format!("vm.randpage real: {}", secs(r.real_s)),
+            label: format!("{} real: {}", views::vm::RANDOM, secs(r.real_s)),
         });
     }
     let rows = points
@@ -244,24 +229,14 @@ fn paging(run: &Run) -> Markup {
     )
 }
 
-fn numbered<'a>(run: &'a Run, prefix: &str) -> Vec<(usize, &'a crate::model::BenchResult)> {
-    let mut v: Vec<(usize, &crate::model::BenchResult)> = run
-        .results
-        .iter()
-        .filter_map(|r| Some((r.id.strip_prefix(prefix)?.parse().ok()?, r)))
-        .collect();
-    v.sort_by_key(|p| p.0);
-    v
-}
-
 /// Table 9: average real time and CPU time per copy against N copies, with the ideal
 /// (one copy's time while there are CPUs for them all, then growing as N / CPUs), the
 /// knee marked, and Inc against N with the knee's threshold.
 fn load_cpu(run: &Run) -> Markup {
-    let pts: Vec<(f64, crate::model::details::load::CopiesSummary)> = numbered(run, "load.cpu.")
+    let pts: Vec<(f64, crate::model::details::load::CopiesSummary)> = views::load::copies(run)
         .into_iter()
-        .filter(|(_, r)| r.status.is_ok())
-        .filter_map(|(n, r)| Some((n as f64, r.details_as::<CpuCopies>()?.summary?)))
+        .filter(|p| p.result.status.is_ok())
+        .filter_map(|p| Some((p.n as f64, p.details?.summary?)))
         .collect();
     if pts.is_empty() {
         return html! {};
@@ -354,12 +329,11 @@ fn load_cpu(run: &Run) -> Markup {
 
 /// Table 10: the command script's average real and CPU time per user against N users.
 fn load_script(run: &Run) -> Markup {
-    let pts: Vec<(f64, crate::model::details::load::ScriptsSummary)> =
-        numbered(run, "load.script.")
-            .into_iter()
-            .filter(|(_, r)| r.status.is_ok())
-            .filter_map(|(n, r)| Some((n as f64, r.details_as::<Scripts>()?.summary?)))
-            .collect();
+    let pts: Vec<(f64, crate::model::details::load::ScriptsSummary)> = views::load::scripts(run)
+        .into_iter()
+        .filter(|p| p.result.status.is_ok())
+        .filter_map(|p| Some((p.n as f64, p.details?.summary?)))
+        .collect();
     if pts.is_empty() {
         return html! {};
     }
