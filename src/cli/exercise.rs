@@ -23,9 +23,10 @@ use super::errors::UsageError;
 use super::outfile::OutputFile;
 use super::{output, Cli, Exit};
 use crate::exercise::{self, devez, jobs, Config, Interrupted, Request};
-use crate::harness::{interrupt, quiet, sysinfo};
-use crate::model::{Mode, RunOptions};
+use crate::harness::{interrupt, Observer, Session, Strategy};
+use crate::model::{Mode, Run, RunOptions, RunStatus};
 use crate::report;
+use crate::store::Store;
 
 const MAX_INSTANCES: usize = 10_000;
 /// More trials than this is a typing slip, not a measurement: the seed ran 7.
@@ -117,8 +118,6 @@ pub fn execute(args: ExerciseArgs) -> Result<Exit> {
         args.db.open_for_run()?
     };
     let options = run_options(&args, trials);
-    let environment = sysinfo::detect(&dir);
-    let warnings = quiet::warnings(&environment);
     let config = Config {
         request,
         dir,
@@ -134,21 +133,39 @@ pub fn execute(args: ExerciseArgs) -> Result<Exit> {
     };
     super::clean::sweep(&config.dir);
     preflight(&config)?;
+    // The session owns the stored record: environment, warnings, the checks at the end.
+    let session = Session::new(options, &config.dir, Strategy::OneProcess)?;
     let mut progress = |msg: &str| eprintln!("exercise: {msg}");
     let watch = super::observe::SystemWatch::start(args.observe_system)?;
-    let outcome = exercise::exercise(&config, &mut progress);
+    let mut at_end = StoreAtEnd {
+        store: store.as_mut(),
+        stored: None,
+    };
+    let mut outcome = None;
+    let ended = session.run_own(0, &mut at_end, &mut |run, observer| {
+        let (report, kept) = exercise::exercise(&config, &mut progress)?;
+        for result in report.results() {
+            observer.bench_finished(&result)?;
+            run.results.push(result);
+        }
+        run.status = RunStatus::Complete;
+        outcome = Some((report, kept));
+        Ok(())
+    });
+    let stored = at_end.stored.take();
     let observed = watch.map(super::observe::SystemWatch::stop);
     if !config.keep {
         crate::harness::debris::remove_own_scratch(&config.dir);
     }
-    let (report, kept) = match outcome {
-        Ok(r) => r,
+    let ended = match ended {
+        Ok(ended) => ended,
         Err(e) if e.downcast_ref::<Interrupted>().is_some() => {
             eprintln!("timeshare: {e}");
             return Ok(Exit::Interrupted);
         }
         Err(e) => return Err(e),
     };
+    let (report, kept) = outcome.context("the exercise ended without its report")?;
     let text = report::exercise::render(&report);
     if json.as_ref().is_some_and(OutputFile::is_stdout) {
         eprint!("{}", report::style::fit(&text));
@@ -163,15 +180,17 @@ pub fn execute(args: ExerciseArgs) -> Result<Exit> {
         bytes.push(b'\n');
         out.write(&bytes)?;
     }
-    let mut stored = None;
-    if let Some(store) = store.as_mut() {
-        let run = report.to_run(options, environment, warnings, chrono::Utc::now());
-        let id = store
-            .save_run(&run)
-            .context("cannot store the exercise's run")?;
-        eprintln!("stored as run {id} in {}", store.path());
-        stored = Some(id);
+    for w in &ended.late_warnings {
+        eprintln!("warning: {w}");
     }
+    let stored = match (stored, store.as_ref()) {
+        (Some(id), Some(store)) => {
+            let id = id.context("cannot store the exercise's run")?;
+            eprintln!("stored as run {id} in {}", store.path());
+            Some(id)
+        }
+        _ => None,
+    };
     if let Some(o) = observed {
         super::observe::keep_beside(o, store.as_mut().map(|s| (s, stored)));
     }
@@ -182,6 +201,22 @@ pub fn execute(args: ExerciseArgs) -> Result<Exit> {
     } else {
         Exit::Success
     })
+}
+
+/// The exercise's store: its run written whole once the session has finished it, in one
+/// transaction, as the exerciser always stored it (an interrupted exercise stores
+/// nothing).
+struct StoreAtEnd<'a> {
+    store: Option<&'a mut Store>,
+    stored: Option<Result<i64, crate::store::StoreError>>,
+}
+
+impl Observer for StoreAtEnd<'_> {
+    fn run_finished(&mut self, run: &Run) {
+        if let Some(store) = self.store.as_deref_mut() {
+            self.stored = Some(store.save_run(run));
+        }
+    }
 }
 
 /// `--devez [TARGET]` and `--devez-size SIZE`, checked.

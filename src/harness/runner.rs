@@ -68,12 +68,14 @@ impl Runner {
         self.mocked.is_some()
     }
 
-    /// The run record before anything is measured: environment, warnings, options.
-    pub(super) fn begin(&self) -> Run {
+    /// The run record before anything is measured: environment, warnings, options. A run
+    /// whose rows are not sampled by this runner (`sampled` false: the exerciser's jobs)
+    /// is not told what its samples will lack.
+    pub(super) fn begin(&self, sampled: bool) -> Run {
         let environment = super::session::environment(&self.scratch_root);
         let freq_warning = match self.mocked {
-            Some(_) => None,
-            None => super::disturb::freq_warning(),
+            None if sampled => super::disturb::freq_warning(),
+            _ => None,
         };
         Run {
             schema_version: SCHEMA_VERSION,

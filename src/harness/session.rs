@@ -125,23 +125,54 @@ impl Session {
         reference: Option<&Benchmark>,
         observer: &mut dyn Observer,
     ) -> Result<Ended> {
+        let total = rows_expected(benches, derived);
+        self.life(total, reference, true, observer, &mut |run, observer| {
+            let measured = self.measure(benches, run, observer);
+            debris::remove_own_scratch(&self.runner.scratch_root);
+            measured?;
+            for d in derived {
+                if let Some(result) = derive(d, &run.results) {
+                    observer.bench_finished(&result)?;
+                    run.results.push(result);
+                }
+            }
+            Ok(())
+        })
+    }
+
+    /// A run whose rows are not the registry's, measured by `measure` in this process
+    /// (the exerciser's jobs): the same life as [`Session::run`] — the record begun with
+    /// the environment and warnings, the end checks, the finished record to the observers
+    /// once — around `measure`, which puts its results in the run (each also to the
+    /// observer) and sets its status. `total` is the rows it expects, for the progress.
+    pub fn run_own(
+        &self,
+        total: usize,
+        observer: &mut dyn Observer,
+        measure: &mut dyn FnMut(&mut Run, &mut dyn Observer) -> Result<()>,
+    ) -> Result<Ended> {
+        self.life(total, None, false, observer, measure)
+    }
+
+    /// Steps 1, 2 and 4–6 around `measure` (step 3); `sampled`: whether `measure` samples
+    /// rows with the runner (see [`Runner::begin`]).
+    fn life(
+        &self,
+        total: usize,
+        reference: Option<&Benchmark>,
+        sampled: bool,
+        observer: &mut dyn Observer,
+        measure: &mut dyn FnMut(&mut Run, &mut dyn Observer) -> Result<()>,
+    ) -> Result<Ended> {
         let reference = reference
             .filter(|b| self.strategy.processes() > 1 && b.supported(&self.runner.host).is_ok());
         let before = reference.and_then(|b| self.measure_reference(b));
         // The clock's rate against the unslewed one, over the whole run (seed 002
         // checked its timer before trusting it).
         let clock_start = clock::monotonic_and_raw_ns();
-        let mut run = self.runner.begin();
-        observer.run_started(&run, rows_expected(benches, derived));
-        let measured = self.measure(benches, &mut run, observer);
-        debris::remove_own_scratch(&self.runner.scratch_root);
-        measured?;
-        for d in derived {
-            if let Some(result) = derive(d, &run.results) {
-                observer.bench_finished(&result)?;
-                run.results.push(result);
-            }
-        }
+        let mut run = self.runner.begin(sampled);
+        observer.run_started(&run, total);
+        measure(&mut run, observer)?;
         run.finished_at = Some(self.runner.now(&run));
         let late_warnings = self.end_checks(&mut run, clock_start, reference, before);
         observer.run_finished(&run);

@@ -437,8 +437,6 @@ impl Report {
         warnings: Vec<String>,
         finished_at: DateTime<Utc>,
     ) -> Run {
-        let mut results: Vec<BenchResult> = self.types.iter().map(alone_result).collect();
-        results.extend(by_batch(&self.batches).iter().map(batch_result));
         Run {
             schema_version: SCHEMA_VERSION,
             tool: Tool::this(),
@@ -448,8 +446,16 @@ impl Report {
             finished_at: Some(finished_at),
             status: RunStatus::Complete,
             warnings,
-            results,
+            results: self.results(),
         }
+    }
+
+    /// The exercise's results, as [`Report::to_run`] stores them: each job type alone,
+    /// then each batch.
+    pub fn results(&self) -> Vec<BenchResult> {
+        let mut results: Vec<BenchResult> = self.types.iter().map(alone_result).collect();
+        results.extend(by_batch(&self.batches).iter().map(batch_result));
+        results
     }
 
     /// The report of a stored exercise run, rebuilt from its results' details; `None`
