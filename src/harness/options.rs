@@ -31,8 +31,12 @@ pub struct FamilyOptions {
     pub options: &'static [RowOption],
     /// Run on the options once every value is in (given or not): the error is one line
     /// for the user (`--memory-limit 1.0 MiB: not below the working set …`).
-    pub check: Option<fn(&RunOptions) -> Result<(), String>>,
+    pub check: Option<OptionsCheck>,
 }
+
+/// A family's check of the run's options together: `Err` is the one line said to the
+/// user.
+pub type OptionsCheck = fn(&RunOptions) -> Result<(), String>;
 
 /// The values an option takes, with their range.
 #[derive(Debug, Clone, Copy)]
@@ -203,7 +207,7 @@ fn seconds(word: &str, min: f64, max: f64) -> Result<f64, String> {
 /// A size as it is typed: `2M` rather than 2097152 where it is a whole multiple.
 fn size_name(n: u64) -> String {
     for (suffix, unit) in [("G", 1u64 << 30), ("M", 1 << 20), ("K", 1 << 10)] {
-        if n >= unit && n % unit == 0 {
+        if n >= unit && n.is_multiple_of(unit) {
             return format!("{}{suffix}", n / unit);
         }
     }
