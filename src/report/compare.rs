@@ -138,7 +138,7 @@ struct Value {
     invocations: Option<Vec<f64>>,
     /// The run-to-run spread the run learned for this row, when it learned one from
     /// earlier runs like it.
-    runs: Option<RunLevel>,
+    runs: Option<Box<RunLevel>>,
     source: Option<String>,
     /// The run's figure is the raw one: the operation was cheaper than the clock.
     below_resolution: bool,
@@ -203,7 +203,11 @@ fn run_cell(r: &BenchResult, mhz: Option<f64>) -> Cell {
                     .filter(|s| !r.derived && s.n > 1 && s.median > 0.0)
                     .map(|s| (s.ci_low / s.median, s.ci_high / s.median)),
                 invocations: r.invocations.as_ref().and_then(change::process_medians),
-                runs: r.invocations.as_ref().and_then(|i| i.runs.clone()),
+                runs: r
+                    .invocations
+                    .as_ref()
+                    .and_then(|i| i.runs.clone())
+                    .map(Box::new),
                 source: None,
                 below_resolution: r.below_resolution,
                 comparability: Comparability::Same,
@@ -360,7 +364,7 @@ fn decide(first: &Column, other: &Column, ids: &[String], min_effect: f64) -> De
             a.invocations.as_ref().map(|v| per(v, ma)),
             b.invocations.as_ref().map(|v| per(v, mb)),
         );
-        let runs = change::learned_spread(a.runs.as_ref(), b.runs.as_ref());
+        let runs = change::learned_spread(a.runs.as_deref(), b.runs.as_deref());
         if let Some(t) = change::test(
             (&pa, ia.as_deref()),
             (&pb, ib.as_deref()),
