@@ -4,7 +4,7 @@
 //!
 //! - **processes**: when both runs measured an id in at least [`MIN_INVOCATIONS`] fresh
 //!   processes, Welch's t on the logarithms of the medians of the processes in each
-//!   headline ([`test`], [`process_medians`]): what differs from one process to the next
+//!   headline ([`test()`], [`process_medians`]): what differs from one process to the next
 //!   (where the kernel placed it, the state of its vCPU) is what the test weighs. Below
 //!   that, the fallback is a two-sided Mann–Whitney U test on the clean samples, which
 //!   sees one process's spread only. The p-values of all ids are corrected together
