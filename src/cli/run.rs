@@ -43,8 +43,8 @@ pub struct RunArgs {
     #[arg(long)]
     pub full: bool,
     /// Measure every benchmark in K fresh processes, the order shuffled between them; the
-    /// headline is then across processes [default: 1 with --quick, 10 with --full, each of
-    /// them with the quick plan's samples]
+    /// headline is then across processes [default: 3 with --quick, sharing one quick
+    /// process's samples; 10 with --full, each with the quick plan's samples]
     #[arg(long, value_name = "K", value_parser = clap::value_parser!(u16).range(1..=100))]
     pub invocations: Option<u16>,
     /// Plan invocations and samples per row until its 95% CI is within ±PCT (e.g. 2%),

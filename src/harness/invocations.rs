@@ -25,29 +25,30 @@ use crate::model::{Mode, Run, RunOptions, RunStatus};
 /// The hidden subcommand that measures one invocation.
 pub const COMMAND: &str = "internal-invocation";
 
-/// Invocations per run when `--invocations` is not given: quick mode stays one process
-/// (its CI is the within-process one, and says so; `--invocations 3` measures every row
-/// in three fresh processes with a third of one process's samples each, see
-/// [`plan_for`], so that two quick runs are compared at the process level); full mode
-/// samples the process level with ten processes, each measuring every row with the quick plan (see
-/// [`plan_mode`]). Why ten short processes rather than three long ones: on the 2-vCPU VM
-/// this was tuned on, a row's figure in one process is tight (±1–3 ns for `getpid`) but
-/// the process lands in one of two states for the whole row (127 or 165 ns, the state
-/// belongs to the vCPU it runs on and lasts tens of seconds), so nearly all the variance
-/// is between processes and more samples in a process buy nothing (Kalibera and Jones:
-/// spend on the level that varies). Ten processes give the median of their medians a
-/// distribution-free 95% interval, `[x₍₂₎, x₍₉₎]` (97.9%), and cost no more than the three
-/// long ones did (docs/noise.md has the figures).
+/// Invocations per run when `--invocations` is not given: quick mode measures every row
+/// in [`QUICK_INVOCATIONS`] fresh processes with a third of one process's samples each
+/// (see [`plan_for`]), so that two quick runs are compared at the process level — one
+/// process's samples cannot see how far processes differ, and two one-process quick runs
+/// of one binary were called changed for 111 of 286 ids; `--invocations 1` is the one
+/// process of before. Full mode samples the process level with ten processes, each
+/// measuring every row with the quick plan (see [`plan_mode`]). Why ten short processes
+/// rather than three long ones: on the 2-vCPU VM this was tuned on, a row's figure in one
+/// process is tight (±1–3 ns for `getpid`) but the process lands in one of two states for
+/// the whole row (127 or 165 ns, the state belongs to the vCPU it runs on and lasts tens
+/// of seconds), so nearly all the variance is between processes and more samples in a
+/// process buy nothing (Kalibera and Jones: spend on the level that varies). Ten
+/// processes give the median of their medians a distribution-free 95% interval,
+/// `[x₍₂₎, x₍₉₎]` (97.9%), and cost no more than the three long ones did (docs/noise.md
+/// has the figures).
 pub fn default_invocations(mode: Mode) -> usize {
     match mode {
-        Mode::Quick => 1,
+        Mode::Quick => QUICK_INVOCATIONS,
         Mode::Full => FULL_INVOCATIONS,
     }
 }
 
-/// The processes a quick run across processes shares one process's samples between: the
-/// fewest that the comparison tests at the process level
-/// (`model::change::MIN_INVOCATIONS`).
+/// The processes a quick run shares one process's samples between: the fewest that the
+/// comparison tests at the process level (`model::change::MIN_INVOCATIONS`).
 pub const QUICK_INVOCATIONS: usize = 3;
 
 /// Invocations of a full run when `--invocations` is not given.
@@ -250,8 +251,8 @@ mod tests {
     use super::*;
 
     #[test]
-    fn quick_stays_one_process_and_full_samples_the_process_level() {
-        assert_eq!(default_invocations(Mode::Quick), 1);
+    fn quick_and_full_both_sample_the_process_level() {
+        assert_eq!(default_invocations(Mode::Quick), QUICK_INVOCATIONS);
         assert_eq!(QUICK_INVOCATIONS, crate::model::change::MIN_INVOCATIONS);
         assert!(default_invocations(Mode::Full) >= crate::model::change::MIN_INVOCATIONS);
         // Enough processes for a distribution-free 95% interval of their median.

@@ -1,9 +1,9 @@
 //! How far runs of the same thing agree: the A/A checks of the noise the figures carry.
 //!
 //! - [`decide_runs`]: the verdicts of one run against another for every id both measured,
-//!   decided together the way `compare` decides them (the invocation-level test where
-//!   both have enough invocations, else the samples'; Benjamini–Hochberg over all ids;
-//!   the effect-size threshold). Between two runs of the same build every "changed" is a
+//!   decided together the way `compare` decides them (the process-level test where both
+//!   have enough processes, else the samples'; Benjamini–Hochberg over all ids; the
+//!   effect-size threshold; the run-to-run spread where a run learned one). Between two runs of the same build every "changed" is a
 //!   false one.
 //! - [`agreement`]: across three or more runs, the share of ids whose headline CI in each
 //!   run contains the other runs' medians, and the share whose medians all lie within a
@@ -44,10 +44,11 @@ pub fn decide(before: &[BenchResult], after: &[BenchResult], min_effect: f64) ->
         };
         let (ca, cb) = (clean(a), clean(b));
         let (ia, ib) = (
-            a.invocations.as_ref().map(|i| i.fast_medians()),
-            b.invocations.as_ref().map(|i| i.fast_medians()),
+            a.invocations.as_ref().and_then(change::process_medians),
+            b.invocations.as_ref().and_then(change::process_medians),
         );
-        if let Some(t) = change::test((&ca, ia.as_deref()), (&cb, ib.as_deref()), (ha, hb)) {
+        let runs = change::learned_spread(run_level(a), run_level(b));
+        if let Some(t) = change::test((&ca, ia.as_deref()), (&cb, ib.as_deref()), (ha, hb), runs) {
             tests.push((a.id.clone(), t, a.better));
         }
     }
@@ -63,6 +64,11 @@ pub fn decide(before: &[BenchResult], after: &[BenchResult], min_effect: f64) ->
             verdict: change::verdict(&t, discovered, better, min_effect),
         })
         .collect()
+}
+
+/// The run-to-run spread `r`'s run learned for it, if any.
+fn run_level(r: &BenchResult) -> Option<&super::runlevel::RunLevel> {
+    r.invocations.as_ref().and_then(|i| i.runs.as_ref())
 }
 
 fn comparable(r: &BenchResult) -> bool {

@@ -1,25 +1,40 @@
 //! Did a figure change between two runs, or is the difference noise?
 //!
-//! The test: a two-sided Mann–Whitney U test on the two runs' clean per-sample values,
-//! plus a minimum effect size on the ratio of medians. Both must agree before a change
-//! is called.
+//! Three levels of noise, three gates; a change is called only through all of them:
 //!
-//! Why this test: samples of a benchmark are not normal (a floor set by the hardware and a
+//! - **processes**: when both runs measured an id in at least [`MIN_INVOCATIONS`] fresh
+//!   processes, Welch's t on the logarithms of the medians of the processes in each
+//!   headline ([`test()`], [`process_medians`]): what differs from one process to the next
+//!   (where the kernel placed it, the state of its vCPU) is what the test weighs. Below
+//!   that, the fallback is a two-sided Mann–Whitney U test on the clean samples, which
+//!   sees one process's spread only. The p-values of all ids are corrected together
+//!   (Benjamini–Hochberg, [`FDR`]).
+//! - **effect**: the medians must differ by at least `min_effect` (5% by default,
+//!   `compare --threshold`): with dozens of samples a test finds shifts of a percent,
+//!   and a shared machine moves figures by that much without any change in what is
+//!   measured.
+//! - **runs**: on a virtual machine whole runs differ by more than their processes do (the
+//!   share of processes on a slow vCPU, the fast state itself by a few per cent), and all
+//!   the ids of a run move together — so a process-level test of two runs a few per cent
+//!   apart finds dozens of "changes" at once, each significant and each the machine's.
+//!   A run that learned how far this machine's runs differ (`model::runlevel`, from
+//!   earlier runs like it in its store) carries that spread per id; the two headlines
+//!   must then lie further apart than two runs of the machine do with probability
+//!   [`ALPHA`] ([`run_bound`]). Runs on a new machine, with nothing learned, are tested
+//!   at the first two levels only, and `compare` says so.
+//!
+//! Why Mann–Whitney for samples: they are not normal (a floor set by the hardware and a
 //! long right tail of interrupts and preemptions), so a t-test on means is pulled by a
-//! few outliers; Mann–Whitney uses only ranks, is distribution-free, and asks the question
-//! we want answered — does one run's per-sample figure tend to be larger than the other's?
-//! We use the normal approximation with the tie correction and a continuity correction,
-//! which is accurate from about five samples per side; below four we say so and call
-//! nothing.
-//!
-//! Why a minimum effect too: with dozens of samples the test detects shifts of a percent
-//! or less, and between two runs on a shared machine the CPU frequency, cache placement
-//! and neighbours move figures by a few percent without any change in what is measured —
-//! a drift that the spread *within* one run cannot show. So a difference must also exceed
-//! `min_effect` (5% by default, `compare --threshold`) of the first run's median to be
-//! called faster or slower. And p < 0.01 rather than 0.05, because a comparison tests
-//! dozens of ids at once: at 0.05 one id in twenty would be called changed by chance.
+//! few outliers; Mann–Whitney uses only ranks and is distribution-free. We use the normal
+//! approximation with the tie correction and a continuity correction, which is accurate
+//! from about five samples per side; below four we say so and call nothing. Why Welch on
+//! logarithms for processes: a process's median is one robust figure, a change is a
+//! ratio, and with three to ten processes a side a rank test cannot reach small p-values
+//! at all (three against three: never below 0.05). And p < 0.01 rather than 0.05 for [`compare`],
+//! because a comparison tests dozens of ids at once.
 
+use super::levels::Invocations;
+use super::runlevel::RunLevel;
 use super::stats::median;
 use super::unit::Better;
 
@@ -89,8 +104,9 @@ pub fn compare(before: &[f64], after: &[f64], better: Better, min_effect: f64) -
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Level {
     /// Welch's t test on the logarithms of the medians of the processes in each headline
-    /// (the fast state, see [`super::levels::fast_state`]; both runs had at
-    /// least [`MIN_INVOCATIONS`] invocations).
+    /// (the fast state, see [`super::levels::fast_state`]; every process's when fewer
+    /// than two are): both runs measured the id in at least [`MIN_INVOCATIONS`]
+    /// processes.
     Invocations,
     /// Mann–Whitney U on the pooled clean samples: the fallback, blind to the variation
     /// between processes.
@@ -109,37 +125,89 @@ pub struct Test {
     pub ratio: f64,
     pub p_value: f64,
     pub level: Level,
+    /// How far apart two runs' headlines of this id lie only [`ALPHA`] of the time on this
+    /// machine, as a bound on |ln ratio|, from the run-to-run spread a run learned from
+    /// earlier runs like it ([`run_bound`]); `None` when neither run learned one.
+    pub run_bound: Option<f64>,
 }
 
-/// The test of one id: at the invocation level when both sides have at least
-/// [`MIN_INVOCATIONS`] invocation medians, otherwise on the clean samples. `None` when
-/// either side has too little to test.
+impl Test {
+    /// Whether the two headlines lie further apart than this machine's runs do by
+    /// themselves (always, when no run-to-run spread is known).
+    pub fn beyond_runs(&self) -> bool {
+        self.run_bound
+            .is_none_or(|bound| self.ratio.ln().abs() > bound)
+    }
+}
+
+/// The medians a comparison tests of a result measured in several processes: `None`
+/// below [`MIN_INVOCATIONS`] processes; else the medians of the processes in its
+/// headline (the fast state), or every process's when fewer than two are — a headline of
+/// one process has no spread to test with, and falling back to the samples would test
+/// within one process what differs between them.
+pub fn process_medians(inv: &Invocations) -> Option<Vec<f64>> {
+    if inv.count() < MIN_INVOCATIONS {
+        return None;
+    }
+    let fast = inv.fast_medians();
+    Some(if fast.len() >= 2 { fast } else { inv.medians() })
+}
+
+/// The run-to-run spread of one id to test two runs against: the wider of the two runs'
+/// learned spreads (`(sd of ln headline, degrees of freedom)`, see
+/// [`super::runlevel::RunLevel`]), or the one run's that learned one.
+pub fn learned_spread(a: Option<&RunLevel>, b: Option<&RunLevel>) -> Option<(f64, usize)> {
+    [a, b]
+        .into_iter()
+        .flatten()
+        .filter(|l| l.sd_log.is_finite() && l.df > 0)
+        .map(|l| (l.sd_log, l.df))
+        .max_by(|x, y| x.0.total_cmp(&y.0))
+}
+
+/// The bound on |ln ratio| of two runs' headlines that a machine whose runs differ by
+/// `sd_log` (one run's sd of ln headline, `df` degrees of freedom) exceeds only [`ALPHA`]
+/// of the time: two runs differ by two draws of the spread, so
+/// `t(1 − α/2, df) · √2 · sd_log`.
+pub fn run_bound((sd_log, df): (f64, usize)) -> f64 {
+    super::levels::t_quantile(1.0 - ALPHA / 2.0, df as f64) * std::f64::consts::SQRT_2 * sd_log
+}
+
+/// The test of one id: at the process level when both sides have process medians (see
+/// [`process_medians`]), otherwise on the clean samples; `runs` is the learned run-to-run
+/// spread ([`learned_spread`]), which the difference must also exceed. `None` when either
+/// side has too little to test.
 pub fn test(
     before: (&[f64], Option<&[f64]>),
     after: (&[f64], Option<&[f64]>),
     headlines: (f64, f64),
+    runs: Option<(f64, usize)>,
 ) -> Option<Test> {
     let ratio = headlines.1 / headlines.0;
+    let run_bound = runs.map(run_bound);
     match (before.1, after.1) {
-        (Some(a), Some(b)) if a.len() >= MIN_INVOCATIONS && b.len() >= MIN_INVOCATIONS => {
-            Some(Test {
-                ratio,
-                p_value: welch_log_p(a, b),
-                level: Level::Invocations,
-            })
-        }
+        (Some(a), Some(b)) if a.len() >= 2 && b.len() >= 2 => Some(Test {
+            ratio,
+            p_value: welch_log_p(a, b),
+            level: Level::Invocations,
+            run_bound,
+        }),
         _ if before.0.len() < MIN_SAMPLES || after.0.len() < MIN_SAMPLES => None,
         _ => Some(Test {
             ratio,
             p_value: mann_whitney_p(before.0, after.0),
             level: Level::Samples,
+            run_bound,
         }),
     }
 }
 
-/// The verdict of a test that survived (or not) the correction for many ids.
+/// The verdict of a test that survived (or not) the correction for many ids: a change
+/// is called when the corrected test finds one, the figures differ by at least
+/// `min_effect`, and by more than this machine's runs differ by themselves
+/// ([`Test::beyond_runs`]).
 pub fn verdict(t: &Test, discovered: bool, better: Better, min_effect: f64) -> Verdict {
-    if !(discovered && (t.ratio - 1.0).abs() >= min_effect) {
+    if !(discovered && (t.ratio - 1.0).abs() >= min_effect && t.beyond_runs()) {
         Verdict::NoChange
     } else if (t.ratio > 1.0) == (better == Better::Lower) {
         Verdict::Slower
@@ -338,14 +406,110 @@ mod tests {
     }
 
     #[test]
-    fn the_test_uses_invocations_when_both_sides_have_three() {
+    fn the_test_uses_processes_when_both_sides_have_process_medians() {
         let s = noisy(1.0, 30, 1);
         let inv = [1.0, 1.01, 0.99];
-        let t = test((&s, Some(&inv)), (&s, Some(&inv)), (1.0, 1.0)).unwrap();
+        let t = test((&s, Some(&inv)), (&s, Some(&inv)), (1.0, 1.0), None).unwrap();
         assert_eq!(t.level, Level::Invocations);
-        let t = test((&s, Some(&inv[..2])), (&s, Some(&inv)), (1.0, 1.0)).unwrap();
+        let t = test((&s, Some(&inv[..2])), (&s, Some(&inv)), (1.0, 1.0), None).unwrap();
+        assert_eq!(
+            t.level,
+            Level::Invocations,
+            "two in a headline still have a spread"
+        );
+        let t = test((&s, Some(&inv[..1])), (&s, Some(&inv)), (1.0, 1.0), None).unwrap();
         assert_eq!(t.level, Level::Samples);
-        assert!(test((&s[..2], None), (&s, None), (1.0, 1.0)).is_none());
+        let t = test((&s, None), (&s, Some(&inv)), (1.0, 1.0), None).unwrap();
+        assert_eq!(t.level, Level::Samples);
+        assert!(test((&s[..2], None), (&s, None), (1.0, 1.0), None).is_none());
+    }
+
+    /// Processes with these medians, each ±1% within.
+    fn processes(medians: &[f64]) -> Invocations {
+        Invocations {
+            within: medians
+                .iter()
+                .map(|&m| crate::model::Summary::around(m, m * 0.01))
+                .collect(),
+            runs: None,
+            slower: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn process_medians_need_three_processes_and_keep_a_spread() {
+        assert_eq!(process_medians(&processes(&[1.0, 1.1])), None);
+        let mut three = processes(&[1.0, 1.02, 1.3]);
+        three.slower = vec![2];
+        assert_eq!(process_medians(&three), Some(vec![1.0, 1.02]));
+        // One process left in the headline: every process is tested.
+        three.slower = vec![1, 2];
+        assert_eq!(process_medians(&three), Some(vec![1.0, 1.02, 1.3]));
+    }
+
+    fn level(sd_log: f64, df: usize) -> RunLevel {
+        RunLevel {
+            earlier_runs: 3,
+            sd_log,
+            df,
+            low: 0.0,
+            high: 0.0,
+            process_low: 0.0,
+            process_high: 0.0,
+        }
+    }
+
+    #[test]
+    fn the_wider_learned_spread_bounds_the_test() {
+        assert_eq!(learned_spread(None, None), None);
+        let (a, b) = (level(0.02, 100), level(0.05, 40));
+        assert_eq!(learned_spread(Some(&a), None), Some((0.02, 100)));
+        assert_eq!(learned_spread(Some(&a), Some(&b)), Some((0.05, 40)));
+        assert_eq!(learned_spread(Some(&b), Some(&a)), Some((0.05, 40)));
+        // t(0.995, ∞) ≈ 2.576: two runs 2% apart each (sd of ln) differ by more than
+        // 2.576 · √2 · 2% = 7.3% one time in a hundred.
+        let bound = run_bound((0.02, 100_000));
+        assert!((bound - 2.576 * 2f64.sqrt() * 0.02).abs() < 1e-3, "{bound}");
+    }
+
+    #[test]
+    fn a_difference_within_the_machine_s_run_to_run_spread_is_no_change() {
+        // Three tight processes a side, 7% apart: the process level alone calls it.
+        let a = [1.0, 1.005, 0.995];
+        let b: Vec<f64> = a.iter().map(|v| v * 1.07).collect();
+        let s = noisy(1.0, 30, 1);
+        let t = test((&s, Some(&a)), (&s, Some(&b)), (1.0, 1.07), None).unwrap();
+        assert!(t.p_value < 1e-3, "{t:?}");
+        assert_eq!(verdict(&t, true, Better::Lower, 0.05), Verdict::Slower);
+        // Runs of this machine differ by 3% (sd of ln): 7% is within what two runs do.
+        let t = test(
+            (&s, Some(&a)),
+            (&s, Some(&b)),
+            (1.0, 1.07),
+            Some((0.03, 200)),
+        )
+        .unwrap();
+        assert!(!t.beyond_runs());
+        assert_eq!(verdict(&t, true, Better::Lower, 0.05), Verdict::NoChange);
+        // 15% is not.
+        let c: Vec<f64> = a.iter().map(|v| v * 1.15).collect();
+        let t = test(
+            (&s, Some(&a)),
+            (&s, Some(&c)),
+            (1.0, 1.15),
+            Some((0.03, 200)),
+        )
+        .unwrap();
+        assert_eq!(verdict(&t, true, Better::Lower, 0.05), Verdict::Slower);
+        // Faster by as much: the bound is on the size of the ratio, either way.
+        let t = test(
+            (&s, Some(&c)),
+            (&s, Some(&a)),
+            (1.0, 1.0 / 1.15),
+            Some((0.03, 200)),
+        )
+        .unwrap();
+        assert_eq!(verdict(&t, true, Better::Lower, 0.05), Verdict::Faster);
     }
 
     #[test]

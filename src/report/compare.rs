@@ -16,6 +16,7 @@ use std::fmt;
 
 use crate::model::change::{self, Verdict};
 use crate::model::resolution;
+use crate::model::runlevel::RunLevel;
 use crate::model::unit::format_value;
 use crate::model::{BenchResult, Better, Measure, NotComparable, Run, Status, Unit};
 use crate::reference::{Comparability, Figure, Machine};
@@ -97,6 +98,7 @@ impl Column {
                     samples: None,
                     ci: None,
                     invocations: None,
+                    runs: None,
                     source: Some(short_source(f.seed, &f.place, machine.name)),
                     below_resolution: false,
                     comparability: f.comparability,
@@ -131,8 +133,12 @@ struct Value {
     /// The confidence interval of the median as factors of it (low, high), for a run's
     /// measured row with more than one sample.
     ci: Option<(f64, f64)>,
-    /// The invocation medians, for a row measured in several processes.
+    /// The process medians a comparison tests ([`change::process_medians`]), for a row
+    /// measured in enough processes.
     invocations: Option<Vec<f64>>,
+    /// The run-to-run spread the run learned for this row, when it learned one from
+    /// earlier runs like it.
+    runs: Option<Box<RunLevel>>,
     source: Option<String>,
     /// The run's figure is the raw one: the operation was cheaper than the clock.
     below_resolution: bool,
@@ -196,7 +202,12 @@ fn run_cell(r: &BenchResult, mhz: Option<f64>) -> Cell {
                     .as_ref()
                     .filter(|s| !r.derived && s.n > 1 && s.median > 0.0)
                     .map(|s| (s.ci_low / s.median, s.ci_high / s.median)),
-                invocations: r.invocations.as_ref().map(|i| i.fast_medians()),
+                invocations: r.invocations.as_ref().and_then(change::process_medians),
+                runs: r
+                    .invocations
+                    .as_ref()
+                    .and_then(|i| i.runs.clone())
+                    .map(Box::new),
                 source: None,
                 below_resolution: r.below_resolution,
                 comparability: Comparability::Same,
@@ -263,14 +274,59 @@ struct Decisions {
     verdicts: Vec<(String, String)>,
     tested: usize,
     changed: usize,
-    /// How many tests were at the invocation level, and how many on samples.
+    /// How many tests were at the process level, and how many on samples.
     at_invocations: usize,
     at_samples: usize,
+    /// The bounds (as ratios, e.g. 1.07) of the tests also held against a run-to-run
+    /// spread learned from earlier runs.
+    run_bounds: Vec<f64>,
 }
 
 impl Decisions {
     fn of(id: &str, list: &[(String, String)]) -> Option<String> {
         list.iter().find(|(i, _)| i == id).map(|(_, v)| v.clone())
+    }
+}
+
+impl Decisions {
+    /// At which level the ids were tested: processes, samples, or some of each.
+    fn level_text(&self) -> String {
+        match (self.at_invocations, self.at_samples) {
+            (0, 0) => String::new(),
+            (_, 0) => " (all at the process level)".to_string(),
+            (0, _) => format!(
+                " (all on samples: a run needs {} processes for the process level)",
+                change::MIN_INVOCATIONS
+            ),
+            (i, s) => format!(" ({i} at the process level, {s} on samples)"),
+        }
+    }
+
+    /// Whether the tests were also held against the run-to-run spread learned from
+    /// earlier runs, and how wide that made the bound.
+    fn runs_text(&self) -> String {
+        let (lo, hi) = self
+            .run_bounds
+            .iter()
+            .fold((f64::INFINITY, 0.0f64), |(lo, hi), &b| {
+                (lo.min(b), hi.max(b))
+            });
+        let range = if hi - lo < 0.005 {
+            format!("×{}", figures3(hi))
+        } else {
+            format!("×{} to ×{}", figures3(lo), figures3(hi))
+        };
+        match self.run_bounds.len() {
+            0 if self.tested > 0 => "none against how far this machine's runs differ: \
+                 neither run learned that from earlier runs like it (the first runs on a \
+                 machine, or sides measured alternately as `ab` does)"
+                .to_string(),
+            0 => String::new(),
+            n => format!(
+                "{n} of them also against how far this machine's earlier runs differed (a \
+                 change must exceed {range})"
+            ),
+        }
     }
 }
 
@@ -308,7 +364,13 @@ fn decide(first: &Column, other: &Column, ids: &[String], min_effect: f64) -> De
             a.invocations.as_ref().map(|v| per(v, ma)),
             b.invocations.as_ref().map(|v| per(v, mb)),
         );
-        if let Some(t) = change::test((&pa, ia.as_deref()), (&pb, ib.as_deref()), (1.0, ratio)) {
+        let runs = change::learned_spread(a.runs.as_deref(), b.runs.as_deref());
+        if let Some(t) = change::test(
+            (&pa, ia.as_deref()),
+            (&pb, ib.as_deref()),
+            (1.0, ratio),
+            runs,
+        ) {
             tests.push((id.clone(), t, a.better));
         }
     }
@@ -320,11 +382,15 @@ fn decide(first: &Column, other: &Column, ids: &[String], min_effect: f64) -> De
         changed: 0,
         at_invocations: 0,
         at_samples: 0,
+        run_bounds: Vec::new(),
     };
     for ((id, t, better), discovered) in tests.iter().zip(found) {
         match t.level {
             change::Level::Invocations => d.at_invocations += 1,
             change::Level::Samples => d.at_samples += 1,
+        }
+        if let Some(bound) = t.run_bound {
+            d.run_bounds.push(bound.exp());
         }
         let v = change::verdict(t, discovered, *better, min_effect);
         let text = match v {
@@ -464,32 +530,29 @@ pub fn compare_table(columns: &[Column], min_effect: f64) -> Result<String, NoCo
     }
     for (c, d) in columns[1..].iter().zip(&decisions) {
         let Some(d) = d else { continue };
-        let level = match (d.at_invocations, d.at_samples) {
-            (0, 0) => String::new(),
-            (_, 0) => " (all at the invocation level)".to_string(),
-            (0, _) => format!(
-                " (all on samples: a run needs {} invocations for the process level)",
-                change::MIN_INVOCATIONS
-            ),
-            (i, s) => format!(" ({i} at the invocation level, {s} on samples)"),
-        };
         out.push_str(&format!(
-            "{} against {}: {} ids tested{level}, {} called changed.\n",
+            "{} against {}: {} ids tested{}, {} called changed; {}.\n",
             c.name(),
             columns[0].name(),
             d.tested,
-            d.changed
+            d.level_text(),
+            d.changed,
+            d.runs_text()
         ));
     }
     out.push_str(&format!(
         "ratio = column / {}, each figure taken per one operation of its basis, in time per \
          operation (a rate's ratio is inverted: above 1, the column took longer); two figures \
          of different operations are \"not comparable\". Between runs: each id is tested — \
-         Welch's t on the logarithms of the medians of the processes in each headline (the \
-         fast state) when both runs have at least {} invocations, else a Mann–Whitney U test on the clean samples — the p-values are \
-         corrected for the number of ids tested (Benjamini–Hochberg, false discovery rate \
-         {:.0}%), and a change is called when the corrected test finds one and the figures \
-         differ by at least {:.0}%; otherwise \"no significant change\". Against a \
+         at the process level (Welch's t on the logarithms of the medians of the processes \
+         in each headline, the fast state) when both runs measured it in at least {} \
+         processes, else on samples (a Mann–Whitney U test on the clean samples) — the \
+         p-values are corrected for the number of ids tested (Benjamini–Hochberg, false \
+         discovery rate {:.0}%), and a change is called when the corrected test finds one, \
+         the figures differ by at least {:.0}%, and, where a run learned how far this \
+         machine's runs differ from earlier runs like it, by more than two such runs \
+         differ in {:.0} of {:.0} cases (t · √2 · their spread); otherwise \"no significant \
+         change\". Against a \
          historical machine: today's speed-up where today's row does the paper's operation, \
          marked {} where it does the same kind of work with another program (the reason \
          above), and none where the work differs.\n",
@@ -497,6 +560,8 @@ pub fn compare_table(columns: &[Column], min_effect: f64) -> Result<String, NoCo
         change::MIN_INVOCATIONS,
         change::FDR * 100.0,
         min_effect * 100.0,
+        (1.0 - change::ALPHA) * 100.0,
+        100.0,
         Comparability::MARK
     ));
     if with_machine {
@@ -873,7 +938,7 @@ mod tests {
             let (a, b) = (fixture(2 * seed, 5, None), fixture(2 * seed + 1, 5, None));
             let t = compare_table(&[a, b], change::DEFAULT_MIN_EFFECT).unwrap();
             assert!(
-                t.contains("40 ids tested (all at the invocation level)"),
+                t.contains("40 ids tested (all at the process level)"),
                 "{t}"
             );
             false_calls += changed(&t).len();
@@ -904,6 +969,81 @@ mod tests {
             false_calls * 20 <= tested,
             "{false_calls} of {tested} A/A tests called changed"
         );
+    }
+
+    /// `c` with every figure of every id × `factor`, and each id's learned run-to-run
+    /// spread `sd_log` when given.
+    fn shifted(c: Column, factor: f64, sd_log: Option<f64>) -> Column {
+        let Column::Run { name, about, run } = c else {
+            unreachable!("a fixture is a run")
+        };
+        let mut results = run.results.clone();
+        for id in run.results.iter().map(|r| r.id.clone()) {
+            results = crate::model::agreement::inject_results(&results, &id, factor);
+        }
+        for r in &mut results {
+            r.invocations.as_mut().unwrap().runs = sd_log.map(|sd_log| RunLevel {
+                earlier_runs: 3,
+                sd_log,
+                df: 80,
+                low: 0.0,
+                high: 0.0,
+                process_low: 0.0,
+                process_high: 0.0,
+            });
+        }
+        Column::Run {
+            name,
+            about,
+            run: Box::new(Run::of(results)),
+        }
+    }
+
+    #[test]
+    fn a_whole_run_a_few_percent_off_is_the_machine_when_its_runs_differ_that_much() {
+        // Every id of the second run 7% slower, its processes as tight as the first's
+        // (1.5% apart): what a machine whose runs differ does to a run as a whole. The
+        // processes alone call most of the 40 ids slower, and the footnote says nothing
+        // was learned about the runs.
+        let t = compare_table(
+            &[
+                fixture(1, 5, None),
+                shifted(fixture(2, 5, None), 1.07, None),
+            ],
+            0.05,
+        )
+        .unwrap();
+        assert!(changed(&t).len() >= 30, "{t}");
+        assert!(
+            t.contains("none against how far this machine's runs differ"),
+            "{t}"
+        );
+        // The second run learned from earlier runs that this machine's runs differ by
+        // 3% (sd of ln): 7% is within 2.64 · √2 · 3% = 11.2%, and nothing is called.
+        let learned = shifted(fixture(2, 5, None), 1.07, Some(0.03));
+        let t = compare_table(&[fixture(1, 5, None), learned], 0.05).unwrap();
+        assert!(changed(&t).is_empty(), "{t}");
+        assert!(
+            t.contains(
+                "40 of them also against how far this machine's earlier runs differed (a \
+                 change must exceed ×1.12)"
+            ),
+            "{t}"
+        );
+        // A 20% slowdown of one id stands out from both.
+        let Column::Run { name, about, run } = shifted(fixture(2, 5, None), 1.0, Some(0.03)) else {
+            unreachable!()
+        };
+        let slowed = crate::model::agreement::inject_results(&run.results, "syscall.fixture7", 1.2);
+        let b = Column::Run {
+            name,
+            about,
+            run: Box::new(Run::of(slowed)),
+        };
+        let t = compare_table(&[fixture(1, 5, None), b], 0.05).unwrap();
+        let calls = changed(&t);
+        assert_eq!(calls.len(), 1, "{t}");
+        assert!(calls[0].contains("syscall.fixture7 "), "{t}");
     }
 
     #[test]

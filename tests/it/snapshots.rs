@@ -216,7 +216,7 @@ fn mock_run(args: &[&str], code: i32) -> String {
 #[test]
 fn what_run_prints_is_pinned() {
     // One process: the tables, the start's warnings, where it was stored, the summary.
-    insta::assert_snapshot!("run_mock", mock_run(&["--quick"], 0));
+    insta::assert_snapshot!("run_mock", mock_run(&["--quick", "--invocations", "1"], 0));
     // Across processes: the merged rows, the run level's note, and the quiet-machine
     // reference measured again at the end (the mock's moves by 20%): the drift warning,
     // after the tables.
