@@ -605,9 +605,11 @@ pub fn cost_text(m: &CostMeasurement) -> String {
         s.push_str(&format!("{r}\n"));
     }
     s.push_str(
-        "added: the CPU-bound loop's time beyond observing nothing's (what the observer's \
-         threads, perf and the profile's interrupts took from its CPU). share of one CPU: the \
-         observer's own CPU time over its span, plus the added time per call × the calls the \
+        "The loops' times are their thread's CPU time (what observing charges to it: the \
+         tracepoints' records written in its calls, the profile's interrupts), not the time \
+         others sharing its CPU ran. share of one CPU: the observer's own threads' CPU time \
+         over its span (with the call mix, that includes reading the records of the loop's \
+         own calls, so it is an upper bound), plus the added time per call × the calls the \
          rest of the machine made per second meanwhile (the loops' own left out); a machine \
          making more calls pays more. Target for the rates and the call mix: under 2%.\n",
     );

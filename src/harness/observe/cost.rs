@@ -6,13 +6,16 @@
 //! round (so that a drift of the machine's load falls on each setting alike). In each
 //! setting the observer is started beside this process (its threads and `perf record`
 //! are not pinned), given a moment to settle, and then this thread, pinned to one CPU,
-//! times two loops by the monotonic clock: a CPU-bound loop of a fixed count (no system
-//! call), and a fixed number of `getppid` calls (the time per call). The loops' wall time
-//! includes whatever took their CPU from them — the observer's threads, `perf`, the
-//! profile's sampling interrupts, other processes — so the settings are compared by the
-//! median over the rounds against observing nothing, measured the same way.
+//! times two loops by its own CPU clock (`CLOCK_THREAD_CPUTIME_ID`): a CPU-bound loop of
+//! a fixed count (no system call), and a fixed number of `getppid` calls (the time per
+//! call). The thread's CPU time holds what observing charges to it — the tracepoints'
+//! records written in its calls, the profile's sampling interrupts — and not the time
+//! other processes sharing its CPU ran, which on a busy machine would swamp it (wall
+//! time there grows by the CPU's sharing factor). What the observer's own threads use is
+//! measured apart (getrusage of each). The settings are compared by the median over the
+//! rounds against observing nothing, measured the same way.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use anyhow::Result;
 
@@ -175,9 +178,20 @@ fn one(parts: Option<Parts>, cpu: usize) -> Result<One> {
     })
 }
 
-/// A fixed count of dependent integer steps, no system call; its wall time.
+/// This thread's CPU time, seconds.
+fn thread_cpu_now() -> f64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: clock_gettime writes the struct we pass; the clock always exists on Linux.
+    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9
+}
+
+/// A fixed count of dependent integer steps, no system call; its CPU time.
 fn cpu_loop() -> f64 {
-    let start = Instant::now();
+    let start = thread_cpu_now();
     let mut x = 0x9e37_79b9_7f4a_7c15u64;
     for _ in 0..CPU_LOOP {
         x ^= x << 13;
@@ -185,15 +199,15 @@ fn cpu_loop() -> f64 {
         x ^= x << 17;
     }
     std::hint::black_box(x);
-    start.elapsed().as_secs_f64()
+    thread_cpu_now() - start
 }
 
-/// Wall time per getppid, over [`GETPPID_CALLS`] calls.
+/// CPU time per getppid, over [`GETPPID_CALLS`] calls.
 fn getppid_loop() -> f64 {
-    let start = Instant::now();
+    let start = thread_cpu_now();
     for _ in 0..GETPPID_CALLS {
         // SAFETY: getppid has no arguments and cannot fail.
         std::hint::black_box(unsafe { libc::syscall(libc::SYS_getppid) });
     }
-    start.elapsed().as_secs_f64() / GETPPID_CALLS as f64
+    (thread_cpu_now() - start) / GETPPID_CALLS as f64
 }
