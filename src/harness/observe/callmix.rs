@@ -393,7 +393,7 @@ fn sorted_counts(by_id: &BTreeMap<u32, Tallied>, secs: f64, timing: bool) -> Vec
             name: call_name(*id),
             count: t.count,
             per_s: t.count as f64 / secs,
-            time: timing.then(|| CallTime {
+            time: timing.then_some(CallTime {
                 timed: t.timed,
                 total_s: t.ns as f64 * 1e-9,
                 unfinished: t.unfinished,
