@@ -14,7 +14,7 @@ use super::errors::UsageError;
 use super::outfile::OutputFile;
 use super::{output, Exit};
 use crate::harness::interrupt;
-use crate::harness::observe::session::{observe, Beside, Plan, PlanSpan};
+use crate::harness::observe::session::{observe, Beside, Parts, Plan, PlanSpan};
 use crate::model::observation::predict::{predict, Prediction};
 use crate::model::observation::{Span, SystemObservation};
 use crate::report;
@@ -31,9 +31,20 @@ pub struct ObserveArgs {
     /// Do not count the system calls (the tracepoint costs every call a little)
     #[arg(long)]
     pub no_calls: bool,
+    /// Count the system calls but do not time them (tracing each call's exit as well
+    /// as its entry roughly doubles what counting costs every call)
+    #[arg(long)]
+    pub no_call_times: bool,
+    /// Do not trace the page cache's reads (the hit ratio and read-ahead figures)
+    #[arg(long)]
+    pub no_caches: bool,
     /// Do not record the kernel profile (perf record -a -g)
     #[arg(long)]
     pub no_profile: bool,
+    /// Measure what observing costs instead: pinned loops timed with nothing observed
+    /// and with each part on, alternating, ROUNDS rounds (3 when left out)
+    #[arg(long, value_name = "ROUNDS", num_args = 0..=1, default_missing_value = "3")]
+    pub cost: Option<usize>,
     /// A label stored with the observation
     #[arg(long)]
     pub label: Option<String>,
@@ -94,13 +105,20 @@ fn plan(args: &ObserveArgs) -> Result<Plan> {
     Ok(Plan {
         span,
         interval: Duration::from_secs_f64(args.interval),
-        calls: !args.no_calls,
-        profile: !args.no_profile,
+        parts: Parts {
+            calls: !args.no_calls,
+            call_times: !args.no_call_times,
+            caches: !args.no_caches,
+            profile: !args.no_profile,
+        },
         label: args.label.clone(),
     })
 }
 
 pub fn execute(args: ObserveArgs) -> Result<Exit> {
+    if let Some(rounds) = args.cost {
+        return cost(&args, rounds);
+    }
     if let Some(label) = &args.label {
         crate::model::names::check("--label", label).map_err(UsageError)?;
     }
@@ -120,9 +138,7 @@ pub fn execute(args: ObserveArgs) -> Result<Exit> {
     interrupt::install()?;
     let o = observe(&plan, &mut |line| eprintln!("{line}"))?;
     let name = match store.as_mut() {
-        Some(s) => match s.save_observation(&o, None)? {
-            Imported::New(id) | Imported::AlreadyStored(id) => format!("o{id}"),
-        },
+        Some(s) => observation_name(s.save_observation(&o, None)?),
         None => "(not saved)".to_string(),
     };
     let prediction = store.as_ref().and_then(|s| prediction_for(s, &o));
@@ -140,8 +156,32 @@ pub fn execute(args: ObserveArgs) -> Result<Exit> {
     })
 }
 
-/// The prediction of `o`'s system time from the newest stored run on this host that has
-/// per-call rows.
+/// The name a stored observation goes by (`o12`), newly stored or found already there.
+fn observation_name(stored: Imported) -> String {
+    match stored {
+        Imported::New(id) | Imported::AlreadyStored(id) => format!("o{id}"),
+    }
+}
+
+/// `observe --cost ROUNDS`: what observing costs, measured and printed; nothing stored.
+fn cost(args: &ObserveArgs, rounds: usize) -> Result<Exit> {
+    if args.for_.is_some() || !args.command.is_empty() {
+        return Err(
+            UsageError("--cost measures on its own: no --for and no COMMAND".into()).into(),
+        );
+    }
+    if !(1..=50).contains(&rounds) {
+        return Err(UsageError(format!("--cost {rounds}: give 1 to 50 rounds")).into());
+    }
+    let cpu = *crate::harness::cpu::usable_cpus()
+        .last()
+        .ok_or_else(|| anyhow::anyhow!("no CPU this process may use"))?;
+    interrupt::install()?;
+    let m = crate::harness::observe::cost::measure(rounds, cpu, &mut |line| eprintln!("{line}"))?;
+    output::print_text(&report::observation::cost_text(&m))?;
+    Ok(Exit::Success)
+}
+
 /// `--observe-system` of `run` and `exercise`: the whole machine observed, as `observe`
 /// does, from just before the workload's first step to its end; this process's own calls
 /// (the rows measured in it, the processes it starts) are the workload's, counted apart.
@@ -160,6 +200,8 @@ impl SystemWatch {
         Ok(Some(SystemWatch(Beside::start(
             Duration::from_secs(1),
             what,
+            Parts::ALL,
+            true,
         )?)))
     }
 
@@ -185,7 +227,7 @@ pub fn keep_beside(observed: Result<SystemObservation>, store: Option<(&mut Stor
         *run = run_id.map(|id| format!("run {id}"));
     }
     let name = match store.map(|(s, _)| s.save_observation(&o, None)) {
-        Some(Ok(Imported::New(id) | Imported::AlreadyStored(id))) => format!("o{id}"),
+        Some(Ok(stored)) => observation_name(stored),
         Some(Err(e)) => {
             eprintln!("warning: --observe-system: cannot store the observation: {e}");
             return;
@@ -195,6 +237,8 @@ pub fn keep_beside(observed: Result<SystemObservation>, store: Option<(&mut Stor
     eprintln!("{}", report::observation::beside_line(&name, &o));
 }
 
+/// The prediction of `o`'s system time from the newest stored run on this host that has
+/// per-call rows.
 pub fn prediction_for(store: &Store, o: &SystemObservation) -> Option<Prediction> {
     let mix = o.calls.measured()?;
     for row in store.runs().ok()? {

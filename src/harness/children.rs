@@ -305,7 +305,8 @@ pub struct AffinityGuard {
 }
 
 impl AffinityGuard {
-    fn save() -> AffinityGuard {
+    /// The calling thread's mask now.
+    pub fn save() -> AffinityGuard {
         // SAFETY: cpu_set_t is plain data that sched_getaffinity fills.
         unsafe {
             let mut set: libc::cpu_set_t = std::mem::zeroed();

@@ -4,12 +4,15 @@
 //! observing cost; and two observations compared. Every part that could not be measured
 //! says why, in its place.
 
+use crate::model::observation::cost::CostMeasurement;
 use crate::model::observation::predict::Prediction;
 use crate::model::observation::subsystem::VFS;
-use crate::model::observation::{CacheFigure, Part, RateSummary, SystemObservation};
+use crate::model::observation::{
+    CacheFigure, CallCount, CallMix, Part, RateSummary, SystemObservation,
+};
 use crate::model::unit::{format_seconds, Better};
 use crate::report::style::escape;
-use crate::report::table::{new_table, right};
+use crate::report::table::{new_table, right, TextTable};
 
 /// 001 §2.1's long-term averages on the VAX-11/780 timesharing systems, by rate key.
 pub const PAPER_RATES: &[(&str, f64, &str)] = &[
@@ -224,17 +227,8 @@ fn calls_text(o: &SystemObservation) -> String {
             String::new()
         }
     );
-    let mut t = new_table(&["call", "count", "per s", "share"]);
-    for c in mix.calls.iter().take(15) {
-        t.add_row(vec![
-            c.name.clone(),
-            c.count.to_string(),
-            num(c.per_s),
-            pct(c.count as f64 / mix.total.max(1) as f64),
-        ]);
-    }
-    right(&mut t, &[1, 2, 3]);
-    s.push_str(&format!("{t}\n"));
+    let timed = matches!(mix.timing, Some(Part::Measured(_)));
+    s.push_str(&format!("{}\n", calls_table(mix, timed)));
     if mix.calls.len() > 15 {
         s.push_str(&format!("… and {} other calls\n", mix.calls.len() - 15));
     }
@@ -267,8 +261,76 @@ fn calls_text(o: &SystemObservation) -> String {
                 .join(", ")
         ));
     }
-    s.push_str("by time: not measured (timing every call needs its exit traced too)\n\n");
+    s.push_str(&timing_text(mix, o.duration_s));
+    s.push('\n');
     s
+}
+
+/// The commonest calls: counts, and with their time in the kernel when timed.
+fn calls_table(mix: &CallMix, timed: bool) -> TextTable {
+    let mut head = vec!["call", "count", "per s", "share"];
+    if timed {
+        head.extend(["in kernel", "mean"]);
+    }
+    let mut t = new_table(&head);
+    for c in mix.calls.iter().take(15) {
+        let mut row = vec![
+            c.name.clone(),
+            c.count.to_string(),
+            num(c.per_s),
+            pct(c.count as f64 / mix.total.max(1) as f64),
+        ];
+        if timed {
+            row.push(format_seconds(c.total_s()));
+            row.push(c.mean_s().map_or("–".into(), format_seconds));
+        }
+        t.add_row(row);
+    }
+    right(&mut t, if timed { &[1, 2, 3, 4, 5] } else { &[1, 2, 3] });
+    t
+}
+
+/// The calls by their time in the kernel, and what could not be timed; or why calls
+/// were not timed.
+fn timing_text(mix: &CallMix, span_s: f64) -> String {
+    let timing = match &mix.timing {
+        None => return "by time: not measured (recorded before calls were timed)\n".into(),
+        Some(Part::Unavailable { reason }) => return format!("by time: not measured: {reason}\n"),
+        Some(Part::Measured(t)) => t,
+    };
+    let mut by_time: Vec<&CallCount> = mix.calls.iter().filter(|c| c.total_s() > 0.0).collect();
+    by_time.sort_by(|a, b| b.total_s().total_cmp(&a.total_s()));
+    let mut t = new_table(&[
+        "call",
+        "in kernel",
+        "per s of span",
+        "share",
+        "calls timed",
+        "mean",
+    ]);
+    for c in by_time.iter().take(10) {
+        t.add_row(vec![
+            c.name.clone(),
+            format_seconds(c.total_s()),
+            format_seconds(c.total_s() / span_s.max(1e-6)),
+            pct(c.total_s() / timing.total_s.max(1e-12)),
+            c.time.as_ref().map_or(0, |t| t.timed).to_string(),
+            c.mean_s().map_or("–".into(), format_seconds),
+        ]);
+    }
+    right(&mut t, &[1, 2, 3, 4, 5]);
+    format!(
+        "top calls by time in the kernel (wall time from entry to exit: a call that sleeps \
+         counts its sleep)\n{t}\n{} calls timed, {} in the kernel together; not timed: {} \
+         still in a call at the end, {} returned from calls entered before the span, {} \
+         without their exit (a lost or late record); {}\n",
+        timing.timed,
+        format_seconds(timing.total_s),
+        timing.unfinished,
+        timing.exits_unentered,
+        timing.unpaired,
+        timing.method
+    )
 }
 
 fn profile_text(o: &SystemObservation) -> String {
@@ -318,15 +380,14 @@ fn caches_text(caches: &[CacheFigure]) -> String {
     for c in caches {
         match &c.value {
             Part::Measured(v) => s.push_str(&format!(
-                "  {}: {} ({})\n",
+                "  {}: {} — {}\n    how: {}\n",
                 c.name,
-                v.ratio.map(pct).unwrap_or_else(|| {
-                    v.counts
-                        .iter()
-                        .map(|(k, n)| format!("{k} {n}"))
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                }),
+                v.ratio.map_or("– (nothing to divide)".into(), pct),
+                v.counts
+                    .iter()
+                    .map(|(k, n)| format!("{k} {n}"))
+                    .collect::<Vec<_>>()
+                    .join(", "),
                 v.how
             )),
             Part::Unavailable { reason } => {
@@ -370,18 +431,30 @@ fn prediction_text(p: Option<&Prediction>, o: &SystemObservation) -> String {
             "benchmarks tied to real work: needs the call mix\n\n".into()
         };
     };
-    let mut t = new_table(&["call", "per s", "row", "cost per call", "predicted ms/s"]);
+    let mut t = new_table(&[
+        "call",
+        "per s",
+        "row",
+        "cost per call",
+        "observed per call",
+        "predicted ms/s",
+    ]);
     for c in p.calls.iter().take(15) {
         t.add_row(vec![
             c.call.clone(),
             num(c.per_s),
             c.row.clone(),
             format_seconds(c.seconds_per_call),
+            c.observed_seconds_per_call
+                .map_or("–".into(), format_seconds),
             num(c.predicted_s_per_s * 1e3),
         ]);
     }
-    right(&mut t, &[1, 3, 4]);
-    let mut s = format!("benchmarks tied to real work (001 §2.4, 002)\n{t}\n");
+    right(&mut t, &[1, 3, 4, 5]);
+    let mut s = format!(
+        "benchmarks tied to real work (001 §2.4, 002); observed per call: the mean time in \
+         the kernel of the calls seen, sleeping included, where the row's loop never sleeps\n{t}\n"
+    );
     s.push_str(&format!(
         "system time per second (all CPUs): predicted {} ms from {} of the calls, observed {} \
          ms, residual {} ms — the part the micro-benchmarks do not explain (faults, \
@@ -483,6 +556,63 @@ pub fn compare_text(a: (&str, &SystemObservation), b: (&str, &SystemObservation)
         right(&mut t, &[1, 2]);
         s.push_str(&format!("commonest calls\n{t}\n"));
     }
+    s
+}
+
+/// What observing costs (`observe --cost`): each setting's loops beside observing
+/// nothing, and the share of one CPU it takes from a machine making the calls it made.
+pub fn cost_text(m: &CostMeasurement) -> String {
+    let mut t = new_table(&[
+        "observing",
+        "CPU loop",
+        "added",
+        "getppid",
+        "added per call",
+        "observer's CPU",
+        "machine calls/s",
+        "share of one CPU",
+    ]);
+    let mut reasons = Vec::new();
+    for (s, summary) in m.summaries() {
+        match summary {
+            Some(c) => t.add_row(vec![
+                s.name.clone(),
+                format_seconds(c.cpu_loop_s),
+                format!("{:+.1}%", c.cpu_loop_added * 100.0),
+                format_seconds(c.call_s),
+                format_seconds(c.call_added_s),
+                pct(c.observer_share),
+                num(c.machine_calls_per_s),
+                pct(c.share_of_one_cpu),
+            ]),
+            None => {
+                reasons.push(format!(
+                    "{}: not measured: {}",
+                    s.name,
+                    s.unavailable.as_deref().unwrap_or("no round")
+                ));
+                t.add_row(vec![s.name.clone(), "–".into()])
+            }
+        };
+    }
+    right(&mut t, &[1, 2, 3, 4, 5, 6, 7]);
+    let mut s = format!(
+        "what observing costs: medians of {} rounds, the loops pinned to CPU {} ({} getppid \
+         calls a round), each setting beside observing nothing\n{t}\n",
+        m.rounds, m.cpu, m.getppid_calls
+    );
+    for r in reasons {
+        s.push_str(&format!("{r}\n"));
+    }
+    s.push_str(
+        "The loops' times are their thread's CPU time (what observing charges to it: the \
+         tracepoints' records written in its calls, the profile's interrupts), not the time \
+         others sharing its CPU ran. share of one CPU: the observer's own threads' CPU time \
+         over its span (with the call mix, that includes reading the records of the loop's \
+         own calls, so it is an upper bound), plus the added time per call × the calls the \
+         rest of the machine made per second meanwhile (the loops' own left out); a machine \
+         making more calls pays more. Target for the rates and the call mix: under 2%.\n",
+    );
     s
 }
 

@@ -134,6 +134,8 @@ fn bad_input_is_one_line_and_exit_2() {
         vec!["observe", "--for", "10x", "--db", &d],
         vec!["observe", "--for", "1s", "--db", &d, "--", "true"],
         vec!["observe", "--for", "1s", "--interval", "0", "--db", &d],
+        vec!["observe", "--cost", "0"],
+        vec!["observe", "--cost", "2", "--for", "1s"],
         vec!["show", "o99", "--db", &d],
     ] {
         let out = timeshare().args(&args).output().unwrap();
@@ -175,6 +177,86 @@ fn an_ordinary_user_gets_the_rates_and_the_reasons() {
     assert!(text.contains("call mix: unavailable:"), "{text}");
     assert!(text.contains("kernel profile: unavailable:"), "{text}");
     assert!(text.contains("terminal characters: unavailable:"), "{text}");
+    assert!(
+        text.contains("page-cache hit ratio of reads: unavailable:"),
+        "{text}"
+    );
+}
+
+/// As root: every call is timed (the top calls by time), and the page cache's figures are
+/// counted, not explained away; `--no-call-times` and `--no-caches` say they were not asked.
+#[test]
+fn calls_are_timed_and_the_page_cache_counted() {
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    if unsafe { libc::geteuid() } != 0 {
+        eprintln!("skipped: the tracepoints need root here");
+        return;
+    }
+    let observe = |extra: &[&str]| {
+        let out = timeshare()
+            .args(["observe", "--no-profile", "--no-save"])
+            .args(extra)
+            .args([
+                "--",
+                "sh",
+                "-c",
+                "cat /etc/passwd /etc/passwd >/dev/null; sleep 0.2",
+            ])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let text = observe(&[]);
+    assert!(text.contains("top calls by time in the kernel"), "{text}");
+    assert!(
+        text.contains("in kernel") && text.contains("mean"),
+        "{text}"
+    );
+    assert!(text.contains("page-cache hit ratio of reads: "), "{text}");
+    assert!(text.contains("pages asked for"), "{text}");
+    assert!(!text.contains("hit ratio of reads: unavailable"), "{text}");
+    let text = observe(&["--no-call-times", "--no-caches"]);
+    assert!(
+        text.contains("by time: not measured: not asked for (--no-call-times)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("page-cache hit ratio of reads: unavailable: not asked for (--no-caches)"),
+        "{text}"
+    );
+}
+
+/// `observe --cost 1`: every setting measured once beside observing nothing, or said why
+/// not; nothing stored.
+#[test]
+fn what_observing_costs_is_measured() {
+    let out = timeshare()
+        .args(["observe", "--cost", "1"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        text.contains("what observing costs: medians of 1 rounds"),
+        "{text}"
+    );
+    for setting in [
+        "nothing observed",
+        "rates + call mix (entries)",
+        "everything",
+    ] {
+        assert!(text.contains(setting), "{setting}: {text}");
+    }
+    assert!(text.contains("share of one CPU"), "{text}");
 }
 
 fn which(program: &str) -> Option<std::path::PathBuf> {

@@ -1,55 +1,150 @@
 //! The whole machine's system calls by name, command and process tree, for `timeshare
-//! observe` (001 §2.1's "system calls per second", and what they were).
+//! observe` (001 §2.1's "system calls per second", and what they were), with the time
+//! each call spent in the kernel.
 //!
 //! # Counting model
-//! One sampling event per CPU on the kernel's `raw_syscalls:sys_enter` tracepoint, with a
-//! period of 1: every call on the machine writes one record (the caller's pid and the
-//! call's number) into that CPU's ring buffer, which a thread of ours empties every 10 ms
-//! and counts. The kernel's fork and comm records come through the same buffers, so a
-//! process's command name and its parent are known even when it lived for a millisecond.
-//! The call's number is named by the x86-64 table of the `syscalls` crate. A call the
-//! buffer had no room for is counted as lost (the kernel says how many), never guessed.
-//! The observer's own calls are left out of every count: the whole process's when it
-//! observes the machine (`observe --for`, `observe -- COMMAND`), only its observing
-//! threads' when it observes beside a workload of its own (`run --observe-system`), whose
-//! calls are the point.
+//! The kernel's `raw_syscalls:sys_enter` tracepoint, and when calls are timed
+//! `raw_syscalls:sys_exit` as well, on every CPU, read back in time order
+//! ([`super::stream`]): every call on the machine writes one record (the caller's pid and
+//! tid, the time, the call's number) at its entry and one at its exit. The kernel's fork
+//! and comm records come through the same buffers, so a process's command name and its
+//! parent are known even when it lived for a millisecond. The call's number is named by
+//! the x86-64 table of the `syscalls` crate. A record the buffer had no room for is
+//! counted as lost (the kernel says how many), never guessed. The observer's own calls are
+//! left out of every count: the whole process's when it observes the machine (`observe
+//! --for`, `observe -- COMMAND`), only its observing threads' when it observes beside a
+//! workload of its own (`run --observe-system`), whose calls are the point.
 //!
-//! The tracepoint costs each call made on the machine a record's write (a few hundred
-//! nanoseconds), charged to the caller: docs/observe.md measures it.
+//! # Timing model
+//! A call is counted at its entry. Its time is its thread's next exit record less its
+//! entry record, both stamped by the kernel on `CLOCK_MONOTONIC`: wall time in the
+//! kernel, so a call that sleeps (`nanosleep`, a `read` waiting for the disk, `futex`,
+//! `wait4`) counts its sleep, and a call preempted counts the time others ran. What
+//! cannot be paired is counted, not guessed: a call still in the kernel at the end of the
+//! span (unfinished), an exit whose entry came before the span began, an entry followed
+//! by another entry of its thread (a lost or late exit). `exit` and `exit_group` never
+//! return and are not timed.
+//!
+//! Each record costs the caller its write, charged to the call: about 1.1 µs for the
+//! entry's and 0.75 µs more for the exit's on a 2-CPU VM (`observe --cost` measures it;
+//! docs/observe.md has the figures).
 
 use std::collections::{BTreeMap, HashMap, HashSet};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
-use std::thread::JoinHandle;
-use std::time::Duration;
 
-use anyhow::{anyhow, Context, Result};
-use perf_event::events::Tracepoint;
-use perf_event::{Builder, SampleFlag, Sampler};
+use anyhow::Result;
 
 use super::perf::{explain, SyscallTracepoints};
-use crate::model::observation::{CallCount, CallMix, CommandCalls};
+use super::stream::{
+    self, record_time, sample_raw, u32_at, u64_at, Consumer, Reading, TraceStream, RECORD_COMM,
+    RECORD_FORK, RECORD_LOST, RECORD_SAMPLE,
+};
+use crate::model::observation::{CallCount, CallMix, CallTime, CallTiming, CommandCalls, Part};
 
-/// Ring buffer per CPU: 8 MiB holds about 250,000 calls, 2.5 s of a busy machine between
-/// two 10 ms reads.
+/// Ring buffer per CPU: 8 MiB holds about 55,000 timed calls (an entry record of 96
+/// bytes, an exit of 56), half a second of a busy CPU between two 10 ms reads.
 const BUFFER_BYTES: usize = 8 << 20;
 /// Calls named per command in the by-command table.
 const TOP_PER_COMMAND: usize = 5;
 
-const RECORD_LOST: u32 = 2;
-const RECORD_COMM: u32 = 3;
-const RECORD_FORK: u32 = 7;
-const RECORD_SAMPLE: u32 = 9;
+/// The tracepoints read, and where their fields are.
+#[derive(Debug, Clone, Copy)]
+struct Ids {
+    enter: u64,
+    /// `raw_syscalls:sys_exit`, when calls are timed.
+    exit: Option<u64>,
+    /// The call's number (`long id`) in each raw record.
+    enter_id_at: usize,
+    exit_id_at: usize,
+}
+
+/// One record of the stream, decoded.
+#[derive(Debug, Clone, PartialEq)]
+enum Event {
+    Enter { pid: u32, tid: u32, id: u32 },
+    Exit { pid: u32, tid: u32, id: u32 },
+    Fork { pid: u32, ppid: u32 },
+    Comm { pid: u32, name: String },
+    Lost(u64),
+}
+
+/// Decode one record (its bytes after the header) and its time.
+fn decode(ty: u32, b: &[u8], ids: &Ids) -> Option<(u64, Event)> {
+    let time = record_time(ty, b)?;
+    let event = match ty {
+        RECORD_SAMPLE => {
+            // u32 pid, u32 tid, u64 time, u32 raw size, raw: the tracepoint's fields,
+            // led by its common_type (the tracepoint's id).
+            let (pid, tid) = (u32_at(b, 0)?, u32_at(b, 4)?);
+            let raw = sample_raw(b);
+            let kind = u16::from_ne_bytes(raw.get(0..2)?.try_into().ok()?) as u64;
+            if kind == ids.enter {
+                let id = u64_at(raw, ids.enter_id_at)? as u32;
+                Event::Enter { pid, tid, id }
+            } else if Some(kind) == ids.exit {
+                let id = u64_at(raw, ids.exit_id_at)? as u32;
+                Event::Exit { pid, tid, id }
+            } else {
+                return None;
+            }
+        }
+        // u32 pid, ppid, tid, ptid, u64 time.
+        RECORD_FORK => Event::Fork {
+            pid: u32_at(b, 0)?,
+            ppid: u32_at(b, 4)?,
+        },
+        RECORD_COMM => {
+            // u32 pid, tid, then the NUL-terminated name; a thread's own name (pid ≠
+            // tid) is not the process's.
+            let (pid, tid) = (u32_at(b, 0)?, u32_at(b, 4)?);
+            if pid != tid {
+                return None;
+            }
+            let name = b.get(8..)?.split(|&c| c == 0).next().unwrap_or(&[]);
+            Event::Comm {
+                pid,
+                name: String::from_utf8_lossy(name).into_owned(),
+            }
+        }
+        // u64 id, u64 lost.
+        RECORD_LOST => Event::Lost(u64_at(b, 8)?),
+        _ => return None,
+    };
+    Some((time, event))
+}
+
+/// Calls counted and timed, for one (process, command, call) or one call.
+#[derive(Debug, Default, Clone, Copy)]
+struct Tallied {
+    count: u64,
+    timed: u64,
+    ns: u64,
+    unfinished: u64,
+}
+
+/// A thread inside a call.
+#[derive(Debug, Clone, Copy)]
+struct InCall {
+    id: u32,
+    since: u64,
+    key: (u32, u32, u32),
+}
 
 /// What the reader thread has counted so far.
 #[derive(Default)]
 struct Tally {
     /// (pid, command index, call number) → calls.
-    counts: HashMap<(u32, u32, u32), u64>,
+    counts: HashMap<(u32, u32, u32), Tallied>,
     commands: Vec<String>,
     command_of: HashMap<u32, u32>,
     parent_of: HashMap<u32, u32>,
     lost: u64,
+    /// Whether exits are read (calls timed).
+    timing: bool,
+    in_call: HashMap<u32, InCall>,
+    exits_unentered: u64,
+    unpaired: u64,
 }
 
 impl Tally {
@@ -76,6 +171,74 @@ impl Tally {
         self.command_of.insert(pid, i);
         i
     }
+
+    /// Take one event at `time`; returns the calls it added.
+    fn take(&mut self, time: u64, event: Event, mine: &Mine) -> u64 {
+        match event {
+            Event::Enter { pid, tid, id } => {
+                if mine.made(pid, tid) {
+                    return 0;
+                }
+                let key = (pid, self.command_of(pid), id);
+                self.counts.entry(key).or_default().count += 1;
+                if self.timing {
+                    let never_returns =
+                        [libc::SYS_exit, libc::SYS_exit_group].contains(&(id as libc::c_long));
+                    let before = if never_returns {
+                        self.in_call.remove(&tid)
+                    } else {
+                        self.in_call.insert(
+                            tid,
+                            InCall {
+                                id,
+                                since: time,
+                                key,
+                            },
+                        )
+                    };
+                    if before.is_some() {
+                        self.unpaired += 1;
+                    }
+                }
+                1
+            }
+            Event::Exit { pid, tid, id } => {
+                if mine.made(pid, tid) {
+                    return 0;
+                }
+                match self.in_call.remove(&tid) {
+                    // rt_sigreturn restores the registers its exit reads the call's number
+                    // from, which then says -1.
+                    Some(c) if (c.id == id || id == u32::MAX) && time >= c.since => {
+                        let t = self.counts.entry(c.key).or_default();
+                        t.timed += 1;
+                        t.ns += time - c.since;
+                    }
+                    Some(_) => self.unpaired += 1,
+                    None => self.exits_unentered += 1,
+                }
+                0
+            }
+            Event::Fork { pid, ppid } => {
+                if pid != ppid {
+                    self.parent_of.insert(pid, ppid);
+                    if let Some(&c) = self.command_of.get(&ppid) {
+                        self.command_of.insert(pid, c);
+                    }
+                }
+                0
+            }
+            Event::Comm { pid, name } => {
+                let i = self.command_index(name);
+                self.command_of.insert(pid, i);
+                0
+            }
+            Event::Lost(n) => {
+                self.lost += n;
+                0
+            }
+        }
+    }
 }
 
 /// Whose calls the count leaves out.
@@ -88,64 +251,100 @@ pub enum LeaveOut {
     ObserverThreads,
 }
 
+/// The reader's side: the records decoded and tallied as they come.
+struct CallReader {
+    ids: Ids,
+    tally: Tally,
+    leave_out: LeaveOut,
+    mine: Mine,
+    total: Arc<AtomicU64>,
+}
+
+impl Consumer for CallReader {
+    type Event = Event;
+
+    fn decode(&self, ty: u32, bytes: &[u8]) -> Option<(u64, Event)> {
+        decode(ty, bytes, &self.ids)
+    }
+
+    /// The observing threads may have grown since the last round.
+    fn round(&mut self) {
+        self.mine.threads = match self.leave_out {
+            LeaveOut::ThisProcess => None,
+            LeaveOut::ObserverThreads => Some(super::observer_threads()),
+        };
+    }
+
+    fn take(&mut self, time: u64, event: Event) {
+        let calls = self.tally.take(time, event, &self.mine);
+        if calls > 0 {
+            self.total.fetch_add(calls, Ordering::Relaxed);
+        }
+    }
+}
+
 /// Counting every call on the machine; [`CallCounting::stop`] ends it.
 pub struct CallCounting {
-    stop: Arc<AtomicBool>,
     total: Arc<AtomicU64>,
-    thread: Option<JoinHandle<Result<Tally>>>,
+    reading: Reading<CallReader>,
     started: std::time::Instant,
+    /// Why calls are not timed, when they are not.
+    untimed: Option<String>,
 }
 
 impl CallCounting {
-    /// Open the tracepoint on every CPU and start the reader; as root the tracefs is
-    /// mounted if it is not. Fails with the exact privilege or setting it needs.
+    /// Open the tracepoints on every CPU and start the reader; `timed`: the exits too,
+    /// for each call's time. As root the tracefs is mounted if it is not. Fails with the
+    /// exact privilege or setting it needs.
     pub fn start(
         is_root: bool,
         leave_out: LeaveOut,
+        timed: bool,
         notes: &mut Vec<String>,
     ) -> std::result::Result<Self, String> {
         let tp = SyscallTracepoints::find(is_root, notes)?;
-        let offset = id_offset();
-        let cpus = online_cpus();
-        let mut samplers = Vec::new();
-        for cpu in &cpus {
-            let sampler = Builder::new(Tracepoint::with_id(tp.all))
-                .any_pid()
-                .one_cpu(*cpu)
-                // A tracepoint fires in the kernel, which the builder leaves out by default.
-                .exclude_kernel(false)
-                .sample_period(1)
-                .sample(SampleFlag::TID | SampleFlag::RAW)
-                .task(true)
-                .comm(true)
-                .enabled(false)
-                .build()
-                .and_then(|c| c.sampled(BUFFER_BYTES))
-                .map_err(|e| {
-                    format!(
-                        "counting every call on the machine (raw_syscalls:sys_enter on each \
-                         CPU): {}",
-                        explain(&e, false)
-                    )
-                })?;
-            samplers.push(sampler);
-        }
-        for s in &mut samplers {
-            s.enable()
-                .map_err(|e| format!("enabling the tracepoint: {e}"))?;
-        }
-        let stop = Arc::new(AtomicBool::new(false));
+        let exit = if timed {
+            stream::tracepoint("raw_syscalls/sys_exit")
+                .ok_or("this kernel has no raw_syscalls:sys_exit tracepoint in tracefs")
+        } else {
+            Err("not asked for (--no-call-times)")
+        };
+        let ids = Ids {
+            enter: tp.all,
+            exit: exit.ok(),
+            enter_id_at: stream::field_of("raw_syscalls/sys_enter", "id").unwrap_or(8),
+            exit_id_at: stream::field_of("raw_syscalls/sys_exit", "id").unwrap_or(8),
+        };
+        let untimed = exit.err().map(str::to_string);
+        let events: Vec<u64> = std::iter::once(ids.enter).chain(ids.exit).collect();
+        let trace = TraceStream::open(&events, &stream::online_cpus(), BUFFER_BYTES, true)
+            .map_err(|e| {
+                format!(
+                    "counting every call on the machine (raw_syscalls on each CPU): {}",
+                    explain(&e, false)
+                )
+            })?;
         let total = Arc::new(AtomicU64::new(0));
-        let (stop2, total2) = (Arc::clone(&stop), Arc::clone(&total));
-        let thread = std::thread::Builder::new()
-            .name("timeshare-observe-calls".into())
-            .spawn(move || read_loop(samplers, offset, leave_out, &stop2, &total2))
-            .map_err(|e| format!("starting the reader: {e}"))?;
+        let reader = CallReader {
+            ids,
+            tally: Tally {
+                timing: ids.exit.is_some(),
+                ..Tally::default()
+            },
+            leave_out,
+            mine: Mine {
+                pid: std::process::id(),
+                threads: None,
+            },
+            total: Arc::clone(&total),
+        };
+        let reading = Reading::start(trace, "timeshare-observe-calls", reader)
+            .map_err(|e| format!("starting the reader of the call tracepoints: {e}"))?;
         Ok(CallCounting {
-            stop,
             total,
-            thread: Some(thread),
+            reading,
             started: std::time::Instant::now(),
+            untimed,
         })
     }
 
@@ -157,78 +356,15 @@ impl CallCounting {
     /// Stop counting and return the mix; `tree_root` is the observed command's pid, whose
     /// tree is counted apart, but for the processes in `not_in_tree` (the observer's own
     /// children, such as `perf record`, when the root is this process).
-    pub fn stop(
-        mut self,
-        tree_root: Option<(u32, String)>,
-        not_in_tree: &[u32],
-    ) -> Result<CallMix> {
+    pub fn stop(self, tree_root: Option<(u32, String)>, not_in_tree: &[u32]) -> Result<CallMix> {
         let secs = self.started.elapsed().as_secs_f64().max(1e-6);
-        self.stop.store(true, Ordering::Relaxed);
-        let tally = self
-            .thread
-            .take()
-            .ok_or_else(|| anyhow!("stopped twice"))?
-            .join()
-            .map_err(|_| anyhow!("the call counter's thread panicked"))??;
-        Ok(summarise(&tally, secs, tree_root, not_in_tree))
+        let reader = self.reading.finish()?;
+        let mut mix = summarise(&reader.tally, secs, tree_root, not_in_tree);
+        if let Some(why) = self.untimed {
+            mix.timing = Some(Part::unavailable(why));
+        }
+        Ok(mix)
     }
-}
-
-impl Drop for CallCounting {
-    fn drop(&mut self) {
-        self.stop.store(true, Ordering::Relaxed);
-        if let Some(t) = self.thread.take() {
-            let _ = t.join();
-        }
-    }
-}
-
-/// Empty every CPU's buffer until told to stop, then once more.
-fn read_loop(
-    mut samplers: Vec<Sampler>,
-    offset: usize,
-    leave_out: LeaveOut,
-    stop: &AtomicBool,
-    total: &AtomicU64,
-) -> Result<Tally> {
-    super::register_observer_thread();
-    let mut tally = Tally::default();
-    let me = std::process::id();
-    loop {
-        let mine = Mine {
-            pid: me,
-            threads: match leave_out {
-                LeaveOut::ThisProcess => None,
-                LeaveOut::ObserverThreads => Some(super::observer_threads()),
-            },
-        };
-        let stopping = stop.load(Ordering::Relaxed);
-        if stopping {
-            for s in &mut samplers {
-                s.disable().context("disabling the tracepoint")?;
-            }
-        }
-        let mut seen = 0u64;
-        for s in &mut samplers {
-            while let Some(record) = s.next_record() {
-                let bytes = record.to_contiguous();
-                seen += take_record(&mut tally, record.ty(), &bytes, offset, &mine);
-            }
-        }
-        total.fetch_add(seen, Ordering::Relaxed);
-        if stopping {
-            return Ok(tally);
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    }
-}
-
-fn u32_at(b: &[u8], at: usize) -> Option<u32> {
-    Some(u32::from_ne_bytes(b.get(at..at + 4)?.try_into().ok()?))
-}
-
-fn u64_at(b: &[u8], at: usize) -> Option<u64> {
-    Some(u64::from_ne_bytes(b.get(at..at + 8)?.try_into().ok()?))
 }
 
 /// The observer's own calls, to leave out: the process, or only some of its threads.
@@ -243,54 +379,6 @@ impl Mine {
     }
 }
 
-/// Count one record (its bytes after the header); returns the calls it added.
-fn take_record(t: &mut Tally, ty: u32, b: &[u8], offset: usize, mine: &Mine) -> u64 {
-    match ty {
-        RECORD_SAMPLE => {
-            // u32 pid, u32 tid, u32 raw size, raw: the tracepoint's fields.
-            let (Some(pid), Some(tid), Some(id)) =
-                (u32_at(b, 0), u32_at(b, 4), u64_at(b, 12 + offset))
-            else {
-                return 0;
-            };
-            if mine.made(pid, tid) {
-                return 0;
-            }
-            let cmd = t.command_of(pid);
-            *t.counts.entry((pid, cmd, id as u32)).or_default() += 1;
-            1
-        }
-        RECORD_FORK => {
-            // u32 pid, ppid, tid, ptid.
-            if let (Some(pid), Some(ppid)) = (u32_at(b, 0), u32_at(b, 4)) {
-                if pid != ppid {
-                    t.parent_of.insert(pid, ppid);
-                    if let Some(&c) = t.command_of.get(&ppid) {
-                        t.command_of.insert(pid, c);
-                    }
-                }
-            }
-            0
-        }
-        RECORD_COMM => {
-            // u32 pid, tid, then the NUL-terminated name.
-            if let (Some(pid), Some(tid)) = (u32_at(b, 0), u32_at(b, 4)) {
-                if pid == tid {
-                    let name = b[8..].split(|&c| c == 0).next().unwrap_or(&[]);
-                    let i = t.command_index(String::from_utf8_lossy(name).into_owned());
-                    t.command_of.insert(pid, i);
-                }
-            }
-            0
-        }
-        RECORD_LOST => {
-            t.lost += u64_at(b, 8).unwrap_or(0);
-            0
-        }
-        _ => 0,
-    }
-}
-
 /// The name of call number `id` on this architecture.
 pub fn call_name(id: u32) -> String {
     syscalls::Sysno::new(id as usize)
@@ -298,17 +386,52 @@ pub fn call_name(id: u32) -> String {
         .unwrap_or_else(|| format!("syscall_{id}"))
 }
 
-fn sorted_counts(by_id: &BTreeMap<u32, u64>, secs: f64) -> Vec<CallCount> {
+fn sorted_counts(by_id: &BTreeMap<u32, Tallied>, secs: f64, timing: bool) -> Vec<CallCount> {
     let mut calls: Vec<CallCount> = by_id
         .iter()
-        .map(|(id, &count)| CallCount {
+        .map(|(id, t)| CallCount {
             name: call_name(*id),
-            count,
-            per_s: count as f64 / secs,
+            count: t.count,
+            per_s: t.count as f64 / secs,
+            time: timing.then_some(CallTime {
+                timed: t.timed,
+                total_s: t.ns as f64 * 1e-9,
+                unfinished: t.unfinished,
+            }),
         })
         .collect();
     calls.sort_by(|a, b| b.count.cmp(&a.count).then(a.name.cmp(&b.name)));
     calls
+}
+
+fn add(into: &mut Tallied, t: &Tallied) {
+    into.count += t.count;
+    into.timed += t.timed;
+    into.ns += t.ns;
+    into.unfinished += t.unfinished;
+}
+
+/// Merge two lines of the same command name: their calls added, the top ones kept.
+fn merge_command(first: &mut CommandCalls, later: &CommandCalls) {
+    first.total += later.total;
+    for c in &later.calls {
+        match first.calls.iter_mut().find(|f| f.name == c.name) {
+            Some(f) => {
+                f.count += c.count;
+                f.per_s += c.per_s;
+                if let (Some(ft), Some(ct)) = (f.time.as_mut(), c.time.as_ref()) {
+                    ft.timed += ct.timed;
+                    ft.total_s += ct.total_s;
+                    ft.unfinished += ct.unfinished;
+                }
+            }
+            None => first.calls.push(c.clone()),
+        }
+    }
+    first
+        .calls
+        .sort_by(|a, b| b.count.cmp(&a.count).then(a.name.cmp(&b.name)));
+    first.calls.truncate(TOP_PER_COMMAND);
 }
 
 /// The mix over `secs` seconds: by call, by command, and the observed tree apart.
@@ -318,29 +441,33 @@ fn summarise(
     tree_root: Option<(u32, String)>,
     not_in_tree: &[u32],
 ) -> CallMix {
-    let mut by_id: BTreeMap<u32, u64> = BTreeMap::new();
-    let mut by_cmd: BTreeMap<u32, BTreeMap<u32, u64>> = BTreeMap::new();
+    let mut counts = t.counts.clone();
+    for c in t.in_call.values() {
+        counts.entry(c.key).or_default().unfinished += 1;
+    }
+    let mut by_id: BTreeMap<u32, Tallied> = BTreeMap::new();
+    let mut by_cmd: BTreeMap<u32, BTreeMap<u32, Tallied>> = BTreeMap::new();
     let tree: HashSet<u32> = match &tree_root {
         Some((root, _)) => descendants(*root, &t.parent_of, not_in_tree),
         None => HashSet::new(),
     };
-    let mut in_tree: BTreeMap<u32, u64> = BTreeMap::new();
-    for (&(pid, cmd, id), &n) in &t.counts {
-        *by_id.entry(id).or_default() += n;
-        *by_cmd.entry(cmd).or_default().entry(id).or_default() += n;
+    let mut in_tree: BTreeMap<u32, Tallied> = BTreeMap::new();
+    for (&(pid, cmd, id), n) in &counts {
+        add(by_id.entry(id).or_default(), n);
+        add(by_cmd.entry(cmd).or_default().entry(id).or_default(), n);
         if tree.contains(&pid) {
-            *in_tree.entry(id).or_default() += n;
+            add(in_tree.entry(id).or_default(), n);
         }
     }
-    let total: u64 = by_id.values().sum();
+    let total: u64 = by_id.values().map(|n| n.count).sum();
     let mut by_command: Vec<CommandCalls> = by_cmd
         .iter()
         .map(|(cmd, ids)| {
-            let mut calls = sorted_counts(ids, secs);
+            let mut calls = sorted_counts(ids, secs, t.timing);
             calls.truncate(TOP_PER_COMMAND);
             CommandCalls {
                 command: t.commands[*cmd as usize].clone(),
-                total: ids.values().sum(),
+                total: ids.values().map(|n| n.count).sum(),
                 calls,
             }
         })
@@ -348,41 +475,44 @@ fn summarise(
     // Several processes may share a name: one line per name.
     by_command.sort_by(|a, b| a.command.cmp(&b.command));
     by_command.dedup_by(|later, first| {
-        if later.command == first.command {
-            first.total += later.total;
-            for c in &later.calls {
-                match first.calls.iter_mut().find(|f| f.name == c.name) {
-                    Some(f) => {
-                        f.count += c.count;
-                        f.per_s += c.per_s;
-                    }
-                    None => first.calls.push(c.clone()),
-                }
-            }
-            first
-                .calls
-                .sort_by(|a, b| b.count.cmp(&a.count).then(a.name.cmp(&b.name)));
-            first.calls.truncate(TOP_PER_COMMAND);
-            true
-        } else {
-            false
+        let same = later.command == first.command;
+        if same {
+            merge_command(first, later);
         }
+        same
     });
     by_command.sort_by(|a, b| b.total.cmp(&a.total).then(a.command.cmp(&b.command)));
+    let timing = t.timing.then(|| {
+        Part::Measured(CallTiming {
+            method: "each thread's entry paired with its next exit (raw_syscalls:sys_exit), \
+                     both stamped by the kernel: wall time in the kernel, sleeping in the \
+                     call included"
+                .into(),
+            timed: by_id.values().map(|n| n.timed).sum(),
+            total_s: by_id.values().map(|n| n.ns).sum::<u64>() as f64 * 1e-9,
+            unfinished: t.in_call.len() as u64,
+            exits_unentered: t.exits_unentered,
+            unpaired: t.unpaired,
+        })
+    });
     CallMix {
-        method: "every call's entry (raw_syscalls:sys_enter, one sampling event per CPU with \
-                 period 1), named by the x86-64 call table; the observer's own calls left out"
-            .into(),
+        method: format!(
+            "every call's entry (raw_syscalls:sys_enter{}, one sampling event per CPU with \
+             period 1, read in time order), named by the x86-64 call table; the observer's \
+             own calls left out",
+            if t.timing { " and sys_exit" } else { "" }
+        ),
         total,
         per_s: total as f64 / secs,
         lost: t.lost,
-        calls: sorted_counts(&by_id, secs),
+        calls: sorted_counts(&by_id, secs, t.timing),
         by_command,
         command_tree: tree_root.map(|(_, name)| CommandCalls {
             command: name,
-            total: in_tree.values().sum(),
-            calls: sorted_counts(&in_tree, secs),
+            total: in_tree.values().map(|n| n.count).sum(),
+            calls: sorted_counts(&in_tree, secs, t.timing),
         }),
+        timing,
     }
 }
 
@@ -412,88 +542,34 @@ fn descendants(root: u32, parent_of: &HashMap<u32, u32>, cut: &[u32]) -> HashSet
     tree
 }
 
-/// Where `raw_syscalls:sys_enter` keeps the call's number (`long id`), from its format
-/// file; 8 (after the common fields) where it cannot be read.
-fn id_offset() -> usize {
-    [
-        "/sys/kernel/tracing/events/raw_syscalls/sys_enter/format",
-        "/sys/kernel/debug/tracing/events/raw_syscalls/sys_enter/format",
-    ]
-    .iter()
-    .find_map(|p| std::fs::read_to_string(p).ok())
-    .and_then(|f| field_offset(&f, "id"))
-    .unwrap_or(8)
-}
-
-/// `\tfield:long id;\toffset:8;\tsize:8;\tsigned:1;` → 8.
-fn field_offset(format: &str, name: &str) -> Option<usize> {
-    format.lines().find_map(|l| {
-        let decl = l.trim().strip_prefix("field:")?.split(';').next()?;
-        (decl.split_whitespace().last()? == name).then_some(())?;
-        l.split(';')
-            .find_map(|p| p.trim().strip_prefix("offset:"))?
-            .parse()
-            .ok()
-    })
-}
-
-/// The CPUs online.
-fn online_cpus() -> Vec<usize> {
-    let n = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let text = std::fs::read_to_string("/sys/devices/system/cpu/online").unwrap_or_default();
-    let mut cpus = Vec::new();
-    for part in text.trim().split(',').filter(|p| !p.is_empty()) {
-        match part.split_once('-') {
-            Some((a, b)) => {
-                if let (Ok(a), Ok(b)) = (a.parse::<usize>(), b.parse::<usize>()) {
-                    cpus.extend(a..=b);
-                }
-            }
-            None => cpus.extend(part.parse::<usize>().ok()),
-        }
-    }
-    if cpus.is_empty() {
-        cpus = (0..n).collect();
-    }
-    cpus
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    /// A child making exactly `n` getppid and `m` read calls, observed with the rest of
-    /// the machine: its tree's counts are within 1 % of the truth (they are exact unless
-    /// the kernel's buffer overflowed, which it says).
-    #[test]
-    fn a_known_workload_is_counted_apart_from_the_rest_of_the_machine() {
+    fn is_root() -> bool {
         // SAFETY: geteuid has no preconditions.
-        let root = unsafe { libc::geteuid() } == 0;
+        unsafe { libc::geteuid() == 0 }
+    }
+
+    /// Count every call of the machine while `child` runs in a forked child; its tree's
+    /// mix, and the whole mix. None (and why, printed) where the machine does not allow it.
+    fn observe_child(child: fn()) -> Option<(CallMix, CommandCalls)> {
         let mut notes = Vec::new();
-        let counting = match CallCounting::start(root, LeaveOut::ThisProcess, &mut notes) {
+        let counting = match CallCounting::start(is_root(), LeaveOut::ThisProcess, true, &mut notes)
+        {
             Ok(c) => c,
             Err(why) => {
                 eprintln!("skipped: {why}");
-                assert!(!root, "root can count every call: {why}");
-                return;
+                assert!(!is_root(), "root can count every call: {why}");
+                return None;
             }
         };
-        let (n, m) = (20_000u64, 12_345u64);
         // SAFETY: the child makes only async-signal-safe calls and ends with _exit.
         let pid = unsafe { libc::fork() };
         if pid == 0 {
-            let mut byte = [0u8; 1];
-            // SAFETY: /dev/zero is opened, read into our buffer and the child exits.
-            unsafe {
-                let fd = libc::open(c"/dev/zero".as_ptr(), libc::O_RDONLY);
-                for _ in 0..n {
-                    libc::syscall(libc::SYS_getppid);
-                }
-                for _ in 0..m {
-                    libc::read(fd, byte.as_mut_ptr().cast(), 1);
-                }
-                libc::_exit(0);
-            }
+            child();
+            // SAFETY: ends the forked child at once.
+            unsafe { libc::_exit(0) };
         }
         let mut status = 0;
         // SAFETY: waits for our own child.
@@ -501,98 +577,235 @@ mod tests {
         let mix = counting
             .stop(Some((pid as u32, "child".into())), &[])
             .unwrap();
-        let tree = mix.command_tree.as_ref().unwrap();
+        let tree = mix.command_tree.clone().unwrap();
+        Some((mix, tree))
+    }
+
+    const GETPPIDS: u64 = 20_000;
+    const READS: u64 = 12_345;
+    const SLEEPS: u64 = 200;
+
+    /// A child making exactly `n` getppid and `m` read calls, observed with the rest of
+    /// the machine: its tree's counts are within 1 % of the truth (they are exact unless
+    /// the kernel's buffer overflowed, which it says).
+    #[test]
+    fn a_known_workload_is_counted_apart_from_the_rest_of_the_machine() {
+        let Some((mix, tree)) = observe_child(|| {
+            let mut byte = [0u8; 1];
+            // SAFETY: /dev/zero is opened and read into our buffer.
+            unsafe {
+                let fd = libc::open(c"/dev/zero".as_ptr(), libc::O_RDONLY);
+                for _ in 0..GETPPIDS {
+                    libc::syscall(libc::SYS_getppid);
+                }
+                for _ in 0..READS {
+                    libc::read(fd, byte.as_mut_ptr().cast(), 1);
+                }
+            }
+        }) else {
+            return;
+        };
         let within = |got: u64, want: u64| (got as f64 - want as f64).abs() <= 0.01 * want as f64;
         assert!(
-            within(tree.count("getppid"), n),
+            within(tree.count("getppid"), GETPPIDS),
             "{tree:?} lost {}",
             mix.lost
         );
-        assert!(within(tree.count("read"), m), "{tree:?} lost {}", mix.lost);
+        assert!(
+            within(tree.count("read"), READS),
+            "{tree:?} lost {}",
+            mix.lost
+        );
         assert!(
             mix.total >= tree.total,
             "the machine's total holds the child's"
         );
-        assert!(mix.by_command.iter().any(|c| c.count("getppid") >= n));
+        assert!(mix
+            .by_command
+            .iter()
+            .any(|c| c.count("getppid") >= GETPPIDS));
     }
 
-    /// A sample record's bytes after its header: pid, tid, the raw size, then
-    /// raw_syscalls:sys_enter's fields with the call's number at offset 8.
-    fn sample_record(pid: u32, tid: u32, id: u64) -> Vec<u8> {
+    /// A child sleeping in `SLEEPS` nanosleep calls of 1 ms: each is counted and timed,
+    /// and together they took at least the time asked for (a busy machine only adds);
+    /// a getppid spends far less of it in the kernel than a sleep.
+    #[test]
+    fn a_sleeping_call_is_timed_with_its_sleep() {
+        let Some((mix, tree)) = observe_child(|| {
+            let ms = libc::timespec {
+                tv_sec: 0,
+                tv_nsec: 1_000_000,
+            };
+            // SAFETY: nanosleep reads the timespec we pass; getppid has no arguments.
+            unsafe {
+                for _ in 0..SLEEPS {
+                    libc::syscall(
+                        libc::SYS_nanosleep,
+                        &ms,
+                        std::ptr::null_mut::<libc::timespec>(),
+                    );
+                }
+                for _ in 0..GETPPIDS {
+                    libc::syscall(libc::SYS_getppid);
+                }
+            }
+        }) else {
+            return;
+        };
+        assert_eq!(mix.lost, 0, "no record lost, so the counts are exact");
+        let call = |name: &str| tree.calls.iter().find(|c| c.name == name).unwrap().clone();
+        let sleep = call("nanosleep");
+        assert_eq!(sleep.count, SLEEPS, "{sleep:?}");
+        let time = sleep.time.as_ref().expect("timed");
+        assert_eq!(
+            time.timed, SLEEPS,
+            "every sleep returned in the span: {time:?}"
+        );
+        assert!(
+            time.total_s >= SLEEPS as f64 * 1e-3,
+            "{} sleeps of 1 ms took {} s",
+            SLEEPS,
+            time.total_s
+        );
+        let getppid = call("getppid");
+        assert_eq!(getppid.count, GETPPIDS);
+        assert!(
+            getppid.mean_s().unwrap() < sleep.mean_s().unwrap(),
+            "{getppid:?} {sleep:?}"
+        );
+        let timing = mix.timing.as_ref().and_then(Part::measured).expect("timed");
+        assert!(timing.timed >= SLEEPS + GETPPIDS, "{timing:?}");
+    }
+
+    fn ids() -> Ids {
+        Ids {
+            enter: 21,
+            exit: Some(22),
+            enter_id_at: 8,
+            exit_id_at: 8,
+        }
+    }
+
+    /// A sample record's bytes after its header: pid, tid, time, the raw size, then
+    /// raw_syscalls' fields: the tracepoint's id first, the call's number at offset 8.
+    fn sample_record(pid: u32, tid: u32, time: u64, tracepoint: u16, id: u64) -> Vec<u8> {
+        let mut raw = Vec::new();
+        raw.extend(tracepoint.to_ne_bytes());
+        raw.extend([0u8; 6]);
+        raw.extend(id.to_ne_bytes());
         let mut b = Vec::new();
         b.extend(pid.to_ne_bytes());
         b.extend(tid.to_ne_bytes());
-        b.extend(16u32.to_ne_bytes());
-        b.extend([0u8; 8]);
-        b.extend(id.to_ne_bytes());
-        b
-    }
-
-    /// A fork record's bytes after its header: pid, ppid, tid, ptid, time.
-    fn fork_record(pid: u32, ppid: u32) -> Vec<u8> {
-        let mut b = Vec::new();
-        for v in [pid, ppid, pid, ppid] {
-            b.extend(v.to_ne_bytes());
-        }
-        b.extend(0u64.to_ne_bytes());
+        b.extend(time.to_ne_bytes());
+        b.extend((raw.len() as u32).to_ne_bytes());
+        b.extend(raw);
         b
     }
 
     #[test]
-    fn the_call_number_is_found_in_the_format_file() {
-        let f = "name: sys_enter\nID: 22\nformat:\n\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n\
-\tfield:long id;\toffset:8;\tsize:8;\tsigned:1;\n\tfield:unsigned long args[6];\toffset:16;\tsize:48;\tsigned:0;\n";
-        assert_eq!(field_offset(f, "id"), Some(8));
-        assert_eq!(field_offset(f, "nope"), None);
+    fn records_are_decoded_by_their_tracepoint() {
+        let getppid = libc::SYS_getppid as u64;
+        let enter = decode(
+            RECORD_SAMPLE,
+            &sample_record(5, 6, 100, 21, getppid),
+            &ids(),
+        );
+        assert_eq!(
+            enter,
+            Some((
+                100,
+                Event::Enter {
+                    pid: 5,
+                    tid: 6,
+                    id: getppid as u32
+                }
+            ))
+        );
+        let exit = decode(
+            RECORD_SAMPLE,
+            &sample_record(5, 6, 150, 22, getppid),
+            &ids(),
+        );
+        assert!(matches!(exit, Some((150, Event::Exit { .. }))), "{exit:?}");
+        assert_eq!(
+            decode(RECORD_SAMPLE, &sample_record(5, 6, 1, 99, getppid), &ids()),
+            None,
+            "another tracepoint"
+        );
+        let mut comm = Vec::new();
+        comm.extend(7u32.to_ne_bytes());
+        comm.extend(7u32.to_ne_bytes());
+        comm.extend(b"make\0\0\0\0");
+        comm.extend(7u64.to_ne_bytes());
+        comm.extend(300u64.to_ne_bytes());
+        assert_eq!(
+            decode(RECORD_COMM, &comm, &ids()),
+            Some((
+                300,
+                Event::Comm {
+                    pid: 7,
+                    name: "make".into()
+                }
+            ))
+        );
         assert_eq!(call_name(libc::SYS_getppid as u32), "getppid");
         assert_eq!(call_name(99_999), "syscall_99999");
+    }
+
+    fn enter(pid: u32, tid: u32, id: i64) -> Event {
+        Event::Enter {
+            pid,
+            tid,
+            id: id as u32,
+        }
+    }
+
+    fn exit(pid: u32, tid: u32, id: i64) -> Event {
+        Event::Exit {
+            pid,
+            tid,
+            id: id as u32,
+        }
+    }
+
+    fn nobody() -> Mine {
+        Mine {
+            pid: 1,
+            threads: None,
+        }
     }
 
     #[test]
     fn records_are_counted_by_process_command_and_tree() {
         let mut t = Tally::default();
-        let sample = |pid: u32, id: u64| sample_record(pid, pid, id);
-        let comm = |pid: u32, name: &str| {
-            let mut b = Vec::new();
-            b.extend(pid.to_ne_bytes());
-            b.extend(pid.to_ne_bytes());
-            b.extend(name.as_bytes());
-            b.extend([0u8; 4]);
-            b
+        let mine = nobody();
+        let comm = |pid: u32, name: &str| Event::Comm {
+            pid,
+            name: name.into(),
         };
-        let fork = fork_record;
-        let mine = Mine {
-            pid: 1,
-            threads: None,
-        };
-        take_record(&mut t, RECORD_COMM, &comm(100, "make"), 8, &mine);
-        take_record(&mut t, RECORD_FORK, &fork(101, 100), 8, &mine);
-        take_record(&mut t, RECORD_COMM, &comm(101, "cc"), 8, &mine);
-        take_record(&mut t, RECORD_FORK, &fork(102, 101), 8, &mine);
-        take_record(&mut t, RECORD_COMM, &comm(200, "other"), 8, &mine);
-        let getppid = libc::SYS_getppid as u64;
-        let read = libc::SYS_read as u64;
+        let fork = |pid, ppid| Event::Fork { pid, ppid };
+        t.take(0, comm(100, "make"), &mine);
+        t.take(0, fork(101, 100), &mine);
+        t.take(0, comm(101, "cc"), &mine);
+        t.take(0, fork(102, 101), &mine);
+        t.take(0, comm(200, "other"), &mine);
+        let (getppid, read) = (libc::SYS_getppid, libc::SYS_read);
         for _ in 0..3 {
-            assert_eq!(
-                take_record(&mut t, RECORD_SAMPLE, &sample(102, getppid), 8, &mine),
-                1
-            );
+            assert_eq!(t.take(0, enter(102, 102, getppid), &mine), 1);
         }
-        take_record(&mut t, RECORD_SAMPLE, &sample(100, read), 8, &mine);
-        take_record(&mut t, RECORD_SAMPLE, &sample(200, read), 8, &mine);
-        assert_eq!(
-            take_record(&mut t, RECORD_SAMPLE, &sample(1, read), 8, &mine),
-            0,
-            "ours"
-        );
-        let mut lost = 7u64.to_ne_bytes().to_vec();
-        lost.extend(5u64.to_ne_bytes());
-        take_record(&mut t, RECORD_LOST, &lost, 8, &mine);
+        t.take(0, enter(100, 100, read), &mine);
+        t.take(0, enter(200, 200, read), &mine);
+        assert_eq!(t.take(0, enter(1, 1, read), &mine), 0, "ours");
+        t.take(0, Event::Lost(5), &mine);
         let mix = summarise(&t, 2.0, Some((100, "make".into())), &[]);
         assert_eq!(mix.total, 5);
         assert_eq!(mix.lost, 5);
         assert_eq!(mix.count("getppid"), 3);
         assert_eq!(mix.calls[0].per_s, 1.5);
+        assert!(
+            mix.timing.is_none() && mix.calls[0].time.is_none(),
+            "not timed"
+        );
         let tree = mix.command_tree.unwrap();
         assert_eq!(
             tree.total, 4,
@@ -604,30 +817,84 @@ mod tests {
         assert_eq!(mix.by_command[0].total, 3);
     }
 
+    /// Each thread's entry is paired with its next exit; what cannot be paired is
+    /// counted apart, never timed.
+    #[test]
+    fn entries_and_exits_are_paired_per_thread() {
+        let mut t = Tally {
+            timing: true,
+            ..Tally::default()
+        };
+        let mine = nobody();
+        let (sleep, getppid, exit_group, read) = (
+            libc::SYS_nanosleep,
+            libc::SYS_getppid,
+            libc::SYS_exit_group,
+            libc::SYS_read,
+        );
+        // Two threads of one process interleaved: a sleep of 1 ms and two getppid.
+        t.take(1_000, enter(10, 10, sleep), &mine);
+        t.take(1_100, enter(10, 11, getppid), &mine);
+        t.take(1_300, exit(10, 11, getppid), &mine);
+        t.take(1_400, enter(10, 11, getppid), &mine);
+        t.take(1_500, exit(10, 11, getppid), &mine);
+        t.take(1_001_000, exit(10, 10, sleep), &mine);
+        // A signal handler's return: its exit says -1.
+        t.take(1_600, enter(10, 11, libc::SYS_rt_sigreturn), &mine);
+        t.take(1_700, exit(10, 11, -1), &mine);
+        // An exit whose entry came before the span; a call that never returns; one
+        // still in the kernel at the end; an entry whose exit was lost.
+        t.take(2_000, exit(20, 20, read), &mine);
+        t.take(2_000, enter(30, 30, exit_group), &mine);
+        t.take(3_000, enter(40, 40, read), &mine);
+        t.take(4_000, enter(50, 50, read), &mine);
+        t.take(5_000, enter(50, 50, getppid), &mine);
+        t.take(5_100, exit(50, 50, getppid), &mine);
+        let mix = summarise(&t, 1.0, None, &[]);
+        let call = |name: &str| mix.calls.iter().find(|c| c.name == name).unwrap().clone();
+        let s = call("nanosleep");
+        assert_eq!(s.time.as_ref().unwrap().timed, 1);
+        assert!((s.mean_s().unwrap() - 1e-3).abs() < 1e-12, "{s:?}");
+        let g = call("getppid");
+        assert_eq!((g.count, g.time.as_ref().unwrap().timed), (3, 3));
+        assert!(
+            (g.mean_s().unwrap() - 400e-9 / 3.0 * 1.0).abs() < 1e-15,
+            "{g:?}"
+        );
+        let r = call("read");
+        assert_eq!(r.count, 2, "entries count; the exit without one does not");
+        assert_eq!(r.time.as_ref().unwrap().timed, 0);
+        assert_eq!(r.time.as_ref().unwrap().unfinished, 1, "pid 40's");
+        let e = call("exit_group");
+        assert_eq!((e.count, e.time.as_ref().unwrap().timed), (1, 0));
+        let timing = mix.timing.unwrap();
+        let timing = timing.measured().unwrap();
+        assert_eq!(call("rt_sigreturn").time.as_ref().unwrap().timed, 1);
+        assert_eq!(timing.timed, 5);
+        assert_eq!(timing.exits_unentered, 1);
+        assert_eq!(timing.unfinished, 1);
+        assert_eq!(timing.unpaired, 1, "pid 50's read, followed by its getppid");
+        assert!((timing.total_s - (1e-3 + 500e-9)).abs() < 1e-12);
+    }
+
     /// Beside a workload of its own, only the observer's threads are left out: the
     /// process's other threads and its children are the workload, but for a child that is
     /// the observer's (perf record), cut from the tree with its own children.
     #[test]
     fn beside_a_workload_only_the_observing_threads_are_left_out() {
-        let sample = |pid: u32, tid: u32| sample_record(pid, tid, libc::SYS_getppid as u64);
-        let fork = fork_record;
+        let call = |pid: u32, tid: u32| enter(pid, tid, libc::SYS_getppid);
+        let fork = |pid, ppid| Event::Fork { pid, ppid };
         let mine = Mine {
             pid: 10,
             threads: Some(vec![11]),
         };
         let mut t = Tally::default();
-        take_record(&mut t, RECORD_FORK, &fork(20, 10), 8, &mine);
-        take_record(&mut t, RECORD_FORK, &fork(30, 10), 8, &mine);
-        take_record(&mut t, RECORD_FORK, &fork(31, 30), 8, &mine);
-        assert_eq!(
-            take_record(&mut t, RECORD_SAMPLE, &sample(10, 11), 8, &mine),
-            0
-        );
+        t.take(0, fork(20, 10), &mine);
+        t.take(0, fork(30, 10), &mine);
+        t.take(0, fork(31, 30), &mine);
+        assert_eq!(t.take(0, call(10, 11), &mine), 0);
         for (pid, tid) in [(10, 10), (10, 12), (20, 20), (30, 30), (31, 31)] {
-            assert_eq!(
-                take_record(&mut t, RECORD_SAMPLE, &sample(pid, tid), 8, &mine),
-                1
-            );
+            assert_eq!(t.take(0, call(pid, tid), &mine), 1);
         }
         let mix = summarise(&t, 1.0, Some((10, "run".into())), &[30]);
         assert_eq!(mix.total, 5, "all but the observing thread's");

@@ -5,11 +5,13 @@
 
 pub mod caches;
 pub mod callmix;
+pub mod cost;
 pub mod kprofile;
 pub mod perf;
 pub mod profile;
 pub mod series;
 pub mod session;
+pub mod stream;
 pub mod system;
 pub mod vmstat;
 
@@ -26,24 +28,68 @@ use perf::{CounterSet, SyscallCounters, SyscallTracepoints};
 /// The threads of this process that do the observing (the call counter's reader, the
 /// series' sampler, the thread that drives an observation beside a workload): an
 /// observation beside timeshare's own workload counts every other thread of the process,
-/// and leaves out only these.
-static OBSERVER_THREADS: Mutex<Vec<u32>> = Mutex::new(Vec::new());
+/// and leaves out only these. With them, the CPU time of those that have ended, so that
+/// what observing costs can be told from the workload's own time in the same process.
+static OBSERVERS: Mutex<Observers> = Mutex::new(Observers {
+    threads: Vec::new(),
+    ended_cpu_s: 0.0,
+});
+
+struct Observers {
+    threads: Vec<u32>,
+    ended_cpu_s: f64,
+}
 
 /// Mark the calling thread as one of the observer's own; its calls are not counted.
 pub fn register_observer_thread() {
     // SAFETY: gettid has no arguments and cannot fail.
     let tid = unsafe { libc::gettid() } as u32;
-    if let Ok(mut v) = OBSERVER_THREADS.lock() {
-        v.push(tid);
+    if let Ok(mut o) = OBSERVERS.lock() {
+        o.threads.push(tid);
     }
 }
 
 /// The observer's threads registered so far.
 pub fn observer_threads() -> Vec<u32> {
-    OBSERVER_THREADS
+    OBSERVERS
         .lock()
-        .map(|v| v.clone())
+        .map(|o| o.threads.clone())
         .unwrap_or_default()
+}
+
+/// CPU seconds used by the observer's threads that have ended ([`ObserverThread`]).
+pub fn ended_observer_cpu_s() -> f64 {
+    OBSERVERS.lock().map_or(0.0, |o| o.ended_cpu_s)
+}
+
+/// The calling thread's user and system CPU seconds.
+pub fn thread_cpu_s() -> f64 {
+    // SAFETY: getrusage writes into the struct we pass.
+    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: as above; RUSAGE_THREAD is a valid selector on Linux.
+    unsafe { libc::getrusage(libc::RUSAGE_THREAD, &mut ru) };
+    let tv = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 * 1e-6;
+    tv(ru.ru_utime) + tv(ru.ru_stime)
+}
+
+/// An observing thread, for its life: registered when made, its CPU time added to
+/// [`ended_observer_cpu_s`] when dropped (at the thread's end, however it ends).
+pub struct ObserverThread(());
+
+impl ObserverThread {
+    pub fn register() -> ObserverThread {
+        register_observer_thread();
+        ObserverThread(())
+    }
+}
+
+impl Drop for ObserverThread {
+    fn drop(&mut self) {
+        let cpu = thread_cpu_s();
+        if let Ok(mut o) = OBSERVERS.lock() {
+            o.ended_cpu_s += cpu;
+        }
+    }
 }
 
 /// What one run watches, decided once before its first benchmark: what was asked, less

@@ -14,6 +14,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result};
 use chrono::Utc;
 
+use super::caches::CacheCounting;
 use super::callmix::{CallCounting, LeaveOut};
 use super::kprofile::{KernelRecording, OBSERVE_HZ};
 use super::system::{Series, SeriesOutcome};
@@ -29,9 +30,28 @@ use crate::model::observation::{
 pub struct Plan {
     pub span: PlanSpan,
     pub interval: Duration,
-    pub calls: bool,
-    pub profile: bool,
+    pub parts: Parts,
     pub label: Option<String>,
+}
+
+/// The parts of an observation that can be left out (the rates are always there).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Parts {
+    pub calls: bool,
+    /// Each call's time too (its exit traced as well as its entry).
+    pub call_times: bool,
+    /// The page cache's reads (the filemap tracepoints).
+    pub caches: bool,
+    pub profile: bool,
+}
+
+impl Parts {
+    pub const ALL: Parts = Parts {
+        calls: true,
+        call_times: true,
+        caches: true,
+        profile: true,
+    };
 }
 
 #[derive(Debug, Clone)]
@@ -55,9 +75,9 @@ pub struct Beside {
 }
 
 impl Beside {
-    /// Start observing everything (rates every `interval`, the call mix, the kernel
-    /// profile) beside the workload `what` (its command line).
-    pub fn start(interval: Duration, what: String) -> Result<Beside> {
+    /// Start observing the rates every `interval` and `parts` beside the workload
+    /// `what` (its command line); `tell`: say on standard error what is watched.
+    pub fn start(interval: Duration, what: String, parts: Parts, tell: bool) -> Result<Beside> {
         let stop = Arc::new(AtomicBool::new(false));
         let plan = Plan {
             span: PlanSpan::Workload {
@@ -65,15 +85,18 @@ impl Beside {
                 stop: Arc::clone(&stop),
             },
             interval,
-            calls: true,
-            profile: true,
+            parts,
             label: None,
         };
         let thread = std::thread::Builder::new()
             .name("timeshare-observe".into())
             .spawn(move || {
                 super::register_observer_thread();
-                observe(&plan, &mut |line| eprintln!("{line}"))
+                observe(&plan, &mut |line| {
+                    if tell {
+                        eprintln!("{line}")
+                    }
+                })
             })
             .context("cannot start the observing thread")?;
         Ok(Beside {
@@ -109,33 +132,43 @@ pub fn observe(plan: &Plan, progress: &mut dyn FnMut(&str)) -> Result<SystemObse
     let host = Host::detect();
     let mut notes = Vec::new();
     let environment = crate::harness::sysinfo::detect(&std::env::temp_dir());
-    let calls = if plan.calls {
+    let parts = plan.parts;
+    let calls = if parts.calls {
         let leave_out = match plan.span {
             PlanSpan::Workload { .. } => LeaveOut::ObserverThreads,
             _ => LeaveOut::ThisProcess,
         };
-        CallCounting::start(host.is_root, leave_out, &mut notes)
+        CallCounting::start(host.is_root, leave_out, parts.call_times, &mut notes)
     } else {
         Err("not asked for (--no-calls)".to_string())
     };
-    let profile = if plan.profile {
+    let pages = if parts.caches {
+        CacheCounting::start(host.is_root, &mut notes)
+    } else {
+        Err("not asked for (--no-caches)".to_string())
+    };
+    let profile = if parts.profile {
         KernelRecording::start(host.find_program("perf"), host.is_root, OBSERVE_HZ)
     } else {
         Err("not asked for (--no-profile)".to_string())
     };
     let series = Series::start(plan.interval, calls.as_ref().ok().map(|c| c.total()))?;
-    let cpu_before = own_cpu_s();
+    let beside = matches!(plan.span, PlanSpan::Workload { .. });
+    let cpu_before = observer_cpu_s(beside);
     let started_at = Utc::now();
     let start = Instant::now();
+    let on = |yes: bool| if yes { "on" } else { "off" };
     progress(&format!(
-        "observing: rates every {} s; call mix: {}; kernel profile: {}",
+        "observing: rates every {} s; call mix: {}; page cache: {}; kernel profile: {}",
         plan.interval.as_secs_f64(),
-        if calls.is_ok() { "on" } else { "off" },
-        if profile.is_ok() { "on" } else { "off" },
+        on(calls.is_ok()),
+        on(pages.is_ok()),
+        on(profile.is_ok()),
     ));
     let (span, tree_root) = match &plan.span {
         PlanSpan::For(d) => {
-            wait_for(*d);
+            let end = Instant::now() + *d;
+            wait(|| Instant::now() >= end);
             (
                 Span::For {
                     seconds: d.as_secs_f64(),
@@ -144,7 +177,7 @@ pub fn observe(plan: &Plan, progress: &mut dyn FnMut(&str)) -> Result<SystemObse
             )
         }
         PlanSpan::Workload { what, stop } => {
-            wait_until(stop);
+            wait(|| stop.load(Ordering::Relaxed));
             let root = (std::process::id(), what.clone());
             (
                 Span::Workload {
@@ -186,7 +219,8 @@ pub fn observe(plan: &Plan, progress: &mut dyn FnMut(&str)) -> Result<SystemObse
             .map_or_else(|e| Part::unavailable(format!("{e:#}")), Part::Measured),
         Err(why) => Part::unavailable(why),
     };
-    let observer_cpu_s = own_cpu_s() - cpu_before;
+    let pages = pages.and_then(|p| p.stop().map_err(|e| format!("{e:#}")));
+    let observer_cpu_s = observer_cpu_s(beside) - cpu_before;
     let (profile, net_shares) = match profile {
         Ok(p) => match p.stop() {
             Ok((p, net)) => (Part::Measured(p), Some(net)),
@@ -210,7 +244,7 @@ pub fn observe(plan: &Plan, progress: &mut dyn FnMut(&str)) -> Result<SystemObse
         rates,
         calls,
         profile,
-        caches: super::caches::figures(),
+        caches: super::caches::figures(&pages),
         network,
         overhead: ObserverCost {
             observer_cpu_s,
@@ -221,20 +255,9 @@ pub fn observe(plan: &Plan, progress: &mut dyn FnMut(&str)) -> Result<SystemObse
     })
 }
 
-/// Sleep for `d`, in short steps, or until the user asks to stop.
-fn wait_for(d: Duration) {
-    let end = Instant::now() + d;
-    while Instant::now() < end && !interrupt::requested() {
-        std::thread::sleep(
-            end.saturating_duration_since(Instant::now())
-                .min(Duration::from_millis(50)),
-        );
-    }
-}
-
-/// Wait until the workload is over (or the user asks to stop).
-fn wait_until(stop: &AtomicBool) {
-    while !stop.load(Ordering::Relaxed) && !interrupt::requested() {
+/// Sleep in short steps until `done` says so or the user asks to stop.
+fn wait(done: impl Fn() -> bool) {
+    while !done() && !interrupt::requested() {
         std::thread::sleep(Duration::from_millis(20));
     }
 }
@@ -273,6 +296,16 @@ fn command_name(program: &str) -> String {
     std::path::Path::new(program)
         .file_name()
         .map_or(program.to_string(), |n| n.to_string_lossy().into_owned())
+}
+
+/// The CPU seconds the observer has used so far: beside a workload of this process, its
+/// own threads' (the ended ones' and this one's); otherwise the whole process's.
+fn observer_cpu_s(beside: bool) -> f64 {
+    if beside {
+        super::ended_observer_cpu_s() + super::thread_cpu_s()
+    } else {
+        own_cpu_s()
+    }
 }
 
 /// This process's user and system CPU seconds, all threads.

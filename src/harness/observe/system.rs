@@ -380,7 +380,7 @@ impl Series {
         let thread = std::thread::Builder::new()
             .name("timeshare-observe-series".into())
             .spawn(move || -> Result<SeriesOutcome> {
-                super::register_observer_thread();
+                let _observer = super::ObserverThread::register();
                 let start = first.at.expect("taken now");
                 let count = || calls.as_ref().map(|c| c.load(Ordering::Relaxed));
                 let (mut last, mut last_calls) = (first.clone(), count());

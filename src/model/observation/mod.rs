@@ -10,6 +10,7 @@
 //!
 //! Raw SI values: per second, bytes, seconds, shares 0..1.
 
+pub mod cost;
 pub mod predict;
 pub mod rates;
 pub mod subsystem;
@@ -161,6 +162,29 @@ pub struct CallMix {
     /// apart from the rest of the machine.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub command_tree: Option<CommandCalls>,
+    /// How the time in each call was measured, or why it was not (`None`: a record made
+    /// before calls were timed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timing: Option<Part<CallTiming>>,
+}
+
+/// The time spent in the kernel per call: each thread's entry paired with its next exit.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct CallTiming {
+    /// How the calls were timed and what the time includes, in one sentence.
+    pub method: String,
+    /// Calls whose entry and exit were both seen (the ones timed).
+    pub timed: u64,
+    /// Their time in the kernel, seconds, all of them together.
+    pub total_s: f64,
+    /// Calls entered in the span and not returned from by its end (a long sleep, a
+    /// `wait4` on a child still running, an `epoll_wait` of a daemon): counted, not timed.
+    pub unfinished: u64,
+    /// Exits without an entry in the span: calls entered before it began.
+    pub exits_unentered: u64,
+    /// Entries followed by another entry of the same thread with no exit between (a lost
+    /// or late record): counted, not timed.
+    pub unpaired: u64,
 }
 
 impl CallMix {
@@ -180,6 +204,39 @@ pub struct CallCount {
     pub name: String,
     pub count: u64,
     pub per_s: f64,
+    /// The time in the kernel of the calls timed, when calls were timed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time: Option<CallTime>,
+}
+
+impl CallCount {
+    /// Mean seconds in the kernel per call timed.
+    pub fn mean_s(&self) -> Option<f64> {
+        self.time.as_ref().and_then(CallTime::mean_s)
+    }
+
+    /// Seconds in the kernel, all the calls timed (0 when not timed).
+    pub fn total_s(&self) -> f64 {
+        self.time.as_ref().map_or(0.0, |t| t.total_s)
+    }
+}
+
+/// One call's time in the kernel: from its entry to its exit, sleeping included.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct CallTime {
+    /// Calls with both ends seen.
+    pub timed: u64,
+    /// Their time together, seconds.
+    pub total_s: f64,
+    /// Entered and not returned from by the end of the span.
+    #[serde(default)]
+    pub unfinished: u64,
+}
+
+impl CallTime {
+    pub fn mean_s(&self) -> Option<f64> {
+        (self.timed > 0).then(|| self.total_s / self.timed as f64)
+    }
 }
 
 /// The calls of one command name (or of the observed command's tree).
@@ -383,6 +440,7 @@ pub mod tests {
                     name: "read".into(),
                     count: 10,
                     per_s: 5.0,
+                    time: None,
                 }],
                 ..CallMix::default()
             }),

@@ -29,6 +29,11 @@ pub struct PredictedCall {
     pub seconds_per_call: f64,
     /// per_s × seconds_per_call, in seconds of system time per second.
     pub predicted_s_per_s: f64,
+    /// The mean time in the kernel per call observed, when calls were timed: beside the
+    /// row's cost per call (it includes any sleep in the call, the row's does not when
+    /// the row never sleeps).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub observed_seconds_per_call: Option<f64>,
 }
 
 /// The prediction for a whole mix.
@@ -62,6 +67,7 @@ pub fn predict(mix: &CallMix, costs: &[CallCost], observed_s_per_s: f64) -> Pred
                     row: k.row.clone(),
                     seconds_per_call: k.seconds_per_call,
                     predicted_s_per_s: c.per_s * k.seconds_per_call,
+                    observed_seconds_per_call: c.mean_s(),
                 });
             }
             None => without_row.push((c.name.clone(), c.per_s)),
@@ -82,7 +88,7 @@ pub fn predict(mix: &CallMix, costs: &[CallCost], observed_s_per_s: f64) -> Pred
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::observation::CallCount;
+    use crate::model::observation::{CallCount, CallTime};
 
     #[test]
     fn calls_times_costs_are_the_prediction_and_the_rest_is_the_residual() {
@@ -93,11 +99,17 @@ mod tests {
                     name: "read".into(),
                     count: 2000,
                     per_s: 1000.0,
+                    time: Some(CallTime {
+                        timed: 2000,
+                        total_s: 2000.0 * 3e-6,
+                        unfinished: 0,
+                    }),
                 },
                 CallCount {
                     name: "futex".into(),
                     count: 1000,
                     per_s: 500.0,
+                    time: None,
                 },
             ],
             ..CallMix::default()
@@ -114,5 +126,10 @@ mod tests {
         assert!((p.residual_s_per_s - 0.003).abs() < 1e-12);
         assert!((p.covered_share - 2.0 / 3.0).abs() < 1e-12);
         assert_eq!(p.without_row, vec![("futex".to_string(), 500.0)]);
+        let seen = p.calls[0].observed_seconds_per_call.unwrap();
+        assert!(
+            (seen - 3e-6).abs() < 1e-12,
+            "the observed mean beside the row's cost"
+        );
     }
 }

@@ -86,7 +86,7 @@ fn series_charts(o: &SystemObservation) -> Markup {
                 .collect();
             let plot = Plot::new(
                 *title,
-                Axis::linear("seconds", &xs, &|v| format!("{v:.0}")),
+                span_axis(&xs, o.duration_s),
                 Axis::linear(unit, &ys, &|v| format!("{v:.0}")),
             );
             let plot = lines
@@ -101,6 +101,18 @@ fn series_charts(o: &SystemObservation) -> Markup {
         }
         @for c in charts { figure.chart { (c) } }
     }
+}
+
+/// The time axis, from 0 to the end of the span (or of the last interval, a moment
+/// later): a round number beyond it would leave the chart's end empty.
+fn span_axis(xs: &[f64], span_s: f64) -> Axis {
+    let mut axis = Axis::linear("seconds", xs, &|v| format!("{v:.0}"));
+    let end = xs.iter().copied().fold(span_s, f64::max);
+    if end > axis.min {
+        axis.max = end;
+        axis.ticks.retain(|t| t.0 <= end * (1.0 + 1e-9));
+    }
+    axis
 }
 
 fn flame_section(o: &SystemObservation) -> Markup {
@@ -161,6 +173,20 @@ pub fn flame_svg(p: &KernelProfile) -> Result<String, String> {
 mod tests {
     use super::*;
     use crate::model::observation::subsystem::{build_profile, Frame, StackSample};
+
+    #[test]
+    fn the_time_axis_ends_at_the_span() {
+        let xs: Vec<f64> = (1..=60).map(f64::from).chain([60.02]).collect();
+        let a = span_axis(&xs, 60.0);
+        assert!((a.max - 60.02).abs() < 1e-9, "{a:?}");
+        assert!(a.ticks.iter().all(|t| t.0 <= 60.02), "{:?}", a.ticks);
+        assert_eq!(a.ticks.last().unwrap().1, "60");
+        assert_eq!(
+            Axis::linear("s", &xs, &|v| format!("{v}")).max,
+            80.0,
+            "the round one"
+        );
+    }
 
     #[test]
     fn the_page_has_a_flame_graph_drawn_from_the_stacks() {
