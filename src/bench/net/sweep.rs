@@ -37,6 +37,7 @@ use anyhow::{bail, Context, Result};
 
 use super::cpustat::{self, SoftirqTicks};
 use super::socket::{self, Family, Scope, UDP_MAX_PAYLOAD};
+use crate::bench::pagebuf::PageBuf;
 use crate::harness::children::{self, io_error, read_exact_raw, write_all_raw, Pair, Partner};
 use crate::harness::contract::{Ctx, OwnFigures, Workload};
 use crate::harness::{interrupt, interrupt::Interrupted};
@@ -165,32 +166,6 @@ const QUIT: u64 = 0;
 const STREAM: u64 = 1;
 const DATAGRAMS: u64 = 2;
 const LAST_SENT: u64 = 3;
-
-/// A buffer that begins on a page boundary, as lmbench's (valloc) do. The allocator puts a
-/// large Vec 16 bytes past one, and on this machine (AMD EPYC, kernel 6.18) the kernel's
-/// copies to and from such buffers ran at about half the speed: a C program streaming
-/// 64 KiB writes over a UNIX socket pair, pinned to one CPU, alternately, moved
-/// 1.5, 1.5, 0.9 and 0.9 GB/s from and into buffers at a page + 16 bytes and 2.7, 2.9, 2.1
-/// and 1.7 GB/s with page-aligned ones.
-struct PageBuf {
-    bytes: Vec<u8>,
-    start: usize,
-    len: usize,
-}
-
-impl PageBuf {
-    const PAGE: usize = 4096;
-
-    fn new(len: usize, fill: u8) -> PageBuf {
-        let bytes = vec![fill; len + Self::PAGE];
-        let start = bytes.as_ptr().align_offset(Self::PAGE);
-        PageBuf { bytes, start, len }
-    }
-
-    fn as_mut(&mut self) -> &mut [u8] {
-        &mut self.bytes[self.start..self.start + self.len]
-    }
-}
 
 /// The receiving child's end of things.
 struct SinkEnds {
@@ -675,17 +650,6 @@ mod tests {
             quick.len(),
             full.len()
         )));
-    }
-
-    #[test]
-    fn the_buffers_begin_on_a_page() {
-        for len in [1, 4096, LARGEST] {
-            let mut b = PageBuf::new(len, 7);
-            let s = b.as_mut();
-            assert_eq!(s.len(), len);
-            assert_eq!(s.as_ptr() as usize % 4096, 0);
-            assert!(s.iter().all(|&x| x == 7));
-        }
     }
 
     #[test]
