@@ -3,9 +3,9 @@
 //!
 //! # Timing model
 //! One operation is mmap(PROT_READ | PROT_WRITE, MAP_SHARED) of the whole file, a
-//! one-byte store every 16 KiB from its start through its first tenth (each a write fault
-//! on a page the page cache holds: no fault-around for writes to a shared mapping) and
-//! munmap. lat_mmap touches only that tenth ("both sparse and full mappings reported":
+//! one-byte store every 16 KiB from its start through its first tenth (write faults on
+//! pages the page cache holds: one per store, or one per large folio where a fault maps
+//! the folio whole, see below) and munmap. lat_mmap touches only that tenth ("both sparse and full mappings reported":
 //! the mapping's size and its faults both count), so 7 stores for 1 MiB, 52 for 8 MiB. The file is
 //! written in `prepare` and read back, so every page is cached; the stores dirty its
 //! pages, which the kernel writes back in its own time, as under lat_mmap.
