@@ -34,7 +34,7 @@ impl PageBuf {
         PageBuf { bytes, start, len }
     }
 
-    pub fn as_mut(&mut self) -> &mut [u8] {
+    pub fn bytes_mut(&mut self) -> &mut [u8] {
         &mut self.bytes[self.start..self.start + self.len]
     }
 
@@ -57,7 +57,7 @@ mod tests {
     fn the_buffers_begin_on_a_page() {
         for len in [1, 4096, 64 << 10, 1 << 20] {
             let mut b = PageBuf::new(len, 7);
-            let s = b.as_mut();
+            let s = b.bytes_mut();
             assert_eq!(s.len(), len);
             assert_eq!(s.as_ptr() as usize % PageBuf::PAGE, 0);
             assert!(s.iter().all(|&x| x == 7));
@@ -67,7 +67,7 @@ mod tests {
     #[test]
     fn the_words_are_the_bytes_read_as_words_and_never_past_the_end() {
         let mut b = PageBuf::new(10, 0);
-        b.as_mut()[..8].copy_from_slice(&[1, 0, 0, 0, 2, 0, 0, 0]);
+        b.bytes_mut()[..8].copy_from_slice(&[1, 0, 0, 0, 2, 0, 0, 0]);
         let w = b.words(8);
         assert_eq!(w.len(), 2);
         assert_eq!(

@@ -118,7 +118,7 @@ impl FileRead {
     fn read_all(file: &mut File, buf: &mut PageBuf, sums: &mut u32) -> Result<()> {
         let mut left = FILE;
         while left > 0 {
-            let got = file.read(buf.as_mut())?;
+            let got = file.read(buf.bytes_mut())?;
             if got == 0 {
                 bail!("the file ended {left} bytes early");
             }

@@ -179,7 +179,7 @@ struct SinkEnds {
 /// The receiving child: obey commands until QUIT or end of input; for each, count what
 /// arrives and acknowledge with the count and the CPU time it spent.
 fn sink_child(ends: SinkEnds, mut page_buf: PageBuf) -> i32 {
-    let buf = page_buf.as_mut();
+    let buf = page_buf.bytes_mut();
     loop {
         let mut cmd = [0u8; 24];
         match read_exact_raw(&Raw(ends.commands), &mut cmd) {
@@ -517,7 +517,7 @@ impl Sweep {
         let sent = size as u64 * count;
         self.command(if datagrams { DATAGRAMS } else { STREAM }, sent, size)?;
         for _ in 0..count {
-            if let Err(e) = write_all_raw(&self.data, &self.buf.as_mut()[..size]) {
+            if let Err(e) = write_all_raw(&self.data, &self.buf.bytes_mut()[..size]) {
                 return Err(self
                     .partner
                     .explain(io_error("send to the receiving child", e)));
