@@ -18,6 +18,7 @@ pub mod message;
 pub mod micro;
 pub mod mixed;
 pub mod net;
+pub mod pagebuf;
 pub mod pipe;
 pub mod proc;
 pub mod select;

@@ -36,7 +36,7 @@ use clap::Args;
 use super::errors::UsageError;
 use super::{output, suggest, Exit};
 use crate::bench::Registry;
-use crate::harness::anchor::{self, Anchor, RowFigure, Server};
+use crate::harness::anchor::{self, Anchor, RowFigure, Server, ServerRuns};
 use crate::harness::contract::Benchmark;
 use crate::harness::procgroup::{self, Reaped};
 use crate::harness::{cpu, debris, interrupt};
@@ -341,12 +341,15 @@ fn stop_group(pid: i32) {
     procgroup::wait_groups_gone(&[pid], Duration::from_secs(2));
 }
 
-/// A tool's server, started before its pairs and stopped (with the tool's own stop
-/// command) when dropped.
+/// A tool's server, started before its pairs and ended when dropped: with the tool's
+/// own stop command (lmbench), or by ending the process group of the child it is
+/// (iperf3).
 struct ToolServer<'a> {
     program: &'a Path,
     server: Server,
     env: &'a [(String, String)],
+    /// The foreground server's pid, which leads its own process group.
+    child: Option<i32>,
 }
 
 impl<'a> ToolServer<'a> {
@@ -355,39 +358,74 @@ impl<'a> ToolServer<'a> {
         server: Server,
         env: &'a [(String, String)],
     ) -> Result<ToolServer<'a>> {
-        let status = Command::new(program)
-            .args(server.start)
+        let mut cmd = Command::new(program);
+        cmd.args(server.start)
             .envs(env.iter().map(|(k, v)| (k, v)))
             .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .status()
-            .with_context(|| format!("cannot start {}'s server", program.display()))?;
-        if !status.success() {
-            bail!(
-                "{} {} failed ({status})",
-                program.display(),
-                server.start.join(" ")
-            );
-        }
-        // lmbench's server forks into the background and then binds its socket.
+            .stdout(Stdio::null());
+        let named = || format!("{} {}", program.display(), server.start.join(" "));
+        let child = match server.runs {
+            ServerRuns::Detached { .. } => {
+                let status = cmd
+                    .status()
+                    .with_context(|| format!("cannot start {}'s server", program.display()))?;
+                if !status.success() {
+                    bail!("{} failed ({status})", named());
+                }
+                None
+            }
+            ServerRuns::Foreground => {
+                cmd.stderr(Stdio::null());
+                procgroup::in_own_group(&mut cmd);
+                // Reaped by pid when it is ended, not through `Child`.
+                let pid = cmd
+                    .spawn()
+                    .with_context(|| format!("cannot start {}'s server", program.display()))?
+                    .id() as i32;
+                Some(pid)
+            }
+        };
+        // lmbench's server forks into the background and then binds its socket; iperf3
+        // binds its own after it starts.
         std::thread::sleep(std::time::Duration::from_millis(300));
+        if let Some(pid) = child {
+            if let Ok(Some(r)) = procgroup::try_reap(pid) {
+                procgroup::kill_group(pid);
+                bail!(
+                    "{} ended at once ({:?}; is its port taken?)",
+                    named(),
+                    r.end
+                );
+            }
+        }
         Ok(ToolServer {
             program,
             server,
             env,
+            child,
         })
     }
 }
 
 impl Drop for ToolServer<'_> {
     fn drop(&mut self) {
-        let _ = Command::new(self.program)
-            .args(self.server.stop)
-            .envs(self.env.iter().map(|(k, v)| (k, v)))
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .status();
+        match (self.server.runs, self.child) {
+            (_, Some(pid)) => {
+                procgroup::kill_group(pid);
+                let _ = procgroup::reap_blocking(pid);
+                procgroup::wait_groups_gone(&[pid], Duration::from_secs(2));
+            }
+            (ServerRuns::Detached { stop }, None) => {
+                let _ = Command::new(self.program)
+                    .args(stop)
+                    .envs(self.env.iter().map(|(k, v)| (k, v)))
+                    .stdin(Stdio::null())
+                    .stdout(Stdio::null())
+                    .stderr(Stdio::null())
+                    .status();
+            }
+            (ServerRuns::Foreground, None) => {}
+        }
     }
 }
 

@@ -34,6 +34,10 @@ pub enum Parse {
     /// its one-process pass subtracted) plus the `ovr=3.24` it subtracted (printed on the
     /// line before): the whole pass, switch, pipe write and read and working-set sum.
     LmbenchCtxWholePass,
+    /// iperf3's `--json` report: the receiver's rate over the whole test
+    /// (`end.sum_received.bits_per_second`, bits of payload, the omitted first seconds
+    /// left out), read as seconds per byte of payload.
+    Iperf3ReceivedJson,
 }
 
 impl Parse {
@@ -76,8 +80,23 @@ impl Parse {
                 })?;
                 last_pair(output).map(|us| (us + overhead) * 1e-6)
             }
+            Parse::Iperf3ReceivedJson => {
+                iperf3_received_bits_per_second(output).map(|bits_per_s| 8.0 / bits_per_s)
+            }
         }
     }
+}
+
+/// The receiver's bits of payload per second from iperf3's JSON report (the object
+/// iperf3 prints; anything around it, such as a warning line, is skipped).
+fn iperf3_received_bits_per_second(output: &str) -> Option<f64> {
+    let (open, close) = (output.find('{')?, output.rfind('}')?);
+    let json = output.get(open..=close)?;
+    let report: serde_json::Value = serde_json::from_str(json).ok()?;
+    let v = report
+        .pointer("/end/sum_received/bits_per_second")?
+        .as_f64()?;
+    (v.is_finite() && v > 0.0).then_some(v)
 }
 
 /// The second of the last line that is exactly two positive numbers: "8.39 12536.57".
@@ -112,13 +131,23 @@ pub struct ScratchFile {
     pub block: usize,
 }
 
-/// A server the tool needs running while it is measured (lmbench's network programs):
-/// the same program with `start` before the pairs (it puts itself in the background) and
-/// with `stop` after them.
+/// A server the tool needs running while it is measured (lmbench's network programs,
+/// iperf3): the same program with `start`, before the pairs, ended after them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Server {
     pub start: &'static [&'static str],
-    pub stop: &'static [&'static str],
+    pub runs: ServerRuns,
+}
+
+/// How a tool's server runs, and so how it is ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ServerRuns {
+    /// It puts itself in the background (lmbench's `-s`) and is stopped by running the
+    /// program again with these arguments (lmbench's `-S 127.0.0.1`).
+    Detached { stop: &'static [&'static str] },
+    /// It stays in the foreground (`iperf3 -s`): the crosscheck starts it as its own
+    /// child, in a process group of its own, and ends that group after the pairs.
+    Foreground,
 }
 
 /// A tool the crosscheck builds itself: a few lines of C it carries, compiled with the
@@ -522,6 +551,7 @@ mod tests {
             Parse::LmbenchMegabytesPerSecond,
             Parse::LmbenchPairMicroseconds,
             Parse::LmbenchCtxWholePass,
+            Parse::Iperf3ReceivedJson,
         ] {
             assert_eq!(p.seconds(""), None);
             assert_eq!(p.seconds("perf: command not found\n"), None);
@@ -531,6 +561,36 @@ mod tests {
                 None
             );
         }
+    }
+
+    // iperf3 3.12's `--json` report of one TCP stream pinned to one CPU here, cut to the
+    // fields around the one read (`-t 3 -O 1`: the omitted first second is in no sum).
+    const IPERF3_JSON: &str = r#"{
+        "start": {"test_start": {"protocol": "TCP", "num_streams": 1, "blksize": 65536, "omit": 1, "duration": 3}},
+        "intervals": [{"sum": {"bytes": 2705326080, "bits_per_second": 21642608640.0, "omitted": true}}],
+        "end": {
+            "sum_sent": {"start": 0, "end": 2.998042, "seconds": 2.998042, "bytes": 6795427840, "bits_per_second": 18132975695.470577, "retransmits": 1, "sender": true},
+            "sum_received": {"start": 0, "end": 2.997924, "seconds": 2.997924, "bytes": 6795427840, "bits_per_second": 18133689419.745132, "sender": true}
+        }
+    }"#;
+
+    #[test]
+    fn iperf3_s_receiver_rate_is_read_as_seconds_per_payload_byte() {
+        let s = Parse::Iperf3ReceivedJson.seconds(IPERF3_JSON).unwrap();
+        // 18.13 Gbit/s of payload = 2.267 GB/s: 0.4412 ns a byte.
+        assert!(close(s, 8.0 / 18133689419.745132), "{s}");
+        assert!((s * 1e9 - 0.4412).abs() < 1e-4, "{s}");
+        // A warning printed before the report does not hide it.
+        let warned = format!("iperf3: warning - something\n{IPERF3_JSON}\n");
+        assert_eq!(Parse::Iperf3ReceivedJson.seconds(&warned), Some(s));
+        // The sender's figure is not taken in its place, nor is a report without it.
+        let no_receiver = IPERF3_JSON.replace("sum_received", "sum_other");
+        assert_eq!(Parse::Iperf3ReceivedJson.seconds(&no_receiver), None);
+        let error = r#"{"start": {}, "intervals": [], "end": {}, "error": "unable to connect to server: Connection refused"}"#;
+        assert_eq!(Parse::Iperf3ReceivedJson.seconds(error), None);
+        let zero = IPERF3_JSON.replace("18133689419.745132", "0");
+        assert_eq!(Parse::Iperf3ReceivedJson.seconds(&zero), None);
+        assert_eq!(Parse::Iperf3ReceivedJson.seconds("} {"), None);
     }
 
     #[test]

@@ -19,6 +19,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 
+use crate::bench::pagebuf::PageBuf;
 use crate::harness::anchor::{Anchor, Parse};
 use crate::harness::contract::{Benchmark, Ctx, Workload};
 use crate::model::{Metric, Source};
@@ -72,7 +73,8 @@ pub struct FileRead {
     way: Way,
     path: PathBuf,
     file: File,
-    buf: Vec<u32>,
+    /// Begins on a page, as bw_file_rd's (valloc): see [`PageBuf`] for why it matters.
+    buf: PageBuf,
     map: *const u32,
     sums: u32,
 }
@@ -106,24 +108,21 @@ impl FileRead {
             way,
             path,
             file,
-            buf: vec![0u32; XFER / 4],
+            buf: PageBuf::new(XFER, 0),
             map,
             sums: 0,
         })
     }
 
     /// Read the whole of `file` 64 KiB at a time from where it is, summing each buffer.
-    fn read_all(file: &mut File, buf: &mut [u32], sums: &mut u32) -> Result<()> {
+    fn read_all(file: &mut File, buf: &mut PageBuf, sums: &mut u32) -> Result<()> {
         let mut left = FILE;
         while left > 0 {
-            // SAFETY: the u32 buffer seen as its bytes, for read() to fill.
-            let bytes =
-                unsafe { std::slice::from_raw_parts_mut(buf.as_mut_ptr().cast::<u8>(), XFER) };
-            let got = file.read(bytes)?;
+            let got = file.read(buf.bytes_mut())?;
             if got == 0 {
                 bail!("the file ended {left} bytes early");
             }
-            *sums = sums.wrapping_add(sum_words(&buf[..got / 4]));
+            *sums = sums.wrapping_add(sum_words(buf.words(got)));
             left -= got.min(left);
         }
         Ok(())

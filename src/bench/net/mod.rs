@@ -15,7 +15,7 @@
 use anyhow::Result;
 
 use super::message::{self, Transport};
-use crate::harness::anchor::{Anchor, Parse, Server};
+use crate::harness::anchor::{Anchor, Parse, Server, ServerRuns};
 use crate::harness::contract::{Benchmark, Ctx, Plan, Workload};
 use crate::model::{Metric, Mode, Source};
 
@@ -48,8 +48,48 @@ fn rtt(ctx: &Ctx, transport: Transport) -> Result<Box<dyn Workload>> {
 /// with `-S 127.0.0.1`.
 const LMBENCH_SERVER: Server = Server {
     start: &["-s"],
-    stop: &["-S", "127.0.0.1"],
+    runs: ServerRuns::Detached {
+        stop: &["-S", "127.0.0.1"],
+    },
 };
+
+/// iperf3's server on 127.0.0.1 only, on a port of its own (iperf3's default is 5201),
+/// in the foreground: the crosscheck ends it after the pairs.
+const IPERF3_SERVER: Server = Server {
+    start: &["-s", "-B", "127.0.0.1", "-p", "5299"],
+    runs: ServerRuns::Foreground,
+};
+
+/// `net.tcp.bw`'s second anchor: iperf3, one TCP stream to 127.0.0.1 in 64 KiB writes
+/// (`-l 64K`, read 64 KiB at a time by its server too), for 3 s after 1 s left out
+/// (`-O 1`: the connection's start), the receiver's rate of payload bytes (`--json`'s
+/// `sum_received`). Unlike bw_tcp it leaves the socket buffers to the kernel, as the row
+/// does.
+fn iperf3_anchor() -> Anchor {
+    Anchor::new(
+        "iperf3",
+        "iperf3",
+        &[
+            "-c",
+            "127.0.0.1",
+            "-p",
+            "5299",
+            "-P",
+            "1",
+            "-l",
+            "64K",
+            "-t",
+            "3",
+            "-O",
+            "1",
+            "--json",
+        ],
+        "iperf3",
+        Parse::Iperf3ReceivedJson,
+        "per byte of payload received over one TCP stream on 127.0.0.1 in 64 KiB writes",
+    )
+    .with_server(IPERF3_SERVER)
+}
 
 fn round_trips() -> Vec<Benchmark> {
     vec![
@@ -190,7 +230,8 @@ fn throughput() -> Vec<Benchmark> {
                 "per byte over one TCP connection on 127.0.0.1 in 64 KiB writes (MB = 10^6 bytes)",
             )
             .with_server(LMBENCH_SERVER),
-        ),
+        )
+        .anchor(iperf3_anchor()),
         Benchmark::new(
             "net.udp.bw",
             "UDP throughput to a child on 127.0.0.1 swept by datagram size (1 B–64 KiB), lost \
@@ -268,6 +309,64 @@ mod tests {
         });
         // TCP, TCP over ::1, UDP, the connection and the two IP sweeps: each end.
         assert!(seen >= 12, "only {seen} addresses checked");
+    }
+
+    /// Every address a tool is pointed at, or told to bind or stop, is a loopback
+    /// address: the cross-check sends nothing outside the machine either.
+    #[test]
+    fn every_anchor_of_the_net_rows_is_pointed_at_loopback() {
+        let mut addresses = 0;
+        for b in all() {
+            for a in b.anchors() {
+                let stop = a.server.map(|s| match s.runs {
+                    ServerRuns::Detached { stop } => stop,
+                    ServerRuns::Foreground => &[],
+                });
+                let args = a
+                    .args
+                    .iter()
+                    .chain(a.server.iter().flat_map(|s| s.start))
+                    .chain(stop.into_iter().flatten());
+                for arg in args {
+                    if let Ok(ip) = arg.parse::<std::net::IpAddr>() {
+                        assert!(ip.is_loopback(), "{} {}: {arg}", b.id(), a.tool);
+                        addresses += 1;
+                    }
+                    assert!(
+                        !arg.contains("localhost"),
+                        "{}: a name, not an address",
+                        b.id()
+                    );
+                }
+            }
+        }
+        // lat_tcp, lat_udp, lat_connect and bw_tcp with their stops, iperf3's client and
+        // server.
+        assert!(addresses >= 10, "only {addresses} addresses checked");
+    }
+
+    #[test]
+    fn net_tcp_bw_has_iperf3_beside_bw_tcp_on_the_same_basis() {
+        let b = all().into_iter().find(|b| b.id() == "net.tcp.bw").unwrap();
+        let tools: Vec<&str> = b.anchors().iter().map(|a| a.tool).collect();
+        assert_eq!(tools, ["lmbench bw_tcp", "iperf3"]);
+        let iperf3 = &b.anchors()[1];
+        assert_eq!(iperf3.package, "iperf3");
+        assert_eq!(iperf3.parse, Parse::Iperf3ReceivedJson);
+        // The same write size as the row's headline and bw_tcp's -m, one stream, and the
+        // port the client asks for is the port its server listens on.
+        let args = iperf3.command_line();
+        assert!(args.contains("-l 64K") && args.contains("-P 1"), "{args}");
+        assert_eq!(sweep::Carrier::Tcp(Family::V4).headline_bytes(), 64 << 10);
+        fn port(args: &'static [&'static str]) -> Option<&'static str> {
+            args.windows(2).find(|w| w[0] == "-p").map(|w| w[1])
+        }
+        let server = iperf3.server.unwrap();
+        assert_eq!(port(iperf3.args), port(server.start));
+        assert_eq!(server.runs, ServerRuns::Foreground);
+        // Both tools' figures are per byte, as the row's is (a throughput row).
+        assert_eq!(iperf3.per_row_op, 1.0);
+        assert_eq!(b.anchors()[0].per_row_op, 1.0);
     }
 
     #[test]

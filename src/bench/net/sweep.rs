@@ -37,6 +37,7 @@ use anyhow::{bail, Context, Result};
 
 use super::cpustat::{self, SoftirqTicks};
 use super::socket::{self, Family, Scope, UDP_MAX_PAYLOAD};
+use crate::bench::pagebuf::PageBuf;
 use crate::harness::children::{self, io_error, read_exact_raw, write_all_raw, Pair, Partner};
 use crate::harness::contract::{Ctx, OwnFigures, Workload};
 use crate::harness::{interrupt, interrupt::Interrupted};
@@ -166,32 +167,6 @@ const STREAM: u64 = 1;
 const DATAGRAMS: u64 = 2;
 const LAST_SENT: u64 = 3;
 
-/// A buffer that begins on a page boundary, as lmbench's (valloc) do. The allocator puts a
-/// large Vec 16 bytes past one, and on this machine (AMD EPYC, kernel 6.18) the kernel's
-/// copies to and from such buffers ran at about half the speed: a C program streaming
-/// 64 KiB writes over a UNIX socket pair, pinned to one CPU, alternately, moved
-/// 1.5, 1.5, 0.9 and 0.9 GB/s from and into buffers at a page + 16 bytes and 2.7, 2.9, 2.1
-/// and 1.7 GB/s with page-aligned ones.
-struct PageBuf {
-    bytes: Vec<u8>,
-    start: usize,
-    len: usize,
-}
-
-impl PageBuf {
-    const PAGE: usize = 4096;
-
-    fn new(len: usize, fill: u8) -> PageBuf {
-        let bytes = vec![fill; len + Self::PAGE];
-        let start = bytes.as_ptr().align_offset(Self::PAGE);
-        PageBuf { bytes, start, len }
-    }
-
-    fn as_mut(&mut self) -> &mut [u8] {
-        &mut self.bytes[self.start..self.start + self.len]
-    }
-}
-
 /// The receiving child's end of things.
 struct SinkEnds {
     data: i32,
@@ -204,7 +179,7 @@ struct SinkEnds {
 /// The receiving child: obey commands until QUIT or end of input; for each, count what
 /// arrives and acknowledge with the count and the CPU time it spent.
 fn sink_child(ends: SinkEnds, mut page_buf: PageBuf) -> i32 {
-    let buf = page_buf.as_mut();
+    let buf = page_buf.bytes_mut();
     loop {
         let mut cmd = [0u8; 24];
         match read_exact_raw(&Raw(ends.commands), &mut cmd) {
@@ -542,7 +517,7 @@ impl Sweep {
         let sent = size as u64 * count;
         self.command(if datagrams { DATAGRAMS } else { STREAM }, sent, size)?;
         for _ in 0..count {
-            if let Err(e) = write_all_raw(&self.data, &self.buf.as_mut()[..size]) {
+            if let Err(e) = write_all_raw(&self.data, &self.buf.bytes_mut()[..size]) {
                 return Err(self
                     .partner
                     .explain(io_error("send to the receiving child", e)));
@@ -675,17 +650,6 @@ mod tests {
             quick.len(),
             full.len()
         )));
-    }
-
-    #[test]
-    fn the_buffers_begin_on_a_page() {
-        for len in [1, 4096, LARGEST] {
-            let mut b = PageBuf::new(len, 7);
-            let s = b.as_mut();
-            assert_eq!(s.len(), len);
-            assert_eq!(s.as_ptr() as usize % 4096, 0);
-            assert!(s.iter().all(|&x| x == 7));
-        }
     }
 
     #[test]

@@ -265,8 +265,10 @@ impl Plot {
                 }
                 rect x=(LEFT) y=(TOP) width=(plot_w) height=(PLOT_H) class="frame" {}
                 text x=(LEFT + plot_w / 2.0) y=(TOP + PLOT_H + 34.0) class="xl" { (self.x.label) }
-                text x="14" y=(TOP + PLOT_H / 2.0) class="xl"
-                    transform=(format!("rotate(-90 14 {})", TOP + PLOT_H / 2.0)) { (self.y.label) }
+                // At x = 11 the turned label's glyphs end left of the widest tick label
+                // ("1.00 GB/s", right-aligned at LEFT − 6), which they crossed at 14.
+                text x="11" y=(TOP + PLOT_H / 2.0) class="xl"
+                    transform=(format!("rotate(-90 11 {})", TOP + PLOT_H / 2.0)) { (self.y.label) }
                 @for (i, b) in self.bands.iter().enumerate() {
                     polygon class="band" fill=(colour(i)) points=(band_points(b, &px, &py)) {}
                 }
