@@ -9,7 +9,7 @@ use super::{output, suggest, Exit};
 use crate::model::unit::format_value;
 use crate::model::Unit;
 use crate::reference::{self, Quantity};
-use crate::report::table::{new_table, right};
+use crate::report::table::{fold_words, new_table, right};
 
 #[derive(Debug, Args)]
 pub struct ReferenceArgs {
@@ -28,7 +28,8 @@ pub fn execute(args: ReferenceArgs) -> Result<Exit> {
 
 fn list() -> String {
     let figures = reference::figures();
-    let mut t = new_table(&["machine", "hardware", "system", "figures", "source"]);
+    let mut t = new_table(&["machine", "hardware", "system", "figures"]);
+    let mut sources = String::from("where each machine's figures come from:\n");
     for m in reference::machines() {
         let n = figures
             .iter()
@@ -45,14 +46,22 @@ fn list() -> String {
             m.hardware.to_string(),
             m.system.to_string(),
             count,
-            m.about.to_string(),
         ]);
+        // The sources are long prose: under the table, one per machine, they read as
+        // sentences instead of a column wrapped a word or two a line.
+        fold_words(&format!("  {}: {}", m.name, m.about), width(), 4, &mut sources);
+        sources.push('\n');
     }
     right(&mut t, &[3]);
     format!(
-        "{t}\n`timeshare reference MACHINE` shows its figures; `timeshare compare last MACHINE` \
-         sets a run beside it.\n"
+        "{t}\n{sources}`timeshare reference MACHINE` shows its figures; `timeshare compare last \
+         MACHINE` sets a run beside it.\n"
     )
+}
+
+/// The width the output's lines fold to.
+fn width() -> usize {
+    usize::from(crate::report::style::current().width)
 }
 
 /// A figure as the table shows it: a count per operation (0.228 page faults per page
