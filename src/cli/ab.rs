@@ -98,10 +98,8 @@ pub fn execute(args: AbArgs) -> Result<Exit> {
         ..RunOptions::default()
     };
     let reg = Registry::new(&options);
-    let ids: Vec<String> = suggest::select(&reg, &args.select)?
-        .iter()
-        .map(|b| b.id().to_string())
-        .collect();
+    let benches = suggest::select(&reg, &args.select)?;
+    let ids: Vec<String> = benches.iter().map(|b| b.id().to_string()).collect();
     let sides = [
         side(&args.a, &options, &dir)?,
         side(&args.b, &options, &dir)?,
@@ -109,7 +107,7 @@ pub fn execute(args: AbArgs) -> Result<Exit> {
     interrupt::install()?;
     let environment = sysinfo::detect(&dir);
     let started_at = chrono::Utc::now();
-    let rounds = invocations::measure(&sides, &ids, args.rounds as usize, &dir, &mut |r| {
+    let rounds = invocations::measure(&sides, &benches, args.rounds as usize, &dir, &mut |r| {
         eprintln!("round {}/{}", r + 1, args.rounds)
     })?;
     let columns: Vec<Column> = sides

@@ -39,6 +39,7 @@ pub struct Benchmark {
     requires: Option<SupportCheck>,
     partnered: bool,
     single_calls: bool,
+    measured_once: Option<&'static str>,
     syscalls: &'static [(&'static str, f64)],
     anchors: Vec<Anchor>,
     prepare: Box<Prepare>,
@@ -63,6 +64,7 @@ impl Benchmark {
             requires: None,
             partnered: false,
             single_calls: false,
+            measured_once: None,
             syscalls: &[],
             anchors: Vec::new(),
             prepare: Box::new(prepare),
@@ -122,6 +124,22 @@ impl Benchmark {
     pub fn partnered(mut self) -> Self {
         self.partnered = true;
         self
+    }
+
+    /// A run across several processes measures it in its first process only, with its
+    /// own mode's plan, for the reason given: the row is already an experiment of many
+    /// processes or sizes that lasts seconds, and repeating it in every fresh process
+    /// multiplies a run's time for a level of variation the row samples itself (see
+    /// [`crate::harness::invocations::ids_of_round`]).
+    pub fn measured_in_one_process(mut self, why: &'static str) -> Self {
+        self.measured_once = Some(why);
+        self
+    }
+
+    /// Why a run across processes measures it in one of them only, for the rows that
+    /// declare it ([`Benchmark::measured_in_one_process`]).
+    pub fn measured_once_reason(&self) -> Option<&'static str> {
+        self.measured_once
     }
 
     /// After its batches, its operation is also timed one call at a time (seed 002's

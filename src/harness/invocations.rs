@@ -54,24 +54,22 @@ pub const QUICK_INVOCATIONS: usize = 3;
 /// Invocations of a full run when `--invocations` is not given.
 pub const FULL_INVOCATIONS: usize = 10;
 
-/// Families whose rows a run across processes measures in its first process only. Each
-/// of their rows is an experiment of many processes already (N copies, N users' shells,
-/// K readers beside a program) and lasts seconds: repeating it in every fresh process
-/// multiplied a run's time (a full run's ten processes spent 102–123 s each on them) for
-/// a level of variation the row samples itself. Such a row's plan is its own mode's.
-pub const ONE_PROCESS_FAMILIES: &[&str] = &["load"];
-
-/// Whether `id` is measured in one process of a run across several.
-pub fn measured_once(id: &str) -> bool {
-    ONE_PROCESS_FAMILIES.contains(&crate::model::family_of(id))
+/// Whether a run across several processes measures `b` in its first process only
+/// ([`Benchmark::measured_in_one_process`]). Such a row's plan is its own mode's.
+pub fn measured_once(b: &Benchmark) -> bool {
+    b.measured_once_reason().is_some()
 }
 
-/// The ids round `r` measures, in the order given: every id in the first round; after
-/// it, those not [`measured_once`].
-pub fn ids_of_round(ids: &[String], r: usize) -> Vec<String> {
-    ids.iter()
-        .filter(|id| r == 0 || !measured_once(id))
-        .cloned()
+/// The ids round `r` measures, in the order given: every row in the first round; after
+/// it, those not [`measured_once`]. The load rows (N copies, N users' shells, K readers
+/// beside a program) and the network sweeps (a score of sizes, each moved three times)
+/// last seconds each: measured in every one of a full run's ten processes, the load rows
+/// took 102–123 s of each and the sweeps 62 s of each later process's 112 s.
+pub fn ids_of_round(benches: &[&Benchmark], r: usize) -> Vec<String> {
+    benches
+        .iter()
+        .filter(|b| r == 0 || !measured_once(b))
+        .map(|b| b.id().to_string())
         .collect()
 }
 
@@ -81,7 +79,7 @@ pub fn ids_of_round(ids: &[String], r: usize) -> Vec<String> {
 /// of ≥ 2 ms instead of 21, one whole job instead of three), a row [`measured_once`]
 /// with its own mode's plan, and `--precision`'s planned samples over all of it.
 pub fn plan_for(b: &Benchmark, options: &RunOptions) -> Plan {
-    let mut plan = if measured_once(b.id()) {
+    let mut plan = if measured_once(b) {
         b.plan(options.mode)
     } else {
         let mut plan = b.plan(plan_mode(options));
@@ -182,12 +180,12 @@ pub struct Rounds {
     pub interrupted: bool,
 }
 
-/// `rounds` rounds of every side over `ids`, shuffled anew each round. `on_round(r)` is
+/// `rounds` rounds of every side over `benches`, shuffled anew each round. `on_round(r)` is
 /// called before round r (0-based). Stops early, keeping what was measured, on an
 /// interrupt.
 pub fn measure(
     sides: &[Side],
-    ids: &[String],
+    benches: &[&Benchmark],
     rounds: usize,
     scratch_root: &Path,
     on_round: &mut dyn FnMut(usize),
@@ -208,7 +206,7 @@ pub fn measure(
     };
     'rounds: for r in 0..rounds {
         on_round(r);
-        let mut order = ids_of_round(ids, r);
+        let mut order = ids_of_round(benches, r);
         if order.is_empty() {
             // Every id was one measured in the first process only.
             continue;
@@ -309,19 +307,26 @@ mod tests {
     }
 
     #[test]
-    fn load_rows_are_measured_in_the_first_process_with_their_own_mode_s_plan() {
-        let ids: Vec<String> = ["syscall.getpid", "load.cpu.1", "load.script.5", "pipe.back"]
-            .iter()
-            .map(|s| s.to_string())
-            .collect();
-        assert_eq!(ids_of_round(&ids, 0), ids);
-        assert_eq!(ids_of_round(&ids, 1), ["syscall.getpid", "pipe.back"]);
+    fn rows_measured_once_are_measured_in_the_first_process_with_their_own_mode_s_plan() {
+        let once = |id| bench(id).measured_in_one_process("many processes already");
+        let rows = [
+            bench("syscall.getpid"),
+            once("load.cpu.1"),
+            once("net.tcp.bw"),
+            bench("pipe.back"),
+        ];
+        let benches: Vec<&Benchmark> = rows.iter().collect();
+        assert_eq!(
+            ids_of_round(&benches, 0),
+            ["syscall.getpid", "load.cpu.1", "net.tcp.bw", "pipe.back"]
+        );
+        assert_eq!(ids_of_round(&benches, 1), ["syscall.getpid", "pipe.back"]);
         let full = RunOptions {
             mode: Mode::Full,
             invocations: Some(10),
             ..RunOptions::default()
         };
-        let load = bench("load.cpu.1").with_plan(Plan::job);
+        let load = once("load.cpu.1").with_plan(Plan::job);
         assert_eq!(plan_for(&load, &full), Plan::job(Mode::Full));
         assert_eq!(
             plan_for(&bench("syscall.getpid"), &full),

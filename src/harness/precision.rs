@@ -197,7 +197,7 @@ pub(super) fn measure(
     let pilot_k = target.pilot.max(2);
     let pilot = invocations::measure(
         std::slice::from_ref(side),
-        &ids,
+        benches,
         pilot_k,
         &runner.scratch_root,
         &mut |r| observer.bench_started(r, &format!("pilot invocation {}/{pilot_k}", r + 1)),
@@ -240,10 +240,10 @@ pub(super) fn measure(
         if interrupted || started.elapsed().as_secs_f64() > target.budget_s {
             break;
         }
-        let mut order: Vec<String> = Vec::new();
+        let mut order: Vec<&Benchmark> = Vec::new();
         for (i, p) in plans.iter().enumerate() {
             if p.accepted && p.plan.is_some_and(|plan| plan.invocations > r) {
-                order.push(p.id.clone());
+                order.extend(benches.iter().find(|b| b.id() == p.id));
                 ran[i] += 1;
             }
         }

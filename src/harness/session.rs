@@ -297,7 +297,7 @@ fn across_processes(
     let ids: Vec<String> = benches.iter().map(|b| b.id().to_string()).collect();
     let measured = invocations::measure(
         std::slice::from_ref(side),
-        &ids,
+        benches,
         rounds,
         &runner.scratch_root,
         &mut |r| observer.bench_started(r, &format!("invocation {}/{rounds}", r + 1)),
@@ -308,6 +308,9 @@ fn across_processes(
         RunStatus::Complete
     };
     let mut merged = crate::model::levels::merge_runs(&measured.runs[0], &ids);
+    if rounds > 1 {
+        note_measured_once(benches, &mut merged);
+    }
     if run.status == RunStatus::Complete {
         with_run_level(run, &mut merged, earlier);
     }
@@ -322,6 +325,21 @@ fn across_processes(
 /// this one (see `model::runlevel`), learned from the rows this run measured with a
 /// resolved figure (a derived row's or an unresolved one's spread is not the machine's);
 /// without two earlier runs, the run says its intervals are of its processes only.
+/// Says on each row measured in the first process only
+/// ([`Benchmark::measured_in_one_process`]) that it was, and why.
+fn note_measured_once(benches: &[&Benchmark], merged: &mut [BenchResult]) {
+    for r in merged.iter_mut() {
+        let why = benches
+            .iter()
+            .find(|b| b.id() == r.id)
+            .and_then(|b| b.measured_once_reason());
+        if let Some(why) = why {
+            r.notes
+                .push(format!("measured in the first of the run's processes only: {why}"));
+        }
+    }
+}
+
 fn with_run_level(run: &mut Run, merged: &mut [BenchResult], earlier: &[BTreeMap<String, f64>]) {
     // Only figures the printers would show as measured: a row under the clock's or the
     // CPU's resolution moves between runs by whole clock ticks (a single call timed at 10

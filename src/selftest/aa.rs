@@ -40,12 +40,10 @@ fn measure_interleaved(env: &Env) -> Result<(Vec<BenchResult>, Vec<BenchResult>)
         ..RunOptions::default()
     };
     let reg = Registry::new(&options);
-    let ids: Vec<String> = reg
+    let benches = reg
         .select(&[SELECTION.to_string()])
-        .map_err(|e| anyhow::anyhow!("{e}"))?
-        .iter()
-        .map(|b| b.id().to_string())
-        .collect();
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
+    let ids: Vec<String> = benches.iter().map(|b| b.id().to_string()).collect();
     let scratch = tempfile::Builder::new().prefix("timeshare-").tempdir()?;
     let side = |name: &str| -> Result<Side> {
         Ok(Side {
@@ -56,7 +54,7 @@ fn measure_interleaved(env: &Env) -> Result<(Vec<BenchResult>, Vec<BenchResult>)
         })
     };
     let sides = [side("A")?, side("B")?];
-    let got = invocations::measure(&sides, &ids, INVOCATIONS, scratch.path(), &mut |_| {})?;
+    let got = invocations::measure(&sides, &benches, INVOCATIONS, scratch.path(), &mut |_| {})?;
     if got.interrupted {
         return Err(Interrupted.into());
     }

@@ -125,6 +125,35 @@ fn an_interrupted_run_keeps_what_it_measured() {
     assert_eq!(leftovers.len(), 1, "only r.json remains");
 }
 
+/// A run across processes measures a row that declares it (a load row, a network sweep)
+/// in its first process only, and says so on the row; the others in every process.
+#[test]
+fn rows_measured_once_are_measured_in_one_process_and_say_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("r.json");
+    timeshare()
+        .args(["run", "syscall.getpid", "load.cpu.1", "net.unix.bw", "--copies", "1"])
+        .args(["--quick", "--invocations", "2", "--no-save", "--json"])
+        .arg(&path)
+        .arg("--dir")
+        .arg(dir.path())
+        .assert()
+        .success();
+    let run = crate::common::json(&std::fs::read(&path).unwrap());
+    for r in run["results"].as_array().unwrap() {
+        let processes = r["invocations"]["within"].as_array().unwrap().len();
+        let said = r["notes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|n| n.as_str().unwrap().contains("first of the run's processes only"));
+        match r["id"].as_str().unwrap() {
+            "syscall.getpid" => assert_eq!((processes, said), (2, false)),
+            id => assert_eq!((processes, said), (1, true), "{id}"),
+        }
+    }
+}
+
 /// A `timeshare` that may use one CPU only, as under `taskset -c N`.
 fn on_one_cpu(args: &[&str]) -> std::process::Output {
     use std::os::unix::process::CommandExt;

@@ -64,6 +64,7 @@ pub fn row(n: usize) -> Benchmark {
     )
     .with_metric(Metric::job())
     .with_plan(super::plan)
+    .measured_in_one_process(super::ONE_PROCESS)
     // Table 9's Real: the average over the copies of one batch (see `own_figures`).
     .per(PER_COPY)
 }

@@ -74,6 +74,7 @@ pub fn row(k: usize) -> Benchmark {
     .with_metric(Metric::job())
     .per(load::PER_PROGRAM_RUN)
     .with_plan(super::plan)
+    .measured_in_one_process(super::ONE_PROCESS)
 }
 
 impl IoInterference {

@@ -37,13 +37,17 @@ pub fn all(options: &LoadOptions) -> Vec<Benchmark> {
 /// How a load row is sampled: whole runs of its processes, one in quick mode — the row is
 /// already an experiment of many processes, and one run of them answers a first look —
 /// and five in full. A run across processes measures these rows in its first process
-/// only (`harness::invocations::measured_once`), with this plan.
+/// only ([`ONE_PROCESS`]), with this plan.
 pub fn plan(mode: Mode) -> Plan {
     Plan {
         samples: repetitions(mode),
         ..Plan::job(mode)
     }
 }
+
+/// Why a run across processes measures every load row in its first process only: the
+/// row is an experiment of many processes already and lasts seconds.
+pub const ONE_PROCESS: &str = "the row starts many processes itself";
 
 /// Repetitions of a load row in `mode` (see [`plan`]).
 pub fn repetitions(mode: Mode) -> usize {
@@ -65,10 +69,7 @@ pub fn budget_note(mode: Mode, work: &str) -> String {
     } else {
         format!("{n} repetitions")
     };
-    format!(
-        "{name} mode: {times}, {work}; measured in one process of a run across several (the \
-         row starts many processes itself)"
-    )
+    format!("{name} mode: {times}, {work}")
 }
 
 /// Figures shared between the rows of a run (kept in the run's state, see

@@ -876,6 +876,7 @@ pub fn row(n: usize) -> Benchmark {
     )
     .with_metric(Metric::job())
     .with_plan(super::plan)
+    .measured_in_one_process(super::ONE_PROCESS)
     // Table 10's real: per script, averaged over the users (see `own_figures`).
     .per(PER_SCRIPT)
 }
