@@ -26,7 +26,9 @@
 //! is missing is counted per command and makes the row `failed` (its details, with the
 //! per-command table, are kept): a script that did less work than it should must never
 //! pass for a clean, faster figure (UnixBench's shell test scores higher when `sort` is
-//! broken). Commands marked optional (`?cmd`) that are not installed are noted as absent.
+//! broken). A program the script needs that is not on PATH skips the row before it
+//! starts, naming it and its package ([`lacking_programs`]); commands marked optional
+//! (`?cmd`) that are not installed are noted as absent.
 
 use std::collections::BTreeMap;
 use std::fs::File;
@@ -38,7 +40,7 @@ use anyhow::{bail, Context, Result};
 use serde::{Deserialize, Serialize};
 
 use super::{driver_cpu, lock, remembered, LoadState, Ticker};
-use crate::harness::contract::{Benchmark, Ctx, Host, OwnFigures, Workload};
+use crate::harness::contract::{Benchmark, Ctx, Host, OwnFigures, Skip, Workload};
 use crate::harness::copies::{self, Children, Exit, SpawnError};
 use crate::harness::interrupt;
 use crate::harness::interrupt::Interrupted;
@@ -260,7 +262,75 @@ fn is_list(line: &str) -> bool {
     false
 }
 
+/// Words a shell line may begin with that are the shell's own, not programs on PATH.
+const SHELL_WORDS: &[&str] = &[
+    "cd", "export", "set", "unset", "read", "exec", ".", "source", "eval", "wait", "umask",
+    "ulimit", "trap", "shift", "alias", "exit", "return",
+];
+
+/// The Debian packages of the programs the bundled scripts run, for the skip's hint.
+const PACKAGES: &[(&str, &str)] = &[
+    ("ed", "ed"),
+    ("nroff", "groff-base"),
+    ("col", "bsdextrautils"),
+    ("ps", "procps"),
+    ("cc", "gcc"),
+];
+
+/// The programs `script` must run that are not on PATH here, each named once: a script
+/// missing one would fail every time it ran that command, so the row is skipped before
+/// it starts, naming them, rather than failed after (optional `?` commands are noted as
+/// absent instead). A list (`a && b`) is not looked into: its words need not be programs.
+pub fn lacking_programs(script: &Script, host: &Host) -> Vec<String> {
+    let mut lacking: Vec<String> = Vec::new();
+    for c in script.commands.iter().filter(|c| !c.optional) {
+        for program in c.programs() {
+            if !lacking.iter().any(|p| p == program)
+                && !SHELL_WORDS.contains(&program)
+                && host.find_program(program).is_none()
+            {
+                lacking.push(program.to_string());
+            }
+        }
+    }
+    lacking
+}
+
+/// The skip for `lacking` programs of `script`, with the packages that bring the known
+/// ones.
+fn lacking_skip(script: &Script, lacking: &[String]) -> Skip {
+    let named: Vec<String> = lacking.iter().map(|p| format!("`{p}`")).collect();
+    let packages: Vec<&str> = lacking
+        .iter()
+        .filter_map(|p| PACKAGES.iter().find(|(q, _)| q == p).map(|(_, pkg)| *pkg))
+        .collect();
+    let hint = if packages.is_empty() {
+        String::new()
+    } else {
+        format!(" (on Debian or Ubuntu: apt-get install {})", packages.join(" "))
+    };
+    let are = if lacking.len() == 1 { "it is" } else { "they are" };
+    Skip::new(format!(
+        "the {} script runs {} and {are} not on PATH{hint}",
+        script.name,
+        named.join(", ")
+    ))
+}
+
 impl Cmd {
+    /// The programs this command starts: each stage of a pipeline; nothing for a list.
+    fn programs(&self) -> Vec<&str> {
+        match &self.how {
+            How::Direct { argv, .. } => vec![argv[0].as_str()],
+            How::Shell if is_list(&self.line) => Vec::new(),
+            How::Shell => self
+                .line
+                .split('|')
+                .filter_map(|stage| stage.split_whitespace().find(|w| !w.contains('=')))
+                .collect(),
+        }
+    }
+
     /// The program this command needs, for the optional check.
     fn program(&self) -> &str {
         match &self.how {
@@ -887,6 +957,10 @@ impl ScriptLoad {
         let shared = ctx.state.get::<LoadState>();
         let o = &ctx.options.load;
         let script = load(o.script.as_deref())?;
+        let lacking = lacking_programs(&script, ctx.host);
+        if !lacking.is_empty() {
+            return Err(lacking_skip(&script, &lacking).into());
+        }
         let limits = Limits::of(o);
         copies::check_room(
             // A shell, and at most a `sh -c` and two stages under it, per user.
@@ -1381,6 +1455,33 @@ mod tests {
         assert!(e.contains("line 1"), "{e}");
         assert!(parse("t", "# nothing\n").is_err());
         assert!(parse("t", "ls >").is_err());
+    }
+
+    #[test]
+    fn a_program_the_script_needs_and_lacks_skips_the_row_naming_it() {
+        let script = parse(
+            "t",
+            "cat notes\n\
+             cat notes | timeshare-no-such-filter -b\n\
+             cd /tmp && timeshare-no-such-word\n\
+             ?timeshare-no-such-optional\n\
+             /timeshare/no/such/ed - notes\n",
+        )
+        .unwrap();
+        let host = Host::detect();
+        let lacking = lacking_programs(&script, &host);
+        assert_eq!(
+            lacking,
+            ["timeshare-no-such-filter", "/timeshare/no/such/ed"],
+            "a pipeline's every stage, not a list's words, not an optional command"
+        );
+        let ed = parse("t", "ed - notes\nnroff doc.nr | col -b\n").unwrap();
+        let skip = lacking_skip(&ed, &["ed".into(), "col".into()]);
+        assert_eq!(
+            skip.0,
+            "the t script runs `ed`, `col` and they are not on PATH (on Debian or Ubuntu: \
+             apt-get install ed bsdextrautils)"
+        );
     }
 
     #[test]
