@@ -49,7 +49,12 @@ fn list() -> String {
         ]);
         // The sources are long prose: under the table, one per machine, they read as
         // sentences instead of a column wrapped a word or two a line.
-        fold_words(&format!("  {}: {}", m.name, m.about), width(), 4, &mut sources);
+        fold_words(
+            &format!("  {}: {}", m.name, m.about),
+            width(),
+            4,
+            &mut sources,
+        );
         sources.push('\n');
     }
     right(&mut t, &[3]);

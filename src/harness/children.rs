@@ -16,11 +16,47 @@
 //! second Ctrl-C leaves no process behind.
 
 use std::os::fd::{AsRawFd, OwnedFd};
+use std::path::PathBuf;
 
 use super::cpu;
 use crate::model::details::micro::{ChildCpuTime, Partnership};
 use crate::model::Placement;
 use anyhow::{bail, Context, Result};
+
+/// The program a re-executed timeshare starts (a user's shell, a fresh process of a run
+/// across several): this very program, through the kernel's link to the file it was
+/// started from (`/proc/self/exe`, which a child reads as its parent's until it has
+/// exec'd), never a path looked up again. A rebuild or reinstall during a run replaces
+/// the file at the path, and `current_exe` would then name "…/timeshare (deleted)",
+/// which nothing can start; the link still reaches the running program's file. The path
+/// is only checked here, that the link exists at all.
+pub fn own_program() -> Result<PathBuf> {
+    let link = PathBuf::from("/proc/self/exe");
+    std::fs::metadata(&link).with_context(|| {
+        format!(
+            "cannot reach timeshare's own program through {} (is /proc mounted?)",
+            link.display()
+        )
+    })?;
+    Ok(link)
+}
+
+/// Asks the kernel to send `signal` to the calling process when the thread that forked it
+/// ends, and ends it at once if that parent already went (`parent` is its pid, read
+/// before the fork). For a `pre_exec` hook: prctl, getppid and kill are
+/// async-signal-safe. Without it, a `timeshare run` killed outright (SIGKILL: no handler
+/// runs) left the fresh process it was waiting for measuring on, unseen.
+pub fn die_with_parent(signal: libc::c_int, parent: libc::pid_t) -> std::io::Result<()> {
+    // SAFETY: prctl(PR_SET_PDEATHSIG) takes a signal number and touches no memory.
+    if unsafe { libc::prctl(libc::PR_SET_PDEATHSIG, signal as libc::c_ulong) } != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    // SAFETY: getppid and kill have no memory effects.
+    if unsafe { libc::getppid() } != parent {
+        unsafe { libc::kill(libc::getpid(), signal) };
+    }
+    Ok(())
+}
 
 /// A running child. Dropping it kills (SIGKILL) and reaps it, so no error path can leave a
 /// process behind; [`Child::finish`] reaps it normally and reports how it ended.

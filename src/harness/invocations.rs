@@ -11,6 +11,7 @@
 //! runs both, in the order A B, then B A, then A B … so that a steady drift favours
 //! neither.
 
+use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
@@ -18,6 +19,7 @@ use anyhow::{bail, Context, Result};
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
 
+use super::children;
 use super::contract::{Benchmark, Plan};
 use super::interrupt;
 use crate::model::{Mode, Run, RunOptions, RunStatus};
@@ -132,7 +134,14 @@ impl Side {
         let out = work.join(format!("{tag}-run.json"));
         std::fs::write(&options, serde_json::to_vec(&self.options)?)
             .with_context(|| format!("cannot write {}", options.display()))?;
-        let mut child = Command::new(&self.exe)
+        // SAFETY: getpid has no preconditions.
+        let parent = unsafe { libc::getpid() };
+        let mut command = Command::new(&self.exe);
+        // SAFETY: the hook calls only async-signal-safe functions (`die_with_parent`).
+        unsafe {
+            command.pre_exec(move || children::die_with_parent(libc::SIGTERM, parent));
+        }
+        let mut child = command
             .arg(COMMAND)
             .arg("--options")
             .arg(&options)

@@ -96,7 +96,7 @@ impl Session {
             Strategy::OneProcess => None,
             _ => Some(Side {
                 name: "self".into(),
-                exe: std::env::current_exe().context("cannot find this program's path")?,
+                exe: crate::harness::children::own_program()?,
                 options: runner.options.clone(),
                 dir: scratch_root.to_path_buf(),
             }),
@@ -334,8 +334,9 @@ fn note_measured_once(benches: &[&Benchmark], merged: &mut [BenchResult]) {
             .find(|b| b.id() == r.id)
             .and_then(|b| b.measured_once_reason());
         if let Some(why) = why {
-            r.notes
-                .push(format!("measured in the first of the run's processes only: {why}"));
+            r.notes.push(format!(
+                "measured in the first of the run's processes only: {why}"
+            ));
         }
     }
 }

@@ -6,7 +6,7 @@
 //! reference row's figures of the second run (`model::agreement::inject`) and the same
 //! comparison must find it. Both runs stay in memory: nothing is stored.
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 
 use super::{Bounds, Env, Figure, Measured};
 use crate::bench::Registry;
@@ -48,7 +48,7 @@ fn measure_interleaved(env: &Env) -> Result<(Vec<BenchResult>, Vec<BenchResult>)
     let side = |name: &str| -> Result<Side> {
         Ok(Side {
             name: name.into(),
-            exe: std::env::current_exe().context("cannot find this program's path")?,
+            exe: crate::harness::children::own_program()?,
             options: options.clone(),
             dir: scratch.path().to_path_buf(),
         })

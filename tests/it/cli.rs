@@ -132,7 +132,14 @@ fn rows_measured_once_are_measured_in_one_process_and_say_so() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("r.json");
     timeshare()
-        .args(["run", "syscall.getpid", "load.cpu.1", "net.unix.bw", "--copies", "1"])
+        .args([
+            "run",
+            "syscall.getpid",
+            "load.cpu.1",
+            "net.unix.bw",
+            "--copies",
+            "1",
+        ])
         .args(["--quick", "--invocations", "2", "--no-save", "--json"])
         .arg(&path)
         .arg("--dir")
@@ -142,11 +149,11 @@ fn rows_measured_once_are_measured_in_one_process_and_say_so() {
     let run = crate::common::json(&std::fs::read(&path).unwrap());
     for r in run["results"].as_array().unwrap() {
         let processes = r["invocations"]["within"].as_array().unwrap().len();
-        let said = r["notes"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .any(|n| n.as_str().unwrap().contains("first of the run's processes only"));
+        let said = r["notes"].as_array().unwrap().iter().any(|n| {
+            n.as_str()
+                .unwrap()
+                .contains("first of the run's processes only")
+        });
         match r["id"].as_str().unwrap() {
             "syscall.getpid" => assert_eq!((processes, said), (2, false)),
             id => assert_eq!((processes, said), (1, true), "{id}"),

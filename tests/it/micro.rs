@@ -222,9 +222,11 @@ fn assert_nothing_left(tmp: &Path, label: &str) {
     assert!(left.is_empty(), "files left in {}: {left:?}", tmp.display());
 }
 
-/// Run the four families with a unique label, interrupt once `after_results` rows are
-/// stored (to the process only, or to its whole group as a terminal's Ctrl-C does), and
-/// check that it stops with 130 and leaves no process and no file.
+/// Run the four families with a unique label in one process (which stores each row as it
+/// is measured; a run across processes stores them at its end), interrupt once
+/// `after_results` rows are stored (to the process only, or to its whole group as a
+/// terminal's Ctrl-C does), and check that it stops with 130 and leaves no process and no
+/// file.
 fn interrupted_run_leaves_nothing(after_results: i64, whole_group: bool) {
     use std::os::unix::process::CommandExt;
     let dir = tempfile::tempdir().unwrap();
@@ -237,6 +239,7 @@ fn interrupted_run_leaves_nothing(after_results: i64, whole_group: bool) {
             "run", "proc", "pipe", "udg", "signal", "--quick", "--label", &label, "--db",
         ])
         .arg(&db)
+        .args(["--invocations", "1"])
         .env("TMPDIR", dir.path())
         .stdout(Stdio::null())
         .stderr(Stdio::null())

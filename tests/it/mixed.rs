@@ -26,7 +26,8 @@ fn mixed_quick_reports_both_rows_with_their_checks() {
     let build = result(&run, "mixed.build");
     match build["status"]["state"].as_str().unwrap() {
         "ok" => {
-            assert!(build["details"]["builds_checked"].as_u64().unwrap() >= 3);
+            // Each of a quick run's three processes builds once, and checks it.
+            assert!(build["details"]["builds_checked"].as_u64().unwrap() >= 1);
             assert!(
                 build["times"]["user_s"].as_f64().unwrap() > 0.1,
                 "{}",

@@ -150,11 +150,14 @@ fn row<'a>(table: &'a str, id: &str) -> &'a str {
         .unwrap_or_else(|| panic!("no row {id} in\n{table}"))
 }
 
-/// A copy of `run` whose `id` result has the given clean samples (and a matching median).
+/// A copy of `run` whose `id` result has the given clean samples (and a matching median),
+/// measured in one process: the processes a run across several kept are dropped, so that
+/// the samples are what a comparison tests.
 fn with_samples(run: &Value, id: &str, samples: &[f64]) -> Value {
     let mut run = run.clone();
     let results = run["results"].as_array_mut().unwrap();
     let r = results.iter_mut().find(|r| r["id"] == id).unwrap();
+    r.as_object_mut().unwrap().remove("invocations");
     r["samples"] = samples
         .iter()
         .map(|v| serde_json::json!({"value": v, "preemptions": 0, "cpu_start": 0, "cpu_end": 0, "culled": false}))

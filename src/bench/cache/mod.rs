@@ -70,7 +70,9 @@ pub fn benchmark() -> Benchmark {
     })
     // Measured in each of a quick run's three processes, the curve took 1.7 s in each
     // (5.1 s in all): every process paid the set-up of every size's shuffled cycle again.
-    .measured_in_one_process("the row sweeps sizes from 4 KiB past the last cache, each sampled on its own")
+    .measured_in_one_process(
+        "the row sweeps sizes from 4 KiB past the last cache, each sampled on its own",
+    )
     .anchor(chase_anchor("C pointer chase at 16K", &CHASE_ARGS[0]))
     .anchor(chase_anchor("C pointer chase at 256K", &CHASE_ARGS[1]))
     .anchor(chase_anchor("C pointer chase at 4M", &CHASE_ARGS[2]))

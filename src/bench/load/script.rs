@@ -280,12 +280,16 @@ const PACKAGES: &[(&str, &str)] = &[
 /// The programs `script` must run that are not on PATH here, each named once: a script
 /// missing one would fail every time it ran that command, so the row is skipped before
 /// it starts, naming them, rather than failed after (optional `?` commands are noted as
-/// absent instead). A list (`a && b`) is not looked into: its words need not be programs.
+/// absent instead). A list (`a && b`) is not looked into: its words need not be programs;
+/// nor is a relative path (`./app`), which the script builds itself.
 pub fn lacking_programs(script: &Script, host: &Host) -> Vec<String> {
     let mut lacking: Vec<String> = Vec::new();
     for c in script.commands.iter().filter(|c| !c.optional) {
         for program in c.programs() {
-            if !lacking.iter().any(|p| p == program)
+            // A relative path (`./app`) is a program the script itself builds.
+            let built_here = program.contains('/') && !program.starts_with('/');
+            if !built_here
+                && !lacking.iter().any(|p| p == program)
                 && !SHELL_WORDS.contains(&program)
                 && host.find_program(program).is_none()
             {
@@ -307,9 +311,16 @@ fn lacking_skip(script: &Script, lacking: &[String]) -> Skip {
     let hint = if packages.is_empty() {
         String::new()
     } else {
-        format!(" (on Debian or Ubuntu: apt-get install {})", packages.join(" "))
+        format!(
+            " (on Debian or Ubuntu: apt-get install {})",
+            packages.join(" ")
+        )
     };
-    let are = if lacking.len() == 1 { "it is" } else { "they are" };
+    let are = if lacking.len() == 1 {
+        "it is"
+    } else {
+        "they are"
+    };
     Skip::new(format!(
         "the {} script runs {} and {are} not on PATH{hint}",
         script.name,
@@ -688,7 +699,8 @@ fn run_users(
     label: &str,
 ) -> Result<RunOut> {
     let host = Host::detect();
-    let exe = own_program()?;
+    // This very program, even if its file was replaced during the run.
+    let exe = crate::harness::children::own_program()?;
     let absent = absent_commands(script, &host);
     let mut jobs = Vec::with_capacity(n);
     for i in 0..n {
@@ -820,23 +832,6 @@ fn report_path(root: &Path, i: usize) -> PathBuf {
 }
 
 /// Start user `i`'s shell; `Err` is the machine refusing the process (the run's limit).
-/// The program the users' shells start: this very program, through the kernel's link to
-/// the file it was started from (`/proc/self/exe`, which a child reads as its parent's
-/// until it has exec'd), never a path looked up again. A rebuild or reinstall during a run
-/// replaces the file at the path, and `current_exe` would then name "…/timeshare
-/// (deleted)", which no shell can start; the link still reaches the running program's
-/// file. The path is only checked here, that the link exists at all.
-fn own_program() -> Result<PathBuf> {
-    let link = PathBuf::from("/proc/self/exe");
-    std::fs::metadata(&link).with_context(|| {
-        format!(
-            "cannot reach timeshare's own program through {} (is /proc mounted?)",
-            link.display()
-        )
-    })?;
-    Ok(link)
-}
-
 fn start_shell(
     exe: &Path,
     job: &UserJob,
@@ -1465,7 +1460,8 @@ mod tests {
              cat notes | timeshare-no-such-filter -b\n\
              cd /tmp && timeshare-no-such-word\n\
              ?timeshare-no-such-optional\n\
-             /timeshare/no/such/ed - notes\n",
+             /timeshare/no/such/ed - notes\n\
+             ./built-by-the-script\n",
         )
         .unwrap();
         let host = Host::detect();
