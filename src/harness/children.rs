@@ -53,6 +53,7 @@ pub fn die_with_parent(signal: libc::c_int, parent: libc::pid_t) -> std::io::Res
     }
     // SAFETY: getppid and kill have no memory effects.
     if unsafe { libc::getppid() } != parent {
+        // SAFETY: signalling this very process; no memory is touched.
         unsafe { libc::kill(libc::getpid(), signal) };
     }
     Ok(())
