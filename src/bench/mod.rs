@@ -185,9 +185,14 @@ mod tests {
                 continue;
             }
             let standalone = StandaloneCtx::new(options.clone()).unwrap();
-            let mut w = b
-                .prepare(&standalone.ctx())
-                .unwrap_or_else(|e| panic!("{}: prepare failed: {e:#}", b.id()));
+            // A row may find at prepare that it cannot run here, and say why (the cold
+            // name lookups on a tmpfs scratch directory, /tmp on many systems): the
+            // runner shows it as skipped, as here.
+            let mut w = match b.prepare(&standalone.ctx()) {
+                Ok(w) => w,
+                Err(e) if e.downcast_ref::<Skip>().is_some_and(|s| s.0.len() > 10) => continue,
+                Err(e) => panic!("{}: prepare failed: {e:#}", b.id()),
+            };
             w.run(1)
                 .unwrap_or_else(|e| panic!("{}: one operation failed: {e:#}", b.id()));
         }

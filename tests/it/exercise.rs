@@ -332,8 +332,11 @@ fn an_instance_that_cannot_start_names_the_limit_it_hit() {
     std::fs::set_permissions(scratch.path(), std::fs::Permissions::from_mode(0o777)).unwrap();
     let mut cmd = crate::common::command();
     // Not stored: the tests' database belongs to root, and this run is another user's.
+    // Started in the scratch directory: the checkout may be in a home the other user may
+    // not enter.
     cmd.args(["exercise", "--jobs", "ed=4", "--no-save", "--dir"])
         .arg(scratch.path())
+        .current_dir(scratch.path())
         .env("COLUMNS", UNWRAPPED);
     unsafe {
         cmd.pre_exec(move || {

@@ -414,7 +414,7 @@ fn a_copy_refused_mid_run_stops_the_row_cleanly() {
     let script = format!(
         "for i in $(seq 34); do sleep 29.2718 >/dev/null 2>&1 & done; \
          n=$(ps -u nobody --no-headers | wc -l); lim=$((n + 4)); [ $lim -lt 40 ] && lim=40; \
-         prlimit --nproc=$lim {} run load.cpu.8 \
+         prlimit --nproc=$lim {} run load.cpu.8 --invocations 1 \
          --copies 8 --footprint-mib 1 --dir {} --json - --no-save; echo \"rc=$?\" >&2",
         bin.display(),
         scratch.path().display()

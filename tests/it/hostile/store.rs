@@ -409,7 +409,10 @@ fn another_user_reads_a_root_store_and_is_told_it_cannot_write_it() {
     };
     let read = as_nobody(&["history"], &db);
     assert!(read.status.success(), "{}", stderr_of(&read));
-    let hostile = super::fixture("hostile.json");
+    // A copy nobody can read: the checkout may be in a home only its owner may enter.
+    let hostile = dir.path().join("hostile.json");
+    std::fs::copy(super::fixture("hostile.json"), &hostile).unwrap();
+    std::fs::set_permissions(&hostile, std::fs::Permissions::from_mode(0o644)).unwrap();
     let import = as_nobody(&["import", hostile.to_str().unwrap()], &db);
     let err = stderr_of(&import);
     assert_eq!(import.status.code(), Some(2), "{err}");
