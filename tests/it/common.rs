@@ -34,6 +34,20 @@ pub fn command() -> std::process::Command {
     c
 }
 
+/// A copy of the built binary that another user may run, in a directory of its own
+/// (removed with the returned guard): the checkout, and the binary under it, may be in a
+/// home only its owner may enter (`/root` is 0700 on Debian), and `prlimit` or `exec` as
+/// another user then fails with EACCES before timeshare starts.
+pub fn binary_others_can_run() -> (tempfile::TempDir, PathBuf) {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let copy = dir.path().join("timeshare");
+    std::fs::copy(assert_cmd::cargo::cargo_bin("timeshare"), &copy).unwrap();
+    std::fs::set_permissions(&copy, std::fs::Permissions::from_mode(0o755)).unwrap();
+    (dir, copy)
+}
+
 /// The environment every `timeshare` the tests start gets, also through a command that
 /// runs it in turn (setpriv, taskset): a fixed output width ([`UNWRAPPED`]), a results
 /// database under the target directory, and `HOME` and `XDG_DATA_HOME` in empty

@@ -330,7 +330,13 @@ fn an_instance_that_cannot_start_names_the_limit_it_hit() {
     let limit = processes_of(uid) + 3;
     let scratch = tempfile::tempdir().unwrap();
     std::fs::set_permissions(scratch.path(), std::fs::Permissions::from_mode(0o777)).unwrap();
-    let mut cmd = crate::common::command();
+    let (_bin_dir, bin) = crate::common::binary_others_can_run();
+    let mut cmd = std::process::Command::new(if root {
+        bin
+    } else {
+        assert_cmd::cargo::cargo_bin("timeshare")
+    });
+    crate::common::isolate(&mut cmd);
     // Not stored: the tests' database belongs to root, and this run is another user's.
     // Started in the scratch directory: the checkout may be in a home the other user may
     // not enter.

@@ -410,7 +410,7 @@ fn a_copy_refused_mid_run_stops_the_row_cleanly() {
     let scratch = tempfile::tempdir().unwrap();
     use std::os::unix::fs::PermissionsExt;
     std::fs::set_permissions(scratch.path(), std::fs::Permissions::from_mode(0o777)).unwrap();
-    let bin = assert_cmd::cargo::cargo_bin("timeshare");
+    let (_bin_dir, bin) = crate::common::binary_others_can_run();
     let script = format!(
         "for i in $(seq 34); do sleep 29.2718 >/dev/null 2>&1 & done; \
          n=$(ps -u nobody --no-headers | wc -l); lim=$((n + 4)); [ $lim -lt 40 ] && lim=40; \
