@@ -161,6 +161,25 @@ pub fn across(within: &[Summary]) -> Result<Summary, SummaryError> {
     })
 }
 
+/// A note with its figures blanked: two notes of one shape say the same thing of other
+/// figures.
+fn shape_of(note: &str) -> String {
+    let mut shape = String::with_capacity(note.len());
+    let mut in_number = false;
+    for c in note.chars() {
+        let part_of_number = c.is_ascii_digit() || (in_number && matches!(c, '.' | ','));
+        if part_of_number {
+            if !in_number {
+                shape.push('#');
+            }
+        } else {
+            shape.push(c);
+        }
+        in_number = part_of_number;
+    }
+    shape
+}
+
 /// The variance of an invocation's median, split in two (Kalibera and Jones's
 /// components, with the median as the within-level statistic).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -399,10 +418,13 @@ pub fn merge(parts: &[BenchResult]) -> BenchResult {
         .collect();
     merged.culled = ok.iter().map(|(_, r)| r.culled).sum();
     merged.duration_s = parts.iter().map(|p| p.duration_s).sum();
+    // Each process's notes, once: a note another process already gave with other
+    // figures ("0.063 faults per page here" and "0.062 …") is the same note, and three
+    // of them one after another read as noise; the first process's figures are kept.
     let mut notes: Vec<String> = Vec::new();
     for (_, r) in &ok {
         for n in &r.notes {
-            if !notes.contains(n) {
+            if !notes.iter().any(|kept| shape_of(kept) == shape_of(n)) {
                 notes.push(n.clone());
             }
         }
@@ -842,6 +864,33 @@ mod tests {
         assert!(r.invocations.as_ref().unwrap().slower.is_empty());
         assert_eq!(r.summary.as_ref().unwrap().n, 10);
         assert!(!r.notes.iter().any(|n| n.contains("slower state")));
+    }
+
+    #[test]
+    fn a_note_the_processes_give_with_other_figures_is_kept_once() {
+        let with_notes = |x: f64, notes: &[&str]| {
+            let mut r = part(x, Better::Lower);
+            r.notes = notes.iter().map(|n| n.to_string()).collect();
+            r
+        };
+        let parts = [
+            with_notes(100.0, &["0.063 faults per page here", "16 pages a fault"]),
+            with_notes(101.0, &["0.062 faults per page here", "16 pages a fault"]),
+            with_notes(102.0, &["1,024 faults per page here", "a note of its own"]),
+        ];
+        let r = merge(&parts);
+        assert_eq!(
+            r.notes,
+            [
+                "0.063 faults per page here",
+                "16 pages a fault",
+                "a note of its own"
+            ]
+        );
+        assert_ne!(
+            shape_of("16 pages a fault"),
+            shape_of("16 pages a fault (huge)")
+        );
     }
 }
 
