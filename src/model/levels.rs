@@ -430,10 +430,18 @@ pub fn merge(parts: &[BenchResult]) -> BenchResult {
         }
     }
     if ok.len() < parts.len() {
+        // Why, in the words of the first process that gave no figure: a row that fails in
+        // one process of three must say what failed, not only that something did.
+        let why = parts.iter().find_map(|p| match &p.status {
+            Status::Failed { error } => Some(format!("failed: {error}")),
+            Status::Skipped { reason } => Some(format!("skipped: {reason}")),
+            Status::Ok => None,
+        });
         notes.push(format!(
-            "measured in {} of {} invocations (the others failed or skipped it)",
+            "measured in {} of {} invocations (the others failed or skipped it; the first {})",
             ok.len(),
-            parts.len()
+            parts.len(),
+            why.unwrap_or_else(|| "gave no figure".into())
         ));
     }
     let invocations = Invocations {
@@ -864,6 +872,29 @@ mod tests {
         assert!(r.invocations.as_ref().unwrap().slower.is_empty());
         assert_eq!(r.summary.as_ref().unwrap().n, 10);
         assert!(!r.notes.iter().any(|n| n.contains("slower state")));
+    }
+
+    #[test]
+    fn a_process_that_gave_no_figure_is_said_with_its_reason() {
+        let mut failed = part(100.0, Better::Lower);
+        failed.status = Status::Failed {
+            error: "the check of its own work failed".into(),
+        };
+        failed.summary = None;
+        let r = merge(&[
+            part(100.0, Better::Lower),
+            failed,
+            part(101.0, Better::Lower),
+        ]);
+        assert!(
+            r.notes.contains(
+                &"measured in 2 of 3 invocations (the others failed or skipped it; the first \
+                  failed: the check of its own work failed)"
+                    .to_string()
+            ),
+            "{:?}",
+            r.notes
+        );
     }
 
     #[test]
