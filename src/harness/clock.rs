@@ -12,8 +12,19 @@ pub fn raw_ns() -> u64 {
     read_ns(libc::CLOCK_MONOTONIC_RAW)
 }
 
-/// Nanoseconds on `clock`, one of the monotonic clocks Linux always has (MONOTONIC, and
-/// MONOTONIC_RAW since 2.6.28).
+/// Nanoseconds of CPU time the calling thread has used (CLOCK_THREAD_CPUTIME_ID): what a
+/// loop costs its own thread, whatever else shares its CPU.
+pub fn thread_cpu_ns() -> u64 {
+    read_ns(libc::CLOCK_THREAD_CPUTIME_ID)
+}
+
+/// [`thread_cpu_ns`] in seconds.
+pub fn thread_cpu_s() -> f64 {
+    thread_cpu_ns() as f64 * 1e-9
+}
+
+/// Nanoseconds on `clock`, one of the clocks Linux always has (MONOTONIC, MONOTONIC_RAW
+/// since 2.6.28, THREAD_CPUTIME_ID).
 #[inline(always)]
 fn read_ns(clock: libc::clockid_t) -> u64 {
     let mut ts = libc::timespec {

@@ -12,6 +12,7 @@
 use anyhow::Result;
 
 use crate::harness::clock::now_ns;
+pub use crate::harness::clock::thread_cpu_s;
 use crate::harness::contract::Workload;
 
 /// Which clock a timing reads.
@@ -29,15 +30,6 @@ pub fn now(clock: Clock) -> f64 {
         Clock::Wall => now_ns() as f64 * 1e-9,
         Clock::Thread => thread_cpu_s(),
     }
-}
-
-/// The calling thread's CPU time, in seconds.
-pub fn thread_cpu_s() -> f64 {
-    // SAFETY: timespec is plain data that clock_gettime fills.
-    let mut t: libc::timespec = unsafe { std::mem::zeroed() };
-    // SAFETY: the timespec is valid to write.
-    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) };
-    t.tv_sec as f64 + t.tv_nsec as f64 * 1e-9
 }
 
 /// Seconds for one `run(n)`.

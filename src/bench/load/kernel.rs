@@ -11,6 +11,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use anyhow::{bail, Context, Result};
 
 use crate::harness::children::Child;
+use crate::harness::clock::thread_cpu_s;
 
 /// 64-bit words per 64-byte cache line.
 const LINE_WORDS: usize = 8;
@@ -169,17 +170,6 @@ impl Drop for SharedCounters {
         // SAFETY: the mapping was made here with this length and is not used after.
         unsafe { libc::munmap(self.ptr as *mut libc::c_void, self.len * 8) };
     }
-}
-
-/// CPU time of the calling thread, in seconds.
-fn thread_cpu_s() -> f64 {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: clock_gettime fills the struct.
-    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
-    ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9
 }
 
 #[cfg(test)]

@@ -21,6 +21,7 @@ use anyhow::Result;
 
 use super::session::{Beside, Parts};
 use crate::harness::children::AffinityGuard;
+use crate::harness::clock;
 use crate::harness::cpu;
 use crate::model::observation::cost::{CostMeasurement, CostSetting};
 
@@ -178,20 +179,9 @@ fn one(parts: Option<Parts>, cpu: usize) -> Result<One> {
     })
 }
 
-/// This thread's CPU time, seconds.
-fn thread_cpu_now() -> f64 {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: clock_gettime writes the struct we pass; the clock always exists on Linux.
-    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
-    ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9
-}
-
 /// A fixed count of dependent integer steps, no system call; its CPU time.
 fn cpu_loop() -> f64 {
-    let start = thread_cpu_now();
+    let start = clock::thread_cpu_s();
     let mut x = 0x9e37_79b9_7f4a_7c15u64;
     for _ in 0..CPU_LOOP {
         x ^= x << 13;
@@ -199,15 +189,15 @@ fn cpu_loop() -> f64 {
         x ^= x << 17;
     }
     std::hint::black_box(x);
-    thread_cpu_now() - start
+    clock::thread_cpu_s() - start
 }
 
 /// CPU time per getppid, over [`GETPPID_CALLS`] calls.
 fn getppid_loop() -> f64 {
-    let start = thread_cpu_now();
+    let start = clock::thread_cpu_s();
     for _ in 0..GETPPID_CALLS {
         // SAFETY: getppid has no arguments and cannot fail.
         std::hint::black_box(unsafe { libc::syscall(libc::SYS_getppid) });
     }
-    (thread_cpu_now() - start) / GETPPID_CALLS as f64
+    (clock::thread_cpu_s() - start) / GETPPID_CALLS as f64
 }

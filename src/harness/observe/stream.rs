@@ -26,6 +26,8 @@ use anyhow::{anyhow, Context, Result};
 use perf_event::events::Tracepoint;
 use perf_event::{Builder, Clock, Counter, SampleFlag, Sampler};
 
+use crate::harness::clock;
+
 /// `PERF_EVENT_IOC_SET_OUTPUT` (`_IO('$', 5)`): write this event's records into another
 /// event's ring buffer (same CPU, same clock). The `libc` crate does not define it.
 const PERF_EVENT_IOC_SET_OUTPUT: libc::c_ulong = 0x2405;
@@ -63,17 +65,6 @@ pub fn sample_raw(bytes: &[u8]) -> &[u8] {
         .and_then(|b| b.try_into().ok())
         .map_or(0, u32::from_ne_bytes) as usize;
     bytes.get(20..20 + size).unwrap_or(&[])
-}
-
-/// `CLOCK_MONOTONIC` now, in nanoseconds (the clock the records carry).
-pub fn monotonic_ns() -> u64 {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: clock_gettime writes the struct we pass; CLOCK_MONOTONIC always exists.
-    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
-    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
 }
 
 impl TraceStream {
@@ -219,7 +210,7 @@ fn read_loop<C: Consumer>(mut trace: TraceStream, mut consumer: C, stop: &Atomic
         let watermark = if stopping {
             u64::MAX
         } else {
-            monotonic_ns().saturating_sub(SLACK_NS)
+            clock::now_ns().saturating_sub(SLACK_NS)
         };
         trace.drain(&mut |ty, bytes| {
             if let Some((t, e)) = consumer.decode(ty, bytes) {
