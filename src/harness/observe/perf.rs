@@ -476,13 +476,39 @@ mod tests {
         assert!(!t.flagged(), "{t:?}");
     }
 
+    /// Map `len` bytes of fresh anonymous memory, store into every page and unmap it.
+    fn touch_fresh_pages(len: usize) {
+        // SAFETY: a private anonymous mapping of `len` bytes, checked for failure, written
+        // only inside its bounds and unmapped once.
+        unsafe {
+            let p = libc::mmap(
+                std::ptr::null_mut(),
+                len,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+                -1,
+                0,
+            );
+            assert_ne!(p, libc::MAP_FAILED, "mmap of {len} bytes");
+            // Small pages even where transparent huge pages are always on: one fault a page.
+            libc::madvise(p, len, libc::MADV_NOHUGEPAGE);
+            let bytes = p.cast::<u8>();
+            for offset in (0..len).step_by(4096) {
+                std::ptr::write_volatile(bytes.add(offset), 1);
+            }
+            libc::munmap(p, len);
+        }
+    }
+
     #[test]
     fn software_counters_count_work_and_hardware_ones_say_why_not() {
         let mut set = CounterSet::open();
         let pc = set
             .count(1_000, || {
-                let v: Vec<u8> = vec![1; 8 << 20];
-                std::hint::black_box(&v);
+                // A fresh anonymous mapping, not a Vec: the allocator may hand back heap
+                // that an earlier test in this process already touched, which faults no
+                // page (this test failed so once).
+                touch_fresh_pages(8 << 20);
                 Ok(())
             })
             .unwrap();
