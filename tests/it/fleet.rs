@@ -6,6 +6,7 @@
 //! and says what to install (`.ci/run` installs them).
 
 use std::net::TcpListener;
+use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 
@@ -462,7 +463,19 @@ impl Sshd {
         if root && !privsep.exists() {
             let _ = std::fs::create_dir(privsep);
         }
-        let child = Command::new(sshd)
+        let mut command = Command::new(sshd);
+        // SAFETY: prctl is async-signal-safe and touches no memory of the parent. The
+        // signal makes a test run killed outright take its sshd with it.
+        unsafe {
+            command.pre_exec(|| {
+                if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM) == 0 {
+                    Ok(())
+                } else {
+                    Err(std::io::Error::last_os_error())
+                }
+            });
+        }
+        let child = command
             .args(["-D", "-e", "-f"])
             .arg(dir.path().join("sshd_config"))
             .stdin(Stdio::null())

@@ -13,7 +13,8 @@
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
 
 /// The password of the test cluster's superuser, so that masking is tested for real.
 pub const PASSWORD: &str = "s3cret-pw";
@@ -22,7 +23,10 @@ const USER: &str = "timeshare";
 pub struct PgServer {
     dir: tempfile::TempDir,
     bin: PathBuf,
-    running: bool,
+    /// The postmaster, a child of the test itself (not daemonized by `pg_ctl`), started
+    /// with a parent-death signal: a test run killed outright takes its servers with it
+    /// instead of leaving them running.
+    postmaster: Option<Child>,
 }
 
 impl PgServer {
@@ -44,7 +48,7 @@ impl PgServer {
         let mut server = PgServer {
             dir,
             bin,
-            running: false,
+            postmaster: None,
         };
         if is_root() {
             let (uid, gid) = owner();
@@ -67,25 +71,36 @@ impl PgServer {
                 "--no-instructions",
             ],
         );
-        let options = format!(
-            "-k {} -c listen_addresses='' -c fsync=off -c max_connections=60",
-            server.dir.path().display()
-        );
-        server.pg(
-            "pg_ctl",
-            &[
-                "start",
-                "-w",
-                "-D",
-                &server.data().display().to_string(),
-                "-l",
-                &server.dir.path().join("log").display().to_string(),
-                "-o",
-                &options,
-            ],
-        );
-        server.running = true;
+        server.start_postmaster();
         server
+    }
+
+    /// Start `postgres` in the foreground and wait until it accepts a connection.
+    fn start_postmaster(&mut self) {
+        let log = std::fs::File::create(self.dir.path().join("log")).unwrap();
+        let dir = self.dir.path().display().to_string();
+        let data = self.data().display().to_string();
+        let child = self
+            .as_owner("postgres", true)
+            .args(["-D", &data, "-k", &dir])
+            .args(["-c", "listen_addresses=", "-c", "fsync=off"])
+            .args(["-c", "max_connections=60"])
+            .current_dir(self.dir.path())
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(log)
+            .spawn()
+            .expect("start postgres");
+        self.postmaster = Some(child);
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while postgres::Client::connect(&self.url("postgres"), postgres::NoTls).is_err() {
+            let exited = self.postmaster.as_mut().unwrap().try_wait().unwrap();
+            if exited.is_some() || Instant::now() > deadline {
+                let log = std::fs::read_to_string(self.dir.path().join("log")).unwrap_or_default();
+                panic!("postgres did not start ({exited:?}):\n{log}");
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
     }
 
     fn data(&self) -> PathBuf {
@@ -115,30 +130,54 @@ impl PgServer {
         self.url(db)
     }
 
-    /// Run one of PostgreSQL's programs as the cluster's owner; panic with its output if
-    /// it fails.
-    fn pg(&self, program: &str, args: &[&str]) {
+    /// One of PostgreSQL's programs, to be run as the cluster's owner; with
+    /// `dies_with_test`, it is sent SIGQUIT (PostgreSQL's immediate shutdown) when the test
+    /// thread that started it ends.
+    fn as_owner(&self, program: &str, dies_with_test: bool) -> Command {
         let path = self.bin.join(program);
-        let mut c = if is_root() {
+        if is_root() {
             let mut c = Command::new("setpriv");
             let (uid, gid) = owner();
             c.args([
                 format!("--reuid={uid}"),
                 format!("--regid={gid}"),
                 "--clear-groups".into(),
-                "--".into(),
-            ])
-            .arg(&path);
+            ]);
+            // setpriv sets the signal after changing the user, which would clear it.
+            if dies_with_test {
+                c.arg("--pdeathsig=QUIT");
+            }
+            c.arg("--").arg(&path);
             c
         } else {
-            Command::new(&path)
-        };
-        let out = c
+            let mut c = Command::new(&path);
+            if dies_with_test {
+                use std::os::unix::process::CommandExt;
+                // SAFETY: prctl is async-signal-safe and touches no memory of the parent.
+                unsafe {
+                    c.pre_exec(|| {
+                        if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGQUIT) == 0 {
+                            Ok(())
+                        } else {
+                            Err(std::io::Error::last_os_error())
+                        }
+                    });
+                }
+            }
+            c
+        }
+    }
+
+    /// Run one of PostgreSQL's programs as the cluster's owner; panic with its output if
+    /// it fails.
+    fn pg(&self, program: &str, args: &[&str]) {
+        let out = self
+            .as_owner(program, false)
             .args(args)
             .current_dir(self.dir.path())
             .stdin(Stdio::null())
             .output()
-            .unwrap_or_else(|e| panic!("cannot start {}: {e}", path.display()));
+            .unwrap_or_else(|e| panic!("cannot start {program}: {e}"));
         if !out.status.success() {
             let log = std::fs::read_to_string(self.dir.path().join("log")).unwrap_or_default();
             panic!(
@@ -153,30 +192,18 @@ impl PgServer {
 
 impl Drop for PgServer {
     fn drop(&mut self) {
-        if self.running {
+        if let Some(mut postmaster) = self.postmaster.take() {
             let data = self.data().display().to_string();
-            let path = self.bin.join("pg_ctl");
-            let mut c = if is_root() {
-                let mut c = Command::new("setpriv");
-                let (uid, gid) = owner();
-                c.args([
-                    format!("--reuid={uid}"),
-                    format!("--regid={gid}"),
-                    "--clear-groups".into(),
-                    "--".into(),
-                ])
-                .arg(&path);
-                c
-            } else {
-                Command::new(&path)
-            };
-            let _ = c
+            let _ = self
+                .as_owner("pg_ctl", false)
                 .args(["stop", "-m", "immediate", "-w", "-D", &data])
                 .current_dir(self.dir.path())
                 .stdin(Stdio::null())
                 .stdout(Stdio::null())
                 .stderr(Stdio::null())
                 .status();
+            let _ = postmaster.kill();
+            let _ = postmaster.wait();
         }
     }
 }
