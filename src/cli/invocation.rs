@@ -25,6 +25,9 @@ pub struct InvocationArgs {
     /// The scratch directory
     #[arg(long, value_name = "DIR")]
     pub dir: PathBuf,
+    /// Not the run's first process: skip what a merged result keeps from the first only
+    #[arg(long)]
+    pub later: bool,
     /// Exact benchmark ids, in the order to measure them
     pub ids: Vec<String>,
 }
@@ -47,7 +50,10 @@ pub fn execute(args: InvocationArgs) -> Result<Exit> {
         })
         .collect::<Result<Vec<_>, _>>()?;
     interrupt::install()?;
-    let session = Session::new(options, &args.dir, Strategy::OneProcess)?;
+    let mut session = Session::new(options, &args.dir, Strategy::OneProcess)?;
+    if args.later {
+        session = session.as_later_process();
+    }
     let run = session.run(&chosen, &[], None, &mut Silent)?.run;
     std::fs::write(&args.out, serde_json::to_vec(&run)?)
         .with_context(|| format!("cannot write {}", args.out.display()))?;

@@ -405,6 +405,29 @@ pub struct Ctx<'a> {
     pub host: &'a Host,
     /// State the rows of one run share (calibrated work sizes, baselines), by type.
     pub state: &'a RunState,
+    /// The plan this process samples the row with (`harness::invocations::plan_for`: in
+    /// a quick run across processes, a third of one process's samples), so that what a
+    /// row makes beforehand (files to delete) fits what it will take; `None` outside a
+    /// run, meaning the row's own plan for `mode`.
+    pub plan: Option<Plan>,
+    /// Whether this process is the first of its run to measure the row. A result merged
+    /// across processes keeps the first's details and single calls
+    /// (`model::levels::merge`), so a later process skips what only they are made of
+    /// (see [`Ctx::percentile_ops`]); outside a run across processes, always true.
+    pub first_process: bool,
+}
+
+impl Ctx<'_> {
+    /// Operations of a percentile pass after sampling (per-operation p50/p90/p99 in the
+    /// row's details): `ops` in the first process to measure the row, none in a later one,
+    /// whose details the merged result does not keep.
+    pub fn percentile_ops(&self, ops: u64) -> u64 {
+        if self.first_process {
+            ops
+        } else {
+            0
+        }
+    }
 }
 
 /// A context of its own, for preparing a benchmark outside a run (tests, tools): the
@@ -440,6 +463,8 @@ impl StandaloneCtx {
             scratch: self.scratch.path(),
             host: &self.host,
             state: &self.state,
+            plan: None,
+            first_process: true,
         }
     }
 }

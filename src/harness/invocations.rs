@@ -128,8 +128,10 @@ pub struct Side {
 
 impl Side {
     /// Measure `ids` in a fresh process, in that order. `work` is a private directory for
-    /// the files that go to and from the child.
-    pub fn invoke(&self, ids: &[String], work: &Path, tag: &str) -> Result<Run> {
+    /// the files that go to and from the child. A process not `first` of its side skips
+    /// what the merged result keeps from the first only (details' percentile passes,
+    /// single calls; see `model::levels::merge`).
+    pub fn invoke(&self, ids: &[String], work: &Path, tag: &str, first: bool) -> Result<Run> {
         let options = work.join(format!("{tag}-options.json"));
         let out = work.join(format!("{tag}-run.json"));
         std::fs::write(&options, serde_json::to_vec(&self.options)?)
@@ -149,6 +151,7 @@ impl Side {
             .arg(&out)
             .arg("--dir")
             .arg(&self.dir)
+            .args((!first).then_some("--later"))
             .arg("--")
             .args(ids)
             .stdin(Stdio::null())
@@ -232,7 +235,7 @@ pub fn measure(
                 out.interrupted = true;
                 break 'rounds;
             }
-            let run = match sides[s].invoke(&order, work.path(), &format!("{}-{r}", s)) {
+            let run = match sides[s].invoke(&order, work.path(), &format!("{}-{r}", s), r == 0) {
                 Ok(run) => run,
                 Err(e) if e.downcast_ref::<interrupt::Interrupted>().is_some() => {
                     out.interrupted = true;

@@ -35,6 +35,9 @@ pub struct Runner {
     /// In the hidden test mode ([`mock`]): how often each id was measured so far, so that
     /// a row measured again (the quiet-machine reference) moves as a real one may.
     mocked: Option<RefCell<BTreeMap<String, usize>>>,
+    /// Whether this process is the first of its run to measure its rows (see
+    /// [`Ctx::first_process`]): false in the later processes of a run across several.
+    pub first_process: bool,
 }
 
 impl Runner {
@@ -60,6 +63,7 @@ impl Runner {
             scratch_root: scratch_root.to_path_buf(),
             state: RunState::new(),
             mocked,
+            first_process: true,
         })
     }
 
@@ -154,12 +158,15 @@ impl Runner {
                     self.scratch_root.display()
                 )
             })?;
+        let plan = invocations::plan_for(b, &self.options);
         let ctx = Ctx {
             mode: self.options.mode,
             options: &self.options,
             scratch: scratch.path(),
             host: &self.host,
             state: &self.state,
+            plan: Some(plan),
+            first_process: self.first_process,
         };
         let mut workload = b.prepare(&ctx)?;
         let overhead = sampler::refresh_overhead(&self.overhead)?;
@@ -169,7 +176,6 @@ impl Runner {
         let mut observation = Observation::default();
         let profiling = self.watch.start_profile();
         let series = self.watch.start_series()?;
-        let plan = invocations::plan_for(b, &self.options);
         let m = sampler::measure(workload.as_mut(), &plan, b.metric(), &overhead);
         if let Some(s) = series {
             observation.series = Some(s.stop()?);
@@ -180,9 +186,11 @@ impl Runner {
             Err(e) => watch_notes.push(format!("--profile: no profile: {e:#}")),
         }
         let mut m = m?;
-        if b.times_single_calls() {
+        if b.times_single_calls() && self.first_process {
             // Seed 002's statistics are of single calls: time them too, after the batches
-            // and before the workload's check, on the same prepared workload.
+            // and before the workload's check, on the same prepared workload — in the
+            // first process to measure the row only, whose single calls a result merged
+            // across processes keeps.
             let n = sampler::single_call_count(invocations::plan_mode(&self.options));
             result.single_calls = Some(sampler::single_calls(
                 workload.as_mut(),

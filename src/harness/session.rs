@@ -108,6 +108,16 @@ impl Session {
         })
     }
 
+    /// This session as a later process of a run across several: its rows' details and
+    /// single calls are not kept by the merged result (the first process's are), so it
+    /// skips what only they are made of (see [`Ctx::first_process`]).
+    ///
+    /// [`Ctx::first_process`]: super::contract::Ctx::first_process
+    pub fn as_later_process(mut self) -> Session {
+        self.runner.first_process = false;
+        self
+    }
+
     /// The clock and loop overhead every figure of the run is corrected by.
     pub fn overhead(&self) -> Overhead {
         self.runner.overhead

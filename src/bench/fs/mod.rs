@@ -177,16 +177,36 @@ fn samples_of(mode: Mode) -> usize {
     }
 }
 
-/// Files one row makes up front: the warm-up batch, the samples, the percentile pass.
-/// More are made between samples when perturbed samples are replaced.
-fn files_needed(mode: Mode) -> u64 {
-    files_per_sample(mode) * (samples_of(mode) as u64 + 1) + PASS_FILES
+/// Files one row makes up front: the warm-up batch, the samples and the percentile pass
+/// of `plan`, the plan this process samples with (in a quick run across three processes a
+/// third of one process's samples; making files for all of them in each process tripled
+/// the row's set-up). More are made between samples when perturbed samples are replaced.
+fn files_needed(plan: &Plan, pass: u64) -> u64 {
+    files_per_batch(plan) * (plan.warmup as u64 + plan.samples as u64) + pass
 }
 
 /// The most files one row can make: the harness takes up to three times the planned
 /// samples when it replaces perturbed ones.
-fn files_at_most(mode: Mode) -> u64 {
-    files_per_sample(mode) * (3 * samples_of(mode) as u64 + 1) + PASS_FILES
+fn files_at_most(plan: &Plan, pass: u64) -> u64 {
+    let samples = if plan.resample {
+        3 * plan.samples
+    } else {
+        plan.samples
+    };
+    files_per_batch(plan) * (plan.warmup as u64 + samples as u64) + pass
+}
+
+/// Operations in one batch of `plan` (a calibrated batch is never planned here: one).
+fn files_per_batch(plan: &Plan) -> u64 {
+    match plan.batch {
+        Batch::Fixed(k) => k,
+        Batch::Calibrated => 1,
+    }
+}
+
+/// The plan `ctx`'s process samples a files row with.
+fn files_plan_of(ctx: &Ctx) -> Plan {
+    ctx.plan.unwrap_or_else(|| files_plan(ctx.mode))
 }
 const PASS_FILES: u64 = 500;
 
@@ -234,8 +254,10 @@ struct Files {
 
 impl Files {
     fn new(ctx: &Ctx, create: bool) -> Result<Files> {
-        let n = files_needed(ctx.mode);
-        ensure_room(ctx.scratch, small_file_room(files_at_most(ctx.mode)))?;
+        let plan = files_plan_of(ctx);
+        let pass = ctx.percentile_ops(PASS_FILES);
+        let n = files_needed(&plan, pass);
+        ensure_room(ctx.scratch, small_file_room(files_at_most(&plan, pass)))?;
         let path = ctx.scratch.join("files");
         std::fs::create_dir(&path).with_context(|| format!("cannot create {}", path.display()))?;
         let mut f = Files {
@@ -374,11 +396,11 @@ impl Op for Files {
 }
 
 fn create(ctx: &Ctx) -> Result<Box<dyn Workload>> {
-    Ok(OpWorkload::boxed(Files::new(ctx, true)?, PASS_FILES))
+    Ok(OpWorkload::boxed(ctx, Files::new(ctx, true)?, PASS_FILES))
 }
 
 fn unlink(ctx: &Ctx) -> Result<Box<dyn Workload>> {
-    Ok(OpWorkload::boxed(Files::new(ctx, false)?, PASS_FILES))
+    Ok(OpWorkload::boxed(ctx, Files::new(ctx, false)?, PASS_FILES))
 }
 
 // ---------------------------------------------------------------------------------------
@@ -598,7 +620,7 @@ fn namei(ctx: &Ctx, depth: usize, lookup: Lookup) -> Result<Box<dyn Workload>> {
         translated: depth,
         via_link: false,
     };
-    namei_workload(ctx.scratch, path, lookup)
+    namei_workload(ctx, path, lookup)
 }
 
 /// 001 §3.2.2: "/tmp/tmp1234 … now requires four component translations plus the cost of
@@ -616,7 +638,7 @@ fn symlink(ctx: &Ctx) -> Result<Box<dyn Workload>> {
         translated: 4,
         via_link: true,
     };
-    namei_workload(ctx.scratch, path, Lookup::Warm)
+    namei_workload(ctx, path, Lookup::Warm)
 }
 
 /// The path a namei row looks up, relative to the scratch directory.
@@ -627,8 +649,8 @@ struct Target<'a> {
     via_link: bool,
 }
 
-fn namei_workload(scratch: &Path, path: Target, lookup: Lookup) -> Result<Box<dyn Workload>> {
-    let dir = open_dir(scratch)?;
+fn namei_workload(ctx: &Ctx, path: Target, lookup: Lookup) -> Result<Box<dyn Workload>> {
+    let dir = open_dir(ctx.scratch)?;
     let mut op = Namei {
         path: c_string(path.rel.as_os_str().as_bytes())?,
         shown: path.rel.display().to_string(),
@@ -653,7 +675,7 @@ fn namei_workload(scratch: &Path, path: Target, lookup: Lookup) -> Result<Box<dy
     }
     // A percentile pass of cold lookups would be warm after its first: none.
     let pass = if lookup == Lookup::Cold { 0 } else { 2000 };
-    Ok(OpWorkload::boxed(op, pass))
+    Ok(OpWorkload::boxed(ctx, op, pass))
 }
 
 // ---------------------------------------------------------------------------------------
@@ -709,7 +731,7 @@ fn lsl(ctx: &Ctx) -> Result<Box<dyn Workload>> {
         }
         std::fs::write(path.join(format!("file{i:03}")), b"")?;
     }
-    Ok(OpWorkload::boxed(Lsl { path, listings: 0 }, 100))
+    Ok(OpWorkload::boxed(ctx, Lsl { path, listings: 0 }, 100))
 }
 
 #[cfg(test)]
@@ -733,6 +755,46 @@ mod tests {
         assert!(w.finish().is_err());
         drop(w);
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+    }
+
+    /// Files `fs.unlink`'s set-up left in its directory, prepared by a process of a quick
+    /// run across `invocations` processes (`first` or a later one).
+    fn files_made_for(invocations: usize, first: bool) -> usize {
+        let options = RunOptions {
+            invocations: Some(invocations),
+            ..RunOptions::default()
+        };
+        let row = rows().into_iter().find(|b| b.id() == "fs.unlink").unwrap();
+        let plan = crate::harness::invocations::plan_for(&row, &options);
+        let standalone = StandaloneCtx::new(options).unwrap();
+        let ctx = Ctx {
+            plan: Some(plan),
+            first_process: first,
+            ..standalone.ctx()
+        };
+        let w = unlink(&ctx).unwrap();
+        let made = std::fs::read_dir(ctx.scratch.join("files"))
+            .unwrap()
+            .count();
+        drop(w);
+        made
+    }
+
+    #[test]
+    fn files_are_made_for_the_samples_this_process_takes_not_for_a_whole_quick_run() {
+        assert_eq!(RunOptions::default().mode, Mode::Quick);
+        // One process: the warm-up batch, 11 samples of 200, the 500-file percentile pass.
+        assert_eq!(files_made_for(1, true), 200 * (1 + 11) + 500);
+        // Three processes share the 11 samples: 4 each; the pass in the first only.
+        assert_eq!(files_made_for(3, true), 200 * (1 + 4) + 500);
+        assert_eq!(files_made_for(3, false), 200 * (1 + 4));
+        // Outside a run: the row's own plan.
+        let (w, dir) = with_ctx(unlink);
+        assert_eq!(
+            std::fs::read_dir(dir.path().join("files")).unwrap().count(),
+            200 * (1 + 11) + 500
+        );
+        drop(w);
     }
 
     #[test]

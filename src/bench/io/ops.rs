@@ -13,7 +13,7 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 
 use crate::harness::clock::{empty_interval_ns, now_ns};
-use crate::harness::contract::Workload;
+use crate::harness::contract::{Ctx, Workload};
 use crate::harness::{interrupt, interrupt::Interrupted};
 use crate::model::details::io::{CheckFailed, Latency, OpRecord, Percentiles};
 use crate::model::Details;
@@ -46,8 +46,13 @@ pub struct OpWorkload<T: Op> {
 }
 
 impl<T: Op + 'static> OpWorkload<T> {
-    pub fn boxed(inner: T, pass: u64) -> Box<dyn Workload> {
-        Box::new(OpWorkload { inner, pass })
+    /// `inner` sampled, then a percentile pass of `pass` operations — in the first process
+    /// of the run to measure the row only ([`Ctx::percentile_ops`]).
+    pub fn boxed(ctx: &Ctx, inner: T, pass: u64) -> Box<dyn Workload> {
+        Box::new(OpWorkload {
+            inner,
+            pass: ctx.percentile_ops(pass),
+        })
     }
 }
 

@@ -169,6 +169,7 @@ fn copy(ctx: &Ctx, want: Want) -> Result<Box<dyn Workload>> {
     let (src, cache) = DataFile::create(ctx.scratch, "src", COPY_BLOCK, blocks, want, "none")?;
     let (dst, _) = DataFile::create(ctx.scratch, "dst", COPY_BLOCK, blocks, want, "none")?;
     Ok(OpWorkload::boxed(
+        ctx,
         Copy {
             src,
             dst,
@@ -249,6 +250,7 @@ fn seqwrite(ctx: &Ctx, want: Want) -> Result<Box<dyn Workload>> {
     let blocks = KT5_BYTES / KT5_BLOCK as u64;
     let (f, cache) = DataFile::create(ctx.scratch, "kt5", KT5_BLOCK, blocks, want, fsync)?;
     Ok(OpWorkload::boxed(
+        ctx,
         SeqWrite {
             f,
             buf: AlignedBuf::new(KT5_BLOCK),
@@ -315,6 +317,7 @@ fn randwrite(ctx: &Ctx, want: Want) -> Result<Box<dyn Workload>> {
     let (mut f, mut cache) = DataFile::create(ctx.scratch, "kt6", KT6_BLOCK, blocks, want, "none")?;
     f.probe_direct_block(&mut cache)?;
     Ok(OpWorkload::boxed(
+        ctx,
         RandWrite {
             f,
             buf: AlignedBuf::new(KT6_BLOCK),
@@ -392,6 +395,7 @@ fn zilog(ctx: &Ctx, want: Want, access: Access) -> Result<Box<dyn Workload>> {
         0
     };
     Ok(OpWorkload::boxed(
+        ctx,
         Zilog {
             f,
             buf,
