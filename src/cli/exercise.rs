@@ -51,6 +51,16 @@ pub struct ExerciseArgs {
     /// The job types a sweep uses (default: all)
     #[arg(long, value_name = "TYPE,...", requires = "sweep")]
     pub types: Option<String>,
+    /// The sweep's mix by share, e.g. cc=1,nroff=1,ed=1,float=1: every number of processes
+    /// must be a whole number of blends (here a multiple of 4), so the mix is the same at
+    /// every one
+    #[arg(
+        long,
+        value_name = "TYPE=SHARE,...",
+        requires = "sweep",
+        conflicts_with = "types"
+    )]
+    pub blend: Option<String>,
     /// Run every batch N times, each a fresh batch checked in full, and report the mean and
     /// standard deviation across the trials (1 to 100)
     #[arg(long, value_name = "N", default_value = "1")]
@@ -249,6 +259,9 @@ fn run_options(args: &ExerciseArgs, trials: usize) -> RunOptions {
         if let Some(types) = &args.types {
             selection.extend(["--types".to_string(), types.clone()]);
         }
+        if let Some(blend) = &args.blend {
+            selection.extend(["--blend".to_string(), blend.clone()]);
+        }
     } else if let Some(jobs) = &args.jobs {
         selection.extend(["--jobs".to_string(), jobs.clone()]);
     }
@@ -273,11 +286,23 @@ fn run_options(args: &ExerciseArgs, trials: usize) -> RunOptions {
 fn request(args: &ExerciseArgs) -> Result<Request> {
     if let Some(sweep) = &args.sweep {
         let totals = parse_list(sweep, "--sweep")?;
+        if let Some(spec) = &args.blend {
+            let (types, shares) = parse_blend(spec, &totals)?;
+            return Ok(Request::Sweep {
+                types,
+                totals,
+                blend: Some(shares),
+            });
+        }
         let types = match &args.types {
             Some(t) => parse_types(t)?,
             None => jobs::JOBS.iter().collect(),
         };
-        return Ok(Request::Sweep { types, totals });
+        return Ok(Request::Sweep {
+            types,
+            totals,
+            blend: None,
+        });
     }
     if let Some(spec) = &args.jobs {
         return Ok(Request::Counts(parse_counts(spec)?));
@@ -296,22 +321,41 @@ fn unknown_type(name: &str) -> anyhow::Error {
 
 /// `cc=4,nroff=2` → [(cc, 4), (nroff, 2)].
 pub fn parse_counts(spec: &str) -> Result<Vec<(&'static jobs::JobType, usize)>> {
+    parse_pairs(spec, "--jobs")
+}
+
+/// `TYPE=N,...` for `flag`: each type once, each N a count.
+fn parse_pairs(spec: &str, flag: &str) -> Result<Vec<(&'static jobs::JobType, usize)>> {
     let mut out: Vec<(&'static jobs::JobType, usize)> = Vec::new();
     for item in spec.split(',').map(str::trim).filter(|s| !s.is_empty()) {
         let (name, count) = item
             .split_once('=')
-            .ok_or_else(|| UsageError(format!("--jobs: `{item}` is not TYPE=N (e.g. cc=4)")))?;
+            .ok_or_else(|| UsageError(format!("{flag}: `{item}` is not TYPE=N (e.g. cc=4)")))?;
         let job = jobs::find(name.trim()).ok_or_else(|| unknown_type(name.trim()))?;
-        let n = parse_count(count.trim(), "--jobs")?;
+        let n = parse_count(count.trim(), flag)?;
         if out.iter().any(|(j, _)| j.name == job.name) {
-            return Err(UsageError(format!("--jobs: `{}` given twice", job.name)).into());
+            return Err(UsageError(format!("{flag}: `{}` given twice", job.name)).into());
         }
         out.push((job, n));
     }
     if out.is_empty() {
-        return Err(UsageError("--jobs: no job types given (e.g. cc=4,ed=2)".into()).into());
+        return Err(UsageError(format!("{flag}: no job types given (e.g. cc=4,ed=2)")).into());
     }
     Ok(out)
+}
+
+/// `--blend cc=2,ed=1` → the types and their shares, refused unless every number of the
+/// sweep is a whole number of blends: only then is the mix the same at every one.
+fn parse_blend(spec: &str, totals: &[usize]) -> Result<(Vec<&'static jobs::JobType>, Vec<usize>)> {
+    let pairs = parse_pairs(spec, "--blend")?;
+    let size: usize = pairs.iter().map(|p| p.1).sum();
+    if let Some(n) = totals.iter().find(|n| *n % size != 0) {
+        return Err(UsageError(format!(
+            "--blend: {n} processes is not a whole number of blends of {size}, so its mix              would differ from the others'; use multiples of {size} in --sweep"
+        ))
+        .into());
+    }
+    Ok(pairs.into_iter().unzip())
 }
 
 fn parse_types(spec: &str) -> Result<Vec<&'static jobs::JobType>> {
@@ -404,6 +448,19 @@ mod tests {
         let twice = parse_list("1,5,1", "--sweep").unwrap_err();
         assert!(twice.to_string().contains("1 given twice"), "{twice}");
         assert_eq!(parse_trials("7").unwrap(), 7);
+        let (types, shares) = parse_blend("cc=2,ed=1", &[3, 9]).unwrap();
+        let names: Vec<&str> = types.iter().map(|j| j.name).collect();
+        assert_eq!((names, shares), (vec!["cc", "ed"], vec![2, 1]));
+        let e = parse_blend("cc=2,ed=1", &[3, 5]).unwrap_err().to_string();
+        assert!(
+            e.contains("5 processes is not a whole number of blends of 3"),
+            "{e}"
+        );
+        assert!(parse_blend("cc=0", &[3]).is_err());
+        assert!(parse_blend("cc=1,cc=2", &[3])
+            .unwrap_err()
+            .to_string()
+            .contains("twice"));
         let d = parse_devez(Some("loop"), Some("2M")).unwrap().unwrap();
         assert_eq!((d.kind, d.size), (devez::Kind::Loop, 2 << 20));
         assert_eq!(

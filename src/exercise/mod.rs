@@ -42,11 +42,14 @@ use jobs::JobType;
 pub enum Request {
     /// One batch with these many instances of each type.
     Counts(Vec<(&'static JobType, usize)>),
-    /// One batch per total, each total spread as evenly as possible over the types that
-    /// can run (in table order, the first types taking the remainder).
+    /// One batch per total, each total split over the types by their shares ([`spread`]).
     Sweep {
         types: Vec<&'static JobType>,
         totals: Vec<usize>,
+        /// `--blend`: each type's share, in `types`' order, every total a whole number of
+        /// blends (so the mix is the same at every total), every type required to run.
+        /// `None`: equal shares over the types that can run, by largest remainder.
+        blend: Option<Vec<usize>>,
     },
 }
 
@@ -117,6 +120,7 @@ pub fn exercise(config: &Config, progress: Progress) -> Result<(Report, Option<P
         .copied()
         .filter(|j| !matches!(state_of(&records, j.name), TypeState::Skipped { .. }))
         .collect();
+    blend_can_run(&config.request, &records)?;
     let points: Vec<_> = batch_counts(&config.request, &runnable)
         .into_iter()
         .filter(|counts| counts.iter().map(|c| c.1).sum::<usize>() > 0)
@@ -203,20 +207,67 @@ fn batch_counts(
             .filter(|(j, _)| runnable.iter().any(|r| r.name == j.name))
             .copied()
             .collect()],
-        Request::Sweep { totals, .. } => totals.iter().map(|&n| spread(n, runnable)).collect(),
+        Request::Sweep {
+            totals,
+            blend: Some(shares),
+            types,
+        } => totals.iter().map(|&n| spread(n, types, shares)).collect(),
+        Request::Sweep { totals, .. } => totals
+            .iter()
+            .map(|&n| spread(n, runnable, &vec![1; runnable.len()]))
+            .collect(),
     }
 }
 
-/// `n` processes over `types` as evenly as possible, the first types taking the remainder.
-pub fn spread(n: usize, types: &[&'static JobType]) -> Vec<(&'static JobType, usize)> {
-    if types.is_empty() {
+/// A `--blend` asks for a mix; a type of it that cannot run here would change the mix, so
+/// the exercise stops before any batch and says which and why.
+fn blend_can_run(request: &Request, records: &[TypeRecord]) -> Result<()> {
+    let Request::Sweep {
+        types,
+        blend: Some(_),
+        ..
+    } = request
+    else {
+        return Ok(());
+    };
+    for job in types {
+        if let TypeState::Skipped { reason } = state_of(records, job.name) {
+            anyhow::bail!(
+                "--blend: {} cannot run here ({reason}), and without it the mix is not the                  one asked for",
+                job.name
+            );
+        }
+    }
+    Ok(())
+}
+
+/// `n` processes over `types` in proportion to `shares`, by largest remainder (Hamilton's
+/// method): each type first takes the whole part of n × share / Σshares, then the
+/// processes left over go one each to the largest fractional parts, ties to the type
+/// listed first. The counts add up to n and each is within one process of its exact
+/// share; when n is a whole number of blends (a multiple of Σshares) every type has
+/// exactly its share, so the mix is the same at every such n.
+pub fn spread(
+    n: usize,
+    types: &[&'static JobType],
+    shares: &[usize],
+) -> Vec<(&'static JobType, usize)> {
+    let total: usize = shares.iter().sum();
+    if types.is_empty() || total == 0 {
         return Vec::new();
     }
-    let (each, extra) = (n / types.len(), n % types.len());
+    let mut counts: Vec<usize> = shares.iter().map(|s| n * s / total).collect();
+    // The remainders, in units of 1/total: n × share mod total.
+    let mut order: Vec<usize> = (0..types.len()).collect();
+    order.sort_by_key(|&i| std::cmp::Reverse(n * shares[i] % total));
+    let left = n - counts.iter().sum::<usize>();
+    for &i in order.iter().take(left) {
+        counts[i] += 1;
+    }
     types
         .iter()
-        .enumerate()
-        .map(|(i, j)| (*j, each + usize::from(i < extra)))
+        .zip(counts)
+        .map(|(j, c)| (*j, c))
         .filter(|(_, c)| *c > 0)
         .collect()
 }
@@ -694,14 +745,52 @@ fn stop_all(running: &[(usize, i32, Instant)], groups: &[i32]) {
 mod tests {
     use super::*;
 
+    fn named(c: &[(&'static JobType, usize)]) -> Vec<(&'static str, usize)> {
+        c.iter().map(|(j, n)| (j.name, *n)).collect()
+    }
+
     #[test]
     fn a_sweep_spreads_processes_evenly_in_table_order() {
         let types: Vec<&JobType> = jobs::JOBS.iter().take(4).collect();
-        let c = spread(5, &types);
-        let counts: Vec<(&str, usize)> = c.iter().map(|(j, n)| (j.name, *n)).collect();
-        assert_eq!(counts, [("cc", 2), ("nroff", 1), ("ed", 1), ("float", 1)]);
-        assert_eq!(spread(2, &types).len(), 2);
-        assert!(spread(3, &[]).is_empty());
+        let equal = [1; 4];
+        let c = spread(5, &types, &equal);
+        assert_eq!(
+            named(&c),
+            [("cc", 2), ("nroff", 1), ("ed", 1), ("float", 1)]
+        );
+        assert_eq!(spread(2, &types, &equal).len(), 2);
+        assert!(spread(3, &[], &[]).is_empty());
+    }
+
+    #[test]
+    fn a_blend_gives_the_same_mix_at_every_whole_number_of_blends() {
+        let types: Vec<&JobType> = jobs::JOBS.iter().take(4).collect();
+        let shares = [3, 1, 2, 2];
+        for blends in [1, 2, 5, 10] {
+            let n = 8 * blends;
+            let c = spread(n, &types, &shares);
+            let want: Vec<usize> = shares.iter().map(|s| s * blends).collect();
+            assert_eq!(c.iter().map(|x| x.1).collect::<Vec<_>>(), want, "n = {n}");
+        }
+        // Between whole blends: the counts add up and each is within one of its share.
+        for n in 1..40 {
+            let c = spread(n, &types, &shares);
+            assert_eq!(c.iter().map(|x| x.1).sum::<usize>(), n);
+            for (j, got) in &c {
+                let k = types.iter().position(|t| t.name == j.name).unwrap();
+                let exact = (n * shares[k]) as f64 / 8.0;
+                assert!(
+                    (*got as f64 - exact).abs() < 1.0,
+                    "n = {n}: {} {got}",
+                    j.name
+                );
+            }
+        }
+        // Largest remainder, not the first type: 3 of 3:1:2:2 is 1.125, 0.375, 0.75, 0.75.
+        assert_eq!(
+            named(&spread(3, &types, &shares)),
+            [("cc", 1), ("ed", 1), ("float", 1)]
+        );
     }
 
     /// A stand-in timeshare whose `chess-game` prints a fixed game, or exits 1 when `fail`.

@@ -593,8 +593,38 @@ fn batch_result(t: &BatchTrials) -> BenchResult {
         });
         r.notes.extend(devez_note(t));
     }
+    r.notes.push(mix_note(first));
     r.details = Some(Details::of(t));
     r
+}
+
+/// The batch's mix of job types, so that two sizes' mixes can be compared from the rows:
+/// `--sweep` splits each size over its types by largest remainder of equal shares,
+/// `--blend` by whole blends (the same mix at every size).
+pub fn mix_note(b: &Batch) -> String {
+    let counts: Vec<String> = b
+        .per_type
+        .iter()
+        .map(|t| format!("{} {}", t.job, t.processes))
+        .collect();
+    format!(
+        "mix of the {} processes: {} (split by share, largest remainder)",
+        b.processes,
+        counts.join(", ")
+    )
+}
+
+/// The batch's total elapsed time (the seed's `time` of the whole batch, its first graph)
+/// per number of processes: mean and SD over the trials, and whether any trial failed.
+pub fn elapsed_by_size(batches: &[Batch]) -> Vec<(usize, Spread, bool)> {
+    by_batch(batches)
+        .iter()
+        .map(|g| {
+            let elapsed: Vec<f64> = g.trials.iter().map(|b| b.elapsed_s).collect();
+            let failed = g.failed() > 0 || g.devez_failed() > 0;
+            (g.processes, Spread::of(&elapsed), failed)
+        })
+        .collect()
 }
 
 /// What the device exerciser beside the batch did, over its trials, when it ran.
@@ -694,6 +724,77 @@ fn trial_figures(r: &mut BenchResult, t: &BatchTrials) {
         })
         .collect();
     r.duration_s = elapsed.iter().sum();
+}
+
+/// A stored sweep for the report's tests: for each size, the elapsed time of each trial
+/// (every instance an `ed` that passed, user 60% and system 20% of its real time), the
+/// size `failing` with one instance failed in its first trial.
+#[cfg(test)]
+pub fn sweep_fixture(sizes: &[(usize, &[f64])], failing: Option<usize>) -> Run {
+    let mut batches = Vec::new();
+    for trial in 1..=sizes.iter().map(|s| s.1.len()).max().unwrap_or(0) {
+        for &(n, elapsed) in sizes {
+            let Some(&elapsed_s) = elapsed.get(trial - 1) else {
+                continue;
+            };
+            let instances: Vec<Instance> = (1..=n)
+                .map(|index| Instance {
+                    job: "ed".into(),
+                    index,
+                    dir: format!("ed/{index}"),
+                    outcome: if failing == Some(n) && trial == 1 && index == 1 {
+                        Outcome::ExitStatus {
+                            code: 1,
+                            stderr: "ed: out of memory".into(),
+                        }
+                    } else {
+                        Outcome::Pass
+                    },
+                    real_s: elapsed_s,
+                    user_s: 0.6 * elapsed_s,
+                    sys_s: 0.2 * elapsed_s,
+                    exit_code: Some(0),
+                })
+                .collect();
+            batches.push(Batch {
+                trial,
+                processes: n,
+                elapsed_s,
+                per_type: vec![Times::of("ed", instances.iter())],
+                total: Times::of("all", instances.iter()),
+                instances,
+                devez: None,
+            });
+        }
+    }
+    let report = Report {
+        schema: "timeshare.exercise/1".into(),
+        version: "0".into(),
+        started_at: Utc::now(),
+        sweep: true,
+        trials: batches.iter().map(|b| b.trial).max().unwrap_or(1),
+        types: vec![TypeRecord {
+            name: "ed".into(),
+            about: "edit".into(),
+            state: TypeState::Ready {
+                trusted_file: "text.txt".into(),
+                trusted_bytes: 10,
+                setup_real_s: 0.02,
+                setup_user_s: 0.01,
+                setup_sys_s: 0.005,
+            },
+        }],
+        batches,
+        passed: 0,
+        failed: 0,
+        skipped_types: 0,
+    };
+    report.to_run(
+        RunOptions::default(),
+        Environment::default(),
+        vec![],
+        Utc::now(),
+    )
 }
 
 #[cfg(test)]
@@ -862,6 +963,29 @@ mod tests {
             ..to_run(&r)
         };
         assert!(Report::from_run(&plain).is_none());
+    }
+
+    #[test]
+    fn each_batch_row_names_its_mix_and_the_elapsed_curve_is_per_size() {
+        let run = sweep_fixture(&[(2, &[1.0, 3.0]), (4, &[2.0])], Some(4));
+        let b2 = run
+            .results
+            .iter()
+            .find(|r| r.id == "exercise.batch.2")
+            .unwrap();
+        assert!(
+            b2.notes.contains(
+                &"mix of the 2 processes: ed 2 (split by share, largest remainder)".into()
+            ),
+            "{:?}",
+            b2.notes
+        );
+        let report = Report::from_run(&run).unwrap();
+        let curve = elapsed_by_size(&report.batches);
+        assert_eq!(curve.len(), 2);
+        assert_eq!((curve[0].0, curve[0].1.mean, curve[0].2), (2, 2.0, false));
+        assert!((curve[0].1.sd - 2f64.sqrt()).abs() < 1e-12);
+        assert_eq!((curve[1].0, curve[1].2), (4, true));
     }
 
     /// Two trials of each of two sizes, run trial by trial: one row per size, one sample

@@ -16,6 +16,8 @@ mod seed002;
 mod seed003;
 mod seed004;
 
+pub use seed004::{eighty_spread, EIGHTY_TRIALS};
+
 pub use seed000::{
     attachment_c, scripts_name, CommandLine, CommandTable, ACCOUNTED_REAL_RESOLUTION_S,
 };

@@ -16,9 +16,11 @@
 //! - "Single Precision (16 bits)" is `cpu.stmt.i16.*`, "Double Precision (32 bits)" is
 //!   `cpu.stmt.i32.*` (the note's precision is the integer width). IF (x<50) is taken as
 //!   the branch that is taken (`if_true`), IF (x<1) as `if_false`. The three "5 nested
-//!   proc calls" rows are transcribed from the 16-bit table: "with value par's" is
-//!   `call.nested5`, "with ref par's" `call.nested5.byref`; one operation is the whole
-//!   nest of five calls, as printed.
+//!   proc calls" rows: the first, without parameters, is `call.nested5.noargs`, "with
+//!   value par's" `call.nested5`, "with ref par's" `call.nested5.byref`; one operation is
+//!   the whole nest of five calls, as printed. The 16-bit table's figures are the ids'
+//!   headlines; the 32-bit table's are laid out under `table 003-c32` only
+//!   ([`table_32_calls`]).
 //! - Zilog table: the disk test's three columns hold three figures for four machines, so
 //!   which machine is missing cannot be told: not transcribed as figures, but kept as
 //!   printed ([`zilog_disk`]) for a line under the table. The Kashtan table, the note's
@@ -99,7 +101,7 @@ const STATEMENT_ROWS: [(&str, &str); 13] = [
     ("ar[j] = ar[j-1];", "array"),
     ("IF (x<50) ;ELSE;", "if_true"),
     ("IF (x<1) ;ELSE;", "if_false"),
-    ("5 nested proc calls", ""),
+    ("5 nested proc calls", "call.nested5.noargs"),
     ("with value par's", "call.nested5"),
     ("with ref par's", "call.nested5.byref"),
 ];
@@ -125,8 +127,8 @@ const TABLE_32: [[f64; 10]; 4] = [
 
 /// The 32-bit table's nested-call rows per column (µs), as printed: the 16-bit table's
 /// rows 11–13 again ("5 nested proc calls", "with value par's", "with ref par's").
-/// Kept apart from [`figures`] ([`table_32_calls`]): `call.nested5` and
-/// `call.nested5.byref` have the 16-bit table's figures there already, and a machine has
+/// Kept apart from [`figures`] ([`table_32_calls`]): `call.nested5.noargs`, `call.nested5`
+/// and `call.nested5.byref` have the 16-bit table's figures there already, and a machine has
 /// one headline per id.
 #[rustfmt::skip]
 const TABLE_32_CALLS: [[f64; 3]; 4] = [
@@ -166,68 +168,44 @@ fn file_calls_line() -> String {
     )
 }
 
-/// The 32-bit table's nested-call rows with parameters, as figures of `call.nested5`
-/// and `call.nested5.byref` (see [`TABLE_32_CALLS`] why apart).
+/// The 32-bit table's three nested-call rows, as figures of `call.nested5.noargs`,
+/// `call.nested5` and `call.nested5.byref` (see [`TABLE_32_CALLS`] why apart).
 pub fn table_32_calls() -> Vec<Figure> {
     let mut out = Vec::new();
     for (c, (machine, column)) in COLUMNS.into_iter().enumerate() {
-        for (k, (label, id)) in STATEMENT_ROWS[11..].iter().enumerate() {
+        for (k, (label, id)) in STATEMENT_ROWS[10..].iter().enumerate() {
             out.push(statement(
                 machine,
                 id,
                 "32 bits",
                 label,
                 column,
-                TABLE_32_CALLS[c][k + 1],
+                TABLE_32_CALLS[c][k],
             ));
         }
     }
     out
 }
 
-/// The lines under `table 003-c16` and `003-c32`: the rows of the paper no row of today's
-/// does (the nest of five calls without parameters; the 32-bit table's row whose label
-/// was lost).
+/// The lines under `table 003-c32`: the rows of the paper no row of today's does (the
+/// 32-bit table's row whose label was lost; stat and open/close, beside rows of a generic
+/// basis). Every row of the 16-bit table that could be read is laid out.
 pub fn statement_lines(key: &str) -> Vec<String> {
-    let plain = |k: usize, table: &str| {
-        let cells: Vec<String> = COLUMNS
-            .iter()
-            .enumerate()
-            .map(|(c, (_, column))| {
-                let us = if table == "16" {
-                    TABLE_16[c][10].map_or_else(|| "—".to_string(), |v| format!("{v}"))
-                } else {
-                    format!("{}", TABLE_32_CALLS[c][k])
-                };
-                format!("{column} {us} µs")
-            })
-            .collect();
-        format!(
-            "5 nested proc calls, without parameters ({table} bits): {}; no row today \
-             (call.nested5 passes three integers by value, call.nested5.byref by reference: \
-             the rows below it)",
-            cells.join(", ")
-        )
-    };
-    match key {
-        "003-c16" => vec![plain(0, "16")],
-        "003-c32" => {
-            let lost: Vec<String> = COLUMNS
-                .iter()
-                .zip(TABLE_32_LAST)
-                .map(|((_, column), (first, _, _))| format!("{column} {first}"))
-                .collect();
-            vec![
-                plain(0, "32"),
-                format!(
-                    "the row before stat, its label lost in the OCR: {}; not set beside a row",
-                    lost.join(", ")
-                ),
-                file_calls_line(),
-            ]
-        }
-        _ => Vec::new(),
+    if key != "003-c32" {
+        return Vec::new();
     }
+    let lost: Vec<String> = COLUMNS
+        .iter()
+        .zip(TABLE_32_LAST)
+        .map(|((_, column), (first, _, _))| format!("{column} {first}"))
+        .collect();
+    vec![
+        format!(
+            "the row before stat, its label lost in the OCR: {}; not set beside a row",
+            lost.join(", ")
+        ),
+        file_calls_line(),
+    ]
 }
 
 /// Zilog programs, seconds as printed for PDP 11/70, Acc Unix, Microcode, PNX: row, id,

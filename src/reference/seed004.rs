@@ -13,7 +13,7 @@
 //! `exercise.nroff`, each per job run alone — what `timeshare exercise` stores for a type
 //! from its trusted run, made alone before any batch.
 
-use super::{per_op, Comparability, Figure, Machine, Quantity};
+use super::{minutes_seconds, per_op, Comparability, Figure, Machine, Quantity};
 use crate::model::Unit;
 
 pub fn machines() -> Vec<Machine> {
@@ -73,9 +73,20 @@ pub fn eighty_processes(key: &str) -> Vec<String> {
     vec![format!(
         "7 trials at 80 processes on the P-E (the paper's measure of its spread, the batch's \
          totals): real {real} (SD {sd_real} s), user {user} (SD {sd_user} s), sys {sys} (SD \
-         {sd_sys} s); today's spread is the SD of `timeshare exercise --trials N`, in each \
-         cell beside the mean"
+         {sd_sys} s); set beside today's in the spread table above: the SD over the mean is \
+         the figure comparable across machines, the totals being of another mix of jobs"
     )]
+}
+
+/// How many trials the paper's 80-process figures are of.
+pub const EIGHTY_TRIALS: usize = 7;
+
+/// The paper's 80-process trials as (what, mean, SD), seconds of the whole batch: real,
+/// user, sys, in that order.
+pub fn eighty_spread() -> [(&'static str, f64, f64); 3] {
+    let (means, sds) = EIGHTY;
+    let what = ["real", "user", "sys"];
+    std::array::from_fn(|k| (what[k], minutes_seconds(means[k]), sds[k]))
 }
 
 /// What each figure is per: one instance of the job type, run alone.

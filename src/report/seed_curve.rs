@@ -4,6 +4,7 @@
 
 use crate::model::exercise::{Batch, BatchTrials, Spread};
 use crate::model::{BenchResult, Run, Status};
+use crate::reference::{eighty_spread, EIGHTY_TRIALS};
 
 use super::exercise::secs;
 use super::seed_table::{describe, SeedTable, Source};
@@ -59,6 +60,9 @@ pub fn render(table: &SeedTable, prefix: &str, source: Option<&Source>) -> Strin
             "failure point: {n} processes, the first number of the sweep that failed\n"
         ));
     }
+    if table.key == "004-graphs" {
+        out.push_str(&spread_beside_paper(&points));
+    }
     for line in (table.paper)(table.key) {
         out.push_str(&format!("paper: {line}\n"));
     }
@@ -107,6 +111,74 @@ fn curve_table(points: &[(usize, &BenchResult)]) -> String {
     right(&mut t, &[0, 2, 3, 4, 5, 6]);
     super::table::no_wrap(&mut t, &[1]);
     t.to_string()
+}
+
+/// The size at 80 processes the paper gave its spread at: today's batch of 80 when it
+/// passed with several trials, otherwise the largest that did (named in the table).
+fn spread_point(points: &[(usize, &BenchResult)]) -> Option<(usize, BatchTrials)> {
+    let several: Vec<(usize, BatchTrials)> = points
+        .iter()
+        .filter(|(_, r)| r.status == Status::Ok)
+        .filter_map(|(n, r)| Some((*n, trials_of(r)?)))
+        .filter(|(_, b)| b.trials.len() > 1)
+        .collect();
+    let at_80 = several.iter().position(|(n, _)| *n == 80);
+    let k = at_80.or(several.len().checked_sub(1))?;
+    several.into_iter().nth(k)
+}
+
+/// Seed 004's one statement of its spread (7 trials at 80 processes on the P-E, the
+/// batch's real, user and sys) set beside today's trials of one size: the mean, the SD
+/// and the SD over the mean, the last the figure comparable across machines (the means
+/// are totals of two different mixes of jobs, so no ratio of them is formed).
+fn spread_beside_paper(points: &[(usize, &BenchResult)]) -> String {
+    let Some((n, b)) = spread_point(points) else {
+        return "spread: no size of this run passed with several trials, so nothing is set \
+                beside the paper's 80-process trials: `timeshare exercise --sweep 80 \
+                --trials 7` repeats the paper's\n"
+            .to_string();
+    };
+    let today: [Vec<f64>; 3] = [
+        b.trials.iter().map(|t| t.elapsed_s).collect(),
+        b.trials.iter().map(|t| t.total.user_total_s).collect(),
+        b.trials.iter().map(|t| t.total.sys_total_s).collect(),
+    ];
+    let today_head = format!("today {n} procs");
+    let mut t = new_table(&[
+        "batch",
+        "P-E 80 procs",
+        "SD",
+        "SD/mean",
+        &today_head,
+        "SD",
+        "SD/mean",
+    ]);
+    let share = |sd: f64, mean: f64| {
+        if mean > 0.0 && sd.is_finite() {
+            format!("{:.2}%", 100.0 * sd / mean)
+        } else {
+            "-".into()
+        }
+    };
+    for ((what, mean, sd), values) in eighty_spread().into_iter().zip(today) {
+        let s = Spread::of(&values);
+        t.add_row(vec![
+            what.to_string(),
+            secs(mean),
+            secs(sd),
+            share(sd, mean),
+            secs(s.mean),
+            secs(s.sd),
+            share(s.sd, s.mean),
+        ]);
+    }
+    right(&mut t, &[1, 2, 3, 4, 5, 6]);
+    format!(
+        "spread across trials, the whole batch's times: the paper's {EIGHTY_TRIALS} trials at \
+         80 processes on the P-E beside today's {} trials at {n} (exercise.batch.{n}); SD/mean \
+         is comparable, the times are of two mixes of jobs (no ratio)\n{t}\n",
+        b.trials.len()
+    )
 }
 
 /// A mean, with its SD on a line of its own when there were several trials (so that the

@@ -1520,4 +1520,102 @@ mod tests {
             vec![Quantity::Headline]
         );
     }
+
+    /// The figures after `id` on its line in `text`, in the order printed (a wrapped label
+    /// leaves the figures on the id's line; the label's own numbers come before the id).
+    fn figures_on(text: &str, id: &str) -> Vec<f64> {
+        let line = text
+            .lines()
+            .find(|l| l.split_whitespace().any(|w| w == id))
+            .unwrap_or_else(|| panic!("no {id}: {text}"));
+        line.split_whitespace()
+            .skip_while(|w| *w != id)
+            .filter_map(|w| w.parse::<f64>().ok())
+            .collect()
+    }
+
+    #[test]
+    fn the_perq_notes_nested_calls_are_rows_in_their_columns() {
+        // Columns perq-accent, perq-mcunix, perq-pnx, pdp11-70-ral, as printed.
+        let empty = Run::of(vec![]);
+        let c16 = render(find("003-c16").unwrap(), &empty, "run 1", false);
+        let c32 = render(find("003-c32").unwrap(), &empty, "run 1", false);
+        assert_eq!(
+            figures_on(&c16, "call.nested5.noargs"),
+            [484.0, 78.0, 78.0, 110.0]
+        );
+        assert_eq!(
+            figures_on(&c16, "call.nested5"),
+            [590.0, 120.0, 126.0, 117.0]
+        );
+        assert_eq!(
+            figures_on(&c16, "call.nested5.byref"),
+            [522.0, 99.0, 102.0, 114.0]
+        );
+        assert_eq!(
+            figures_on(&c32, "call.nested5.noargs"),
+            [484.0, 78.0, 78.0, 110.0]
+        );
+        assert_eq!(
+            figures_on(&c32, "call.nested5"),
+            [537.0, 103.0, 104.0, 130.0]
+        );
+        assert_eq!(
+            figures_on(&c32, "call.nested5.byref"),
+            [504.0, 102.0, 102.0, 132.0]
+        );
+        for text in [&c16, &c32] {
+            assert!(!text.contains("no row today"), "{text}");
+        }
+    }
+
+    #[test]
+    fn seed_004s_spread_is_set_beside_the_80_process_trials() {
+        use crate::model::exercise::sweep_fixture;
+        let run = sweep_fixture(&[(8, &[10.0, 12.0, 14.0]), (80, &[100.0, 110.0])], None);
+        let text = render(find("004-graphs").unwrap(), &run, "run 1", false);
+        assert!(
+            text.contains("today's 2 trials at 80 (exercise.batch.80)"),
+            "{text}"
+        );
+        let row = |what: &str| -> Vec<String> {
+            let line = text
+                .lines()
+                .find(|l| l.trim_start().starts_with(&format!("{what} ")))
+                .unwrap_or_else(|| panic!("no {what}: {text}"));
+            line.split("  ")
+                .map(str::trim)
+                .filter(|c| !c.is_empty())
+                .map(String::from)
+                .collect()
+        };
+        // The paper's 15:43 ± 3.3 s (0.35%); today's 105 s ± 7.07 s (6.73%); user 60% of
+        // it per instance, 80 instances.
+        assert_eq!(
+            row("real"),
+            ["real", "943 s", "3.30 s", "0.35%", "105 s", "7.07 s", "6.73%"]
+        );
+        assert_eq!(row("user")[1..4], ["673 s", "800 ms", "0.12%"]);
+        assert_eq!(row("user")[4..], ["5040 s", "339 s", "6.73%"]);
+        assert_eq!(row("sys")[3], "1.21%");
+        // Without a size of several trials, no spread and how to make one.
+        let once = sweep_fixture(&[(8, &[10.0]), (16, &[20.0])], None);
+        let text = render(find("004-graphs").unwrap(), &once, "run 1", false);
+        assert!(text.contains("--sweep 80 --trials 7"), "{text}");
+    }
+
+    #[test]
+    fn seed_004s_failure_point_is_the_first_size_that_failed() {
+        use crate::model::exercise::sweep_fixture;
+        let run = sweep_fixture(&[(4, &[1.0]), (8, &[2.0]), (16, &[4.0])], Some(8));
+        let text = render(find("004-graphs").unwrap(), &run, "run 1", false);
+        assert!(
+            text.contains("failure point: 8 processes, the first number of the sweep that failed"),
+            "{text}"
+        );
+        assert!(
+            text.contains("failed: exercise.batch.8 (8 processes): 1 of 8"),
+            "{text}"
+        );
+    }
 }

@@ -5,7 +5,7 @@
 
 use super::views;
 use crate::model::details::load::CpuCopies;
-use crate::model::exercise::{trial_means, Report};
+use crate::model::exercise::{elapsed_by_size, trial_means, Report};
 use crate::model::unit::{format_seconds, human};
 use crate::model::Run;
 
@@ -59,6 +59,7 @@ pub fn charts(run: &Run) -> String {
         cache(run),
         paging(run),
         load(run),
+        total_elapsed(run),
         sweep(run),
         super::net::chart(run, bars),
         super::mem::chart(run, bars),
@@ -207,6 +208,40 @@ fn sweep(run: &Run) -> String {
     )
 }
 
+/// Seed 004's first graph: the whole batch's elapsed time (what `time` gave for the run)
+/// against the number of processes; with `--trials`, the mean and SD of the trials. A
+/// size that failed has no bar, and is marked: where the machine stopped coping.
+fn total_elapsed(run: &Run) -> String {
+    let Some(report) = Report::from_run(run) else {
+        return String::new();
+    };
+    let points = elapsed_by_size(&report.batches);
+    if points.len() < 2 {
+        return String::new();
+    }
+    let rows: Vec<(String, f64, String, String)> = points
+        .iter()
+        .map(|(n, s, failed)| {
+            let shown = if report.trials > 1 {
+                format!("{} ± {}", format_seconds(s.mean), format_seconds(s.sd))
+            } else {
+                format_seconds(s.mean)
+            };
+            let (value, mark) = if *failed {
+                (0.0, "failed: where it stopped coping".to_string())
+            } else {
+                (s.mean, String::new())
+            };
+            (n.to_string(), value, shown, mark)
+        })
+        .collect();
+    bars(
+        "exercise: total elapsed time of the batch against processes (seed 004's first graph)",
+        &rows,
+        false,
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -239,5 +274,35 @@ mod tests {
             assert!(text.contains(title), "{title} missing:\n{text}");
         }
         assert!(!text.contains('\u{1b}'), "colour codes in {text}");
+    }
+
+    #[test]
+    fn the_total_elapsed_chart_has_a_bar_per_size_and_marks_a_failure() {
+        use crate::model::exercise::sweep_fixture;
+        let run = sweep_fixture(
+            &[(4, &[1.0, 3.0]), (8, &[4.0, 4.0]), (16, &[9.0, 9.0])],
+            Some(16),
+        );
+        let text = total_elapsed(&run);
+        let lines: Vec<&str> = text.lines().collect();
+        assert!(
+            lines[0].contains("total elapsed time of the batch"),
+            "{text}"
+        );
+        // 4: mean 2 s (half of 8's 4 s: half the bar), SD 1.41 s; 16 failed: no bar.
+        assert_eq!(
+            lines[1],
+            format!(" 4 |{}{} 2.00 s ± 1.41 s", "#".repeat(20), " ".repeat(20))
+        );
+        assert!(
+            lines[2].starts_with(&format!(" 8 |{} 4.00 s", "#".repeat(BAR))),
+            "{text}"
+        );
+        assert!(lines[3].starts_with("16 |  "), "{text}");
+        assert!(
+            lines[3].ends_with("<- failed: where it stopped coping"),
+            "{text}"
+        );
+        assert!(charts(&run).contains("total elapsed time of the batch"));
     }
 }

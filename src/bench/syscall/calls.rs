@@ -1,6 +1,6 @@
 //! Subroutine calls: 002 Figure 6 (the C save/restore sequence, timed "two ways" because
-//! the 10 µs clock was as coarse as the call) and 003's 5 nested procedure calls with value
-//! and reference parameters.
+//! the 10 µs clock was as coarse as the call) and 003's 5 nested procedure calls without
+//! parameters, with value and with reference parameters.
 //!
 //! `call.subroutine.single` times calls one by one, as 002's first way: each sample is
 //! one call between two clock reads, so the clock's own cost (subtracted) dwarfs the call
@@ -32,6 +32,18 @@ pub fn rows() -> Vec<Benchmark> {
             |_| Ok(empty_calls()),
         )
         .with_plan(|mode| Plan::fixed(1, 10 * samples(mode))),
+        Benchmark::new(
+            "call.nested5.noargs",
+            "5 nested calls with no parameters",
+            NESTED,
+            |_| {
+                Ok(Box::new(LoopWorkload::new(|| {
+                    let f: fn() = black_box(no_args_1);
+                    f();
+                })) as Box<dyn Workload>)
+            },
+        )
+        .per("nest of five calls"),
         Benchmark::new(
             "call.nested5",
             "5 nested calls passing three integers by value",
@@ -78,6 +90,29 @@ fn empty_calls() -> Box<dyn Workload> {
         let f: fn() = black_box(empty);
         f();
     }))
+}
+
+macro_rules! nested_none {
+    ($name:ident, $next:expr) => {
+        #[inline(never)]
+        fn $name() {
+            $next();
+            // Work after the call keeps it a call: a call in tail position would compile to
+            // a jump, and the nest to one call.
+            black_box(());
+        }
+    };
+}
+nested_none!(no_args_1, no_args_2);
+nested_none!(no_args_2, no_args_3);
+nested_none!(no_args_3, no_args_4);
+nested_none!(no_args_4, no_args_5);
+
+/// The innermost call: an empty asm statement, so that the nest cannot be proven pure and
+/// removed, nor folded into one call (each level is `inline(never)`).
+#[inline(never)]
+fn no_args_5() {
+    black_box(());
 }
 
 macro_rules! nested {

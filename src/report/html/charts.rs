@@ -7,7 +7,7 @@ use maud::{html, Markup};
 
 use super::svg::{Axis, Marker, Plot};
 use crate::model::details::vm::Paging;
-use crate::model::exercise::{trial_means, Report, Times};
+use crate::model::exercise::{elapsed_by_size, trial_means, Report, Times};
 use crate::model::unit::{format_seconds, human};
 use crate::model::{knee, Run};
 use crate::report::views;
@@ -425,11 +425,30 @@ fn sweep(run: &Run) -> Markup {
         }
         p
     };
-    let plots = vec![
+    // The seed's first graph: the whole batch's elapsed time, as `time` gave it for the
+    // run; a size that failed has no point.
+    let total: Vec<(f64, f64)> = elapsed_by_size(&report.batches)
+        .into_iter()
+        .filter(|(_, s, failed)| !failed && s.mean.is_finite())
+        .map(|(n, s, _)| (n as f64, s.mean))
+        .collect();
+    let mut plots = Vec::new();
+    if !total.is_empty() {
+        let ys: Vec<f64> = total.iter().map(|p| p.1).collect();
+        plots.push(
+            Plot::new(
+                "exercise: total elapsed time of the batch against processes",
+                Axis::linear("processes started together", &xs, &|v| format!("{v:.0}")),
+                Axis::linear("elapsed of the batch (seconds)", &ys, &secs),
+            )
+            .line("all types", total),
+        );
+    }
+    plots.extend([
         pick(|t| t.mean_real_s, "real time"),
         pick(|t| t.user_per_process_s, "user time"),
         pick(|t| t.sys_per_process_s, "system time"),
-    ];
+    ]);
     let rows = points
         .iter()
         .flat_map(|(n, per_type)| {
@@ -448,14 +467,16 @@ fn sweep(run: &Run) -> Markup {
         .collect();
     let caption = if report.trials > 1 {
         format!(
-            "Mean real time of one process, start to end, and its user and system time, \
-             against the number of processes started together; each point the mean of {} \
-             trials (of type and passed: over all of them).",
+            "The batch's total elapsed time (the seed's first graph), then the mean real time \
+             of one process, start to end, and its user and system time, against the number \
+             of processes started together; each point the mean of {} trials (of type and \
+             passed: over all of them).",
             report.trials
         )
     } else {
-        "Mean real time of one process, start to end, and its user and system time, against \
-         the number of processes started together."
+        "The batch's total elapsed time (the seed's first graph), then the mean real time of \
+         one process, start to end, and its user and system time, against the number of \
+         processes started together."
             .to_string()
     };
     figure(
