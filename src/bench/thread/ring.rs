@@ -12,6 +12,11 @@
 //! of one pass done inside one process (a pipe write and read and the working-set sum,
 //! its `ovr`); the row measures that too and says it in its notes, but leaves it in, and
 //! the crosscheck adds lat_ctx's `ovr` back to its figure, so both are whole passes.
+//!
+//! The row also reads the CPU time its ring's processes spent from the first sample to
+//! the last (`/proc/PID/schedstat`, nanoseconds on the CPU) and gives it per lap in its notes:
+//! the lap's work apart from other programs' turns on the CPU, which a lap's wall time
+//! includes (docs/crosscheck.md, the 16-process pair).
 
 use std::hint::black_box;
 use std::os::fd::OwnedFd;
@@ -35,6 +40,12 @@ pub struct Ring {
     children: Vec<Child>,
     /// Seconds of one pass done in one process (lmbench's overhead).
     pub overhead: f64,
+    /// The ring's CPU nanoseconds before the first sample, once it has been set up.
+    cpu_at_first_lap: Option<u64>,
+    /// Laps run since then (from the first sample on).
+    laps: u64,
+    /// The ring's CPU seconds per lap, read when the row finished.
+    pub cpu_per_lap: Option<f64>,
 }
 
 impl Ring {
@@ -80,8 +91,33 @@ impl Ring {
             set,
             children: kids,
             overhead,
+            cpu_at_first_lap: None,
+            laps: 0,
+            cpu_per_lap: None,
         })
     }
+
+    /// The CPU nanoseconds this thread and every child of the ring have used so far;
+    /// `None` when a process's `schedstat` cannot be read (a kernel without it).
+    fn ring_cpu_ns(&self) -> Option<u64> {
+        // This side of the ring is the thread that runs the laps (the one calling this);
+        // each child is a single-threaded process.
+        let files = std::iter::once("/proc/thread-self/schedstat".to_string()).chain(
+            self.children
+                .iter()
+                .map(|c| format!("/proc/{}/schedstat", c.pid())),
+        );
+        let mut total = 0;
+        for file in files {
+            total += on_cpu_ns(&std::fs::read_to_string(file).ok()?)?;
+        }
+        Some(total)
+    }
+}
+
+/// The first field of `/proc/PID/schedstat`: nanoseconds the task has run on a CPU.
+pub fn on_cpu_ns(schedstat: &str) -> Option<u64> {
+    schedstat.split_whitespace().next()?.parse().ok()
 }
 
 /// Seconds of one pass inside one process: write the token into a pipe, read it back,
@@ -101,7 +137,18 @@ fn one_process_pass(set: &mut [u32]) -> Result<f64> {
 }
 
 impl Workload for Ring {
+    /// The ring's CPU time is first read here, untimed, so no sample pays for the reads.
+    fn before_sample(&mut self, _n: u64) -> Result<()> {
+        if self.cpu_at_first_lap.is_none() {
+            self.cpu_at_first_lap = self.ring_cpu_ns();
+        }
+        Ok(())
+    }
+
     fn run(&mut self, n: u64) -> Result<()> {
+        if self.cpu_at_first_lap.is_some() {
+            self.laps += n;
+        }
         let mut token = [b't'];
         for _ in 0..n {
             children::write_all_raw(&self.first, &token)
@@ -113,6 +160,11 @@ impl Workload for Ring {
     }
 
     fn finish(&mut self) -> Result<()> {
+        if let (Some(start), Some(now)) = (self.cpu_at_first_lap, self.ring_cpu_ns()) {
+            if self.laps > 0 {
+                self.cpu_per_lap = Some(now.saturating_sub(start) as f64 * 1e-9 / self.laps as f64);
+            }
+        }
         for c in &mut self.children {
             c.check_alive("a process of the ring")?;
         }
@@ -120,11 +172,19 @@ impl Workload for Ring {
     }
 
     fn notes(&self) -> Vec<String> {
-        vec![format!(
+        let mut notes = vec![format!(
             "{} processes; one pass inside one process (pipe write + read + working-set sum, what lat_ctx subtracts) took {:.2} µs",
             self.children.len() + 1,
             self.overhead * 1e6
-        )]
+        )];
+        if let Some(cpu) = self.cpu_per_lap {
+            notes.push(format!(
+                "the ring's processes were on the CPU {:.1} µs per lap over {} laps (schedstat; a lap's wall time adds other programs' turns)",
+                cpu * 1e6,
+                self.laps
+            ));
+        }
+        notes
     }
 }
 
@@ -137,10 +197,26 @@ mod tests {
     fn the_token_goes_round_and_the_ring_ends_with_this_process() {
         let _one_at_a_time = forking();
         let mut r = Ring::start(4, 16 << 10).unwrap();
+        // Laps before the first sample's set-up are not counted.
+        r.run(10).unwrap();
+        r.before_sample(50).unwrap();
         r.run(50).unwrap();
         r.finish().unwrap();
         assert_eq!(r.children.len(), 3);
         assert!(r.overhead > 0.0);
         assert!(r.notes()[0].starts_with("4 processes"));
+        // Four processes did 50 laps of real pipe traffic: some CPU time, and no more per
+        // lap than the wall time the laps could have taken (a second each, generously).
+        let cpu = r.cpu_per_lap.expect("schedstat is read on Linux");
+        assert!(cpu > 0.0 && cpu < 1.0, "{cpu}");
+        assert!(r.notes()[1].contains("over 50 laps"), "{:?}", r.notes());
+    }
+
+    #[test]
+    fn schedstat_s_first_field_is_the_time_on_a_cpu_and_garbage_is_none() {
+        assert_eq!(on_cpu_ns("123456789 2345 67\n"), Some(123_456_789));
+        assert_eq!(on_cpu_ns(""), None);
+        assert_eq!(on_cpu_ns("-5 1 2"), None);
+        assert_eq!(on_cpu_ns("12.5 1 2"), None);
     }
 }
