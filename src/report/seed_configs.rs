@@ -217,7 +217,8 @@ fn layout(runs: &[(&str, &Source)]) -> Layout {
     let figures = paper_figures();
     let mut header = vec!["row".to_string(), "id".to_string(), "stat".to_string()];
     for (name, s) in runs {
-        header.push(format!("{name}\n{}", s.name));
+        // "tmp=disk+\nmem=256M": a configuration's column no wider than its figures.
+        header.push(format!("{}\n{}", name.replace('+', "+\n"), s.name));
     }
     for (_, _, h) in PAPER {
         header.push(h.to_string());
@@ -268,13 +269,15 @@ fn layout(runs: &[(&str, &Source)]) -> Layout {
             }
         }
         for (m, c, _) in PAPER {
+            // The paper's words ("Ran Out Of Swap Space") once, on the real line.
+            let words = reference::printed_words("Table 9", m, &id);
             let cells: Vec<String> = STATS
                 .iter()
-                .map(|&(q, _)| {
-                    paper_of(m, c, q).map_or_else(
-                        || reference::printed_words("Table 9", m, &id).map_or("—".into(), short),
-                        |f| format_value(f.value, f.unit),
-                    )
+                .enumerate()
+                .map(|(k, &(q, _))| match (paper_of(m, c, q), &words) {
+                    (Some(f), _) => format_value(f.value, f.unit),
+                    (None, Some(w)) if k == 0 => short(w),
+                    _ => "—".into(),
                 })
                 .collect();
             row.push(if cells.iter().all(|c| c == "—") {
