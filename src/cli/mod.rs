@@ -12,6 +12,7 @@ mod chess_game;
 mod clean;
 mod compare;
 mod completions;
+mod configs;
 mod crosscheck;
 mod db;
 mod declared;

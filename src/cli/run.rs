@@ -111,6 +111,18 @@ pub struct RunArgs {
     /// counted apart; stored as an observation naming the run
     #[arg(long)]
     pub observe_system: bool,
+    /// Run the rows once per configuration and store one run per configuration (seed
+    /// 000's Attachment B): e.g. `tmp=tmpfs,tmp=disk,tmp=disk+mem=256M`; settings
+    /// `tmp=tmpfs|disk|DIR`, `mem=SIZE` (root). Default rows: load.script and load.cpu.
+    /// `timeshare table 000-B` sets the runs side by side
+    #[arg(long, value_name = "LIST")]
+    pub configs: Option<String>,
+    /// The configuration a sweep's run measures (set by `--configs`)
+    #[arg(long, hide = true, value_name = "NAME", conflicts_with = "configs")]
+    pub configuration: Option<String>,
+    /// What the configuration is on this machine, in words (set by `--configs`)
+    #[arg(long, hide = true, value_name = "TEXT", requires = "configuration")]
+    pub configuration_note: Option<String>,
     // The options that only some rows read, declared beside them (`bench::OPTIONS`).
     #[command(flatten, next_help_heading = "Options some rows read")]
     pub rows: super::declared::RowArgs,
@@ -160,6 +172,9 @@ fn check_names(args: &RunArgs) -> Result<()> {
 }
 
 pub fn execute(args: RunArgs) -> Result<Exit> {
+    if let Some(list) = &args.configs {
+        return super::configs::sweep(&args, list);
+    }
     // First: from here on a signal asks the run to stop and clean up.
     interrupt::install()?;
     let options = run_options(&args)?;
@@ -241,6 +256,8 @@ fn run_options(args: &RunArgs) -> Result<RunOptions> {
         ..RunOptions::default()
     };
     args.rows.apply(&mut options)?;
+    options.load.configuration = args.configuration.clone();
+    options.load.configuration_note = args.configuration_note.clone();
     Ok(options)
 }
 

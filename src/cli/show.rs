@@ -48,6 +48,9 @@ pub fn execute(args: ShowArgs) -> Result<Exit> {
             .map(|l| format!(" · label {}", report::style::escape(l)))
             .unwrap_or_default()
     );
+    if let Some(line) = report::load::configuration_line(&stored.run) {
+        text.push_str(&line);
+    }
     text.push_str(&report::extra::full_report(
         &stored.run,
         &overhead,

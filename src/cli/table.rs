@@ -61,6 +61,9 @@ pub fn execute(args: TableArgs) -> Result<Exit> {
     if let Some(prefix) = table.curve {
         return curve(&store, table, prefix);
     }
+    if table.key == "000-B" {
+        return configurations(&store, table);
+    }
     // Newest first, complete runs only, loaded until every row has a measured figure.
     let ids: Vec<String> = table
         .rows(&table.figures())
@@ -139,6 +142,36 @@ fn curve(store: &crate::store::Store, table: &seed_table::SeedTable, prefix: &st
         }
     }
     output::print_text(&seed_table::render_from(table, &[], false))?;
+    Ok(Exit::Success)
+}
+
+/// Attachment B's table: the newest complete run of each configuration a `run --configs`
+/// sweep stored (a configuration's figures are never another's).
+fn configurations(store: &crate::store::Store, table: &seed_table::SeedTable) -> Result<Exit> {
+    let mut runs: Vec<(i64, crate::model::Run)> = Vec::new();
+    for row in store.runs()? {
+        if row.status != RunStatus::Complete {
+            continue;
+        }
+        let stored = super::db::load_id(store, row.id)?;
+        let Some(c) = stored.run.options.load.configuration.clone() else {
+            continue;
+        };
+        let seen = runs
+            .iter()
+            .any(|(_, r)| r.options.load.configuration.as_deref() == Some(c.as_str()));
+        if !seen {
+            runs.push((row.id, stored.run));
+        }
+    }
+    let sources: Vec<seed_table::Source> = runs
+        .iter()
+        .map(|(id, run)| seed_table::Source {
+            name: format!("run {id}"),
+            run,
+        })
+        .collect();
+    output::print_text(&seed_table::render_from(table, &sources, false))?;
     Ok(Exit::Success)
 }
 

@@ -28,6 +28,14 @@ pub struct LoadOptions {
     /// runs is killed and the row fails (None: [`RUN_TIMEOUT_S`]).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub run_timeout_s: Option<f64>,
+    /// The configuration of a `run --configs` sweep this run measured (`tmp=tmpfs`,
+    /// `tmp=disk+mem=256M`): seed 000's Attachment B today. None: not part of a sweep.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub configuration: Option<String>,
+    /// What the configuration was on this machine, in words (the tmpfs mounted, the
+    /// directory and its file system, the cgroup's limit), for `show`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub configuration_note: Option<String>,
 }
 
 /// The default `--command-timeout`: far beyond any command of the bundled scripts (the

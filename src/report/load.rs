@@ -266,3 +266,17 @@ fn table11(run: &Run) -> String {
          sequential readers; ratio alone = usr CPU alone / usr CPU with readers\n{t}\n{cache}"
     )
 }
+
+/// "configuration tmp=tmpfs: scratch on a tmpfs …", for a run of a `--configs` sweep.
+pub fn configuration_line(run: &Run) -> Option<String> {
+    let o = &run.options.load;
+    let name = o.configuration.as_deref()?;
+    Some(match &o.configuration_note {
+        Some(note) => format!(
+            "configuration {}: {}\n",
+            super::style::escape(name),
+            super::style::escape(note)
+        ),
+        None => format!("configuration {}\n", super::style::escape(name)),
+    })
+}

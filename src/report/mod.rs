@@ -22,6 +22,7 @@ pub mod observation;
 pub mod observation_tables;
 pub mod observe;
 pub mod seed_commands;
+pub mod seed_configs;
 pub mod seed_curve;
 pub mod seed_table;
 pub mod style;

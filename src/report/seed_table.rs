@@ -243,6 +243,9 @@ pub const TABLES: &[SeedTable] = &[
                "the 11/70 is in two configurations: C7, the paper's 11/70 (the one `compare` and \
                 `reference` set beside a run), and C8, the same with /tmp on the memory device, \
                 run with 1 and 5 scripts only; each has its column and its ratio"], ..T },
+    SeedTable { key: "000-B", seed: "000", prefix: "Table 10,", name: Some("Attachment B"),
+        title: "the configuration sweep: the command scripts and copies per configuration (`run --configs`)",
+        quantities: HCI, ids: &["load.script.1", "load.cpu.1"], why: super::seed_configs::WHY, ..T },
     SeedTable { key: "000-11", seed: "000", prefix: "Table 11,", title: "a compute-bound program beside K disk readers (usr CPU, ratio alone, read rate)",
         quantities: TABLE11,
         why: &["the paper's readers were dd's of raw RS04, RP04, RP03 and RK05 devices; today's read \
@@ -806,6 +809,9 @@ pub const DEFAULT_WIDTH: usize = 100;
 /// row's cell holds one line per statistic, named in the `stat` column, so the table's
 /// width does not grow with the number of statistics.
 pub fn render_from(table: &SeedTable, sources: &[Source], wide: bool) -> String {
+    if table.key == "000-B" {
+        return super::seed_configs::render_from(sources);
+    }
     if table.quantities == COMMANDS {
         return super::seed_commands::render_from(table, sources);
     }
