@@ -40,10 +40,6 @@ const LEAST_MEMORY: u64 = 64 << 20;
 /// bundled scripts write a few MiB per user.
 const TMPFS_SIZE: &str = "size=1g,mode=1777";
 
-/// The rows a sweep runs when none are named: the command scripts (the scratch
-/// directory's file system matters to them) and the copies (the memory limit does).
-pub const DEFAULT_ROWS: [&str; 2] = ["load.script", "load.cpu"];
-
 /// Where a configuration puts the scratch directory.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Tmp {
@@ -425,7 +421,7 @@ pub fn sweep(args: &RunArgs, list: &str) -> Result<Exit> {
         };
         let mut child_argv = child_args(&argv, &prepared.dir, config, &label);
         if args.select.is_empty() {
-            child_argv.extend(DEFAULT_ROWS.map(OsString::from));
+            child_argv.extend(crate::bench::load::CONFIGURATION_ROWS.map(OsString::from));
         }
         child_argv.push("--configuration-note".into());
         child_argv.push(prepared.note.clone().into());

@@ -351,7 +351,8 @@ fn parse_blend(spec: &str, totals: &[usize]) -> Result<(Vec<&'static jobs::JobTy
     let size: usize = pairs.iter().map(|p| p.1).sum();
     if let Some(n) = totals.iter().find(|n| *n % size != 0) {
         return Err(UsageError(format!(
-            "--blend: {n} processes is not a whole number of blends of {size}, so its mix              would differ from the others'; use multiples of {size} in --sweep"
+            "--blend: a batch of {n} is not a whole number of blends of {size} processes, so \
+             its mix would differ from the others'; use multiples of {size} in --sweep"
         ))
         .into());
     }
@@ -453,7 +454,9 @@ mod tests {
         assert_eq!((names, shares), (vec!["cc", "ed"], vec![2, 1]));
         let e = parse_blend("cc=2,ed=1", &[3, 5]).unwrap_err().to_string();
         assert!(
-            e.contains("5 processes is not a whole number of blends of 3"),
+            e.contains(
+                "a batch of 5 is not a whole number of blends of 3 processes, so its mix would"
+            ),
             "{e}"
         );
         assert!(parse_blend("cc=0", &[3]).is_err());

@@ -269,17 +269,22 @@ fn layout(runs: &[(&str, &Source)]) -> Layout {
             }
         }
         for (m, c, _) in PAPER {
-            // The paper's words ("Ran Out Of Swap Space") once, on the real line.
+            // Where the paper printed words instead of a figure ("Ran Out Of Swap Space"),
+            // the real line says it failed and a failure point under the table quotes them:
+            // the words in a narrow column would spill onto the other lines.
             let words = reference::printed_words("Table 9", m, &id);
             let cells: Vec<String> = STATS
                 .iter()
                 .enumerate()
                 .map(|(k, &(q, _))| match (paper_of(m, c, q), &words) {
                     (Some(f), _) => format_value(f.value, f.unit),
-                    (None, Some(w)) if k == 0 => short(w),
+                    (None, Some(_)) if k == 0 => "failed".into(),
                     _ => "—".into(),
                 })
                 .collect();
+            if let (Some(w), None) = (&words, paper_of(m, c, Quantity::Headline)) {
+                failures.push(format!("failure point: {m} {c} (the paper): {id}: \"{w}\""));
+            }
             row.push(if cells.iter().all(|c| c == "—") {
                 String::new()
             } else {
@@ -307,11 +312,6 @@ fn layout(runs: &[(&str, &Source)]) -> Layout {
         failures,
         reasons,
     }
-}
-
-/// "Ran Out Of Swap Space" in a narrow column.
-fn short(words: &str) -> String {
-    words.replacen(' ', "\n", 2)
 }
 
 /// The paper's configurations in one line: CPU, root, /tmp, swap, /usr, I/O buffers.

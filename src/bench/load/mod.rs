@@ -45,6 +45,11 @@ pub fn plan(mode: Mode) -> Plan {
     }
 }
 
+/// The rows a configuration sweep (`run --configs`) runs when none are named: the command
+/// scripts (the scratch directory's file system matters to them) and the copies (the memory
+/// limit does).
+pub const CONFIGURATION_ROWS: [&str; 2] = ["load.script", "load.cpu"];
+
 /// Why a run across processes measures every load row in its first process only: the
 /// row is an experiment of many processes already and lasts seconds.
 pub const ONE_PROCESS: &str = "the row starts many processes itself";
