@@ -103,13 +103,7 @@ pub fn execute(args: TableArgs) -> Result<Exit> {
         let stored = super::show::load(&store, "last")?;
         runs.push((stored.row.id, stored.run));
     }
-    let sources: Vec<seed_table::Source> = runs
-        .iter()
-        .map(|(id, run)| seed_table::Source {
-            name: format!("run {id}"),
-            run,
-        })
-        .collect();
+    let sources = sources_of(&runs);
     let mut text = seed_table::render_from(table, &sources, args.wide);
     if NAMEI_TABLES.contains(&table.key) {
         let newest = newest_observation(&store);
@@ -164,15 +158,19 @@ fn configurations(store: &crate::store::Store, table: &seed_table::SeedTable) ->
             runs.push((row.id, stored.run));
         }
     }
-    let sources: Vec<seed_table::Source> = runs
-        .iter()
+    let sources = sources_of(&runs);
+    output::print_text(&seed_table::render_from(table, &sources, false))?;
+    Ok(Exit::Success)
+}
+
+/// The stored runs a table is filled from, each named by its id.
+fn sources_of(runs: &[(i64, crate::model::Run)]) -> Vec<seed_table::Source<'_>> {
+    runs.iter()
         .map(|(id, run)| seed_table::Source {
             name: format!("run {id}"),
             run,
         })
-        .collect();
-    output::print_text(&seed_table::render_from(table, &sources, false))?;
-    Ok(Exit::Success)
+        .collect()
 }
 
 fn list() -> String {

@@ -464,15 +464,12 @@ impl Sshd {
             let _ = std::fs::create_dir(privsep);
         }
         let mut command = Command::new(sshd);
-        // SAFETY: prctl is async-signal-safe and touches no memory of the parent. The
-        // signal makes a test run killed outright take its sshd with it.
+        // The signal makes a test run killed outright take its sshd with it.
+        let test = std::process::id() as libc::pid_t;
+        // SAFETY: die_with_parent only calls prctl, getppid and kill, async-signal-safe.
         unsafe {
-            command.pre_exec(|| {
-                if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM) == 0 {
-                    Ok(())
-                } else {
-                    Err(std::io::Error::last_os_error())
-                }
+            command.pre_exec(move || {
+                timeshare::harness::children::die_with_parent(libc::SIGTERM, test)
             });
         }
         let child = command

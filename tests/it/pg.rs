@@ -135,37 +135,24 @@ impl PgServer {
     /// thread that started it ends.
     fn as_owner(&self, program: &str, dies_with_test: bool) -> Command {
         let path = self.bin.join(program);
+        if !is_root() && !dies_with_test {
+            return Command::new(&path);
+        }
+        let mut c = Command::new("setpriv");
         if is_root() {
-            let mut c = Command::new("setpriv");
             let (uid, gid) = owner();
             c.args([
                 format!("--reuid={uid}"),
                 format!("--regid={gid}"),
                 "--clear-groups".into(),
             ]);
-            // setpriv sets the signal after changing the user, which would clear it.
-            if dies_with_test {
-                c.arg("--pdeathsig=QUIT");
-            }
-            c.arg("--").arg(&path);
-            c
-        } else {
-            let mut c = Command::new(&path);
-            if dies_with_test {
-                use std::os::unix::process::CommandExt;
-                // SAFETY: prctl is async-signal-safe and touches no memory of the parent.
-                unsafe {
-                    c.pre_exec(|| {
-                        if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGQUIT) == 0 {
-                            Ok(())
-                        } else {
-                            Err(std::io::Error::last_os_error())
-                        }
-                    });
-                }
-            }
-            c
         }
+        // setpriv sets the signal after changing the user, which would clear it.
+        if dies_with_test {
+            c.arg("--pdeathsig=QUIT");
+        }
+        c.arg("--").arg(&path);
+        c
     }
 
     /// Run one of PostgreSQL's programs as the cluster's owner; panic with its output if
