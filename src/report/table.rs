@@ -422,7 +422,7 @@ pub fn run_table(run: &Run, overhead: &Overhead, wide: bool) -> String {
         ),
         (Some(k), None) if k > 1 => format!(
             "median of the fast-state processes' medians of clean samples (of {k}; those \
-             over {:.0}% slower than the fast quartile counted apart), 95% CI across processes",
+             over {:.0}% slower than the best process counted apart), 95% CI across processes",
             crate::model::levels::SLOWER_STATE * 100.0
         ),
         _ => "medians of clean samples, 95% CI within one process".to_string(),
