@@ -28,6 +28,12 @@ fn mixed_quick_reports_both_rows_with_their_checks() {
         "ok" => {
             // Each of a quick run's three processes builds once, and checks it.
             assert!(build["details"]["builds_checked"].as_u64().unwrap() >= 1);
+            // Only the first made an untimed build before it; the row says so.
+            let notes = build["notes"].to_string();
+            assert!(
+                notes.contains("a later process of the run: no untimed first build"),
+                "{notes}"
+            );
             assert!(
                 build["times"]["user_s"].as_f64().unwrap() > 0.1,
                 "{}",

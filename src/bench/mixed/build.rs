@@ -8,6 +8,12 @@
 //! One operation = remove the build directory, write the sources into a fresh one, run
 //! `make` (serial, like the seed's shell procedure; `-O2`), run the built program and
 //! compare its output with the trusted output of the untimed build that `prepare` makes.
+//! In a later process of a run across several (`Ctx::first_process` false) there is no
+//! untimed build: the run's first process made it, which warmed the compiler's files in
+//! the page cache, and a merged result keeps the first process's details only; the first
+//! timed build's output, checked by the program's own check, is the one every later build
+//! of the process must match (a build there is as much of the process's time as its
+//! samples, ~2 s here, twice per run).
 //! Writing the sources and running the program are a few milliseconds against the build's
 //! hundreds. CPU time (user + system) comes from the harness's getrusage of reaped
 //! children: make, cc, cc1, as, ld and the program.
@@ -47,18 +53,34 @@ fn supported(host: &Host) -> Result<(), Skip> {
 }
 fn prepare(ctx: &Ctx) -> Result<Box<dyn Workload>> {
     let dir = ctx.scratch.join("build");
-    let trusted = build_and_run(&dir).context("the untimed first build")?;
-    check_program_output(&trusted)?;
+    let trusted = if ctx.first_process {
+        let out = build_and_run(&dir).context("the untimed first build")?;
+        check_program_output(&out)?;
+        Some(out)
+    } else {
+        None
+    };
     Ok(Box::new(Builder {
         dir,
+        untimed_build: trusted.is_some(),
         trusted,
         builds: 0,
     }))
 }
 
+/// The note of a later process, which made no untimed first build.
+const NO_UNTIMED_BUILD: &str = "a later process of the run: no untimed first build (the \
+     first process's warmed the compiler); its first timed build's output, checked by the \
+     program itself, is what its other builds must match";
+
 struct Builder {
     dir: PathBuf,
-    trusted: Vec<u8>,
+    /// The output every build must give: the untimed first build's, or (in a later
+    /// process, which makes none) the first timed build's once the program's own check
+    /// passed on it.
+    trusted: Option<Vec<u8>>,
+    /// Whether `prepare` made the untimed first build (false in a later process).
+    untimed_build: bool,
     builds: u64,
 }
 
@@ -66,12 +88,18 @@ impl Workload for Builder {
     fn run(&mut self, n: u64) -> Result<()> {
         for _ in 0..n {
             let out = build_and_run(&self.dir)?;
-            if out != self.trusted {
+            let Some(trusted) = &self.trusted else {
+                check_program_output(&out).with_context(|| format!("build {}", self.builds + 1))?;
+                self.trusted = Some(out);
+                self.builds += 1;
+                continue;
+            };
+            if out != *trusted {
                 let at = out
                     .iter()
-                    .zip(&self.trusted)
+                    .zip(trusted)
                     .position(|(a, b)| a != b)
-                    .unwrap_or(out.len().min(self.trusted.len()));
+                    .unwrap_or(out.len().min(trusted.len()));
                 bail!(
                     "build {}: the program's output differs from the first build's at byte {at}",
                     self.builds + 1
@@ -97,8 +125,16 @@ impl Workload for Builder {
             lines,
             make: "make (serial), CFLAGS=-O2".into(),
             builds_checked: self.builds,
-            output_bytes: self.trusted.len(),
+            output_bytes: self.trusted.as_ref().map_or(0, Vec::len),
         }))
+    }
+
+    fn notes(&self) -> Vec<String> {
+        if self.untimed_build {
+            Vec::new()
+        } else {
+            vec![NO_UNTIMED_BUILD.to_string()]
+        }
     }
 }
 
@@ -159,4 +195,63 @@ fn last_line(bytes: &[u8]) -> String {
         .rfind(|l| !l.trim().is_empty())
         .unwrap_or("(no output)")
         .to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::harness::contract::StandaloneCtx;
+    use crate::model::details::mixed::Build;
+    use crate::model::RunOptions;
+
+    /// `mixed.build` prepared in the first process of a run or a later one, with its
+    /// scratch directory; `None` where the host has no make or cc.
+    fn prepared(first_process: bool) -> Option<(Box<dyn Workload>, StandaloneCtx)> {
+        let standalone = StandaloneCtx::new(RunOptions::default()).unwrap();
+        if supported(&standalone.host).is_err() {
+            return None;
+        }
+        let ctx = Ctx {
+            first_process,
+            ..standalone.ctx()
+        };
+        let w = prepare(&ctx).unwrap();
+        Some((w, standalone))
+    }
+
+    #[test]
+    fn a_later_process_makes_no_untimed_build_and_says_so() {
+        let Some((mut w, dir)) = prepared(false) else {
+            return;
+        };
+        assert!(!dir.path().join("build").exists(), "built before sampling");
+        assert_eq!(w.notes(), vec![NO_UNTIMED_BUILD.to_string()]);
+        // Its first timed build is checked by the program's own check and becomes what
+        // the next must match.
+        w.run(2).unwrap();
+        let d = w.details().unwrap().read::<Build>().unwrap();
+        assert_eq!(d.builds_checked, 2);
+        assert!(d.output_bytes > 0);
+    }
+
+    #[test]
+    fn the_first_process_builds_untimed_first_and_notes_nothing() {
+        let Some((mut w, dir)) = prepared(true) else {
+            return;
+        };
+        assert!(dir.path().join("build/prog").exists());
+        assert!(w.notes().is_empty());
+        w.run(1).unwrap();
+        assert_eq!(
+            w.details().unwrap().read::<Build>().unwrap().builds_checked,
+            1
+        );
+    }
+
+    #[test]
+    fn output_without_the_programs_own_verdict_is_refused() {
+        assert!(check_program_output(b"total checksum 1\n").is_err());
+        let good = "sorted=yes\n".repeat(4) + "total checksum 1\n";
+        assert!(check_program_output(good.as_bytes()).is_ok());
+    }
 }
