@@ -35,8 +35,6 @@ use std::hint::black_box;
 use std::time::Instant;
 
 use anyhow::{bail, Result};
-use rand::rngs::SmallRng;
-use rand::{Rng, SeedableRng};
 
 use crate::harness::anchor::{Anchor, BuiltFromC, RowFigure};
 use crate::harness::contract::{Benchmark, Ctx, Plan, Workload};
@@ -49,6 +47,10 @@ pub mod steps;
 
 /// Bytes per chain element: one cache line, so no two reads share a line.
 const LINE: usize = 64;
+/// Up to this many lines (64 MiB) a size is warmed by a whole turn of its cycle; past it
+/// by `reads` loads (a whole turn of 256 MiB is 4 Mi misses, about a second, and every
+/// load there misses every cache anyway). The C chase uses the same bound.
+pub const WARM_LINES: usize = 1 << 20;
 const SLOTS: usize = LINE / std::mem::size_of::<usize>();
 const SMALLEST: u64 = 4 << 10;
 
@@ -82,7 +84,11 @@ pub fn benchmark() -> Benchmark {
 
 /// The same pointer chase in a few lines of C: the crosscheck builds it with the system's
 /// compiler and runs it beside the row at five sizes (one per level of a common machine:
-/// L1, L2, L3, memory within and past the TLB's reach).
+/// L1, L2, L3, memory within and past the TLB's reach). It does the row's work the row's
+/// way: one zeroed array swept from 4 KiB doubling up to the size, the same cycle line for
+/// line ([`cycle_order`]), the same warm-up ([`WARM_LINES`]), the same timings and the
+/// same statistic; it prints the cycle's hash ([`cycle_hash`]) so a test can hold the two
+/// layouts equal.
 pub const CHASE_C: BuiltFromC = BuiltFromC {
     name: "timeshare-chase",
     source: include_str!("chase.c"),
@@ -105,7 +111,9 @@ fn chase_anchor(tool: &'static str, args: &'static [&'static str; 3]) -> Anchor 
         CHASE_C,
         args,
         "pointer chase",
-        "ns per dependent load, the minimum of 15 timings of 20,000 loads at one size",
+        "ns per dependent load at one size of the row's own sweep (one zeroed array linked \
+         from 4 KiB doubling up, the row's cycle line for line, a whole turn of it first up \
+         to 64 MiB and 20,000 loads past that), the minimum of 15 timings of 20,000 loads",
     )
     .against(RowFigure::SweepMinimumAt { bytes })
     .tolerance(
@@ -265,22 +273,30 @@ impl Chain {
         (addr - self.start()) / LINE
     }
 
-    /// Link the first `bytes` of the array into one random cycle (Sattolo: a uniformly
-    /// random cyclic permutation, so the chase visits every line before repeating).
+    /// Link the first `bytes` of the array into one random cycle ([`cycle_order`]).
     fn link(&mut self, bytes: usize) {
         let lines = bytes / LINE;
-        let mut order: Vec<u32> = (0..lines as u32).collect();
-        let mut rng = SmallRng::seed_from_u64(lines as u64);
-        for i in (1..lines).rev() {
-            let j = rng.gen_range(0..i);
-            order.swap(i, j);
-        }
+        let order = cycle_order(lines);
         let start = self.start();
         for k in 0..lines {
             let next = order[(k + 1) % lines] as usize;
             self.slots[order[k] as usize * SLOTS] = start + next * LINE;
         }
         self.lines = lines;
+    }
+
+    /// [`cycle_hash`] of the linked cycle as the chase follows it: the line numbers
+    /// visited from line 0, read from the pointers themselves (the tests hold it to the C
+    /// chase's; the row never walks a large chain just to hash it).
+    #[cfg(test)]
+    fn walked_hash(&self) -> u64 {
+        let mut at = self.start();
+        let lines = (0..self.lines).map(|_| {
+            let line = self.line_of(at);
+            at = self.slots[line * SLOTS];
+            line as u32
+        });
+        cycle_hash(lines)
     }
 
     /// The page size, the kernel's THP mode and how much of the array huge pages hold.
@@ -347,7 +363,7 @@ impl Chain {
     /// and not walked in full (a 512 MiB chain is 8 M dependent misses).
     fn time_size(&self, reads: u64, repeats: usize) -> Result<SizePoint> {
         let mut at = self.start();
-        if self.lines <= 1 << 20 {
+        if self.lines <= WARM_LINES {
             self.walk_checked()?;
         } else {
             at = self.chase(at, reads);
@@ -366,6 +382,30 @@ impl Chain {
             min_ns: ns[0],
         })
     }
+}
+
+/// The order in which a chase of `lines` lines visits them: Sattolo's shuffle (a uniformly
+/// random cyclic permutation, so the chase visits every line before repeating) driven by
+/// xorshift64 seeded with the line count; line `order[k]` points at line `order[k + 1]`.
+/// The C chase carries the same few lines, so both sides chase the same cycle.
+pub fn cycle_order(lines: usize) -> Vec<u32> {
+    let mut order: Vec<u32> = (0..lines as u32).collect();
+    let mut x: u64 = 0x9e37_79b9_7f4a_7c15 ^ lines as u64;
+    for i in (1..lines).rev() {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        order.swap(i, (x % i as u64) as usize);
+    }
+    order
+}
+
+/// FNV-1a over the line numbers of a cycle in the order visited from line 0 (what the C
+/// chase prints as "cycle hash").
+pub fn cycle_hash(visited: impl IntoIterator<Item = u32>) -> u64 {
+    visited.into_iter().fold(0xcbf2_9ce4_8422_2325, |h, line| {
+        (h ^ u64::from(line)).wrapping_mul(0x0100_0000_01b3)
+    })
 }
 
 /// The sampled part: dependent reads at the largest size.
@@ -393,7 +433,12 @@ impl Workload for Headline {
 
 /// The row's notes: the pages behind the array and the plateaus the curve shows.
 fn notes_of(d: &CacheSweep) -> Vec<String> {
-    let mut notes = Vec::new();
+    let mut notes = vec![format!(
+        "each size: one zeroed array linked from 4 KiB doubling up, a random cycle of its \
+         64-byte lines (the C chase's, line for line), a whole turn of it first up to \
+         64 MiB ({} loads past that), then the minimum of {} timings of {} loads",
+        d.reads_per_size, d.repeats, d.reads_per_size
+    )];
     if let Some(p) = &d.paging {
         notes.push(p.sentence());
     }
@@ -466,6 +511,74 @@ mod tests {
             CHASE_C.source.contains("p = *p"),
             "one dependent load per step"
         );
+    }
+
+    /// The hashes the C chase printed for these sizes ("cycle hash" of `timeshare-chase
+    /// 65536 …` and `… 268435456 …`): the row's cycle is the C chase's, line for line.
+    #[test]
+    fn the_row_links_the_c_chase_s_cycle() {
+        let mut c = Chain::new(1 << 16);
+        c.link(1 << 16);
+        assert_eq!(c.walked_hash(), 0x1aca_4192_fabb_b725);
+        let order = cycle_order(c.lines);
+        let from_zero = order.iter().position(|&l| l == 0).unwrap();
+        let visited = (0..order.len()).map(|k| order[(from_zero + k) % order.len()]);
+        assert_eq!(cycle_hash(visited), c.walked_hash());
+        let order = cycle_order((256 << 20) / LINE);
+        let from_zero = order.iter().position(|&l| l == 0).unwrap();
+        let visited = (0..order.len()).map(|k| order[(from_zero + k) % order.len()]);
+        assert_eq!(cycle_hash(visited), 0x23ac_936d_72a4_deb5);
+        // A different size is a different cycle, not a prefix of the same one.
+        c.link(1 << 15);
+        assert_ne!(c.walked_hash(), 0x1aca_4192_fabb_b725);
+        c.walk_checked().unwrap();
+    }
+
+    /// The C chase built here (when a C compiler is at hand) sweeps the row's sizes over
+    /// the row's cycle and refuses a size the row never measures.
+    #[test]
+    fn the_c_chase_built_here_sweeps_the_row_s_layout() {
+        let dir = tempfile::tempdir().unwrap();
+        let source = dir.path().join("chase.c");
+        let program = dir.path().join(CHASE_C.name);
+        std::fs::write(&source, CHASE_C.source).unwrap();
+        let built = std::process::Command::new("cc")
+            .args(["-O2", "-o"])
+            .arg(&program)
+            .arg(&source)
+            .status();
+        if !matches!(built, Ok(s) if s.success()) {
+            eprintln!("no C compiler here: the C chase is not checked");
+            return;
+        }
+        let run = |args: &[&str]| std::process::Command::new(&program).args(args).output();
+        for bytes in [1usize << 16, 1 << 20] {
+            let out = run(&[&bytes.to_string(), "100", "2"]).unwrap();
+            assert!(out.status.success());
+            let text = String::from_utf8(out.stdout).unwrap();
+            let sizes: Vec<usize> = text
+                .lines()
+                .filter_map(|l| l.strip_prefix("at ")?.split(' ').next()?.parse().ok())
+                .collect();
+            let want: Vec<usize> = (12..=bytes.trailing_zeros()).map(|b| 1 << b).collect();
+            assert_eq!(sizes, want, "{text}");
+            let mut c = Chain::new(bytes);
+            c.link(bytes);
+            let hash = format!("cycle hash: {:016x}", c.walked_hash());
+            assert!(text.lines().any(|l| l == hash), "{hash} not in\n{text}");
+            let anchor = chase_anchor("C chase", &CHASE_ARGS[0]);
+            assert!(anchor.seconds_per_row_op(&text).is_some_and(|s| s > 0.0));
+        }
+        for bad in [
+            ["65000", "100", "2"],
+            ["2048", "100", "2"],
+            ["65536", "0", "2"],
+        ] {
+            let out = run(&bad).unwrap();
+            assert_eq!(out.status.code(), Some(2), "{bad:?}");
+            assert!(out.stdout.is_empty());
+            assert_eq!(String::from_utf8(out.stderr).unwrap().lines().count(), 1);
+        }
     }
 
     #[test]
