@@ -28,6 +28,7 @@ pub mod thread;
 pub mod udg;
 pub mod vm;
 pub mod wait;
+pub mod wordsum;
 
 pub use select::SelectError;
 

@@ -38,14 +38,14 @@ impl PageBuf {
         &mut self.bytes[self.start..self.start + self.len]
     }
 
-    /// The first `bytes` bytes (rounded down to whole words) as 32-bit words.
-    pub fn words(&self, bytes: usize) -> &[u32] {
-        let n = bytes.min(self.len) / 4;
+    /// The first `bytes` bytes (rounded down to whole words) as 64-bit words.
+    pub fn longs(&self, bytes: usize) -> &[u64] {
+        let n = bytes.min(self.len) / 8;
         let head = self.bytes[self.start..].as_ptr();
-        // SAFETY: `head` begins on a page, so it is aligned for u32, and the n words lie
+        // SAFETY: `head` begins on a page, so it is aligned for u64, and the n words lie
         // inside the buffer, borrowed for as long as the slice is; every bit pattern is
-        // a valid u32.
-        unsafe { std::slice::from_raw_parts(head.cast::<u32>(), n) }
+        // a valid u64.
+        unsafe { std::slice::from_raw_parts(head.cast::<u64>(), n) }
     }
 }
 
@@ -65,19 +65,18 @@ mod tests {
     }
 
     #[test]
-    fn the_words_are_the_bytes_read_as_words_and_never_past_the_end() {
-        let mut b = PageBuf::new(10, 0);
-        b.bytes_mut()[..8].copy_from_slice(&[1, 0, 0, 0, 2, 0, 0, 0]);
-        let w = b.words(8);
-        assert_eq!(w.len(), 2);
+    fn the_longs_are_the_bytes_read_as_words_and_never_past_the_end() {
+        let mut b = PageBuf::new(20, 0);
+        b.bytes_mut()[..16].copy_from_slice(&[1, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0]);
+        let w = b.longs(16);
         assert_eq!(
             w,
             [
-                u32::from_ne_bytes([1, 0, 0, 0]),
-                u32::from_ne_bytes([2, 0, 0, 0])
+                u64::from_ne_bytes([1, 0, 0, 0, 0, 0, 0, 0]),
+                u64::from_ne_bytes([2, 0, 0, 0, 0, 0, 0, 0])
             ]
         );
-        assert_eq!(b.words(100).len(), 2, "10 bytes hold two whole words");
-        assert_eq!(b.words(7).len(), 1);
+        assert_eq!(b.longs(100).len(), 2, "20 bytes hold two whole words");
+        assert_eq!(b.longs(15).len(), 1);
     }
 }

@@ -6,12 +6,13 @@
 //! written on, so the copy out of the page cache is not served from the CPU's cache),
 //! written in `prepare` and read back once so every page is cached. One operation reads
 //! the whole file: `io.bw.read` seeks to 0 on the descriptor it keeps open and reads
-//! 64 KiB at a time into one buffer, summing every 32-bit word of each buffer (as
-//! bw_file_rd sums every int it read); `io.bw.reread` opens, reads the same way and
-//! closes every time; `io.bw.mmap` sums every 64-bit word of the file (as bw_mmap_rd's
-//! `bread` sums every long) through a read-only shared mapping made once (its pages are
-//! mapped by the first pass, the warm-up). The sums are ordinary loads, which the
-//! compiler may vectorise as the C compiler may vectorise the tools' sums.
+//! 64 KiB at a time into one buffer, summing every 64-bit word of each buffer with
+//! lmbench's `bread` (as bw_file_rd does with each buffer it read); `io.bw.reread` opens,
+//! reads the same way and closes every time; `io.bw.mmap` sums every 64-bit word of the
+//! file the same way (as bw_mmap_rd does) through a read-only shared mapping made once
+//! (its pages are mapped by the first pass, the warm-up). The sum is one chain of scalar
+//! adds, as the tools' compiled `bread` is, not a vectorised one
+//! ([`wordsum`](crate::bench::wordsum)).
 
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom, Write};
@@ -20,6 +21,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Context, Result};
 
 use crate::bench::pagebuf::PageBuf;
+use crate::bench::wordsum::bread;
 use crate::harness::anchor::{Anchor, Parse};
 use crate::harness::contract::{Benchmark, Ctx, Workload};
 use crate::model::{Metric, Source};
@@ -57,16 +59,6 @@ pub fn cached_file(path: &Path, bytes: usize) -> Result<()> {
     drop(f);
     std::fs::read(path)?;
     Ok(())
-}
-
-/// Every 32-bit word summed: what bw_file_rd does with each buffer it read.
-fn sum_words(words: &[u32]) -> u32 {
-    std::hint::black_box(words.iter().fold(0u32, |s, &w| s.wrapping_add(w)))
-}
-
-/// Every 64-bit word summed: what bw_mmap_rd's `bread` does with the mapping.
-fn sum_longs(longs: &[u64]) -> u64 {
-    std::hint::black_box(longs.iter().fold(0u64, |s, &w| s.wrapping_add(w)))
 }
 
 pub struct FileRead {
@@ -122,7 +114,7 @@ impl FileRead {
             if got == 0 {
                 bail!("the file ended {left} bytes early");
             }
-            *sums = sums.wrapping_add(sum_words(buf.words(got)));
+            *sums = sums.wrapping_add(bread(buf.longs(got)) as u32);
             left -= got.min(left);
         }
         Ok(())
@@ -146,7 +138,7 @@ impl Workload for FileRead {
                     // until Drop; only read.
                     let longs =
                         unsafe { std::slice::from_raw_parts(self.map.cast::<u64>(), FILE / 8) };
-                    self.sums = self.sums.wrapping_add(sum_longs(longs) as u32);
+                    self.sums = self.sums.wrapping_add(bread(longs) as u32);
                 }
             }
         }

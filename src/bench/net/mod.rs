@@ -63,8 +63,8 @@ const IPERF3_SERVER: Server = Server {
 /// `net.tcp.bw`'s second anchor: iperf3, one TCP stream to 127.0.0.1 in 64 KiB writes
 /// (`-l 64K`, read 64 KiB at a time by its server too), for 3 s after 1 s left out
 /// (`-O 1`: the connection's start), the receiver's rate of payload bytes (`--json`'s
-/// `sum_received`). Unlike bw_tcp it leaves the socket buffers to the kernel, as the row
-/// does.
+/// `sum_received`), with 1 MiB socket buffers at both ends (`-w 1M`, which iperf3 sends
+/// to its server too): bw_tcp's and the row's ([`sweep::TCP_SOCKET_BUFFER`]).
 fn iperf3_anchor() -> Anchor {
     Anchor::new(
         "iperf3",
@@ -82,11 +82,14 @@ fn iperf3_anchor() -> Anchor {
             "3",
             "-O",
             "1",
+            "-w",
+            "1M",
             "--json",
         ],
         "iperf3",
         Parse::Iperf3ReceivedJson,
-        "per byte of payload received over one TCP stream on 127.0.0.1 in 64 KiB writes",
+        "per byte of payload received over one TCP stream on 127.0.0.1 in 64 KiB writes, \
+         1 MiB socket buffers",
     )
     .with_server(IPERF3_SERVER)
 }
@@ -365,6 +368,11 @@ mod tests {
         // port the client asks for is the port its server listens on.
         let args = iperf3.command_line();
         assert!(args.contains("-l 64K") && args.contains("-P 1"), "{args}");
+        // The same socket buffers on all three: bw_tcp's fixed 1 MiB, the row's, iperf3's.
+        assert!(args.contains("-w 1M"), "{args}");
+        assert_eq!(sweep::TCP_SOCKET_BUFFER, 1 << 20);
+        let bw_tcp = b.anchors()[0].command_line();
+        assert!(bw_tcp.contains("-m 65536"), "{bw_tcp}");
         assert_eq!(sweep::Carrier::Tcp(Family::V4).headline_bytes(), 64 << 10);
         fn port(args: &'static [&'static str]) -> Option<&'static str> {
             args.windows(2).find(|w| w[0] == "-p").map(|w| w[1])

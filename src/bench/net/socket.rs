@@ -132,6 +132,25 @@ pub fn set_nodelay(fd: &impl AsFd, on: bool) -> Result<()> {
         .context("setsockopt TCP_NODELAY")
 }
 
+/// SO_RCVBUF and SO_SNDBUF both asked for `bytes` (the kernel doubles what it grants
+/// and turns off its own tuning of the receive buffer).
+pub fn set_buffers(fd: &impl AsFd, bytes: usize) -> Result<()> {
+    let s = SockRef::from(fd);
+    s.set_recv_buffer_size(bytes)
+        .context("setsockopt SO_RCVBUF")?;
+    s.set_send_buffer_size(bytes)
+        .context("setsockopt SO_SNDBUF")
+}
+
+/// The receive and send buffer sizes the kernel reports (SO_RCVBUF, SO_SNDBUF).
+pub fn buffers(fd: &impl AsFd) -> Result<(usize, usize)> {
+    let s = SockRef::from(fd);
+    Ok((
+        s.recv_buffer_size().context("getsockopt SO_RCVBUF")?,
+        s.send_buffer_size().context("getsockopt SO_SNDBUF")?,
+    ))
+}
+
 /// The largest UDP payload of one datagram over IPv4 (65,535 − 8 − 20).
 pub const UDP_MAX_PAYLOAD: usize = 65_507;
 

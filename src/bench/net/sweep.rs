@@ -54,6 +54,22 @@ pub const UDP_HEADLINE_DATAGRAMS: usize = 64;
 pub const UDP_HEADLINE_BYTES: usize = 8 << 10;
 /// Sizes up to this are also measured over TCP with TCP_NODELAY off.
 pub const NAGLE_UP_TO: usize = 1024;
+/// The TCP sockets' send and receive buffers (SO_SNDBUF, SO_RCVBUF; the kernel doubles
+/// them): 1 MiB, what bw_tcp asks for on both ends (`strace` of `bw_tcp -s` and its
+/// client: SO_SNDBUF 1048576 on the writer, SO_RCVBUF and SO_SNDBUF 1048576 on the
+/// reader), and what the crosscheck asks iperf3 for (`-w 1M`). Left to the kernel, the
+/// receive buffer is tuned by the connection's own history up to `tcp_rmem`'s maximum
+/// (32 MiB here): iperf3 with the kernel's buffers, pinned to one CPU beside `-w 1M`,
+/// alternately (under load), moved 2,439, 986 and 2,678 MB/s against 2,572, 2,643 and
+/// 3,141, and 440, 485 and 2,080 against 2,514, 3,225 and 2,171 in a second series:
+/// slower, and three times as spread (docs/crosscheck.md).
+pub const TCP_SOCKET_BUFFER: usize = 1 << 20;
+/// TCP_NODELAY for the headline's 64 KiB writes: off, Nagle's algorithm on, as bw_tcp and
+/// iperf3 leave it. A 64 KiB write is one full loopback segment (65,483 bytes) and a
+/// 53-byte tail; with TCP_NODELAY the tail goes out as a segment of its own, without it
+/// it waits for the next write: iperf3 `-w 1M` sent 1.43 and 1.46 segments (ACKs
+/// included, `nstat` TcpOutSegs) per 64 KiB written, with `-N` 1.93 and 1.99.
+pub const HEADLINE_NODELAY: bool = false;
 
 /// What carries the bytes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -90,7 +106,13 @@ impl Carrier {
     /// The connected pair (sending end, receiving end).
     fn pair(self) -> Result<(OwnedFd, OwnedFd)> {
         match self {
-            Carrier::Tcp(f) => socket::tcp_pair(f, true),
+            Carrier::Tcp(f) => {
+                let (a, b) = socket::tcp_pair(f, HEADLINE_NODELAY)?;
+                for end in [&a, &b] {
+                    socket::set_buffers(end, TCP_SOCKET_BUFFER)?;
+                }
+                Ok((a, b))
+            }
             Carrier::Udp(f) => socket::udp_pair(f),
             Carrier::UnixStream => {
                 let (a, b) = std::os::unix::net::UnixStream::pair().context("socketpair")?;
@@ -459,7 +481,7 @@ impl Sweep {
             }
         }
         if let Carrier::Tcp(_) = self.carrier {
-            socket::set_nodelay(&self.data, true)?;
+            socket::set_nodelay(&self.data, HEADLINE_NODELAY)?;
         }
         self.sampled = sampled.clone();
         let d = self.details.as_mut().expect("details until taken");
@@ -581,6 +603,16 @@ impl Workload for Sweep {
         if !self.sampled.is_empty() {
             notes.push(format!("size sweep, {}", self.sampled));
         }
+        if let Carrier::Tcp(_) = self.carrier {
+            notes.push(format!(
+                "socket buffers fixed at {} KiB each way, as bw_tcp fixes them (the kernel \
+                 reports {} KiB); the headline's writes with TCP_NODELAY {}, as bw_tcp and \
+                 iperf3 leave it",
+                TCP_SOCKET_BUFFER >> 10,
+                socket::buffers(&self.data).map_or(0, |(_, send)| send >> 10),
+                if HEADLINE_NODELAY { "on" } else { "off" }
+            ));
+        }
         if self.carrier.is_datagram() {
             notes.push(format!(
                 "{} of the headline's datagrams were lost and are not counted",
@@ -650,6 +682,24 @@ mod tests {
             quick.len(),
             full.len()
         )));
+    }
+
+    /// The TCP pair's buffers are bw_tcp's (the kernel doubles what it is asked for,
+    /// within net.core.{r,w}mem_max), on both ends.
+    #[test]
+    fn the_tcp_sockets_have_bw_tcp_s_buffers() {
+        let (a, b) = Carrier::Tcp(Family::V4).pair().unwrap();
+        let max = |f: &str| -> usize {
+            std::fs::read_to_string(format!("/proc/sys/net/core/{f}"))
+                .map_or(usize::MAX, |s| s.trim().parse().unwrap())
+        };
+        let (rmax, wmax) = (max("rmem_max"), max("wmem_max"));
+        for end in [&a, &b] {
+            let (recv, send) = socket::buffers(end).unwrap();
+            assert_eq!(recv, 2 * TCP_SOCKET_BUFFER.min(rmax));
+            assert_eq!(send, 2 * TCP_SOCKET_BUFFER.min(wmax));
+        }
+        assert_eq!(TCP_SOCKET_BUFFER, 1 << 20);
     }
 
     #[test]

@@ -4,8 +4,10 @@
 //! # Timing model
 //! N processes (this one and N − 1 children) are joined in a ring of N pipes. One
 //! operation is one lap: this process writes a one-byte token into the first pipe, each
-//! child reads it from its pipe, sums its working set (every 32-bit word of S bytes of
-//! its own, written once after the fork so no page is shared) and writes it into the
+//! child reads it from its pipe, sums its working set (every 64-bit word of S bytes of
+//! its own, written once after the fork so no page is shared, summed with lmbench's
+//! `bread`, one chain of scalar adds, as lat_ctx sums it: [`crate::bench::wordsum`])
+//! and writes it into the
 //! next pipe, and this process reads it back from the last pipe and sums its own working
 //! set. A lap is N token passes, so N context switches when the ring shares one CPU; the
 //! row's figure is per lap, a job of N passes. lmbench subtracts from its figure the cost
@@ -24,19 +26,20 @@ use std::time::Instant;
 
 use anyhow::{bail, Result};
 
+use crate::bench::wordsum::bread;
 use crate::harness::children::{self, Child};
 use crate::harness::contract::Workload;
 
-/// Sum every word of the working set (what makes a switch bring it back into the cache).
-#[inline(never)]
-fn sum(set: &[u32]) -> u32 {
-    black_box(set.iter().fold(0u32, |s, &w| s.wrapping_add(w)))
+/// Sum every word of the working set (what makes a switch bring it back into the cache),
+/// the way lat_ctx sums its own.
+fn sum(set: &[u64]) -> u64 {
+    black_box(bread(set))
 }
 
 pub struct Ring {
     first: OwnedFd,
     last: OwnedFd,
-    set: Vec<u32>,
+    set: Vec<u64>,
     children: Vec<Child>,
     /// Seconds of one pass done in one process (lmbench's overhead).
     pub overhead: f64,
@@ -56,8 +59,8 @@ impl Ring {
         let mut pipes: Vec<(OwnedFd, OwnedFd)> = (0..processes)
             .map(|_| children::pipe())
             .collect::<Result<_>>()?;
-        let words = set_bytes / 4;
-        let mut set: Vec<u32> = (0..words as u32).collect();
+        let words = set_bytes / 8;
+        let mut set: Vec<u64> = (0..words as u64).collect();
         let overhead = one_process_pass(&mut set)?;
         let mut kids = Vec::new();
         // Child i reads pipe i and writes pipe i + 1; this process writes pipe 0 and
@@ -122,7 +125,7 @@ pub fn on_cpu_ns(schedstat: &str) -> Option<u64> {
 
 /// Seconds of one pass inside one process: write the token into a pipe, read it back,
 /// sum the working set (the best of a few hundred).
-fn one_process_pass(set: &mut [u32]) -> Result<f64> {
+fn one_process_pass(set: &mut [u64]) -> Result<f64> {
     let (r, w) = children::pipe()?;
     let mut token = [7u8];
     let mut best = f64::MAX;
@@ -203,6 +206,8 @@ mod tests {
         r.run(50).unwrap();
         r.finish().unwrap();
         assert_eq!(r.children.len(), 3);
+        // The working set is S bytes of 64-bit words, lat_ctx's `-s` KiB.
+        assert_eq!(r.set.len() * 8, 16 << 10);
         assert!(r.overhead > 0.0);
         assert!(r.notes()[0].starts_with("4 processes"));
         // Four processes did 50 laps of real pipe traffic: some CPU time, and no more per
