@@ -19,7 +19,7 @@
 //! - the runs' differences are not normal on a VM (mostly a few per cent, now and then
 //!   the gap between a fast and a slower vCPU state), so the pooled `s` is at least what
 //!   the differences themselves say: the rank bound that held 95% of the earlier runs'
-//!   pairwise differences, turned back into an `s` ([`distribution_free_half`]);
+//!   pairwise differences, turned back into an `s` (`distribution_free_half`);
 //! - the headline's 95% interval is the union of that and the interval of this run's
 //!   processes, which stays beside it, so neither level is lost.
 //!
