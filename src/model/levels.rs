@@ -110,8 +110,9 @@ impl Invocations {
 /// was, so it anchors the run, and a process further than [`SLOWER_STATE`] from it on the
 /// slow side is in a slower state. Processes that agree (a run in one state) are all fast.
 /// The same rule as culling a perturbed sample, one level up: what is left out is counted
-/// and kept. (Replayed on five stored runs of seed 002's rows: three runs' headlines within
-/// 5% of each other for 25 of 38 ids this way, 5 of 38 anchored on the lower quartile.)
+/// and kept. (Replayed on five stored runs of seed 002's rows, docs/noise.md: the five
+/// headlines within 5% of each other for 23 of 38 ids this way, 5 of 38 anchored on the
+/// lower quartile.)
 pub fn fast_state(medians: &[f64], better: Better) -> Vec<bool> {
     if medians.len() < 3 || medians.iter().any(|m| !m.is_finite()) {
         return vec![true; medians.len()];

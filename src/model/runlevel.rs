@@ -252,6 +252,19 @@ mod tests {
         );
     }
 
+    /// The normal estimate alone, computed here from scratch: the variance of each id's
+    /// log headlines about their mean, pooled over the ids (every id in every run).
+    fn pooled_variance(earlier: &[BTreeMap<String, f64>]) -> f64 {
+        let (mut ss, mut df) = (0.0, 0);
+        for id in earlier[0].keys() {
+            let xs: Vec<f64> = earlier.iter().map(|run| run[id].ln()).collect();
+            let m = xs.iter().sum::<f64>() / xs.len() as f64;
+            ss += xs.iter().map(|x| (x - m).powi(2)).sum::<f64>();
+            df += xs.len() - 1;
+        }
+        ss / df as f64
+    }
+
     #[test]
     fn a_rare_jump_between_states_widens_the_spread_beyond_the_variance() {
         // 40 ids, four runs within 0.5% of each other, but four ids jumped 35% in the last
@@ -273,15 +286,7 @@ mod tests {
         let half = t_quantile(0.975, df as f64) * (2.0 * var).sqrt();
         assert!(half >= 1.35f64.ln() - 1e-9, "the jump is held: ±{half}");
         // The variance alone would have said less than half of that.
-        let normal = {
-            let mut ss = 0.0;
-            for id in &ids {
-                let xs: Vec<f64> = earlier.iter().map(|run| run[id].ln()).collect();
-                let m = xs.iter().sum::<f64>() / 4.0;
-                ss += xs.iter().map(|x| (x - m).powi(2)).sum::<f64>();
-            }
-            ss / df as f64
-        };
+        let normal = pooled_variance(&earlier);
         let normal_half = t_quantile(0.975, df as f64) * (2.0 * normal).sqrt();
         assert!(normal_half < 0.5 * half, "{normal_half} against {half}");
     }
@@ -300,17 +305,8 @@ mod tests {
             })
             .collect();
         let s = spread(&earlier).unwrap();
-        let (var, df) = s.of("id3").unwrap();
-        let mut ss = 0.0;
-        for i in 0..40 {
-            let xs: Vec<f64> = earlier
-                .iter()
-                .map(|run| run[&format!("id{i}")].ln())
-                .collect();
-            let m = xs.iter().sum::<f64>() / 4.0;
-            ss += xs.iter().map(|x| (x - m).powi(2)).sum::<f64>();
-        }
-        let normal = ss / df as f64;
+        let (var, _) = s.of("id3").unwrap();
+        let normal = pooled_variance(&earlier);
         assert!(var >= normal - 1e-15);
         assert!(var < normal * 1.5, "{var} against {normal}");
     }

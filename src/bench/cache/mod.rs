@@ -513,6 +513,14 @@ mod tests {
         );
     }
 
+    /// [`cycle_hash`] of [`cycle_order`] as a chase follows it from line 0, without
+    /// linking an array (256 MiB of it).
+    fn hash_of_order(lines: usize) -> u64 {
+        let order = cycle_order(lines);
+        let from_zero = order.iter().position(|&l| l == 0).unwrap();
+        cycle_hash((0..lines).map(|k| order[(from_zero + k) % lines]))
+    }
+
     /// The hashes the C chase printed for these sizes ("cycle hash" of `timeshare-chase
     /// 65536 …` and `… 268435456 …`): the row's cycle is the C chase's, line for line.
     #[test]
@@ -520,14 +528,8 @@ mod tests {
         let mut c = Chain::new(1 << 16);
         c.link(1 << 16);
         assert_eq!(c.walked_hash(), 0x1aca_4192_fabb_b725);
-        let order = cycle_order(c.lines);
-        let from_zero = order.iter().position(|&l| l == 0).unwrap();
-        let visited = (0..order.len()).map(|k| order[(from_zero + k) % order.len()]);
-        assert_eq!(cycle_hash(visited), c.walked_hash());
-        let order = cycle_order((256 << 20) / LINE);
-        let from_zero = order.iter().position(|&l| l == 0).unwrap();
-        let visited = (0..order.len()).map(|k| order[(from_zero + k) % order.len()]);
-        assert_eq!(cycle_hash(visited), 0x23ac_936d_72a4_deb5);
+        assert_eq!(hash_of_order(c.lines), c.walked_hash());
+        assert_eq!(hash_of_order((256 << 20) / LINE), 0x23ac_936d_72a4_deb5);
         // A different size is a different cycle, not a prefix of the same one.
         c.link(1 << 15);
         assert_ne!(c.walked_hash(), 0x1aca_4192_fabb_b725);

@@ -649,17 +649,14 @@ impl<T: Num, S: Stmt<T>> Workload for StmtWorkload<T, S> {
     }
 
     fn details(&mut self) -> Option<Details> {
-        let cycle_ns = if self.measures_cycle {
-            clock::measured_cycle_ns()
-        } else {
-            None
-        };
-        let cycle_source = if self.measures_cycle {
-            cycle_ns.map(|_| {
+        let (cycle_ns, cycle_source) = if self.measures_cycle {
+            let cycle_ns = clock::measured_cycle_ns();
+            let source = cycle_ns.map(|_| {
                 "measured: a chain of dependent 1-cycle adds, right after sampling".to_string()
-            })
+            });
+            (cycle_ns, source)
         } else {
-            Some(NOT_MEASURED_LATER.to_string())
+            (None, Some(NOT_MEASURED_LATER.to_string()))
         };
         Some(Details::of(&cpu::Statement {
             statement: S::TEXT.to_string(),

@@ -7,8 +7,7 @@
 //! child reads it from its pipe, sums its working set (every 64-bit word of S bytes of
 //! its own, written once after the fork so no page is shared, summed with lmbench's
 //! `bread`, one chain of scalar adds, as lat_ctx sums it: [`crate::bench::wordsum`])
-//! and writes it into the
-//! next pipe, and this process reads it back from the last pipe and sums its own working
+//! and writes it into the next pipe, and this process reads it back from the last pipe and sums its own working
 //! set. A lap is N token passes, so N context switches when the ring shares one CPU; the
 //! row's figure is per lap, a job of N passes. lmbench subtracts from its figure the cost
 //! of one pass done inside one process (a pipe write and read and the working-set sum,
