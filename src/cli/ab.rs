@@ -122,8 +122,20 @@ pub fn execute(args: AbArgs) -> Result<Exit> {
                 tool: Tool::this(),
                 options: s.options.clone(),
                 environment: environment.clone(),
-                started_at,
-                finished_at: Some(chrono::Utc::now()),
+                // Each side's own span (its first process's start to its last's end): a
+                // side is a run of its own, and two runs of one host that started at the
+                // same instant are one run to `import`, which would keep one side only.
+                started_at: runs
+                    .iter()
+                    .map(|r| r.started_at)
+                    .min()
+                    .unwrap_or(started_at),
+                finished_at: Some(
+                    runs.iter()
+                        .filter_map(|r| r.finished_at)
+                        .max()
+                        .unwrap_or_else(chrono::Utc::now),
+                ),
                 status: if rounds.interrupted {
                     RunStatus::Interrupted
                 } else {

@@ -44,11 +44,11 @@ pub fn decide(before: &[BenchResult], after: &[BenchResult], min_effect: f64) ->
         };
         let (ca, cb) = (clean(a), clean(b));
         let (ia, ib) = (
-            a.invocations.as_ref().and_then(change::process_medians),
-            b.invocations.as_ref().and_then(change::process_medians),
+            a.invocations.as_ref().and_then(change::Processes::of),
+            b.invocations.as_ref().and_then(change::Processes::of),
         );
         let runs = change::learned_spread(run_level(a), run_level(b));
-        if let Some(t) = change::test((&ca, ia.as_deref()), (&cb, ib.as_deref()), (ha, hb), runs) {
+        if let Some(t) = change::test((&ca, ia.as_ref()), (&cb, ib.as_ref()), (ha, hb), runs) {
             tests.push((a.id.clone(), t, a.better));
         }
     }

@@ -4,7 +4,7 @@
 //!
 //! - **processes**: when both runs measured an id in at least [`MIN_INVOCATIONS`] fresh
 //!   processes, Welch's t on the logarithms of the medians of the processes in each
-//!   headline ([`test()`], [`process_medians`]): what differs from one process to the next
+//!   headline ([`test()`], [`tested_pair`]): what differs from one process to the next
 //!   (where the kernel placed it, the state of its vCPU) is what the test weighs. Below
 //!   that, the fallback is a two-sided Mann–Whitney U test on the clean samples, which
 //!   sees one process's spread only. The p-values of all ids are corrected together
@@ -104,8 +104,9 @@ pub fn compare(before: &[f64], after: &[f64], better: Better, min_effect: f64) -
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Level {
     /// Welch's t test on the logarithms of the medians of the processes in each headline
-    /// (the fast state, see [`super::levels::fast_state`]; every process's when fewer
-    /// than two are): both runs measured the id in at least [`MIN_INVOCATIONS`]
+    /// (the fast state, see [`super::levels::fast_state`]; every process of both when
+    /// either headline has fewer than two, [`tested_pair`]; state for state,
+    /// [`match_states`]): both runs measured the id in at least [`MIN_INVOCATIONS`]
     /// processes.
     Invocations,
     /// Mann–Whitney U on the pooled clean samples: the fallback, blind to the variation
@@ -129,28 +130,159 @@ pub struct Test {
     /// machine, as a bound on |ln ratio|, from the run-to-run spread a run learned from
     /// earlier runs like it ([`run_bound`]); `None` when neither run learned one.
     pub run_bound: Option<f64>,
+    /// Set when the runs were compared state for state ([`match_states`]): the p-value
+    /// and the verdict are then of the processes in one state.
+    pub states: Option<StateMatch>,
 }
 
 impl Test {
-    /// Whether the two headlines lie further apart than this machine's runs do by
+    /// The ratio the verdict is about: the headlines', or state for state.
+    pub fn tested_ratio(&self) -> f64 {
+        self.states.map_or(self.ratio, |s| s.ratio)
+    }
+
+    /// Whether the two figures tested lie further apart than this machine's runs do by
     /// themselves (always, when no run-to-run spread is known).
     pub fn beyond_runs(&self) -> bool {
         self.run_bound
-            .is_none_or(|bound| self.ratio.ln().abs() > bound)
+            .is_none_or(|bound| self.tested_ratio().ln().abs() > bound)
     }
 }
 
-/// The medians a comparison tests of a result measured in several processes: `None`
-/// below [`MIN_INVOCATIONS`] processes; else the medians of the processes in its
-/// headline (the fast state), or every process's when fewer than two are — a headline of
-/// one process has no spread to test with, and falling back to the samples would test
-/// within one process what differs between them.
-pub fn process_medians(inv: &Invocations) -> Option<Vec<f64>> {
-    if inv.count() < MIN_INVOCATIONS {
-        return None;
+/// The medians of one side's processes, by the state they ran in (see
+/// [`super::levels::fast_state`]): what a comparison at the process level tests.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Processes {
+    /// The processes in the headline (the fast state).
+    pub fast: Vec<f64>,
+    /// The processes left out of it, in a slower state.
+    pub slower: Vec<f64>,
+}
+
+impl Processes {
+    /// `None` below [`MIN_INVOCATIONS`] processes.
+    pub fn of(inv: &Invocations) -> Option<Processes> {
+        (inv.count() >= MIN_INVOCATIONS).then(|| Processes {
+            fast: inv.fast_medians(),
+            slower: inv.slower_medians(),
+        })
     }
-    let fast = inv.fast_medians();
-    Some(if fast.len() >= 2 { fast } else { inv.medians() })
+
+    /// Every process's median, the headline's first.
+    fn all(&self) -> Vec<f64> {
+        self.fast.iter().chain(&self.slower).copied().collect()
+    }
+
+    /// The same processes with every median multiplied by `factor` (a change of basis).
+    pub fn scaled(&self, factor: f64) -> Processes {
+        let by = |v: &[f64]| v.iter().map(|m| m * factor).collect();
+        Processes {
+            fast: by(&self.fast),
+            slower: by(&self.slower),
+        }
+    }
+}
+
+/// The medians two sides are tested on: each side's headline processes; every process of
+/// both when either headline has fewer than two. A headline of one process has no spread
+/// to test with — and testing that side's every process against the other's headline
+/// processes would set a mixture of states against one state: on a busy VM, where one
+/// side's headline was one process now and then, that called 6 and 4 of 36 ids changed in
+/// two `ab self self syscall --rounds 12` (Welch's t between a side's slower processes
+/// and the other's fast ones), and 1 and 0 of 36 this way.
+pub fn tested_pair(before: &Processes, after: &Processes) -> (Vec<f64>, Vec<f64>) {
+    if before.fast.len() < 2 || after.fast.len() < 2 {
+        (before.all(), after.all())
+    } else {
+        (before.fast.clone(), after.fast.clone())
+    }
+}
+
+/// Two runs compared state for state: one run's processes were all in one state, further
+/// from the other run's headline than [`super::levels::SLOWER_STATE`], and at least two of
+/// the other run's slower processes were in that same state. On this VM the host puts
+/// each process in a fast or a slower state about 25–40% apart, a few processes of ten or
+/// twelve in the fast one (docs/noise.md): now and then one run catches none, and its
+/// headline is then the slower state's, which the other run's headline is not. Tested
+/// headline against headline, that is a "change" of the state gap in an unchanged
+/// program; tested state for state, it is what it is. What cannot be told apart this way,
+/// and is said with the verdict: a real change by about the state gap, in a run whose
+/// processes all missed the fast state.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct StateMatch {
+    /// The median of `after`'s compared processes over `before`'s.
+    pub ratio: f64,
+    /// Whether it was `after` whose processes were all in one state (else `before`).
+    pub after_whole: bool,
+    /// How many processes the whole side had, and how many of the other side's slower
+    /// processes were in its state.
+    pub whole: usize,
+    pub matched: usize,
+}
+
+impl StateMatch {
+    /// One line for the reader: which run missed the fast state, and the ratio state for
+    /// state.
+    pub fn describe(&self) -> String {
+        let (whole, other) = if self.after_whole {
+            ("the second", "the first")
+        } else {
+            ("the first", "the second")
+        };
+        format!(
+            "all {} processes of {whole} run were in the state {} of {other} run's slower \
+             processes were in, not in its headline's; state for state ×{:.3}",
+            self.whole, self.matched, self.ratio
+        )
+    }
+}
+
+/// The processes to test state for state, when one side's were all in the state of the
+/// other's slower ones (see [`StateMatch`]): `(before's, after's, the match)`.
+pub fn match_states(
+    before: &Processes,
+    after: &Processes,
+) -> Option<(Vec<f64>, Vec<f64>, StateMatch)> {
+    let band = super::levels::SLOWER_STATE;
+    for after_whole in [true, false] {
+        let (whole, other) = if after_whole {
+            (after, before)
+        } else {
+            (before, after)
+        };
+        if !whole.slower.is_empty() || other.slower.is_empty() || whole.fast.is_empty() {
+            continue;
+        }
+        let (level, headline) = (median(&whole.fast), median(&other.fast));
+        if !(level.is_finite() && headline.is_finite() && headline != 0.0 && level != 0.0) {
+            continue;
+        }
+        if (level / headline).ln().abs() <= (1.0 + band).ln() {
+            continue;
+        }
+        let same: Vec<f64> = other
+            .slower
+            .iter()
+            .copied()
+            .filter(|m| (m / level - 1.0).abs() <= band)
+            .collect();
+        if same.len() < 2 {
+            continue;
+        }
+        let (b, a) = if after_whole {
+            (same, whole.fast.clone())
+        } else {
+            (whole.fast.clone(), same)
+        };
+        let m = StateMatch {
+            ratio: median(&a) / median(&b),
+            after_whole,
+            whole: whole.fast.len(),
+            matched: if after_whole { b.len() } else { a.len() },
+        };
+        return Some((b, a, m));
+    }
+    None
 }
 
 /// The run-to-run spread of one id to test two runs against: the wider of the two runs'
@@ -173,24 +305,33 @@ pub fn run_bound((sd_log, df): (f64, usize)) -> f64 {
     super::levels::t_quantile(1.0 - ALPHA / 2.0, df as f64) * std::f64::consts::SQRT_2 * sd_log
 }
 
-/// The test of one id: at the process level when both sides have process medians (see
-/// [`process_medians`]), otherwise on the clean samples; `runs` is the learned run-to-run
+/// The test of one id: at the process level when both sides have processes (see
+/// [`Processes`]; state for state when one side's were all in the other's slower state,
+/// [`match_states`]), otherwise on the clean samples; `runs` is the learned run-to-run
 /// spread ([`learned_spread`]), which the difference must also exceed. `None` when either
 /// side has too little to test.
 pub fn test(
-    before: (&[f64], Option<&[f64]>),
-    after: (&[f64], Option<&[f64]>),
+    before: (&[f64], Option<&Processes>),
+    after: (&[f64], Option<&Processes>),
     headlines: (f64, f64),
     runs: Option<(f64, usize)>,
 ) -> Option<Test> {
     let ratio = headlines.1 / headlines.0;
     let run_bound = runs.map(run_bound);
-    match (before.1, after.1) {
-        (Some(a), Some(b)) if a.len() >= 2 && b.len() >= 2 => Some(Test {
+    let processes = match (before.1, after.1) {
+        (Some(a), Some(b)) => match match_states(a, b) {
+            Some((a, b, states)) => Some((a, b, Some(states))),
+            None => Some(tested_pair(a, b)).map(|(a, b)| (a, b, None)),
+        },
+        _ => None,
+    };
+    match processes.filter(|(a, b, _)| a.len() >= 2 && b.len() >= 2) {
+        Some((a, b, states)) => Some(Test {
             ratio,
-            p_value: welch_log_p(a, b),
+            p_value: welch_log_p(&a, &b),
             level: Level::Invocations,
             run_bound,
+            states,
         }),
         _ if before.0.len() < MIN_SAMPLES || after.0.len() < MIN_SAMPLES => None,
         _ => Some(Test {
@@ -198,6 +339,7 @@ pub fn test(
             p_value: mann_whitney_p(before.0, after.0),
             level: Level::Samples,
             run_bound,
+            states: None,
         }),
     }
 }
@@ -207,9 +349,10 @@ pub fn test(
 /// `min_effect`, and by more than this machine's runs differ by themselves
 /// ([`Test::beyond_runs`]).
 pub fn verdict(t: &Test, discovered: bool, better: Better, min_effect: f64) -> Verdict {
-    if !(discovered && (t.ratio - 1.0).abs() >= min_effect && t.beyond_runs()) {
+    let ratio = t.tested_ratio();
+    if !(discovered && (ratio - 1.0).abs() >= min_effect && t.beyond_runs()) {
         Verdict::NoChange
-    } else if (t.ratio > 1.0) == (better == Better::Lower) {
+    } else if (ratio > 1.0) == (better == Better::Lower) {
         Verdict::Slower
     } else {
         Verdict::Faster
@@ -409,19 +552,46 @@ mod tests {
     fn the_test_uses_processes_when_both_sides_have_process_medians() {
         let s = noisy(1.0, 30, 1);
         let inv = [1.0, 1.01, 0.99];
-        let t = test((&s, Some(&inv)), (&s, Some(&inv)), (1.0, 1.0), None).unwrap();
+        let one = |v: &[f64]| in_one_state(v);
+        let t = test(
+            (&s, Some(&one(&inv))),
+            (&s, Some(&one(&inv))),
+            (1.0, 1.0),
+            None,
+        )
+        .unwrap();
         assert_eq!(t.level, Level::Invocations);
-        let t = test((&s, Some(&inv[..2])), (&s, Some(&inv)), (1.0, 1.0), None).unwrap();
+        let t = test(
+            (&s, Some(&one(&inv[..2]))),
+            (&s, Some(&one(&inv))),
+            (1.0, 1.0),
+            None,
+        )
+        .unwrap();
         assert_eq!(
             t.level,
             Level::Invocations,
             "two in a headline still have a spread"
         );
-        let t = test((&s, Some(&inv[..1])), (&s, Some(&inv)), (1.0, 1.0), None).unwrap();
+        let t = test(
+            (&s, Some(&one(&inv[..1]))),
+            (&s, Some(&one(&inv))),
+            (1.0, 1.0),
+            None,
+        )
+        .unwrap();
         assert_eq!(t.level, Level::Samples);
-        let t = test((&s, None), (&s, Some(&inv)), (1.0, 1.0), None).unwrap();
+        let t = test((&s, None), (&s, Some(&one(&inv))), (1.0, 1.0), None).unwrap();
         assert_eq!(t.level, Level::Samples);
         assert!(test((&s[..2], None), (&s, None), (1.0, 1.0), None).is_none());
+    }
+
+    /// Processes with these medians, all in the headline's state.
+    fn in_one_state(medians: &[f64]) -> Processes {
+        Processes {
+            fast: medians.to_vec(),
+            slower: Vec::new(),
+        }
     }
 
     /// Processes with these medians, each ±1% within.
@@ -437,14 +607,119 @@ mod tests {
     }
 
     #[test]
-    fn process_medians_need_three_processes_and_keep_a_spread() {
-        assert_eq!(process_medians(&processes(&[1.0, 1.1])), None);
+    fn processes_need_three_and_a_headline_of_one_tests_every_process_of_both() {
+        assert_eq!(Processes::of(&processes(&[1.0, 1.1])), None);
         let mut three = processes(&[1.0, 1.02, 1.3]);
         three.slower = vec![2];
-        assert_eq!(process_medians(&three), Some(vec![1.0, 1.02]));
-        // One process left in the headline: every process is tested.
+        let two_fast = Processes::of(&three).unwrap();
+        assert_eq!(two_fast.fast, vec![1.0, 1.02]);
+        let other = in_one_state(&[1.01, 0.99, 1.0]);
+        assert_eq!(
+            tested_pair(&two_fast, &other),
+            (vec![1.0, 1.02], vec![1.01, 0.99, 1.0])
+        );
+        // One process left in one side's headline: every process of both is tested, the
+        // slower ones beside the slower ones.
         three.slower = vec![1, 2];
-        assert_eq!(process_medians(&three), Some(vec![1.0, 1.02, 1.3]));
+        let one_fast = Processes::of(&three).unwrap();
+        let other = Processes {
+            fast: vec![1.0, 1.01],
+            slower: vec![1.3],
+        };
+        assert_eq!(
+            tested_pair(&one_fast, &other),
+            (vec![1.0, 1.02, 1.3], vec![1.0, 1.01, 1.3])
+        );
+    }
+
+    /// Twelve processes a side, as `selftest noise.aa` runs: `fast` of them in the fast
+    /// state around `at` (±1%), the rest 35% slower.
+    fn twelve(at: f64, fast: usize) -> Processes {
+        let spread = |k: usize, level: f64| -> Vec<f64> {
+            (0..k)
+                .map(|i| level * (1.0 + 0.002 * (i as f64 - k as f64 / 2.0)))
+                .collect()
+        };
+        Processes {
+            fast: spread(fast, at),
+            slower: spread(12 - fast, at * 1.35),
+        }
+    }
+
+    #[test]
+    fn a_run_that_missed_the_fast_state_is_compared_state_for_state() {
+        let s = noisy(1.0, 30, 1);
+        // The first run caught the fast state in four processes; the second in none: its
+        // twelve are all where the first's eight slower ones were.
+        let (before, after) = (twelve(100.0, 4), twelve(135.0, 12));
+        let headlines = (median(&before.fast), median(&after.fast));
+        let t = test((&s, Some(&before)), (&s, Some(&after)), headlines, None).unwrap();
+        let states = t.states.expect("compared state for state");
+        assert!(
+            (t.ratio - 1.35).abs() < 0.01,
+            "the headlines' ratio is kept: {t:?}"
+        );
+        assert!((states.ratio - 1.0).abs() < 0.01, "{states:?}");
+        assert!(states.after_whole && states.whole == 12 && states.matched == 8);
+        assert!(t.p_value > 0.05, "{t:?}");
+        assert_eq!(verdict(&t, true, Better::Lower, 0.05), Verdict::NoChange);
+        assert!(
+            states.describe().contains("state for state ×1.000"),
+            "{}",
+            states.describe()
+        );
+        // The same the other way round: the first run was the one that missed it.
+        let t = test(
+            (&s, Some(&after)),
+            (&s, Some(&before)),
+            (headlines.1, headlines.0),
+            None,
+        )
+        .unwrap();
+        assert!(!t.states.expect("state for state").after_whole);
+        assert_eq!(verdict(&t, true, Better::Lower, 0.05), Verdict::NoChange);
+    }
+
+    #[test]
+    fn a_change_of_every_process_is_still_found() {
+        let s = noisy(1.0, 30, 1);
+        // 10% slower in both states: the second run has slower processes of its own, so
+        // its headline is of its fast state, and nothing is matched.
+        let before = twelve(100.0, 4);
+        let after = before.scaled(1.10);
+        let h = (median(&before.fast), median(&after.fast));
+        let t = test((&s, Some(&before)), (&s, Some(&after)), h, None).unwrap();
+        assert_eq!(t.states, None);
+        assert_eq!(verdict(&t, true, Better::Lower, 0.05), Verdict::Slower);
+        // 35% slower, every process of the second run in one state, and the first run had
+        // no slower processes to match it with: a change.
+        let before = twelve(100.0, 12);
+        let after = twelve(135.0, 12);
+        let h = (median(&before.fast), median(&after.fast));
+        let t = test((&s, Some(&before)), (&s, Some(&after)), h, None).unwrap();
+        assert_eq!(t.states, None);
+        assert_eq!(verdict(&t, true, Better::Lower, 0.05), Verdict::Slower);
+        // One slower process of the first run in the second's state is not enough to
+        // test with.
+        let before = twelve(100.0, 11);
+        let h = (median(&before.fast), median(&after.fast));
+        let t = test((&s, Some(&before)), (&s, Some(&after)), h, None).unwrap();
+        assert_eq!(t.states, None);
+        assert_eq!(verdict(&t, true, Better::Lower, 0.05), Verdict::Slower);
+        // 10% slower in a run that also missed the fast state: found state for state.
+        let before = twelve(100.0, 4);
+        let after = twelve(135.0 * 1.10, 12);
+        let h = (median(&before.fast), median(&after.fast));
+        let t = test((&s, Some(&before)), (&s, Some(&after)), h, None).unwrap();
+        assert!((t.states.expect("state for state").ratio - 1.10).abs() < 0.01);
+        assert_eq!(verdict(&t, true, Better::Lower, 0.05), Verdict::Slower);
+        // Slower still than the first run's slower state (×1.6, not ×1.35): no process of
+        // the first run was there, and the change is called.
+        let after = twelve(160.0, 12);
+        let h = (median(&before.fast), median(&after.fast));
+        let t = test((&s, Some(&before)), (&s, Some(&after)), h, None).unwrap();
+        assert_eq!(t.states, None);
+        assert_eq!(verdict(&t, true, Better::Lower, 0.05), Verdict::Slower);
     }
 
     fn level(sd_log: f64, df: usize) -> RunLevel {
@@ -475,8 +750,8 @@ mod tests {
     #[test]
     fn a_difference_within_the_machine_s_run_to_run_spread_is_no_change() {
         // Three tight processes a side, 7% apart: the process level alone calls it.
-        let a = [1.0, 1.005, 0.995];
-        let b: Vec<f64> = a.iter().map(|v| v * 1.07).collect();
+        let a = in_one_state(&[1.0, 1.005, 0.995]);
+        let b = a.scaled(1.07);
         let s = noisy(1.0, 30, 1);
         let t = test((&s, Some(&a)), (&s, Some(&b)), (1.0, 1.07), None).unwrap();
         assert!(t.p_value < 1e-3, "{t:?}");
@@ -492,7 +767,7 @@ mod tests {
         assert!(!t.beyond_runs());
         assert_eq!(verdict(&t, true, Better::Lower, 0.05), Verdict::NoChange);
         // 15% is not.
-        let c: Vec<f64> = a.iter().map(|v| v * 1.15).collect();
+        let c = a.scaled(1.15);
         let t = test(
             (&s, Some(&a)),
             (&s, Some(&c)),

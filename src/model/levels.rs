@@ -73,6 +73,11 @@ impl Invocations {
         self.medians_where(false)
     }
 
+    /// The medians of the processes left out of the headline, in a slower state.
+    pub fn slower_medians(&self) -> Vec<f64> {
+        self.medians_where(true)
+    }
+
     /// The medians of the processes in the slower state (`slower`) or in the fast one.
     fn medians_where(&self, slower: bool) -> Vec<f64> {
         self.within
@@ -94,7 +99,7 @@ impl Invocations {
         if self.slower.is_empty() {
             return None;
         }
-        let slow = super::stats::median(&self.medians_where(true));
+        let slow = super::stats::median(&self.slower_medians());
         let fast = super::stats::median(&self.fast_medians());
         (fast != 0.0).then(|| slow / fast)
     }

@@ -133,9 +133,9 @@ struct Value {
     /// The confidence interval of the median as factors of it (low, high), for a run's
     /// measured row with more than one sample.
     ci: Option<(f64, f64)>,
-    /// The process medians a comparison tests ([`change::process_medians`]), for a row
-    /// measured in enough processes.
-    invocations: Option<Vec<f64>>,
+    /// The process medians a comparison tests, by state ([`change::Processes`]), for a
+    /// row measured in enough processes.
+    invocations: Option<change::Processes>,
     /// The run-to-run spread the run learned for this row, when it learned one from
     /// earlier runs like it.
     runs: Option<Box<RunLevel>>,
@@ -202,7 +202,7 @@ fn run_cell(r: &BenchResult, mhz: Option<f64>) -> Cell {
                     .as_ref()
                     .filter(|s| !r.derived && s.n > 1 && s.median > 0.0)
                     .map(|s| (s.ci_low / s.median, s.ci_high / s.median)),
-                invocations: r.invocations.as_ref().and_then(change::process_medians),
+                invocations: r.invocations.as_ref().and_then(change::Processes::of),
                 runs: r
                     .invocations
                     .as_ref()
@@ -330,6 +330,10 @@ impl Decisions {
     }
 }
 
+/// Joins a verdict and why it was reached state for state ([`change::StateMatch`]); the
+/// table prints the verdict, "state for state", and the why under the table.
+const STATE_FOR_STATE: &str = "; state for state: ";
+
 fn decide(first: &Column, other: &Column, ids: &[String], min_effect: f64) -> Decisions {
     let mut tests: Vec<(String, change::Test, Better)> = Vec::new();
     for id in ids {
@@ -351,26 +355,22 @@ fn decide(first: &Column, other: &Column, ids: &[String], min_effect: f64) -> De
             continue;
         };
         // Samples are in each run's basis: bring both to one operation.
-        let per = |s: &[f64], m: &Measure| -> Vec<f64> {
-            let ops = if m.unit().grows_with_work() {
-                m.basis().ops.max(1) as f64
+        let one_op = |m: &Measure| {
+            if m.unit().grows_with_work() {
+                1.0 / m.basis().ops.max(1) as f64
             } else {
                 1.0
-            };
-            s.iter().map(|v| v / ops).collect()
+            }
         };
+        let per =
+            |s: &[f64], m: &Measure| -> Vec<f64> { s.iter().map(|v| v * one_op(m)).collect() };
         let (pa, pb) = (per(sa, ma), per(sb, mb));
         let (ia, ib) = (
-            a.invocations.as_ref().map(|v| per(v, ma)),
-            b.invocations.as_ref().map(|v| per(v, mb)),
+            a.invocations.as_ref().map(|p| p.scaled(one_op(ma))),
+            b.invocations.as_ref().map(|p| p.scaled(one_op(mb))),
         );
         let runs = change::learned_spread(a.runs.as_deref(), b.runs.as_deref());
-        if let Some(t) = change::test(
-            (&pa, ia.as_deref()),
-            (&pb, ib.as_deref()),
-            (1.0, ratio),
-            runs,
-        ) {
+        if let Some(t) = change::test((&pa, ia.as_ref()), (&pb, ib.as_ref()), (1.0, ratio), runs) {
             tests.push((id.clone(), t, a.better));
         }
     }
@@ -393,13 +393,16 @@ fn decide(first: &Column, other: &Column, ids: &[String], min_effect: f64) -> De
             d.run_bounds.push(bound.exp());
         }
         let v = change::verdict(t, discovered, *better, min_effect);
-        let text = match v {
+        let mut text = match v {
             Verdict::Faster | Verdict::Slower => {
                 d.changed += 1;
                 format!("{} (p = {:.1e})", v.describe(), t.p_value)
             }
             v => v.describe().to_string(),
         };
+        if let Some(states) = t.states {
+            text = format!("{text}{STATE_FOR_STATE}{}", states.describe());
+        }
         d.verdicts.push((id.clone(), text));
     }
     d
@@ -545,7 +548,9 @@ pub fn compare_table(columns: &[Column], min_effect: f64) -> Result<String, NoCo
          operation (a rate's ratio is inverted: above 1, the column took longer); two figures \
          of different operations are \"not comparable\". Between runs: each id is tested — \
          at the process level (Welch's t on the logarithms of the medians of the processes \
-         in each headline, the fast state) when both runs measured it in at least {} \
+         in each headline, the fast state; every process of both where a headline is one \
+         process; state for state where one run's processes were all in the other's \
+         slower state) when both runs measured it in at least {} \
          processes, else on samples (a Mann–Whitney U test on the clean samples) — the \
          p-values are corrected for the number of ids tested (Benjamini–Hochberg, false \
          discovery rate {:.0}%), and a change is called when the corrected test finds one, \
@@ -808,6 +813,10 @@ fn verdict_cell(id: &str, verdict: &str, reasons: &mut Vec<String>) -> String {
         super::seed_table::note_reason(reasons, "not comparable:", id, why);
         return "not comparable".to_string();
     }
+    if let Some((cell, why)) = verdict.split_once(STATE_FOR_STATE) {
+        super::seed_table::note_reason(reasons, "state for state:", id, why);
+        return format!("{cell}, state for state");
+    }
     match verdict.split_once(": ") {
         Some((cell, why)) if verdict.starts_with(Comparability::MARK) => {
             super::seed_table::note_reason(reasons, Comparability::MARK, id, why);
@@ -864,9 +873,22 @@ mod tests {
     /// measured here for syscall.read and syscall.getpid.libc), samples
     /// within it spread 3%, and one sample in ten hit by an interrupt (+30%).
     fn id_result(id: &str, truth: f64, k: usize, rng: &mut rand::rngs::SmallRng) -> BenchResult {
+        id_in_states(id, truth, (k, k), rng)
+    }
+
+    /// [`id_result`] of `processes.1` processes, of which the first `processes.0` in the
+    /// fast state and the rest in a state 35% slower (as a VM's host puts them).
+    fn id_in_states(
+        id: &str,
+        truth: f64,
+        processes: (usize, usize),
+        rng: &mut rand::rngs::SmallRng,
+    ) -> BenchResult {
+        let (fast, k) = processes;
         let parts: Vec<BenchResult> = (0..k)
-            .map(|_| {
-                let centre = truth * (0.015 * normal(rng)).exp();
+            .map(|i| {
+                let state = if i < fast { 1.0 } else { 1.35 };
+                let centre = truth * state * (0.015 * normal(rng)).exp();
                 let values: Vec<f64> = (0..21)
                     .map(|_| {
                         let hit = if rng.gen::<f64>() < 0.1 { 1.3 } else { 1.0 };
@@ -1044,6 +1066,51 @@ mod tests {
         let calls = changed(&t);
         assert_eq!(calls.len(), 1, "{t}");
         assert!(calls[0].contains("syscall.fixture7 "), "{t}");
+    }
+
+    #[test]
+    fn a_run_that_missed_the_fast_state_is_compared_state_for_state_and_says_so() {
+        let column = |seed: u64, fast: usize, factor: f64| {
+            let mut rng = rand::rngs::SmallRng::seed_from_u64(seed);
+            let results = (0..5)
+                .map(|i| {
+                    let truth = 1e-7 * (1.0 + i as f64) * factor;
+                    let fast = if i == 2 { fast } else { 12 };
+                    id_in_states(&format!("syscall.fixture{i}"), truth, (fast, 12), &mut rng)
+                })
+                .collect();
+            Column::Run {
+                name: format!("run {seed}"),
+                about: "fixture".into(),
+                run: Box::new(Run::of(results)),
+            }
+        };
+        // fixture2: the first run caught the fast state in four processes of twelve, the
+        // second in none. Its headline is 35% slower; state for state it is the same.
+        let t = compare_table(&[column(1, 4, 1.0), column(2, 0, 1.0)], 0.05).unwrap();
+        let row = t.lines().find(|l| l.contains("syscall.fixture2 ")).unwrap();
+        assert!(
+            row.contains("×1.3") && row.contains("no significant change, state for state"),
+            "{t}"
+        );
+        assert!(
+            t.contains(
+                "state for state: syscall.fixture2: all 12 processes of the second run were \
+                 in the state 8 of the first run's slower processes were in"
+            ),
+            "{t}"
+        );
+        assert!(changed(&t).is_empty(), "{t}");
+        // The same runs with the second 10% slower in every process: found, state for
+        // state.
+        let t = compare_table(&[column(1, 4, 1.0), column(2, 0, 1.1)], 0.05).unwrap();
+        let calls = changed(&t);
+        assert!(
+            calls.iter().any(|l| l.contains("syscall.fixture2 ")
+                && l.contains("slower (p")
+                && l.contains("state for state")),
+            "{t}"
+        );
     }
 
     #[test]

@@ -161,6 +161,52 @@ fn rows_measured_once_are_measured_in_one_process_and_say_so() {
     }
 }
 
+#[test]
+fn both_sides_of_ab_import_as_runs_of_their_own_and_compare() {
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b, db) = (
+        dir.path().join("a.json"),
+        dir.path().join("b.json"),
+        dir.path().join("runs.db"),
+    );
+    // call.subroutine.single's corrected single calls fall below zero now and then: the
+    // files must import all the same.
+    timeshare()
+        .args([
+            "ab",
+            "self",
+            "self",
+            "syscall.getpid",
+            "call.subroutine.single",
+        ])
+        .args(["--rounds", "3", "--json-a"])
+        .arg(&a)
+        .arg("--json-b")
+        .arg(&b)
+        .arg("--dir")
+        .arg(dir.path())
+        .assert()
+        .success();
+    for file in [&a, &b] {
+        timeshare()
+            .arg("import")
+            .arg(file)
+            .arg("--db")
+            .arg(&db)
+            .assert()
+            .success()
+            .stdout(predicate::str::contains("not imported").not());
+    }
+    assert_eq!(crate::common::stored_results(&db), 4);
+    timeshare()
+        .args(["compare", "1", "2", "--db"])
+        .arg(&db)
+        .env("COLUMNS", crate::common::UNWRAPPED)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("syscall.getpid"));
+}
+
 /// A `timeshare` that may use one CPU only, as under `taskset -c N`.
 fn on_one_cpu(args: &[&str]) -> std::process::Output {
     use std::os::unix::process::CommandExt;
