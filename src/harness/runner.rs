@@ -109,6 +109,17 @@ impl Runner {
         }
     }
 
+    /// Tell the rows what this process measures after the next one (see
+    /// [`super::state::Upcoming`]).
+    pub(super) fn set_upcoming(&self, ids: &[&Benchmark]) {
+        *self
+            .state
+            .get::<super::state::Upcoming>()
+            .lock()
+            .unwrap_or_else(|p| p.into_inner()) =
+            super::state::Upcoming(ids.iter().map(|b| b.id().to_string()).collect());
+    }
+
     /// One benchmark, start to finish. Only an interrupt is an `Err`; a benchmark that
     /// cannot run or fails is an `Ok` result saying so.
     pub fn run_one(&self, b: &Benchmark) -> Result<BenchResult, Interrupted> {

@@ -278,6 +278,7 @@ fn in_this_process(
     run.status = RunStatus::Complete;
     for (i, b) in benches.iter().enumerate() {
         observer.bench_started(i, b.id());
+        runner.set_upcoming(&benches[i + 1..]);
         match runner.run_one(b) {
             Ok(result) => {
                 observer.bench_finished(&result)?;

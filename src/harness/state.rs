@@ -36,6 +36,20 @@ impl RunState {
     }
 }
 
+/// The ids this process will still measure after the row being measured, in order (set
+/// by the harness before each row of a run; empty outside one). A family that keeps
+/// something between its rows (the `mem` rows' touched buffers) lets it go once none of
+/// its rows follow.
+#[derive(Default, Debug, Clone, PartialEq)]
+pub struct Upcoming(pub Vec<String>);
+
+impl Upcoming {
+    /// Whether an id starting with `prefix` is still to come.
+    pub fn any_starts_with(&self, prefix: &str) -> bool {
+        self.0.iter().any(|id| id.starts_with(prefix))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

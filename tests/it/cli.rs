@@ -207,6 +207,44 @@ fn both_sides_of_ab_import_as_runs_of_their_own_and_compare() {
         .stdout(predicate::str::contains("syscall.getpid"));
 }
 
+/// The `mem` rows of one process pass their touched buffers on to the next `mem` row
+/// (kept out of forks): every row still checks its own passes, and the rows beside them
+/// that fork this process (`proc.fork.0`, the copies of `load.cpu.1`) still run.
+#[test]
+fn mem_rows_sharing_buffers_in_one_process_still_check_and_forks_still_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("r.json");
+    timeshare()
+        .args([
+            "run",
+            "mem.cp",
+            "proc.fork.0",
+            "load.cpu.1",
+            "mem.wr",
+            "mem.cp.all_cpus",
+        ])
+        .args([
+            "--copies",
+            "1",
+            "--quick",
+            "--invocations",
+            "1",
+            "--no-save",
+            "--json",
+        ])
+        .arg(&path)
+        .arg("--dir")
+        .arg(dir.path())
+        .assert()
+        .success();
+    let run = crate::common::json(&std::fs::read(&path).unwrap());
+    let results = run["results"].as_array().unwrap();
+    assert_eq!(results.len(), 5);
+    for r in results {
+        assert_eq!(r["status"]["state"], "ok", "{}: {}", r["id"], r["status"]);
+    }
+}
+
 /// A `timeshare` that may use one CPU only, as under `taskset -c N`.
 fn on_one_cpu(args: &[&str]) -> std::process::Output {
     use std::os::unix::process::CommandExt;

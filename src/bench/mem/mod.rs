@@ -16,6 +16,9 @@
 //! fixed size so the figure compares across machines), bytes per second of all threads.
 //! With several threads every thread waits at a barrier, then passes; the time is from
 //! the earliest start to the latest end.
+//!
+//! The buffers are made and written in full once per process and passed from one `mem`
+//! row to the next in it ([`Pool`]); the last `mem` row of the process frees them.
 
 use std::sync::Barrier;
 use std::time::Instant;
@@ -24,6 +27,7 @@ use anyhow::{bail, Result};
 
 use crate::harness::anchor::{Anchor, Parse};
 use crate::harness::contract::{Benchmark, Ctx, Plan, Workload};
+use crate::harness::state::{Shared, Upcoming};
 use crate::harness::{cpu, interrupt, interrupt::Interrupted, sysinfo};
 use crate::model::details::cache::NamedCache;
 use crate::model::details::mem::{BandPoint, MemSweep};
@@ -138,21 +142,77 @@ fn anchor(op: Op, all_cpus: bool) -> Anchor {
     )
 }
 
+/// A buffer of 32-bit words that a fork does not copy (`MADV_DONTFORK` on its whole
+/// pages, undone before it is freed): the buffers live on between the `mem` rows of a
+/// process ([`Pool`]), and the rows measured between them — `proc.fork`'s forks of this
+/// process, the `load` rows' copies — must not pay for copying their page tables.
+struct Words(Vec<u32>);
+
+impl Words {
+    /// `words` words, every page written (so no pass pays first-touch faults).
+    fn new(words: usize, fill: impl Fn(u32) -> u32) -> Words {
+        let w = Words((0..words as u32).map(fill).collect());
+        w.advise(libc::MADV_DONTFORK);
+        w
+    }
+
+    /// `advice` on the whole pages inside the buffer (none for a small one).
+    fn advise(&self, advice: libc::c_int) {
+        let page = 4096usize;
+        let start = self.0.as_ptr() as usize;
+        let end = start + std::mem::size_of_val(&self.0[..]);
+        let (lo, hi) = (start.next_multiple_of(page), end / page * page);
+        if hi > lo {
+            // SAFETY: whole pages inside this buffer's own allocation; the advice changes
+            // what a fork inherits, not the memory.
+            unsafe { libc::madvise(lo as *mut libc::c_void, hi - lo, advice) };
+        }
+    }
+}
+
+impl Drop for Words {
+    fn drop(&mut self) {
+        // The allocator may hand these pages out again: a fork must copy them then.
+        self.advise(libc::MADV_DOFORK);
+    }
+}
+
+/// Buffers that one `mem` row of a process leaves for the next (kept in the run's state):
+/// making and touching 128 MiB takes 50–100 ms here, and eight rows in each of a quick
+/// run's three processes made 45 of them (2 threads, a copy's two buffers). Every buffer
+/// was written in full when made, in this process, so a row that takes one pays no
+/// first-touch faults, as with a new one; what it holds is what the last pass left, which
+/// no pass reads for its figure (a read's sum is discarded, the check looks at what the
+/// row's own last pass wrote). Emptied when no `mem` row follows in the process.
+#[derive(Default)]
+pub struct Pool {
+    spare: Vec<Words>,
+}
+
+impl Pool {
+    /// A kept buffer of exactly `words` words, if there is one.
+    fn take(&mut self, words: usize) -> Option<Words> {
+        let i = self.spare.iter().position(|w| w.0.len() == words)?;
+        Some(self.spare.swap_remove(i))
+    }
+}
+
 /// One thread's buffers: the source and, for a copy, the destination.
 struct Buffers {
-    src: Vec<u32>,
-    dst: Vec<u32>,
+    src: Words,
+    dst: Words,
 }
 
 impl Buffers {
-    /// Buffers of `bytes`, every page written (so no pass pays first-touch faults).
-    fn new(op: Op, bytes: usize) -> Buffers {
+    /// Buffers of `bytes`, from `kept` (the pool's) where it has them, the others made
+    /// and every page written.
+    fn new(op: Op, bytes: usize, kept: (Option<Words>, Option<Words>)) -> Buffers {
         let words = bytes / 4;
-        let src: Vec<u32> = (0..words as u32).collect();
+        let src = kept.0.unwrap_or_else(|| Words::new(words, |i| i));
         let dst = if op.needs_destination() {
-            vec![1u32; words]
+            kept.1.unwrap_or_else(|| Words::new(words, |_| 1))
         } else {
-            Vec::new()
+            Words(Vec::new())
         };
         Buffers { src, dst }
     }
@@ -160,9 +220,9 @@ impl Buffers {
     /// `passes` passes over the first `bytes` of the buffers.
     fn passes(&mut self, op: Op, bytes: usize, passes: u64) {
         let words = bytes / 4;
-        let dst_words = if self.dst.is_empty() { 0 } else { words };
+        let dst_words = if self.dst.0.is_empty() { 0 } else { words };
         for _ in 0..passes {
-            passes::pass(op, &mut self.src[..words], &mut self.dst[..dst_words]);
+            passes::pass(op, &mut self.src.0[..words], &mut self.dst.0[..dst_words]);
         }
     }
 }
@@ -176,14 +236,27 @@ struct Team {
 }
 
 impl Team {
-    fn new(op: Op, threads: usize, bytes: usize) -> Team {
+    /// Buffers of `bytes` for `threads` threads, taken from `pool` where it has them.
+    fn new(op: Op, threads: usize, bytes: usize, pool: &mut Pool) -> Team {
+        let words = bytes / 4;
+        let kept: Vec<(Option<Words>, Option<Words>)> = (0..threads)
+            .map(|_| {
+                let src = pool.take(words);
+                let dst = op.needs_destination().then(|| pool.take(words)).flatten();
+                (src, dst)
+            })
+            .collect();
         let buffers = if threads == 1 {
-            vec![Buffers::new(op, bytes)]
+            kept.into_iter()
+                .map(|k| Buffers::new(op, bytes, k))
+                .collect()
         } else {
-            // Each thread writes its own buffer first, so its pages are local to it.
+            // Each thread writes the buffers it makes itself, so their pages are local to
+            // it (a kept buffer was written by one of an earlier row's threads).
             std::thread::scope(|s| {
-                let hs: Vec<_> = (0..threads)
-                    .map(|_| s.spawn(move || Buffers::new(op, bytes)))
+                let hs: Vec<_> = kept
+                    .into_iter()
+                    .map(|k| s.spawn(move || Buffers::new(op, bytes, k)))
                     .collect();
                 hs.into_iter().map(|h| h.join().unwrap()).collect()
             })
@@ -192,6 +265,16 @@ impl Team {
             op,
             buffers,
             last_bytes: 0,
+        }
+    }
+
+    /// Give the buffers back to `pool` for the next row.
+    fn keep_in(self, pool: &mut Pool) {
+        for b in self.buffers {
+            pool.spare.push(b.src);
+            if !b.dst.0.is_empty() {
+                pool.spare.push(b.dst);
+            }
         }
     }
 
@@ -230,8 +313,8 @@ impl Team {
     fn check(&self) -> Result<()> {
         let words = self.last_bytes / 4;
         for b in &self.buffers {
-            let dst = &b.dst[..words.min(b.dst.len())];
-            if let Err(e) = passes::check(self.op, &b.src[..words], dst) {
+            let dst = &b.dst.0[..words.min(b.dst.0.len())];
+            if let Err(e) = passes::check(self.op, &b.src.0[..words], dst) {
                 bail!(e);
             }
         }
@@ -283,7 +366,22 @@ fn prepare(ctx: &Ctx, op: Op, threads: usize) -> Result<Box<dyn Workload>> {
         Mode::Quick => (1e-3, 3),
         Mode::Full => (5e-3, 11),
     };
-    let mut team = Team::new(op, threads, largest);
+    let pool = ctx.state.get::<Pool>();
+    let keep = ctx
+        .state
+        .get::<Upcoming>()
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .any_starts_with("mem.");
+    let mut team = {
+        let mut pool = pool.lock().unwrap_or_else(|p| p.into_inner());
+        let team = Team::new(op, threads, largest, &mut pool);
+        if !keep {
+            // The last `mem` row of this process: what it does not use goes now.
+            pool.spare.clear();
+        }
+        team
+    };
     let mut points = Vec::new();
     for &bytes in &sizes {
         if interrupt::requested() {
@@ -310,7 +408,9 @@ fn prepare(ctx: &Ctx, op: Op, threads: usize) -> Result<Box<dyn Workload>> {
         repeats,
     };
     Ok(Box::new(Headline {
-        team,
+        team: Some(team),
+        pool,
+        keep,
         notes: notes_of(&details),
         details: Some(details),
         timings: Vec::new(),
@@ -337,7 +437,12 @@ fn time_size(team: &mut Team, bytes: usize, target: f64, repeats: usize) -> Band
 
 /// The sampled part: passes over the headline size.
 struct Headline {
-    team: Team,
+    /// `None` once given back to the pool.
+    team: Option<Team>,
+    /// The process's kept buffers, and whether a `mem` row follows in this process to
+    /// take them (if not, the pool is emptied when the row is done).
+    pool: Shared<Pool>,
+    keep: bool,
     details: Option<MemSweep>,
     notes: Vec<String>,
     /// Bytes per second of every batch of passes the harness asked for, the warm-up first.
@@ -346,14 +451,21 @@ struct Headline {
 
 impl Workload for Headline {
     fn run(&mut self, n: u64) -> Result<()> {
-        let s = self.team.time(HEADLINE, n);
-        let bytes = (HEADLINE * self.team.buffers.len()) as f64 * n as f64;
+        let team = self
+            .team
+            .as_mut()
+            .expect("the team until the row is dropped");
+        let s = team.time(HEADLINE, n);
+        let bytes = (HEADLINE * team.buffers.len()) as f64 * n as f64;
         self.timings.push(bytes / s.max(1e-9));
         Ok(())
     }
 
     fn finish(&mut self) -> Result<()> {
-        self.team.check()
+        self.team
+            .as_ref()
+            .expect("the team until the row is dropped")
+            .check()
     }
 
     fn details(&mut self) -> Option<Details> {
@@ -366,6 +478,16 @@ impl Workload for Headline {
 
     fn notes(&self) -> Vec<String> {
         self.notes.clone()
+    }
+}
+
+impl Drop for Headline {
+    fn drop(&mut self) {
+        let mut pool = self.pool.lock().unwrap_or_else(|p| p.into_inner());
+        match self.team.take() {
+            Some(team) if self.keep => team.keep_in(&mut pool),
+            _ => pool.spare.clear(),
+        }
     }
 }
 
@@ -443,10 +565,113 @@ mod tests {
 
     #[test]
     fn the_team_moves_the_bytes_it_counts() {
-        let mut t = Team::new(Op::Cp, 2, 64 << 10);
+        let mut t = Team::new(Op::Cp, 2, 64 << 10, &mut Pool::default());
         let p = time_size(&mut t, 16 << 10, 1e-4, 3);
         assert!(p.best_bps >= p.median_bps && p.median_bps > 0.0);
         t.check().unwrap();
+    }
+
+    #[test]
+    fn a_kept_buffer_of_the_size_is_taken_and_the_team_still_checks() {
+        let words = (64 << 10) / 4;
+        let mut pool = Pool::default();
+        pool.spare.push(Words::new(words / 2, |_| 7));
+        pool.spare.push(Words::new(words, |_| 7));
+        let kept = pool.spare[1].0.as_ptr();
+        let mut t = Team::new(Op::Cp, 1, 64 << 10, &mut pool);
+        assert_eq!(
+            t.buffers[0].src.0.as_ptr(),
+            kept,
+            "the kept buffer of that size"
+        );
+        assert_ne!(t.buffers[0].dst.0.as_ptr(), kept);
+        assert_eq!(t.buffers[0].dst.0.len(), words, "the missing one made");
+        assert!(
+            t.buffers[0].dst.0.iter().all(|&w| w == 1),
+            "a made buffer is written in full"
+        );
+        assert_eq!(pool.spare.len(), 1, "the other size left in the pool");
+        // What the kept buffer held (7s) is overwritten by the pass the check looks at.
+        t.time(64 << 10, 1);
+        t.check().unwrap();
+        t.keep_in(&mut pool);
+        assert_eq!(pool.spare.len(), 3, "source and destination given back");
+    }
+
+    /// The flags of the mapping holding `addr` in /proc/self/smaps ("dc": not copied on
+    /// fork).
+    fn vm_flags_at(addr: usize) -> String {
+        let smaps = std::fs::read_to_string("/proc/self/smaps").unwrap();
+        let mut inside = false;
+        for line in smaps.lines() {
+            if let Some((range, _)) = line.split_once(' ') {
+                if let Some((lo, hi)) = range.split_once('-') {
+                    if let (Ok(lo), Ok(hi)) =
+                        (usize::from_str_radix(lo, 16), usize::from_str_radix(hi, 16))
+                    {
+                        inside = (lo..hi).contains(&addr);
+                        continue;
+                    }
+                }
+            }
+            if inside {
+                if let Some(flags) = line.strip_prefix("VmFlags:") {
+                    return flags.trim().to_string();
+                }
+            }
+        }
+        panic!("no mapping holds {addr:#x}")
+    }
+
+    #[test]
+    fn a_buffer_is_not_copied_by_a_fork_until_it_is_given_back() {
+        let w = Words::new(4 << 20, |i| i);
+        let middle = w.0.as_ptr() as usize + (8 << 20);
+        let flags = vm_flags_at(middle);
+        assert!(flags.split(' ').any(|f| f == "dc"), "{flags}");
+        w.advise(libc::MADV_DOFORK);
+        let flags = vm_flags_at(middle);
+        assert!(!flags.split(' ').any(|f| f == "dc"), "{flags}");
+    }
+
+    #[test]
+    fn the_last_mem_row_of_a_process_empties_the_pool() {
+        for keep in [true, false] {
+            let pool: Shared<Pool> = Default::default();
+            pool.lock().unwrap().spare.push(Words::new(1024, |i| i));
+            let team = Team::new(Op::Rd, 2, 8 << 10, &mut pool.lock().unwrap());
+            let row = Headline {
+                team: Some(team),
+                pool: pool.clone(),
+                keep,
+                details: None,
+                notes: Vec::new(),
+                timings: Vec::new(),
+            };
+            drop(row);
+            let left = pool.lock().unwrap().spare.len();
+            assert_eq!(left, if keep { 3 } else { 0 }, "keep: {keep}");
+        }
+    }
+
+    #[test]
+    fn a_row_keeps_its_buffers_only_when_a_mem_row_follows() {
+        let c = crate::harness::contract::StandaloneCtx::new(Default::default()).unwrap();
+        *c.state.get::<Upcoming>().lock().unwrap() =
+            Upcoming(vec!["proc.fork.0".into(), "mem.wr".into()]);
+        let w = prepare(&c.ctx(), Op::Rd, 1).unwrap();
+        drop(w);
+        let pool = c.state.get::<Pool>();
+        assert_eq!(pool.lock().unwrap().spare.len(), 1);
+        assert_eq!(pool.lock().unwrap().spare[0].0.len(), HEADLINE / 4);
+        *c.state.get::<Upcoming>().lock().unwrap() = Upcoming(vec!["proc.fork.0".into()]);
+        let w = prepare(&c.ctx(), Op::Wr, 1).unwrap();
+        assert!(pool.lock().unwrap().spare.is_empty(), "taken");
+        drop(w);
+        assert!(
+            pool.lock().unwrap().spare.is_empty(),
+            "the last mem row: freed"
+        );
     }
 
     #[test]
