@@ -548,7 +548,8 @@ pub fn compare_table(columns: &[Column], min_effect: f64) -> Result<String, NoCo
          operation (a rate's ratio is inverted: above 1, the column took longer); two figures \
          of different operations are \"not comparable\". Between runs: each id is tested — \
          at the process level (Welch's t on the logarithms of the medians of the processes \
-         in each headline, the fast state; every process of both where a headline is one \
+         in each headline, the fast state, beside those of a slower state where both runs \
+         have two in it, each state against its own; every process of both where a headline is one \
          process; state for state where one run's processes were all in the other's \
          slower state) when both runs measured it in at least {} \
          processes, else on samples (a Mann–Whitney U test on the clean samples) — the \

@@ -28,9 +28,11 @@ pub const FOUND: (Bounds, Bounds) = (Bounds::between(0.5, 1.5), Bounds::between(
 /// VM's process-to-process noise (measured: ×1.096 at p = 0.17). With eight it could while
 /// the headline was anchored on the lower quartile; anchored on the best process, the
 /// headline is of the processes in the fast state, which on 27 November caught two or
-/// three of eight, and Welch's t on two against two cannot reach the corrected threshold
-/// for 37 ids (×1.106 at p = 0.072, three attempts). Twelve a side give three to five.
-pub const INVOCATIONS: usize = 12;
+/// three of twelve. Resampled from 48 processes of each id measured at rest that day (two
+/// `ab self self syscall --rounds 12`), tested with the slower state beside the fast one
+/// (`model::change`): twelve a side found the injected 10% in 14 of 40 pairs, twenty in
+/// 34 of 40.
+pub const INVOCATIONS: usize = 20;
 /// The injected slowdown.
 pub const INJECTED: f64 = 1.10;
 

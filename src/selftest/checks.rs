@@ -183,7 +183,7 @@ pub fn all() -> Vec<Check> {
         },
         Check {
             id: "noise.aa",
-            claim: "the same build measured twice, alternating (syscall, 12 processes each), \
+            claim: "the same build measured twice, alternating (syscall, 20 processes each), \
                     calls at most 5% of ids changed; a 10% slowdown injected into one id is \
                     found",
             pinned: false,
