@@ -1,13 +1,16 @@
-//! `timeshare crosscheck [FAMILY|ID…] [--pairs N] [--cpu N]`
+//! `timeshare crosscheck [FAMILY|ID…] [--pairs N] [--max-pairs M] [--budget S] [--cpu N]`
 //!
 //! Every selected row that declares an anchor (the tool a user would pick instead: perf
-//! bench, lmbench, fio) is run beside that tool: row, tool, row, tool… `--pairs` times,
-//! the whole command pinned to one CPU (children inherit the affinity, so a two-process
-//! row and a two-process tool both share that CPU). The row runs as its own quick
-//! `timeshare run ID --no-save`, a fresh process each time as the tool is. The table gives
-//! both medians, the median and range of the per-pair ratios and the verdict against the
-//! row's declared tolerance. Exit status 1 when a row is outside its tolerance without a
-//! declared reason, or gave no figure.
+//! bench, lmbench, fio) is run beside that tool: row, tool, row, tool…, the whole command
+//! pinned to one CPU (children inherit the affinity, so a two-process row and a
+//! two-process tool both share that CPU). The row runs as its own quick `timeshare run ID
+//! --no-save`, a fresh process each time as the tool is. The verdict is the ratio's
+//! interval against the row's declared tolerance, looked at after `--pairs` pairs and then
+//! at growing numbers of them while it straddles an edge, up to `--max-pairs` or the
+//! row's `--budget` of seconds ([`crate::model::crosscheck::Plan`]); one still straddling
+//! then is *undecided*. The table gives both medians, the median ratio, its interval and
+//! the verdict. Exit status 1 when a row is outside its tolerance without a declared
+//! reason, or gave no figure; undecided is not a failure.
 //!
 //! lmbench's programs calibrate themselves (timer resolution, timing and loop overhead)
 //! for up to a minute on every start unless `ENOUGH`, `TIMING_O` and `LOOP_O` are set;
@@ -40,7 +43,7 @@ use crate::harness::anchor::{self, Anchor, RowFigure, Server, ServerRuns};
 use crate::harness::contract::Benchmark;
 use crate::harness::procgroup::{self, Reaped};
 use crate::harness::{cpu, debris, interrupt};
-use crate::model::crosscheck::{CheckRow, Outcome, Pairing};
+use crate::model::crosscheck::{CheckRow, Outcome, Pairing, Plan, FAMILY_ALPHA};
 use crate::model::details::cache::CacheSweep;
 use crate::model::{Run, Status, Unit};
 use crate::report;
@@ -49,9 +52,15 @@ use crate::report;
 pub struct CrosscheckArgs {
     /// Families, ids or id prefixes (default: every row that declares an anchor)
     pub select: Vec<String>,
-    /// Interleaved pairs (row, tool) per row
-    #[arg(long, value_name = "N", default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..=100))]
+    /// Interleaved pairs (row, tool) before a row's first verdict (at least 2 are taken)
+    #[arg(long, value_name = "N", default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=100))]
     pub pairs: u32,
+    /// The most pairs a row takes while its verdict is undecided
+    #[arg(long, value_name = "M", default_value_t = 13, value_parser = clap::value_parser!(u32).range(1..=100))]
+    pub max_pairs: u32,
+    /// Seconds a row may spend on further pairs once past its first verdict
+    #[arg(long, value_name = "S", default_value_t = 120, value_parser = clap::value_parser!(u32).range(1..=3600))]
+    pub budget: u32,
     /// The CPU to pin everything to (default: the last usable one)
     #[arg(long, value_name = "N")]
     pub cpu: Option<usize>,
@@ -95,9 +104,10 @@ pub fn execute(args: CrosscheckArgs) -> Result<Exit> {
         Vec::new()
     };
     let mut rows = Vec::new();
-    let mut progress = Progress::new(
-        anchored.iter().map(|b| b.anchors().len()).sum::<usize>() * args.pairs as usize,
-    );
+    let plan = Plan::new(args.pairs as usize, args.max_pairs as usize);
+    let budget = Duration::from_secs(args.budget.into());
+    let mut progress =
+        Progress::new(anchored.iter().map(|b| b.anchors().len()).sum::<usize>() * plan.max());
     'rows: for b in &anchored {
         for a in b.anchors() {
             if interrupt::requested() {
@@ -112,7 +122,11 @@ pub fn execute(args: CrosscheckArgs) -> Result<Exit> {
             } else {
                 &[]
             };
-            let Some(outcome) = check(&exe, b, a, args.pairs, scratch.path(), env, &mut progress)
+            let pacing = Pacing {
+                plan: &plan,
+                budget,
+            };
+            let Some(outcome) = check(&exe, b, a, &pacing, scratch.path(), env, &mut progress)
             else {
                 break 'rows;
             };
@@ -145,8 +159,14 @@ pub fn execute(args: CrosscheckArgs) -> Result<Exit> {
         String::new()
     };
     output::print_text(&format!(
-        "pinned to CPU {pin}; {} interleaved pairs per row{lmbench_line}\n{}{stopped}",
-        args.pairs,
+        "pinned to CPU {pin}; interleaved pairs per row: {} while undecided, up to {} s \
+         a row (looks at {:?}, each interval at {:.1}%, {:.0}% for a verdict in all)\
+         {lmbench_line}\n{}{stopped}",
+        plan.max(),
+        args.budget,
+        plan.looks(),
+        (1.0 - plan.alpha_per_look()) * 100.0,
+        (1.0 - FAMILY_ALPHA) * 100.0,
         report::crosscheck::crosscheck_table(&rows)
     ))?;
     Ok(if interrupt::requested() {
@@ -158,9 +178,17 @@ pub fn execute(args: CrosscheckArgs) -> Result<Exit> {
     })
 }
 
-/// Pairs done out of all, and an estimate of the time left from those done.
+/// How many pairs a row may take: the plan's looks, and the time past the first look.
+struct Pacing<'a> {
+    plan: &'a Plan,
+    budget: Duration,
+}
+
+/// Pairs done (or no longer needed: a row decided early) out of the most the plans allow,
+/// and an estimate of the time left from the pairs measured.
 struct Progress {
     done: usize,
+    measured: usize,
     total: usize,
     start: Instant,
 }
@@ -169,19 +197,20 @@ impl Progress {
     fn new(total: usize) -> Progress {
         Progress {
             done: 0,
+            measured: 0,
             total,
             start: Instant::now(),
         }
     }
 
-    /// "crosscheck: 12/100 pairs done, about 4 min left; now ID against TOOL …"
+    /// "crosscheck: 12/100 pairs done, at most 4 min left; now ID against TOOL …"
     fn line(&self, now: &str) -> String {
-        let left = if self.done == 0 {
+        let left = if self.measured == 0 {
             String::new()
         } else {
-            let per_pair = self.start.elapsed().as_secs_f64() / self.done as f64;
+            let per_pair = self.start.elapsed().as_secs_f64() / self.measured as f64;
             let secs = per_pair * (self.total - self.done) as f64;
-            format!(", about {} left", rough_duration(secs))
+            format!(", at most {} left", rough_duration(secs))
         };
         format!(
             "crosscheck: {}/{} pairs done{left}; now {now} …",
@@ -205,19 +234,27 @@ fn rough_duration(secs: f64) -> String {
     }
 }
 
-/// The row beside its anchor, `pairs` times; `None` when the user stopped the command
-/// before the first pair was done (with at least one, the pairs done are the outcome).
+/// The row beside its anchor, pair after pair until the pacing's plan is decided; `None`
+/// when the user stopped the command before the first pair was done (with at least one,
+/// the pairs done are the outcome).
 fn check(
     exe: &Path,
     b: &Benchmark,
     a: &Anchor,
-    pairs: u32,
+    pacing: &Pacing,
     scratch: &Path,
     env: &[(String, String)],
     progress: &mut Progress,
 ) -> Option<Outcome> {
+    let plan = pacing.plan;
+    let alpha = plan.alpha_per_look();
+    let judge = |figures: &[(f64, f64)], shares: &[f64]| {
+        Pairing::with_interval(figures, alpha)
+            .map(|p| p.with_tool_shares(shares))
+            .map(|p| p.verdict(a.tolerance, a.explained.is_some()))
+    };
     let Some(found) = a.locate() else {
-        progress.done += pairs as usize;
+        progress.done += plan.max();
         return Some(Outcome::Missing {
             package: a.package.into(),
         });
@@ -245,7 +282,17 @@ fn check(
             Some(s) => Some(ToolServer::start(&program, s, env)?),
             None => None,
         };
-        for _ in 0..pairs {
+        let mut first_look: Option<Instant> = None;
+        let out_of_time =
+            |first: Option<Instant>| first.is_some_and(|t| t.elapsed() > pacing.budget);
+        while plan.wants_more(
+            figures.len(),
+            judge(&figures, &shares),
+            out_of_time(first_look),
+        ) {
+            if figures.len() >= plan.looks()[0] {
+                first_look.get_or_insert_with(Instant::now);
+            }
             let Some(row) = run_row(exe, b.id(), a.row_figure, scratch)? else {
                 return Ok(());
             };
@@ -259,16 +306,18 @@ fn check(
                 shares.push(share);
             }
             progress.done += 1;
+            progress.measured += 1;
         }
         Ok(())
     };
     let result = attempt();
+    progress.done += plan.max().saturating_sub(figures.len());
     if interrupt::requested() && figures.is_empty() {
         return None;
     }
     Some(
         match result.and_then(|()| {
-            Ok(Pairing::of(&figures)
+            Ok(Pairing::with_interval(&figures, alpha)
                 .context("a figure was not a positive number")?
                 .with_tool_shares(&shares))
         }) {

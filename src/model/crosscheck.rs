@@ -1,7 +1,23 @@
 //! A row beside the tool a user would pick instead: pairs of figures (timeshare, tool) taken
 //! alternately, their ratio, and the verdict against the row's declared tolerance. Pure.
+//!
+//! # Deciding by an interval, sequentially
+//! A median of three to five pair ratios on a noisy machine lands on either side of the
+//! tolerance from one run to the next wherever the pairs' own spread spans it. So the
+//! verdict is taken from the ratio's confidence interval (Student's t on the logarithms of
+//! the per-pair ratios): *within* when the whole interval lies inside 1 ± tolerance,
+//! outside when it lies wholly outside, *undecided* when it straddles an edge. Pairs are
+//! added while undecided, and the interval is looked at only at the [`Plan`]'s looks (a
+//! schedule growing about 1.6× a look). Each look's interval is at 1 − α/L for L looks
+//! (Bonferroni), so the chance that any verdict the plan reaches rests on an interval
+//! that missed the true ratio is at most α = [`FAMILY_ALPHA`], however many looks it took.
 
 use serde::{Deserialize, Serialize};
+
+use super::levels::t_quantile;
+
+/// The error rate of a whole sequential verdict (every look together).
+pub const FAMILY_ALPHA: f64 = 0.05;
 
 /// How a row compares with its anchor.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -17,6 +33,9 @@ pub enum Verdict {
     /// processes had the rest), and its figure scaled by that share agrees: the pair
     /// measured the machine's load, not a difference between the two programs.
     Contended,
+    /// The ratio's interval straddles an edge of the tolerance after the last look the
+    /// plan allowed: the pairs cannot tell here. Not a failure, and not a pass.
+    Undecided,
 }
 
 /// Below this share of its pinned CPU, a tool's wall-clock figure includes other
@@ -30,7 +49,61 @@ impl Verdict {
             Verdict::Outside => "OUTSIDE",
             Verdict::Explained => "explained",
             Verdict::Contended => "contended",
+            Verdict::Undecided => "undecided",
         }
+    }
+}
+
+/// When the interval is looked at: after `first` pairs, then at about 1.6× the last look,
+/// up to `max` pairs. The loop that adds pairs asks [`Plan::wants_more`] after each one.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Plan {
+    looks: Vec<usize>,
+}
+
+impl Plan {
+    /// The looks from `first` (at least 2: one pair has no spread) up to `max` (at least
+    /// `first`): 3, 5, 8, 12, 20 … for `first` 3.
+    pub fn new(first: usize, max: usize) -> Plan {
+        let first = first.max(2);
+        let max = max.max(first);
+        let mut looks = vec![first];
+        while *looks.last().expect("one look") < max {
+            let last = *looks.last().expect("one look");
+            looks.push(((last as f64 * 1.6).round() as usize).clamp(last + 1, max));
+        }
+        Plan { looks }
+    }
+
+    pub fn looks(&self) -> &[usize] {
+        &self.looks
+    }
+
+    /// The most pairs the plan takes.
+    pub fn max(&self) -> usize {
+        *self.looks.last().expect("a plan has a look")
+    }
+
+    /// The error rate of each look's interval: α over the number of looks.
+    pub fn alpha_per_look(&self) -> f64 {
+        FAMILY_ALPHA / self.looks.len() as f64
+    }
+
+    /// Whether to take another pair after `done`: not before the first look, not past
+    /// the last; at a look, only while `verdict` (of the pairs so far, at
+    /// [`Plan::alpha_per_look`]) is undecided. `out_of_time` stops at the next look
+    /// reached — or at once, when it is already past its first look: that stop is a look
+    /// in place of the ones it skips, so the number of looks never exceeds the plan's.
+    pub fn wants_more(&self, done: usize, verdict: Option<Verdict>, out_of_time: bool) -> bool {
+        if done >= self.max() {
+            return false;
+        }
+        if done < self.looks[0] {
+            return true;
+        }
+        let at_look = self.looks.contains(&done);
+        let decided = verdict.is_some_and(|v| v != Verdict::Undecided);
+        !(out_of_time || (at_look && decided))
     }
 }
 
@@ -51,9 +124,30 @@ pub struct Pairing {
     /// and keeps it busy, so 1 means nothing else ran there. `None` when not measured.
     #[serde(default)]
     pub tool_cpu_share: Option<f64>,
+    /// The ratio's confidence interval (from the per-pair ratios' logarithms, Student's t)
+    /// at [`Pairing::confidence`]; `None` with fewer than two pairs.
+    #[serde(default)]
+    pub ci_low: Option<f64>,
+    #[serde(default)]
+    pub ci_high: Option<f64>,
+    /// The interval's level, 1 − α per look (e.g. 0.99 for five looks at α 0.05).
+    #[serde(default)]
+    pub confidence: Option<f64>,
 }
 
 impl Pairing {
+    /// [`Pairing::of`] with the ratio's interval at 1 − `alpha` (two-sided).
+    pub fn with_interval(pairs: &[(f64, f64)], alpha: f64) -> Option<Pairing> {
+        let mut p = Pairing::of(pairs)?;
+        let logs: Vec<f64> = pairs.iter().map(|&(a, b)| (a / b).ln()).collect();
+        if let Some((lo, hi)) = log_mean_interval(&logs, alpha) {
+            p.ci_low = Some(lo);
+            p.ci_high = Some(hi);
+            p.confidence = Some(1.0 - alpha);
+        }
+        Some(p)
+    }
+
     /// `None` without at least one pair, or with a figure that is not a positive number.
     pub fn of(pairs: &[(f64, f64)]) -> Option<Pairing> {
         if pairs.is_empty()
@@ -74,6 +168,9 @@ impl Pairing {
             ratio_min: ratios.iter().copied().fold(f64::INFINITY, f64::min),
             ratio_max: ratios.iter().copied().fold(f64::NEG_INFINITY, f64::max),
             tool_cpu_share: None,
+            ci_low: None,
+            ci_high: None,
+            confidence: None,
         })
     }
 
@@ -96,23 +193,64 @@ impl Pairing {
         self.tool_cpu_share.map(|s| self.ratio_median / s)
     }
 
-    /// Within when |median ratio − 1| ≤ tolerance; contended when the tool had less than
-    /// [`BUSY_SHARE`] of its CPU and the ratio scaled by that share is within; otherwise
-    /// explained when a reason is declared, else outside.
+    /// With an interval ([`Pairing::with_interval`]): within when it lies inside 1 ±
+    /// tolerance; contended when the tool had less than [`BUSY_SHARE`] of its CPU and the
+    /// interval scaled by that share lies inside; undecided when the interval (or the
+    /// scaled one) straddles an edge; otherwise — wholly outside — explained when a reason
+    /// is declared, else outside. Without one (a single pair), the median ratio alone
+    /// decides, as a point.
     pub fn verdict(&self, tolerance: f64, explained: bool) -> Verdict {
-        let within = |r: f64| (r - 1.0).abs() <= tolerance + 1e-12;
-        if within(self.ratio_median) {
-            Verdict::Within
-        } else if self.tool_cpu_share.is_some_and(|s| s < BUSY_SHARE)
-            && self.busy_ratio().is_some_and(within)
-        {
-            Verdict::Contended
-        } else if explained {
-            Verdict::Explained
-        } else {
-            Verdict::Outside
+        let (lo, hi) = match (self.ci_low, self.ci_high) {
+            (Some(lo), Some(hi)) => (lo, hi),
+            _ => (self.ratio_median, self.ratio_median),
+        };
+        let place = |lo: f64, hi: f64| Placement::of(lo, hi, tolerance);
+        let scaled = self
+            .tool_cpu_share
+            .filter(|&s| s < BUSY_SHARE)
+            .map(|s| place(lo / s, hi / s));
+        match (place(lo, hi), scaled) {
+            (Placement::Inside, _) => Verdict::Within,
+            (_, Some(Placement::Inside)) => Verdict::Contended,
+            (Placement::Straddles, _) | (_, Some(Placement::Straddles)) => Verdict::Undecided,
+            (Placement::Outside, _) if explained => Verdict::Explained,
+            (Placement::Outside, _) => Verdict::Outside,
         }
     }
+}
+
+/// Where an interval lies against 1 ± tolerance.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Placement {
+    Inside,
+    Straddles,
+    Outside,
+}
+
+impl Placement {
+    fn of(lo: f64, hi: f64, tolerance: f64) -> Placement {
+        let (low_edge, high_edge) = (1.0 - tolerance - 1e-12, 1.0 + tolerance + 1e-12);
+        if lo >= low_edge && hi <= high_edge {
+            Placement::Inside
+        } else if hi < low_edge || lo > high_edge {
+            Placement::Outside
+        } else {
+            Placement::Straddles
+        }
+    }
+}
+
+/// The interval of exp(mean) of `logs` at 1 − `alpha`, by Student's t; `None` with fewer
+/// than two values.
+fn log_mean_interval(logs: &[f64], alpha: f64) -> Option<(f64, f64)> {
+    let n = logs.len();
+    if n < 2 {
+        return None;
+    }
+    let mean = logs.iter().sum::<f64>() / n as f64;
+    let var = logs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1) as f64;
+    let half = t_quantile(1.0 - alpha / 2.0, (n - 1) as f64) * (var / n as f64).sqrt();
+    Some(((mean - half).exp(), (mean + half).exp()))
 }
 
 /// One row beside one tool, as `timeshare crosscheck` prints it.
@@ -228,6 +366,114 @@ mod tests {
             None
         );
         assert_eq!(p.with_tool_shares(&[1.2]).tool_cpu_share, Some(1.0));
+    }
+
+    /// Pairs whose ratios are `ratios` (the tool's figure 1 each time).
+    fn pairs_of(ratios: &[f64]) -> Vec<(f64, f64)> {
+        ratios.iter().map(|&r| (r, 1.0)).collect()
+    }
+
+    #[test]
+    fn an_interval_inside_the_tolerance_is_within_and_one_across_an_edge_is_undecided() {
+        let tight =
+            Pairing::with_interval(&pairs_of(&[0.95, 1.0, 1.05, 0.98, 1.02]), 0.01).unwrap();
+        let (lo, hi) = (tight.ci_low.unwrap(), tight.ci_high.unwrap());
+        assert!(lo > 0.9 && hi < 1.1 && lo < 1.0 && hi > 1.0, "{lo}–{hi}");
+        assert_eq!(tight.confidence, Some(0.99));
+        assert_eq!(tight.verdict(0.10, false), Verdict::Within);
+        // The same median with a spread that reaches past the edge: not decided.
+        let wide = Pairing::with_interval(&pairs_of(&[0.85, 1.0, 1.15]), 0.01).unwrap();
+        assert_eq!(wide.ratio_median, 1.0);
+        assert_eq!(wide.verdict(0.10, false), Verdict::Undecided);
+        assert_eq!(wide.verdict(0.10, true), Verdict::Undecided);
+        // Wholly below the tolerance: outside, or explained when a reason is declared.
+        let low = Pairing::with_interval(&pairs_of(&[0.5, 0.52, 0.48, 0.51]), 0.01).unwrap();
+        assert_eq!(low.verdict(0.10, false), Verdict::Outside);
+        assert_eq!(low.verdict(0.10, true), Verdict::Explained);
+    }
+
+    #[test]
+    fn a_contended_tool_is_judged_by_its_scaled_interval() {
+        // The tool at half its CPU: its figures doubled, ratios near 0.5.
+        let p = Pairing::with_interval(&pairs_of(&[0.49, 0.51, 0.50, 0.50]), 0.01)
+            .unwrap()
+            .with_tool_shares(&[0.5, 0.5, 0.5, 0.5]);
+        assert_eq!(p.verdict(0.10, false), Verdict::Contended);
+        // A share that brings the interval only across the edge decides nothing.
+        let q = p.clone().with_tool_shares(&[0.45]);
+        assert_eq!(q.verdict(0.10, false), Verdict::Undecided);
+    }
+
+    #[test]
+    fn the_plan_looks_at_growing_numbers_of_pairs_and_stops_once_decided() {
+        let plan = Plan::new(3, 20);
+        assert_eq!(plan.looks(), &[3, 5, 8, 13, 20]);
+        assert!((plan.alpha_per_look() - 0.01).abs() < 1e-12);
+        assert_eq!(Plan::new(1, 1).looks(), &[2]);
+        assert_eq!(Plan::new(5, 5).looks(), &[5]);
+        let undecided = Some(Verdict::Undecided);
+        let within = Some(Verdict::Within);
+        assert!(plan.wants_more(1, None, false));
+        assert!(
+            plan.wants_more(2, None, true),
+            "no verdict before the first look"
+        );
+        assert!(!plan.wants_more(3, within, false));
+        assert!(plan.wants_more(3, undecided, false));
+        assert!(
+            plan.wants_more(4, within, false),
+            "4 is no look: its verdict is not read"
+        );
+        assert!(
+            !plan.wants_more(5, undecided, true),
+            "out of time past the first look"
+        );
+        assert!(!plan.wants_more(20, undecided, false));
+    }
+
+    /// Sequences of pairs drawn around a known true ratio, each taken through the plan as
+    /// the command does: how often the verdict it reaches is the wrong one.
+    fn verdicts_reached(true_ratio: f64, spread: f64, seed: u64) -> Vec<Verdict> {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand::rngs::SmallRng::seed_from_u64(seed);
+        let plan = Plan::new(3, 20);
+        (0..400)
+            .map(|_| {
+                let mut pairs = Vec::new();
+                let mut verdict = None;
+                while plan.wants_more(pairs.len(), verdict, false) {
+                    // A ratio with a log-normal spread: the product of a few uniform draws.
+                    let noise: f64 = (0..4).map(|_| rng.gen_range(-1.0..1.0)).sum::<f64>();
+                    pairs.push((true_ratio * (spread * noise / 2.0).exp(), 1.0));
+                    verdict = Pairing::with_interval(&pairs, plan.alpha_per_look())
+                        .map(|p| p.verdict(0.10, false));
+                }
+                verdict.unwrap()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_decided_verdict_is_wrong_at_most_at_the_stated_rate() {
+        for (seed, spread) in [(1, 0.03), (2, 0.08), (3, 0.15)] {
+            let agree = verdicts_reached(1.0, spread, seed);
+            let wrong = agree.iter().filter(|v| **v == Verdict::Outside).count();
+            assert!(
+                wrong as f64 <= FAMILY_ALPHA * 400.0,
+                "{wrong} of 400 at {spread}"
+            );
+            let apart = verdicts_reached(0.7, spread, seed + 10);
+            let wrong = apart.iter().filter(|v| **v == Verdict::Within).count();
+            assert!(
+                wrong as f64 <= FAMILY_ALPHA * 400.0,
+                "{wrong} of 400 at {spread}"
+            );
+        }
+        // A tight pair decides at the first looks; a loose one spends pairs and says so.
+        let tight = verdicts_reached(1.0, 0.02, 7);
+        assert!(tight.iter().all(|v| *v == Verdict::Within));
+        let loose = verdicts_reached(1.0, 0.4, 8);
+        assert!(loose.iter().any(|v| *v == Verdict::Undecided));
     }
 
     #[test]

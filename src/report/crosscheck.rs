@@ -8,8 +8,9 @@ use crate::model::unit::format_seconds;
 /// where a row's differs.
 const USUAL_TOLERANCE: f64 = 0.10;
 
-/// The table: the row with its tool under it, both medians, the ratio's median and range,
-/// the tool's share of its CPU and the verdict; then the reasons, numbered, and the
+/// The table: the row with its tool under it, both medians, the ratio's median and its
+/// interval (the pairs' range where there is none: one pair), the tool's share of its CPU,
+/// the pairs taken and the verdict; then the reasons, numbered, and the
 /// command lines below it. It fits 100 columns: a row's id and its tool share the first
 /// column (two lines), and the tolerance is said once.
 pub fn crosscheck_table(rows: &[CheckRow]) -> String {
@@ -18,14 +19,15 @@ pub fn crosscheck_table(rows: &[CheckRow]) -> String {
         "timeshare",
         "tool",
         "ratio",
-        "range",
+        "interval",
         "CPU",
+        "pairs",
         "verdict",
     ]);
     let mut notes = Vec::new();
     for r in rows {
         let mut cells = vec![format!("{}\n  {}", r.id, r.tool)];
-        let dashes = || -> Vec<String> { vec!["-".into(); 5] };
+        let dashes = || -> Vec<String> { vec!["-".into(); 6] };
         let mut verdict = match &r.outcome {
             Outcome::Missing { package } => {
                 cells.extend(dashes());
@@ -57,6 +59,14 @@ pub fn crosscheck_table(rows: &[CheckRow]) -> String {
                         p.busy_ratio().unwrap_or(p.ratio_median)
                     ));
                     verdict.push_str(&format!(" [{}]", notes.len()));
+                } else if word == Verdict::Undecided {
+                    notes.push(format!(
+                        "{}, {}: after {} pairs the ratio's interval still crosses an edge \
+                         of the tolerance: the pairs cannot tell here (more with \
+                         --max-pairs and --budget)",
+                        r.id, r.tool, p.pairs
+                    ));
+                    verdict.push_str(&format!(" [{}]", notes.len()));
                 } else if let Some(why) = &r.why {
                     notes.push(format!("{}, {}: {why}", r.id, r.tool));
                     verdict.push_str(&format!(" [{}]", notes.len()));
@@ -65,9 +75,13 @@ pub fn crosscheck_table(rows: &[CheckRow]) -> String {
                     format_seconds(p.row_median),
                     format_seconds(p.anchor_median),
                     format!("{:.2}×", p.ratio_median),
-                    format!("{:.2}–{:.2}", p.ratio_min, p.ratio_max),
+                    match (p.ci_low, p.ci_high) {
+                        (Some(lo), Some(hi)) => format!("{lo:.2}–{hi:.2}"),
+                        _ => format!("{:.2}–{:.2} range", p.ratio_min, p.ratio_max),
+                    },
                     p.tool_cpu_share
                         .map_or("-".into(), |s| format!("{:.0}%", s * 100.0)),
+                    p.pairs.to_string(),
                 ]);
                 verdict
             }
@@ -78,9 +92,10 @@ pub fn crosscheck_table(rows: &[CheckRow]) -> String {
         cells.push(verdict);
         t.add_row(cells);
     }
-    right(&mut t, &[1, 2, 3, 4, 5]);
+    right(&mut t, &[1, 2, 3, 4, 5, 6]);
     let mut out = format!(
-        "tolerance {} unless a verdict gives another; CPU: the share of its CPU the tool had\n{t}\n",
+        "tolerance {} unless a verdict gives another; interval: the ratio's, at the level \
+         above; CPU: the share of its CPU the tool had\n{t}\n",
         tolerance(USUAL_TOLERANCE)
     );
     for (i, n) in notes.iter().enumerate() {
@@ -99,8 +114,21 @@ pub fn crosscheck_table(rows: &[CheckRow]) -> String {
         .iter()
         .filter(|r| matches!(r.outcome, Outcome::Missing { .. }))
         .count();
+    let undecided = rows
+        .iter()
+        .filter(|r| {
+            matches!(
+                r.outcome,
+                Outcome::Paired {
+                    verdict: Verdict::Undecided,
+                    ..
+                }
+            )
+        })
+        .count();
     out.push_str(&format!(
-        "\n{paired} paired, {failing} failing, {missing} without their tool\n"
+        "\n{paired} paired, {failing} failing, {undecided} undecided, {missing} without \
+         their tool\n"
     ));
     out
 }
@@ -175,8 +203,34 @@ mod tests {
             "{printed}"
         );
         assert!(
-            text.contains("1 paired, 1 failing, 1 without their tool"),
+            text.contains("1 paired, 1 failing, 0 undecided, 1 without their tool"),
             "{text}"
+        );
+    }
+
+    #[test]
+    fn an_undecided_pair_shows_its_interval_and_says_what_would_decide_it() {
+        let p = Pairing::with_interval(&[(0.85, 1.0), (1.0, 1.0), (1.15, 1.0)], 0.01).unwrap();
+        let verdict = p.verdict(0.10, false);
+        assert_eq!(verdict, Verdict::Undecided);
+        let (lo, hi) = (p.ci_low.unwrap(), p.ci_high.unwrap());
+        let rows = [row(
+            "pipe.back.4",
+            Outcome::Paired {
+                pairing: p,
+                verdict,
+            },
+            None,
+        )];
+        let text = crosscheck_table(&rows);
+        assert!(text.contains("undecided [1]"), "{text}");
+        assert!(text.contains(&format!("{lo:.2}–{hi:.2}")), "{text}");
+        assert!(text.contains("after 3 pairs"), "{text}");
+        assert!(text.contains("0 failing, 1 undecided"), "{text}");
+        let printed = crate::report::style::fit(&text);
+        assert!(
+            printed.lines().all(|l| l.chars().count() <= 100),
+            "{printed}"
         );
     }
 
