@@ -473,7 +473,7 @@ mod tests {
         let tight = verdicts_reached(1.0, 0.02, 7);
         assert!(tight.iter().all(|v| *v == Verdict::Within));
         let loose = verdicts_reached(1.0, 0.4, 8);
-        assert!(loose.iter().any(|v| *v == Verdict::Undecided));
+        assert!(loose.contains(&Verdict::Undecided));
     }
 
     #[test]
