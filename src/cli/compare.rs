@@ -7,6 +7,7 @@ use clap::Args;
 use super::db::{usage_if_user, DbArgs};
 use super::errors::UsageError;
 use super::{output, suggest, Exit};
+use crate::model::agreement;
 use crate::model::change::DEFAULT_MIN_EFFECT;
 use crate::reference::{self, Quantity};
 use crate::report;
@@ -62,7 +63,37 @@ pub fn execute(args: CompareArgs) -> Result<Exit> {
     let table =
         compare_table(&columns, args.threshold / 100.0).map_err(|e| UsageError(e.to_string()))?;
     output::print_text(&table)?;
+    if let [Column::Run { run: a, .. }, Column::Run { run: b, .. }] = columns.as_slice() {
+        output::print_text(&detection_line(a, b, args.threshold / 100.0))?;
+    }
     Ok(Exit::Success)
+}
+
+/// The slow-downs injected into each id in turn, to say how large a change this pair of
+/// runs can tell (see `model::agreement::detection`).
+const INJECTED: [f64; 3] = [1.05, 1.10, 1.20];
+
+/// "this comparison can tell changes of about 10% here: …", from slow-downs injected into
+/// the second run one id at a time and the whole comparison decided again each time.
+fn detection_line(a: &crate::model::Run, b: &crate::model::Run, min_effect: f64) -> String {
+    let found = agreement::detection(&a.results, &b.results, &INJECTED, min_effect);
+    let tried = found.first().map_or(0, |d| d.tried);
+    if tried == 0 {
+        return "no id of both runs could be tested for what this comparison can tell\n".into();
+    }
+    let shares: Vec<String> = found
+        .iter()
+        .map(|d| format!("{:.0}%: {}", (d.factor - 1.0) * 100.0, d.found))
+        .collect();
+    let tell = agreement::detectable(&found).map_or_else(
+        || format!("more than {:.0}%", (INJECTED[2] - 1.0) * 100.0),
+        |f| format!("about {:.0}%", (f - 1.0) * 100.0),
+    );
+    format!(
+        "this comparison can tell changes of {tell} here: a slow-down injected into each of \
+         the {tried} unchanged ids in turn was found for {} of them\n",
+        shares.join(", ")
+    )
 }
 
 /// A name is a run when it is `last`, `last-any` or a number; else a reference machine;

@@ -42,7 +42,7 @@ use crate::bench::Registry;
 use crate::harness::anchor::{self, Anchor, RowFigure, Server, ServerRuns};
 use crate::harness::contract::Benchmark;
 use crate::harness::procgroup::{self, Reaped};
-use crate::harness::{cpu, debris, interrupt};
+use crate::harness::{calibration, cpu, debris, interrupt};
 use crate::model::crosscheck::{CheckRow, Outcome, Pairing, Plan, FAMILY_ALPHA};
 use crate::model::details::cache::CacheSweep;
 use crate::model::{Run, Status, Unit};
@@ -64,6 +64,10 @@ pub struct CrosscheckArgs {
     /// The CPU to pin everything to (default: the last usable one)
     #[arg(long, value_name = "N")]
     pub cpu: Option<usize>,
+    /// Measure lmbench's timing calibration again instead of taking the one kept for this
+    /// machine
+    #[arg(long)]
+    pub recalibrate: bool,
 }
 
 pub fn execute(args: CrosscheckArgs) -> Result<Exit> {
@@ -98,8 +102,7 @@ pub fn execute(args: CrosscheckArgs) -> Result<Exit> {
         .flat_map(|b| b.anchors())
         .any(|a| a.package == "lmbench" && a.locate().is_some())
     {
-        eprintln!("crosscheck: lmbench's timing calibration, once (enough, timing_o, loop_o) …");
-        lmbench_calibration(scratch.path())
+        kept_lmbench_calibration(scratch.path(), args.recalibrate)
     } else {
         Vec::new()
     };
@@ -646,6 +649,41 @@ fn run_tool(
 /// from its `enough`, `timing_o` and `loop_o` programs (kept from the environment when
 /// set there). A program that is missing or prints no number leaves its variable unset,
 /// and the lmbench programs then calibrate themselves as usual.
+/// lmbench's calibration: the one kept for this machine (younger than
+/// `calibration::KEEP_DAYS`), else measured and kept. With any of its variables already
+/// in the environment, those win, the rest is measured, and nothing is kept.
+fn kept_lmbench_calibration(scratch: &Path, recalibrate: bool) -> Vec<(String, String)> {
+    let machine = calibration::machine_key();
+    let path = calibration::default_path();
+    let in_env = ["ENOUGH", "TIMING_O", "LOOP_O"]
+        .iter()
+        .any(|v| std::env::var_os(v).is_some());
+    if !(recalibrate || in_env) {
+        if let Some(kept) = path
+            .as_deref()
+            .and_then(|p| calibration::load(p, &machine, chrono::Utc::now()))
+        {
+            eprintln!(
+                "crosscheck: lmbench's timing calibration kept for this machine ({}; \
+                 --recalibrate measures it again)",
+                path.as_deref()
+                    .map_or(String::new(), |p| p.display().to_string())
+            );
+            return kept;
+        }
+    }
+    eprintln!("crosscheck: lmbench's timing calibration, once (enough, timing_o, loop_o) …");
+    let measured = lmbench_calibration(scratch);
+    if !in_env && measured.len() == 3 {
+        if let Some(p) = &path {
+            if let Err(e) = calibration::save(p, &machine, &measured) {
+                eprintln!("crosscheck: {e:#}");
+            }
+        }
+    }
+    measured
+}
+
 fn lmbench_calibration(scratch: &Path) -> Vec<(String, String)> {
     [
         ("ENOUGH", "enough"),

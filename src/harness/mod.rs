@@ -4,6 +4,7 @@
 //! Nothing here prints; progress goes through [`Observer`].
 
 pub mod anchor;
+pub mod calibration;
 pub mod children;
 pub mod clock;
 pub mod contract;

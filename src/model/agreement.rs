@@ -10,6 +10,8 @@
 //!   given spread.
 //! - [`inject`]: one id's figures scaled, as if that row had become slower by a factor —
 //!   the injected change an A/A check must still find.
+//! - [`detection`]: how often such a slow-down, injected into one id at a time, is found
+//!   by a comparison of two given runs: the smallest change that comparison can tell.
 
 use super::change::{self, Verdict};
 use super::result::{BenchResult, Run};
@@ -81,6 +83,86 @@ fn clean(r: &BenchResult) -> Vec<f64> {
         .filter(|s| !s.culled)
         .map(|s| s.value)
         .collect()
+}
+
+/// How a slow-down by `factor`, injected into one id at a time, fared in a comparison.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Detection {
+    /// The slow-down: 1.10 is 10% more time a call (or 10% less bandwidth).
+    pub factor: f64,
+    /// Ids whose injected slow-down was called slower.
+    pub found: usize,
+    /// Ids tried: those compared and not called changed before the injection.
+    pub tried: usize,
+}
+
+impl Detection {
+    pub fn share(&self) -> f64 {
+        self.found as f64 / self.tried.max(1) as f64
+    }
+}
+
+/// For each of `factors`, each id `after` shares with `before` (and not already called
+/// changed) slowed by that factor in `after` alone, the whole comparison decided again
+/// (the correction for many ids included, as `compare` decides it), and counted when that
+/// id is called slower. A throughput row is slowed by dividing its figures.
+pub fn detection(
+    before: &[BenchResult],
+    after: &[BenchResult],
+    factors: &[f64],
+    min_effect: f64,
+) -> Vec<Detection> {
+    let unchanged: Vec<String> = decide(before, after, min_effect)
+        .into_iter()
+        .filter(|d| d.verdict == Verdict::NoChange)
+        .map(|d| d.id)
+        .collect();
+    factors
+        .iter()
+        .map(|&factor| {
+            let found = unchanged
+                .iter()
+                .filter(|id| slowed_is_found(before, after, id, factor, min_effect))
+                .count();
+            Detection {
+                factor,
+                found,
+                tried: unchanged.len(),
+            }
+        })
+        .collect()
+}
+
+fn slowed_is_found(
+    before: &[BenchResult],
+    after: &[BenchResult],
+    id: &str,
+    factor: f64,
+    min_effect: f64,
+) -> bool {
+    let lower_is_better = after
+        .iter()
+        .find(|r| r.id == id)
+        .is_none_or(|r| r.better == super::unit::Better::Lower);
+    let scale = if lower_is_better {
+        factor
+    } else {
+        1.0 / factor
+    };
+    let slowed = inject_results(after, id, scale);
+    decide(before, &slowed, min_effect)
+        .iter()
+        .any(|d| d.id == id && d.verdict == Verdict::Slower)
+}
+
+/// The smallest of `detections`' factors found for at least half the ids tried: "this
+/// comparison can tell changes of about X% here". `None` when none was.
+pub fn detectable(detections: &[Detection]) -> Option<f64> {
+    detections
+        .iter()
+        .filter(|d| d.tried > 0 && d.share() >= 0.5)
+        .map(|d| d.factor)
+        .min_by(f64::total_cmp)
 }
 
 /// How many of `decided` were called faster or slower.
@@ -321,6 +403,37 @@ mod tests {
         );
         let getpid = noisy.iter().find(|d| d.id == "syscall.getpid").unwrap();
         assert_eq!(getpid.verdict, Verdict::NoChange, "{getpid:?}");
+    }
+
+    #[test]
+    fn detection_finds_more_of_larger_slowdowns_and_fewer_between_noisy_runs() {
+        let recorded_a = recorded(include_str!("../../tests/fixtures/aa-1.json"));
+        let a = quiet(&recorded_a, [0.99, 1.01, 1.0]);
+        let b = quiet(&recorded_a, [1.0, 0.99, 1.01]);
+        let factors = [1.02, 1.05, 1.10, 1.20];
+        let quiet_pair = detection(&a.results, &b.results, &factors, change::DEFAULT_MIN_EFFECT);
+        assert!(quiet_pair[0].tried >= 25, "{quiet_pair:?}");
+        // Below the 5% effect threshold nothing is called, whatever the test says.
+        assert_eq!(quiet_pair[0].found, 0, "{quiet_pair:?}");
+        // Processes within 1% a side: a 10% slow-down stands out of every id.
+        assert_eq!(quiet_pair[2].found, quiet_pair[2].tried, "{quiet_pair:?}");
+        assert!(quiet_pair.windows(2).all(|w| w[0].found <= w[1].found));
+        let tell = detectable(&quiet_pair).expect("a 10% slow-down is found");
+        assert!(tell > 1.02 && tell <= 1.10, "{tell} {quiet_pair:?}");
+        // The recorded pair, whose processes disagreed by far more: less is found.
+        let recorded_b = recorded(include_str!("../../tests/fixtures/aa-2.json"));
+        let noisy = detection(
+            &recorded_a.results,
+            &recorded_b.results,
+            &factors,
+            change::DEFAULT_MIN_EFFECT,
+        );
+        assert!(noisy[2].share() < quiet_pair[2].share(), "{noisy:?}");
+        assert!(
+            noisy.windows(2).all(|w| w[0].found <= w[1].found),
+            "{noisy:?}"
+        );
+        assert_eq!(detectable(&[]), None);
     }
 
     #[test]
