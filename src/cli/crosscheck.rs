@@ -674,7 +674,14 @@ fn kept_lmbench_calibration(scratch: &Path, recalibrate: bool) -> Vec<(String, S
     }
     eprintln!("crosscheck: lmbench's timing calibration, once (enough, timing_o, loop_o) …");
     let measured = lmbench_calibration(scratch);
-    if !in_env && measured.len() == 3 {
+    // lmbench's `enough` asks for longer intervals on a busy machine: a calibration taken
+    // with more runnable work than CPUs is used once, not kept for the next month.
+    let busy = <procfs::LoadAverage as procfs::Current>::current()
+        .map_or(true, |l| l.one as f64 > calibration::online_cpus() as f64);
+    if busy {
+        eprintln!("crosscheck: the machine was busy (load above its CPUs): calibration not kept");
+    }
+    if !in_env && !busy && measured.len() == 3 {
         if let Some(p) = &path {
             if let Err(e) = calibration::save(p, &machine, &measured) {
                 eprintln!("crosscheck: {e:#}");

@@ -38,9 +38,17 @@ pub fn machine_key() -> String {
         .filter_map(|l| l.split_once(':'))
         .find(|(k, _)| k.trim() == "model name")
         .map_or("unknown processor", |(_, v)| v.trim());
-    let cpus = std::thread::available_parallelism().map_or(0, usize::from);
+    let cpus = online_cpus();
     let release = std::fs::read_to_string("/proc/sys/kernel/osrelease").unwrap_or_default();
     format!("{model}; {cpus} CPUs; Linux {}", release.trim())
+}
+
+/// The CPUs online, whatever this process is pinned to (the command pins itself before
+/// it calibrates).
+pub fn online_cpus() -> usize {
+    // SAFETY: sysconf reads a system value and has no memory arguments.
+    let n = unsafe { libc::sysconf(libc::_SC_NPROCESSORS_ONLN) };
+    usize::try_from(n).unwrap_or(1).max(1)
 }
 
 /// Where the calibration is kept: timeshare's data directory.

@@ -21,7 +21,7 @@ pub fn crosscheck_table(rows: &[CheckRow]) -> String {
         "ratio",
         "interval",
         "CPU",
-        "pairs",
+        "n",
         "verdict",
     ]);
     let mut notes = Vec::new();
@@ -95,7 +95,7 @@ pub fn crosscheck_table(rows: &[CheckRow]) -> String {
     right(&mut t, &[1, 2, 3, 4, 5, 6]);
     let mut out = format!(
         "tolerance {} unless a verdict gives another; interval: the ratio's, at the level \
-         above; CPU: the share of its CPU the tool had\n{t}\n",
+         above; CPU: the share of its CPU the tool had; n: pairs taken\n{t}\n",
         tolerance(USUAL_TOLERANCE)
     );
     for (i, n) in notes.iter().enumerate() {
