@@ -1,0 +1,210 @@
+// The call mix counted in the kernel (docs/observe.md, "Counting in the kernel"): every
+// system call's entry and exit on the machine, tallied in BPF maps that user space reads
+// once an interval. No record per call leaves the kernel.
+//
+// Built by build.rs with clang (`-target bpf`) when clang is there; loaded by
+// src/harness/observe/kcount.rs. Written against the kernel's UAPI header only (no
+// vmlinux.h, no libbpf headers), so that Debian's clang alone builds it.
+#include <linux/types.h>
+#include <linux/bpf.h>
+
+#define SEC(name) __attribute__((section(name), used))
+#define INLINE static __always_inline
+
+// The helpers, by their numbers in the kernel's UAPI.
+static void *(*bpf_map_lookup_elem)(void *map, const void *key) = (void *)BPF_FUNC_map_lookup_elem;
+static long (*bpf_map_update_elem)(void *map, const void *key, const void *value,
+                                   __u64 flags) = (void *)BPF_FUNC_map_update_elem;
+static long (*bpf_map_delete_elem)(void *map, const void *key) = (void *)BPF_FUNC_map_delete_elem;
+static __u64 (*bpf_ktime_get_ns)(void) = (void *)BPF_FUNC_ktime_get_ns;
+static __u64 (*bpf_get_current_pid_tgid)(void) = (void *)BPF_FUNC_get_current_pid_tgid;
+static long (*bpf_get_current_comm)(void *buf, __u32 size) = (void *)BPF_FUNC_get_current_comm;
+static long (*bpf_probe_read_kernel)(void *dst, __u32 size,
+                                     const void *src) = (void *)BPF_FUNC_probe_read_kernel;
+
+// A map as the legacy "maps" section declares it (the loader reads the first five fields).
+struct map_def {
+    __u32 type, key_size, value_size, max_entries, map_flags;
+};
+#define MAP(name, kind, key, value, entries)                                                  \
+    struct map_def name SEC("maps") = {                                                       \
+        .type = kind, .key_size = sizeof(key), .value_size = sizeof(value),                  \
+        .max_entries = entries}
+
+// Keep in step with kcount.rs.
+#define COMM_LEN 16
+#define MAX_CALL 512  // call numbers with a histogram (x86-64 has about 460)
+#define SLOTS 48      // log2 slots of nanoseconds: up to 2^47 ns, 39 hours
+
+struct key {
+    __u32 tgid;
+    __u32 nr;
+    char comm[COMM_LEN];
+};
+
+struct tally {
+    __u64 count;
+    __u64 timed;
+    __u64 ns;
+};
+
+struct pending {
+    __u64 since;
+    struct key key;
+};
+
+struct hist {
+    __u64 slot[SLOTS];
+};
+
+struct config {
+    __u32 skip_tgid;     // the observer's process
+    __u32 only_threads;  // leave out only its threads in skip_tids, not the whole process
+    __u32 timed;         // entries wait for their exits (the call's time)
+    __u32 fork_child_at; // offset of child_pid in sched_process_fork's record
+};
+
+enum stat {
+    STAT_CALLS,          // calls counted (entries)
+    STAT_TALLY_FULL,     // calls not kept: the tally map was full
+    STAT_PENDING_FULL,   // entries not timed: the pending map was full (counted untimed)
+    STAT_UNENTERED,      // exits whose entry was not seen (before the span)
+    STAT_UNPAIRED,       // entries followed by another entry of the same thread
+    STAT_FORKS_FULL,     // forks not kept: the parents map was full
+    STATS
+};
+
+MAP(config, BPF_MAP_TYPE_ARRAY, __u32, struct config, 1);
+MAP(skip_tids, BPF_MAP_TYPE_HASH, __u32, __u8, 1024);
+MAP(tallies, BPF_MAP_TYPE_HASH, struct key, struct tally, 65536);
+MAP(pending, BPF_MAP_TYPE_HASH, __u32, struct pending, 65536);
+MAP(hists, BPF_MAP_TYPE_PERCPU_ARRAY, __u32, struct hist, MAX_CALL);
+MAP(parents, BPF_MAP_TYPE_HASH, __u32, __u32, 65536);
+MAP(stats, BPF_MAP_TYPE_PERCPU_ARRAY, __u32, __u64, STATS);
+
+char LICENSE[] SEC("license") = "Dual MIT/GPL";
+
+INLINE void bump(__u32 which) {
+    __u64 *n = bpf_map_lookup_elem(&stats, &which);
+    if (n)
+        *n += 1; // per CPU: no other writer
+}
+
+// Add one call (and its time, if timed) to its key's tally.
+INLINE void tally(const struct key *k, int timed, __u64 ns) {
+    struct tally *t = bpf_map_lookup_elem(&tallies, k);
+    if (!t) {
+        struct tally zero = {};
+        bpf_map_update_elem(&tallies, k, &zero, BPF_NOEXIST);
+        t = bpf_map_lookup_elem(&tallies, k);
+        if (!t) {
+            bump(STAT_TALLY_FULL);
+            return;
+        }
+    }
+    __sync_fetch_and_add(&t->count, 1);
+    if (timed) {
+        __sync_fetch_and_add(&t->timed, 1);
+        __sync_fetch_and_add(&t->ns, ns);
+    }
+}
+
+// floor(log2(v)) for v > 0, without a loop.
+INLINE __u32 log2_u64(__u64 v) {
+    __u32 r = 0, shift;
+    shift = (v > 0xFFFFFFFFull) << 5; v >>= shift; r |= shift;
+    shift = (v > 0xFFFF) << 4; v >>= shift; r |= shift;
+    shift = (v > 0xFF) << 3; v >>= shift; r |= shift;
+    shift = (v > 0xF) << 2; v >>= shift; r |= shift;
+    shift = (v > 0x3) << 1; v >>= shift; r |= shift;
+    r |= (v >> 1);
+    return r;
+}
+
+INLINE void histogram(__u32 nr, __u64 ns) {
+    if (nr >= MAX_CALL)
+        return;
+    struct hist *h = bpf_map_lookup_elem(&hists, &nr);
+    if (!h)
+        return;
+    __u32 s = ns ? log2_u64(ns) : 0;
+    if (s >= SLOTS)
+        s = SLOTS - 1;
+    h->slot[s] += 1; // per CPU: no other writer
+}
+
+// raw_syscalls:sys_enter, raw: (struct pt_regs *regs, long id).
+SEC("raw_tracepoint/sys_enter")
+int timeshare_sys_enter(struct bpf_raw_tracepoint_args *ctx) {
+    __u32 zero = 0;
+    struct config *cfg = bpf_map_lookup_elem(&config, &zero);
+    if (!cfg)
+        return 0;
+    __u64 id = bpf_get_current_pid_tgid();
+    __u32 tgid = id >> 32, tid = (__u32)id;
+    if (tgid == cfg->skip_tgid &&
+        (!cfg->only_threads || bpf_map_lookup_elem(&skip_tids, &tid)))
+        return 0;
+    struct pending p = {};
+    p.key.tgid = tgid;
+    p.key.nr = (__u32)ctx->args[1];
+    bpf_get_current_comm(p.key.comm, sizeof(p.key.comm));
+    bump(STAT_CALLS);
+    // exit and exit_group never return: counted now, untimed.
+    if (!cfg->timed || p.key.nr == 60 || p.key.nr == 231) {
+        tally(&p.key, 0, 0);
+        return 0;
+    }
+    p.since = bpf_ktime_get_ns();
+    long err = bpf_map_update_elem(&pending, &tid, &p, BPF_NOEXIST);
+    if (err == -17 /* EEXIST */) {
+        // The thread's last entry had no exit: count it, untimed, and wait for this one.
+        struct pending *old = bpf_map_lookup_elem(&pending, &tid);
+        if (old) {
+            struct key k = old->key;
+            tally(&k, 0, 0);
+        }
+        bump(STAT_UNPAIRED);
+        err = bpf_map_update_elem(&pending, &tid, &p, BPF_ANY);
+    }
+    if (err) {
+        bump(STAT_PENDING_FULL);
+        tally(&p.key, 0, 0);
+    }
+    return 0;
+}
+
+// raw_syscalls:sys_exit, raw: (struct pt_regs *regs, long ret). Attached only when calls
+// are timed; the call is counted here, with its time, from its thread's pending entry.
+SEC("raw_tracepoint/sys_exit")
+int timeshare_sys_exit(struct bpf_raw_tracepoint_args *ctx) {
+    __u32 tid = (__u32)bpf_get_current_pid_tgid();
+    struct pending *p = bpf_map_lookup_elem(&pending, &tid);
+    if (!p) {
+        bump(STAT_UNENTERED);
+        return 0;
+    }
+    __u64 now = bpf_ktime_get_ns();
+    __u64 ns = now > p->since ? now - p->since : 0;
+    struct key k = p->key;
+    bpf_map_delete_elem(&pending, &tid);
+    tally(&k, 1, ns);
+    histogram(k.nr, ns);
+    return 0;
+}
+
+// sched:sched_process_fork, in the parent: the child's number and the parent's process,
+// for the observed command's tree.
+SEC("tracepoint/sched/sched_process_fork")
+int timeshare_fork(void *ctx) {
+    __u32 zero = 0;
+    struct config *cfg = bpf_map_lookup_elem(&config, &zero);
+    if (!cfg)
+        return 0;
+    __u32 child = 0, at = cfg->fork_child_at & 0xff;
+    bpf_probe_read_kernel(&child, sizeof(child), (char *)ctx + at);
+    __u32 parent = bpf_get_current_pid_tgid() >> 32;
+    if (child && bpf_map_update_elem(&parents, &child, &parent, BPF_ANY))
+        bump(STAT_FORKS_FULL);
+    return 0;
+}
