@@ -6,12 +6,17 @@
 //!
 //! # Counting model
 //! At a call's entry the program keys it by process (tgid), call number and command
-//! (the thread's comm at that moment). Timed, the entry waits in a per-thread map for
-//! its exit, where it is counted with its time (`bpf_ktime_get_ns`, CLOCK_MONOTONIC:
+//! (the thread's comm at that moment). Timed, the entry waits on its CPU for its exit
+//! (moved to a map by thread when the thread is switched out inside the call, so that a
+//! call that sleeps or is preempted is found on whatever CPU it returns), where it is
+//! counted with its time (`bpf_ktime_get_ns`, CLOCK_MONOTONIC:
 //! wall time in the kernel, sleep included, as on the perf path) and its log2 slot of
 //! nanoseconds is added to the call's histogram; a call still in the kernel at the end
 //! is counted as unfinished, and `exit`/`exit_group` are counted at their entry. Untimed,
-//! every call is counted at its entry. A fork records the child's parent, for the
+//! every call is counted at its entry. Counts gather per CPU in a run of one key (the
+//! same process making the same call, as a loop does) and go to the shared map when the
+//! key changes, so that the common call touches no shared map and takes no lock. A fork
+//! records the child's parent, for the
 //! observed command's tree. What a full map could not keep is counted, never guessed.
 //! The observer's own calls are left out in the kernel: the whole process's, or only its
 //! observing threads' (refreshed each tenth of a second).
@@ -77,6 +82,20 @@ struct Hist {
     slot: [u64; SLOTS],
 }
 
+/// The program's `struct cpu`: one CPU's call in progress and its run of calls not yet
+/// added to the shared tally.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+struct Cpu {
+    tid: u32,
+    in_call: u32,
+    since: u64,
+    key: Key,
+    run_key: Key,
+    run: KTally,
+    calls: u64,
+}
+
 /// The program's `struct config`.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default)]
@@ -85,6 +104,7 @@ struct Config {
     only_threads: u32,
     timed: u32,
     fork_child_at: u32,
+    empty: u32,
 }
 
 // SAFETY: plain C structs of integers, laid out as the program's (repr(C)), with no
@@ -98,13 +118,14 @@ unsafe impl aya::Pod for Pending {}
 unsafe impl aya::Pod for Hist {}
 // SAFETY: as above.
 unsafe impl aya::Pod for Config {}
+// SAFETY: as above.
+unsafe impl aya::Pod for Cpu {}
 
 /// The program's `enum stat`.
-const STAT_CALLS: u32 = 0;
-const STAT_TALLY_FULL: u32 = 1;
-const STAT_PENDING_FULL: u32 = 2;
-const STAT_UNENTERED: u32 = 3;
-const STAT_UNPAIRED: u32 = 4;
+const STAT_TALLY_FULL: u32 = 0;
+const STAT_PENDING_FULL: u32 = 1;
+const STAT_UNENTERED: u32 = 2;
+const STAT_UNPAIRED: u32 = 3;
 
 /// Whether this build carries the BPF counter (clang was there when it was built).
 pub fn built() -> bool {
@@ -144,6 +165,7 @@ impl KernelCounting {
             timed: u32::from(timed),
             fork_child_at: super::stream::field_of("sched/sched_process_fork", "child_pid")
                 .unwrap_or(20) as u32,
+            empty: u32::from(std::env::var_os("TIMESHARE_BPF_EMPTY").is_some()),
         };
         set_config(&mut bpf, config).map_err(|e| format!("configuring the BPF counter: {e}"))?;
         refresh_observer_threads(&mut bpf, leave_out);
@@ -157,10 +179,10 @@ impl KernelCounting {
                     let _me = super::ObserverThread::register();
                     while !stop.load(Ordering::Relaxed) {
                         refresh_observer_threads(&mut bpf, leave_out);
-                        total.store(stat(&bpf, STAT_CALLS), Ordering::Relaxed);
+                        total.store(calls_counted(&bpf), Ordering::Relaxed);
                         std::thread::sleep(TICK);
                     }
-                    total.store(stat(&bpf, STAT_CALLS), Ordering::Relaxed);
+                    total.store(calls_counted(&bpf), Ordering::Relaxed);
                     bpf
                 })
                 .map_err(|e| format!("starting the reader of the BPF counter: {e}"))?
@@ -209,6 +231,9 @@ fn set_config(bpf: &mut aya::Ebpf, config: Config) -> anyhow::Result<()> {
 fn attach(bpf: &mut aya::Ebpf, timed: bool) -> anyhow::Result<()> {
     let mut calls = vec![("timeshare_sys_enter", "sys_enter")];
     if timed {
+        // The switch program before the exit's: an entry must never be left on a CPU its
+        // thread has left.
+        calls.insert(0, ("timeshare_switch", "sched_switch"));
         calls.push(("timeshare_sys_exit", "sys_exit"));
     }
     // The fork program first: a child forked between the call programs' attaching and
@@ -234,7 +259,7 @@ fn program<'a>(
 
 /// Detach the call programs before the maps are read, so that the tally is of one span.
 fn detach(bpf: &mut aya::Ebpf) {
-    for name in ["timeshare_sys_enter", "timeshare_sys_exit"] {
+    for name in ["timeshare_sys_enter", "timeshare_sys_exit", "timeshare_switch"] {
         let p: Option<&mut aya::programs::RawTracePoint> =
             bpf.program_mut(name).and_then(|p| p.try_into().ok());
         if let Some(p) = p {
@@ -273,6 +298,18 @@ fn stat(bpf: &aya::Ebpf, which: u32) -> u64 {
         .map_or(0, |v| v.iter().sum())
 }
 
+/// The calls counted so far (entries), summed over the CPUs.
+fn calls_counted(bpf: &aya::Ebpf) -> u64 {
+    per_cpu_states(bpf).iter().map(|c| c.calls).sum()
+}
+
+fn per_cpu_states(bpf: &aya::Ebpf) -> Vec<Cpu> {
+    bpf.map("cpus")
+        .and_then(|m| aya::maps::PerCpuArray::<_, Cpu>::try_from(m).ok())
+        .and_then(|a| a.get(&0, 0).ok())
+        .map_or_else(Vec::new, |v| v.iter().copied().collect())
+}
+
 fn comm_name(comm: &[u8; COMM_LEN]) -> String {
     let end = comm.iter().position(|&c| c == 0).unwrap_or(COMM_LEN);
     String::from_utf8_lossy(&comm[..end]).into_owned()
@@ -287,8 +324,14 @@ fn read_tally(bpf: &aya::Ebpf, timed: bool) -> anyhow::Result<KernelTally> {
             .ok_or_else(|| anyhow::anyhow!("no {name} map in the BPF object"))
     };
     let tallies = aya::maps::HashMap::<_, Key, KTally>::try_from(map("tallies")?)?;
-    for entry in tallies.iter() {
+    let cpus = per_cpu_states(bpf);
+    // Each CPU's last run, not yet in the shared map, is added here.
+    let runs = cpus.iter().map(|c| Ok((c.run_key, c.run)));
+    for entry in tallies.iter().map(|e| e.map_err(anyhow::Error::from)).chain(runs) {
         let (k, t) = entry?;
+        if t.count == 0 {
+            continue;
+        }
         let cmd = tally.command_index(comm_name(&k.comm));
         let into = tally.counts.entry((k.tgid, cmd, k.nr)).or_default();
         *into = Tallied {
@@ -300,7 +343,16 @@ fn read_tally(bpf: &aya::Ebpf, timed: bool) -> anyhow::Result<KernelTally> {
     }
     // Calls still in the kernel: counted (their entry was seen), unfinished.
     let pending = aya::maps::HashMap::<_, u32, Pending>::try_from(map("pending")?)?;
-    for entry in pending.iter() {
+    let on_cpus = cpus.iter().filter(|c| c.in_call != 0).map(|c| {
+        Ok((
+            c.tid,
+            Pending {
+                since: c.since,
+                key: c.key,
+            },
+        ))
+    });
+    for entry in pending.iter().map(|e| e.map_err(anyhow::Error::from)).chain(on_cpus) {
         let (tid, p) = entry?;
         let cmd = tally.command_index(comm_name(&p.key.comm));
         let key = (p.key.tgid, cmd, p.key.nr);

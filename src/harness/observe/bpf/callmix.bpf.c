@@ -57,15 +57,29 @@ struct hist {
     __u64 slot[SLOTS];
 };
 
+// What one CPU holds between two calls, so that the common call touches no shared map:
+// the call its current thread is in (moved to `pending` if the thread is switched out
+// inside it), and a run of calls of one key not yet added to `tallies` (added when the
+// key changes; the reader adds what is left).
+struct cpu {
+    __u32 tid;
+    __u32 in_call;
+    __u64 since;
+    struct key key;
+    struct key run_key;
+    struct tally run;
+    __u64 calls; // entries counted on this CPU
+};
+
 struct config {
     __u32 skip_tgid;     // the observer's process
     __u32 only_threads;  // leave out only its threads in skip_tids, not the whole process
     __u32 timed;         // entries wait for their exits (the call's time)
     __u32 fork_child_at; // offset of child_pid in sched_process_fork's record
+    __u32 empty;         // count nothing: what the tracepoints cost bare (--cost)
 };
 
 enum stat {
-    STAT_CALLS,          // calls counted (entries)
     STAT_TALLY_FULL,     // calls not kept: the tally map was full
     STAT_PENDING_FULL,   // entries not timed: the pending map was full (counted untimed)
     STAT_UNENTERED,      // exits whose entry was not seen (before the span)
@@ -76,6 +90,7 @@ enum stat {
 
 MAP(config, BPF_MAP_TYPE_ARRAY, __u32, struct config, 1);
 MAP(skip_tids, BPF_MAP_TYPE_HASH, __u32, __u8, 1024);
+MAP(cpus, BPF_MAP_TYPE_PERCPU_ARRAY, __u32, struct cpu, 1);
 MAP(tallies, BPF_MAP_TYPE_HASH, struct key, struct tally, 65536);
 MAP(pending, BPF_MAP_TYPE_HASH, __u32, struct pending, 65536);
 MAP(hists, BPF_MAP_TYPE_PERCPU_ARRAY, __u32, struct hist, MAX_CALL);
@@ -90,8 +105,15 @@ INLINE void bump(__u32 which) {
         *n += 1; // per CPU: no other writer
 }
 
-// Add one call (and its time, if timed) to its key's tally.
-INLINE void tally(const struct key *k, int timed, __u64 ns) {
+INLINE int same_key(const struct key *a, const struct key *b) {
+    const __u64 *x = (const __u64 *)a, *y = (const __u64 *)b;
+    return x[0] == y[0] && x[1] == y[1] && x[2] == y[2];
+}
+
+// Add a run of calls to its key's tally in the shared map.
+INLINE void flush(const struct key *k, const struct tally *run) {
+    if (!run->count)
+        return;
     struct tally *t = bpf_map_lookup_elem(&tallies, k);
     if (!t) {
         struct tally zero = {};
@@ -102,10 +124,27 @@ INLINE void tally(const struct key *k, int timed, __u64 ns) {
             return;
         }
     }
-    __sync_fetch_and_add(&t->count, 1);
+    __sync_fetch_and_add(&t->count, run->count);
+    if (run->timed) {
+        __sync_fetch_and_add(&t->timed, run->timed);
+        __sync_fetch_and_add(&t->ns, run->ns);
+    }
+}
+
+// Count one call (timed: with its time) in this CPU's run, the run first added to the
+// shared map if it was of another key.
+INLINE void tally(struct cpu *c, const struct key *k, int timed, __u64 ns) {
+    if (!same_key(&c->run_key, k)) {
+        flush(&c->run_key, &c->run);
+        c->run_key = *k;
+        c->run.count = 0;
+        c->run.timed = 0;
+        c->run.ns = 0;
+    }
+    c->run.count += 1;
     if (timed) {
-        __sync_fetch_and_add(&t->timed, 1);
-        __sync_fetch_and_add(&t->ns, ns);
+        c->run.timed += 1;
+        c->run.ns += ns;
     }
 }
 
@@ -133,63 +172,104 @@ INLINE void histogram(__u32 nr, __u64 ns) {
     h->slot[s] += 1; // per CPU: no other writer
 }
 
+INLINE struct cpu *this_cpu(void) {
+    __u32 zero = 0;
+    return bpf_map_lookup_elem(&cpus, &zero);
+}
+
 // raw_syscalls:sys_enter, raw: (struct pt_regs *regs, long id).
 SEC("raw_tracepoint/sys_enter")
 int timeshare_sys_enter(struct bpf_raw_tracepoint_args *ctx) {
     __u32 zero = 0;
     struct config *cfg = bpf_map_lookup_elem(&config, &zero);
-    if (!cfg)
+    struct cpu *c = this_cpu();
+    if (!cfg || !c || cfg->empty)
         return 0;
     __u64 id = bpf_get_current_pid_tgid();
     __u32 tgid = id >> 32, tid = (__u32)id;
     if (tgid == cfg->skip_tgid &&
         (!cfg->only_threads || bpf_map_lookup_elem(&skip_tids, &tid)))
         return 0;
-    struct pending p = {};
-    p.key.tgid = tgid;
-    p.key.nr = (__u32)ctx->args[1];
-    bpf_get_current_comm(p.key.comm, sizeof(p.key.comm));
-    bump(STAT_CALLS);
+    c->calls += 1;
+    __u32 nr = (__u32)ctx->args[1];
+    if (c->in_call && c->tid == tid) {
+        // The thread's last entry had no exit: count it, untimed.
+        struct key k = c->key;
+        tally(c, &k, 0, 0);
+        bump(STAT_UNPAIRED);
+    }
+    // The command is the thread's comm, read again only when another thread calls on
+    // this CPU or the last call may have changed it (execve, execveat, prctl): the
+    // helper is a good part of what a call costs.
+    __u32 last = c->key.nr;
+    if (c->tid != tid || c->key.tgid != tgid || last == 59 || last == 322 || last == 157)
+        bpf_get_current_comm(c->key.comm, sizeof(c->key.comm));
+    c->key.tgid = tgid;
+    c->key.nr = nr;
+    c->tid = tid;
     // exit and exit_group never return: counted now, untimed.
-    if (!cfg->timed || p.key.nr == 60 || p.key.nr == 231) {
-        tally(&p.key, 0, 0);
+    if (!cfg->timed || nr == 60 || nr == 231) {
+        c->in_call = 0;
+        struct key k = c->key;
+        tally(c, &k, 0, 0);
         return 0;
     }
-    p.since = bpf_ktime_get_ns();
-    long err = bpf_map_update_elem(&pending, &tid, &p, BPF_NOEXIST);
-    if (err == -17 /* EEXIST */) {
-        // The thread's last entry had no exit: count it, untimed, and wait for this one.
-        struct pending *old = bpf_map_lookup_elem(&pending, &tid);
-        if (old) {
-            struct key k = old->key;
-            tally(&k, 0, 0);
-        }
-        bump(STAT_UNPAIRED);
-        err = bpf_map_update_elem(&pending, &tid, &p, BPF_ANY);
-    }
-    if (err) {
-        bump(STAT_PENDING_FULL);
-        tally(&p.key, 0, 0);
-    }
+    c->in_call = 1;
+    c->since = bpf_ktime_get_ns();
     return 0;
 }
 
 // raw_syscalls:sys_exit, raw: (struct pt_regs *regs, long ret). Attached only when calls
-// are timed; the call is counted here, with its time, from its thread's pending entry.
+// are timed; the call is counted here, with its time, from its thread's entry: on this
+// CPU still, or moved to `pending` when the thread was switched out inside the call.
 SEC("raw_tracepoint/sys_exit")
 int timeshare_sys_exit(struct bpf_raw_tracepoint_args *ctx) {
-    __u32 tid = (__u32)bpf_get_current_pid_tgid();
-    struct pending *p = bpf_map_lookup_elem(&pending, &tid);
-    if (!p) {
-        bump(STAT_UNENTERED);
+    __u32 zero = 0;
+    struct config *cfg = bpf_map_lookup_elem(&config, &zero);
+    struct cpu *c = this_cpu();
+    if (!cfg || !c || cfg->empty)
         return 0;
-    }
     __u64 now = bpf_ktime_get_ns();
-    __u64 ns = now > p->since ? now - p->since : 0;
-    struct key k = p->key;
-    bpf_map_delete_elem(&pending, &tid);
-    tally(&k, 1, ns);
+    __u32 tid = (__u32)bpf_get_current_pid_tgid();
+    struct key k;
+    __u64 since;
+    if (c->in_call && c->tid == tid) {
+        c->in_call = 0;
+        k = c->key;
+        since = c->since;
+    } else {
+        struct pending *p = bpf_map_lookup_elem(&pending, &tid);
+        if (!p) {
+            bump(STAT_UNENTERED);
+            return 0;
+        }
+        k = p->key;
+        since = p->since;
+        bpf_map_delete_elem(&pending, &tid);
+    }
+    __u64 ns = now > since ? now - since : 0;
+    tally(c, &k, 1, ns);
     histogram(k.nr, ns);
+    return 0;
+}
+
+// sched:sched_switch, raw: (bool preempt, struct task_struct *prev, *next, ...), run
+// while the outgoing thread is still current: a thread leaving the CPU inside a call
+// takes its entry along, in `pending`, to be found at its exit on whatever CPU.
+SEC("raw_tracepoint/sched_switch")
+int timeshare_switch(struct bpf_raw_tracepoint_args *ctx) {
+    struct cpu *c = this_cpu();
+    if (!c || !c->in_call)
+        return 0;
+    __u32 tid = (__u32)bpf_get_current_pid_tgid();
+    if (c->tid != tid)
+        return 0;
+    struct pending p = {.since = c->since, .key = c->key};
+    c->in_call = 0;
+    if (bpf_map_update_elem(&pending, &tid, &p, BPF_ANY)) {
+        bump(STAT_PENDING_FULL);
+        tally(c, &p.key, 0, 0);
+    }
     return 0;
 }
 
