@@ -319,23 +319,28 @@ impl CallCounting {
         timed: bool,
         notes: &mut Vec<String>,
     ) -> std::result::Result<Self, String> {
+        // TIMESHARE_NO_BPF takes the record path, to compare the two on one machine.
         if is_root && std::env::var_os("TIMESHARE_NO_BPF").is_none() {
-            let total = Arc::new(AtomicU64::new(0));
-            match super::kcount::KernelCounting::start(leave_out, timed, Arc::clone(&total)) {
-                Ok(k) => {
-                    return Ok(CallCounting {
-                        total,
-                        path: CountingPath::Kernel(k),
-                        started: std::time::Instant::now(),
-                        untimed: (!timed).then(|| "not asked for (--no-call-times)".into()),
-                    })
-                }
+            match Self::start_in_kernel(leave_out, timed) {
+                Ok(counting) => return Ok(counting),
                 Err(why) => notes.push(format!(
                     "calls counted from perf's records, not in the kernel: {why}"
                 )),
             }
         }
         Self::start_records(is_root, leave_out, timed, notes)
+    }
+
+    /// Count in the kernel (the BPF path), or say why it cannot.
+    pub fn start_in_kernel(leave_out: LeaveOut, timed: bool) -> std::result::Result<Self, String> {
+        let total = Arc::new(AtomicU64::new(0));
+        let k = super::kcount::KernelCounting::start(leave_out, timed, Arc::clone(&total))?;
+        Ok(CallCounting {
+            total,
+            path: CountingPath::Kernel(k),
+            started: std::time::Instant::now(),
+            untimed: (!timed).then(|| "not asked for (--no-call-times)".into()),
+        })
     }
 
     /// Count from perf's records of every call (the fallback path).
@@ -787,6 +792,168 @@ mod tests {
         assert_eq!(getppid.count, GETPPIDS);
         let timing = mix.timing.as_ref().and_then(Part::measured).expect("timed");
         assert!(timing.timed >= SLEEPS + GETPPIDS, "{timing:?}");
+    }
+
+    /// Which path a test counts on.
+    #[derive(Debug, Clone, Copy)]
+    enum Path {
+        Kernel,
+        Records,
+    }
+
+    fn start_on(path: Path) -> Option<CallCounting> {
+        let started = match path {
+            Path::Kernel => CallCounting::start_in_kernel(LeaveOut::ThisProcess, true),
+            Path::Records => {
+                CallCounting::start_records(is_root(), LeaveOut::ThisProcess, true, &mut Vec::new())
+            }
+        };
+        match started {
+            Ok(c) => Some(c),
+            Err(why) => {
+                eprintln!("skipped on the {path:?} path: {why}");
+                assert!(
+                    !is_root() || (matches!(path, Path::Kernel) && !super::super::kcount::built()),
+                    "root can count every call on the {path:?} path: {why}"
+                );
+                None
+            }
+        }
+    }
+
+    /// The issue's real work, smaller: tar piped to gzip, then find piped to xargs stat.
+    const TAR_FIND: &str = "tar cPf - /usr/include/linux | gzip -1 >/dev/null; \
+                            find /usr/include/linux -name '*.h' | xargs stat >/dev/null";
+
+    /// `strace -f -c`'s count of each call of `script` run by sh.
+    fn strace_counts(script: &str) -> Option<HashMap<String, u64>> {
+        let out = tempfile::NamedTempFile::new().unwrap();
+        let status = std::process::Command::new("strace")
+            .args(["-f", "-c", "-o"])
+            .arg(out.path())
+            .args(["sh", "-c", script])
+            .status();
+        match status {
+            Ok(s) => assert!(s.success(), "strace of the workload failed: {s}"),
+            Err(e) => {
+                eprintln!("skipped: no strace ({e})");
+                return None;
+            }
+        }
+        let text = std::fs::read_to_string(out.path()).unwrap();
+        // "% time seconds usecs/call calls [errors] syscall": calls is the fourth field
+        // and the name the last; the total line is named "total".
+        let counts = text
+            .lines()
+            .filter_map(|l| {
+                let f: Vec<&str> = l.split_whitespace().collect();
+                let calls = f.get(3)?.parse().ok()?;
+                Some((f.last()?.to_string(), calls))
+            })
+            .filter(|(name, _)| name != "total")
+            .collect();
+        Some(counts)
+    }
+
+    /// The tree of `sh -c script`'s calls as counted on `path`, with the records lost.
+    fn observed_counts(path: Path, script: &str) -> Option<(CommandCalls, u64)> {
+        let counting = start_on(path)?;
+        let child = std::process::Command::new("sh")
+            .args(["-c", script])
+            .spawn()
+            .unwrap();
+        let pid = child.id();
+        let status = child.wait_with_output().unwrap().status;
+        assert!(status.success(), "the workload failed: {status}");
+        let mix = counting.stop(Some((pid, "sh".into())), &[]).unwrap();
+        Some((mix.command_tree.unwrap(), mix.lost))
+    }
+
+    /// Each call the workload makes deterministically, at least 200 times, is counted
+    /// within 1 % of strace's count, on the kernel path and on the record path. The
+    /// record path may lose records beside a busy machine: it observes again, up to
+    /// three times, until none is lost.
+    fn matches_strace(path: Path) {
+        let Some(truth) = strace_counts(TAR_FIND) else {
+            return;
+        };
+        let calls = [
+            "newfstatat",
+            "close",
+            "fcntl",
+            "openat",
+            "getdents64",
+            "lseek",
+            "statx",
+        ];
+        let compared: Vec<(&str, u64)> = calls
+            .iter()
+            .filter_map(|&c| truth.get(c).map(|&n| (c, n)))
+            .filter(|&(_, n)| n >= 200)
+            .collect();
+        assert!(compared.len() >= 3, "strace saw too few calls: {truth:?}");
+        for attempt in 1..=3 {
+            let Some((tree, lost)) = observed_counts(path, TAR_FIND) else {
+                return;
+            };
+            if lost > 0 && attempt < 3 {
+                continue;
+            }
+            for &(call, want) in &compared {
+                let got = tree.count(call);
+                assert!(
+                    (got as f64 - want as f64).abs() <= 0.01 * want as f64,
+                    "{call}: {got} counted on the {path:?} path, strace {want} ({lost} lost)"
+                );
+            }
+            return;
+        }
+    }
+
+    #[test]
+    fn tar_and_find_match_strace_counted_in_the_kernel() {
+        matches_strace(Path::Kernel);
+    }
+
+    #[test]
+    fn tar_and_find_match_strace_counted_from_records() {
+        matches_strace(Path::Records);
+    }
+
+    /// The kernel path counts a known child exactly, apart from the machine, and times
+    /// each call into its histogram.
+    #[test]
+    fn the_kernel_path_counts_and_times_a_known_child() {
+        let Some(counting) = start_on(Path::Kernel) else {
+            return;
+        };
+        // SAFETY: the child makes only async-signal-safe calls and ends with _exit.
+        let pid = unsafe { libc::fork() };
+        if pid == 0 {
+            sleep_then_getppid();
+            // SAFETY: ends the forked child at once.
+            unsafe { libc::_exit(0) };
+        }
+        let mut status = 0;
+        // SAFETY: waits for our own child.
+        unsafe { libc::waitpid(pid, &mut status, 0) };
+        let mix = counting
+            .stop(Some((pid as u32, "child".into())), &[])
+            .unwrap();
+        assert!(
+            mix.method.starts_with("counted in the kernel"),
+            "{}",
+            mix.method
+        );
+        let tree = mix.command_tree.clone().unwrap();
+        assert_eq!(tree.count("getppid"), GETPPIDS, "{tree:?}");
+        assert_eq!(tree.count("nanosleep"), SLEEPS, "{tree:?}");
+        let sleep = mix.calls.iter().find(|c| c.name == "nanosleep").unwrap();
+        let time = sleep.time.as_ref().unwrap();
+        assert!(time.log2_ns.iter().sum::<u64>() >= SLEEPS, "{time:?}");
+        // A sleep of 1 ms lies in slot 19 (2^19 ns = 0.52 ms) or above.
+        let median = time.quantile_s(0.5).unwrap();
+        assert!(median >= 1e-3, "median {median} s of 1 ms sleeps");
     }
 
     fn ids() -> Ids {

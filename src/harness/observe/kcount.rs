@@ -259,7 +259,11 @@ fn program<'a>(
 
 /// Detach the call programs before the maps are read, so that the tally is of one span.
 fn detach(bpf: &mut aya::Ebpf) {
-    for name in ["timeshare_sys_enter", "timeshare_sys_exit", "timeshare_switch"] {
+    for name in [
+        "timeshare_sys_enter",
+        "timeshare_sys_exit",
+        "timeshare_switch",
+    ] {
         let p: Option<&mut aya::programs::RawTracePoint> =
             bpf.program_mut(name).and_then(|p| p.try_into().ok());
         if let Some(p) = p {
@@ -327,7 +331,11 @@ fn read_tally(bpf: &aya::Ebpf, timed: bool) -> anyhow::Result<KernelTally> {
     let cpus = per_cpu_states(bpf);
     // Each CPU's last run, not yet in the shared map, is added here.
     let runs = cpus.iter().map(|c| Ok((c.run_key, c.run)));
-    for entry in tallies.iter().map(|e| e.map_err(anyhow::Error::from)).chain(runs) {
+    for entry in tallies
+        .iter()
+        .map(|e| e.map_err(anyhow::Error::from))
+        .chain(runs)
+    {
         let (k, t) = entry?;
         if t.count == 0 {
             continue;
@@ -352,7 +360,11 @@ fn read_tally(bpf: &aya::Ebpf, timed: bool) -> anyhow::Result<KernelTally> {
             },
         ))
     });
-    for entry in pending.iter().map(|e| e.map_err(anyhow::Error::from)).chain(on_cpus) {
+    for entry in pending
+        .iter()
+        .map(|e| e.map_err(anyhow::Error::from))
+        .chain(on_cpus)
+    {
         let (tid, p) = entry?;
         let cmd = tally.command_index(comm_name(&p.key.comm));
         let key = (p.key.tgid, cmd, p.key.nr);
