@@ -3,6 +3,11 @@
 //! compiled with the C compiler the `cc` crate finds for the target — the one that already
 //! builds the bundled SQLite — so a plain `cargo build` or `cargo install` needs nothing
 //! more.
+//!
+//! It also builds the BPF program that counts system calls in the kernel
+//! (`src/harness/observe/bpf/callmix.bpf.c`) with clang, when clang is there (`CLANG`
+//! names another): then `cfg(timeshare_bpf)` is set and the object is embedded. Without
+//! clang the build goes on, warns once, and `observe` counts calls through perf's records.
 
 use std::path::{Path, PathBuf};
 
@@ -30,6 +35,42 @@ fn main() {
     let out = PathBuf::from(std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
     build(&out.join("timeshare-null"), &[]);
     build(&out.join("timeshare-big"), &["-DTIMESHARE_BIG_JOB"]);
+    build_bpf(&out.join("callmix.bpf.o"));
+}
+
+const BPF_SOURCE: &str = "src/harness/observe/bpf/callmix.bpf.c";
+
+/// Compile the BPF call counter with clang, or say why not (a warning, never a failure:
+/// the perf path needs no clang).
+fn build_bpf(output: &Path) {
+    println!("cargo::rustc-check-cfg=cfg(timeshare_bpf)");
+    println!("cargo:rerun-if-changed={BPF_SOURCE}");
+    println!("cargo:rerun-if-env-changed=CLANG");
+    let arch = std::env::var("CARGO_CFG_TARGET_ARCH").unwrap_or_default();
+    if arch != "x86_64" {
+        // The program names exit and exit_group by their x86-64 numbers.
+        println!("cargo:warning=the BPF call counter is built for x86-64 only; observe counts calls through perf");
+        return;
+    }
+    let clang = std::env::var("CLANG").unwrap_or_else(|_| "clang".into());
+    let mut cmd = std::process::Command::new(&clang);
+    // Debian keeps <asm/types.h>, which <linux/types.h> includes, under the multiarch
+    // directory, which clang does not search when its target is bpf.
+    cmd.args(["-O2", "-g0", "-target", "bpf", "-Wall", "-Werror"])
+        .arg("-I/usr/include/x86_64-linux-gnu")
+        .arg("-c")
+        .arg(BPF_SOURCE)
+        .arg("-o")
+        .arg(output);
+    match cmd.status() {
+        Ok(s) if s.success() => println!("cargo:rustc-cfg=timeshare_bpf"),
+        Ok(s) => println!(
+            "cargo:warning=building the BPF call counter failed ({s}): observe counts calls through perf"
+        ),
+        Err(e) => println!(
+            "cargo:warning=no {clang} ({e}): the BPF call counter is not built; observe counts calls through perf"
+        ),
+    }
 }
 
 fn build(output: &Path, defines: &[&str]) {

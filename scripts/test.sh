@@ -23,6 +23,9 @@ needs=(
   "size binutils"
   "ps procps"
   "git git"
+  # The BPF call counter (build.rs) and the test that sets its counts beside strace's.
+  "clang clang"
+  "strace strace"
   # The HTML report's rendering test.
   "chromium chromium"
   # The shared store's tests start a throw-away PostgreSQL cluster.

@@ -6,6 +6,7 @@
 pub mod caches;
 pub mod callmix;
 pub mod cost;
+pub mod kcount;
 pub mod kprofile;
 pub mod perf;
 pub mod profile;

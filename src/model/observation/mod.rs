@@ -231,11 +231,34 @@ pub struct CallTime {
     /// Entered and not returned from by the end of the span.
     #[serde(default)]
     pub unfinished: u64,
+    /// Calls timed per log2 slot of nanoseconds (slot i: [2^i, 2^(i+1)) ns, slot 0 also
+    /// 0 ns), when counted in the kernel; empty from perf's records.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub log2_ns: Vec<u64>,
 }
 
 impl CallTime {
     pub fn mean_s(&self) -> Option<f64> {
         (self.timed > 0).then(|| self.total_s / self.timed as f64)
+    }
+
+    /// The `q` quantile (0 < q ≤ 1) of the calls' times from their histogram, in
+    /// seconds: the upper edge of the slot where it falls (an over-estimate by less than
+    /// twice). None without a histogram.
+    pub fn quantile_s(&self, q: f64) -> Option<f64> {
+        let total: u64 = self.log2_ns.iter().sum();
+        if total == 0 {
+            return None;
+        }
+        let want = (q * total as f64).ceil().max(1.0) as u64;
+        let mut seen = 0;
+        for (i, n) in self.log2_ns.iter().enumerate() {
+            seen += n;
+            if seen >= want {
+                return Some(2f64.powi(i as i32 + 1) * 1e-9);
+            }
+        }
+        None
     }
 }
 

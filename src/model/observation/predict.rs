@@ -103,6 +103,7 @@ mod tests {
                         timed: 2000,
                         total_s: 2000.0 * 3e-6,
                         unfinished: 0,
+                        log2_ns: Vec::new(),
                     }),
                 },
                 CallCount {
