@@ -32,6 +32,9 @@ pub mod wordsum;
 
 pub use select::SelectError;
 
+#[cfg(test)]
+mod machine_code_tests;
+
 /// The run options that only some rows read, family by family in catalogue order: each
 /// declared beside its rows (see [`crate::harness::options`]); `run`'s flags, their help
 /// and their checks are made from this list.

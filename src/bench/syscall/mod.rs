@@ -12,7 +12,7 @@ use crate::harness::contract::{Benchmark, Derived, Workload};
 use crate::model::{Basis, Source, Unit};
 
 mod args;
-mod calls;
+pub(crate) mod calls;
 mod files;
 mod process;
 pub mod raw;
