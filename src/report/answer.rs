@@ -346,9 +346,12 @@ mod tests {
                 .unwrap_or_else(|| panic!("no line for {family}:\n{text}"));
             assert!(rows.iter().any(|r| line.contains(r.id.as_str())), "{line}");
         }
-        // getpid beside a machine of the papers, as the full summary sets it.
+        // The syscall family speaks through getpid, with its median and its noise.
         let getpid = text.lines().find(|l| l.contains("syscall.getpid")).unwrap();
-        assert!(getpid.contains(" ×"), "{getpid}");
+        assert!(
+            getpid.contains("127 ns") && getpid.contains('±'),
+            "{getpid}"
+        );
         assert!(text.contains("timeshare show last"), "{text}");
         assert!(text
             .trim_end()
