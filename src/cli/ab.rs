@@ -107,8 +107,10 @@ pub fn execute(args: AbArgs) -> Result<Exit> {
     interrupt::install()?;
     let environment = sysinfo::detect(&dir);
     let started_at = chrono::Utc::now();
-    let rounds = invocations::measure(&sides, &benches, args.rounds as usize, &dir, &mut |r| {
-        eprintln!("round {}/{}", r + 1, args.rounds)
+    let rounds = invocations::measure(&sides, &benches, args.rounds as usize, &dir, &mut |step| {
+        if let invocations::Step::Round(r) = step {
+            eprintln!("round {}/{}", r + 1, args.rounds)
+        }
     })?;
     let columns: Vec<Column> = sides
         .iter()

@@ -19,7 +19,7 @@ pub struct CompareArgs {
     /// Runs (an id, a label, `last` = the newest complete run, `last-any`, a fleet host's
     /// name = its newest complete run, CAMPAIGN/HOST), campaigns (one column per host) and
     /// reference machines; the first is the baseline
-    #[arg(required = true, num_args = 2..)]
+    #[arg(required = true, num_args = 1..)]
     pub names: Vec<String>,
     /// The smallest difference of medians, in percent, that is called a change
     #[arg(long, value_name = "PCT", default_value_t = DEFAULT_MIN_EFFECT * 100.0)]
@@ -29,6 +29,9 @@ pub struct CompareArgs {
 }
 
 pub fn execute(args: CompareArgs) -> Result<Exit> {
+    if let [only] = args.names.as_slice() {
+        return Err(UsageError(one_name_needs_another(only)).into());
+    }
     if !(args.threshold >= 0.0 && args.threshold.is_finite()) {
         return Err(UsageError(format!(
             "--threshold {}: give a percentage ≥ 0",
@@ -220,4 +223,10 @@ pub(super) fn run_column(stored: StoredRun) -> Column {
         about,
         run: Box::new(stored.run),
     }
+}
+
+/// What `compare` with one name says, on one line: it needs a second, and two to try.
+fn one_name_needs_another(only: &str) -> String {
+    let other = if only == LAST { "1" } else { LAST };
+    format!("compare needs a second name: e.g. `compare {only} {other}` or `compare {only} vax750-4.3bsd`")
 }

@@ -73,9 +73,9 @@ impl DbArgs {
             Err(e @ store::StoreError::NewerSchema { .. }) => Err(usage_if_user(e)),
             Err(e) if chosen => Err(usage_if_user(e)),
             Err(e) => {
-                eprintln!(
-                    "warning: not saving this run: {e} (give --db PATH to save it elsewhere)"
-                );
+                super::output::warn(&format!(
+                    "not saving this run: {e} (give --db PATH to save it elsewhere)"
+                ));
                 Ok(None)
             }
         }

@@ -145,7 +145,7 @@ pub fn execute(args: ExerciseArgs) -> Result<Exit> {
     preflight(&config)?;
     // The session owns the stored record: environment, warnings, the checks at the end.
     let session = Session::new(options, &config.dir, Strategy::OneProcess)?;
-    let mut progress = |msg: &str| eprintln!("exercise: {msg}");
+    let mut progress = |msg: &str| output::say(&format!("exercise: {msg}"));
     let watch = super::observe::SystemWatch::start(args.observe_system)?;
     let mut at_end = StoreAtEnd {
         store: store.as_mut(),
@@ -183,7 +183,7 @@ pub fn execute(args: ExerciseArgs) -> Result<Exit> {
         output::print_text(&text)?;
     }
     if let Some(path) = kept {
-        eprintln!("kept the scratch directory: {}", path.display());
+        output::say(&format!("kept the scratch directory: {}", path.display()));
     }
     if let Some(out) = json {
         let mut bytes = serde_json::to_vec_pretty(&report)?;
@@ -191,12 +191,12 @@ pub fn execute(args: ExerciseArgs) -> Result<Exit> {
         out.write(&bytes)?;
     }
     for w in &ended.late_warnings {
-        eprintln!("warning: {w}");
+        output::warn(w);
     }
     let stored = match (stored, store.as_ref()) {
         (Some(id), Some(store)) => {
             let id = id.context("cannot store the exercise's run")?;
-            eprintln!("stored as run {id} in {}", store.path());
+            output::say(&format!("stored as run {id} in {}", store.path()));
             Some(id)
         }
         _ => None,

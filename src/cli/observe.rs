@@ -136,7 +136,7 @@ pub fn execute(args: ObserveArgs) -> Result<Exit> {
         Some(args.db.open()?)
     };
     interrupt::install()?;
-    let o = observe(&plan, &mut |line| eprintln!("{line}"))?;
+    let o = observe(&plan, &mut |line| output::say(line))?;
     let name = match store.as_mut() {
         Some(s) => observation_name(s.save_observation(&o, None)?),
         None => "(not saved)".to_string(),
@@ -147,7 +147,7 @@ pub fn execute(args: ObserveArgs) -> Result<Exit> {
         out.write(&serde_json::to_vec_pretty(&o)?)?;
     }
     if store.is_some() {
-        eprintln!("stored as observation {name}");
+        output::say(&format!("stored as observation {name}"));
     }
     Ok(if o.complete {
         Exit::Success
@@ -177,7 +177,7 @@ fn cost(args: &ObserveArgs, rounds: usize) -> Result<Exit> {
         .last()
         .ok_or_else(|| anyhow::anyhow!("no CPU this process may use"))?;
     interrupt::install()?;
-    let m = crate::harness::observe::cost::measure(rounds, cpu, &mut |line| eprintln!("{line}"))?;
+    let m = crate::harness::observe::cost::measure(rounds, cpu, &mut |line| output::say(line))?;
     output::print_text(&report::observation::cost_text(&m))?;
     Ok(Exit::Success)
 }
@@ -218,7 +218,7 @@ pub fn keep_beside(observed: Result<SystemObservation>, store: Option<(&mut Stor
     let mut o = match observed {
         Ok(o) => o,
         Err(e) => {
-            eprintln!("warning: --observe-system: {e:#}");
+            output::warn(&format!("--observe-system: {e:#}"));
             return;
         }
     };
@@ -229,12 +229,14 @@ pub fn keep_beside(observed: Result<SystemObservation>, store: Option<(&mut Stor
     let name = match store.map(|(s, _)| s.save_observation(&o, None)) {
         Some(Ok(stored)) => observation_name(stored),
         Some(Err(e)) => {
-            eprintln!("warning: --observe-system: cannot store the observation: {e}");
+            output::warn(&format!(
+                "--observe-system: cannot store the observation: {e}"
+            ));
             return;
         }
         None => String::new(),
     };
-    eprintln!("{}", report::observation::beside_line(&name, &o));
+    output::say(&report::observation::beside_line(&name, &o));
 }
 
 /// The prediction of `o`'s system time from the newest stored run on this host that has

@@ -96,6 +96,18 @@ pub fn print_text(text: &str) -> io::Result<()> {
     write_out(crate::report::style::fit(text).as_bytes())
 }
 
+/// A line for standard error (a warning, where a run was stored, what a phase is doing),
+/// folded to the output's width at spaces, its continuations indented: a warning of 240
+/// characters stays readable in a terminal and in a CI log.
+pub fn say(line: &str) {
+    eprintln!("{}", crate::report::style::fit(line));
+}
+
+/// `warning: TEXT` on standard error, folded as [`say`] folds.
+pub fn warn(text: &str) {
+    say(&format!("warning: {text}"));
+}
+
 /// The style for standard output as it is now.
 pub fn detect_style() -> Style {
     let stdout = io::stdout();

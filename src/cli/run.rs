@@ -4,8 +4,9 @@
 //! CPU and the placement, the options that only some rows read, the directories and the
 //! output file, so a typo costs nothing and leaves nothing.
 //!
-//! What it prints ends with the summary line ("N ok, M skipped, K failed in T s"), after
-//! the tables and after the note of where the run was stored.
+//! What it prints ends with a one-screen answer (`report::answer`; the full tables first
+//! with `--verbose`) and the summary line ("N ok, M skipped, K failed in T s"), after the
+//! note of where the run was stored.
 
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -76,8 +77,14 @@ pub struct RunArgs {
     #[arg(long)]
     pub label: Option<String>,
     /// Also show elapsed, user and system time per operation and the kernel's counters
+    /// (in the full table: implies --verbose)
     #[arg(long, short = 'w')]
     pub wide: bool,
+    /// Print the full table of every row with its notes, and every family's tables, before
+    /// the summary (without it: a one-screen answer; `timeshare show last` prints the
+    /// full table later)
+    #[arg(long, short = 'v')]
+    pub verbose: bool,
     /// Do not store the run in the results database
     #[arg(long)]
     pub no_save: bool,
@@ -319,6 +326,7 @@ struct Outputs {
     html: Option<OutputFile>,
     wide: bool,
     chart: bool,
+    verbose: bool,
 }
 
 impl Outputs {
@@ -334,12 +342,14 @@ impl Outputs {
             html: open(&args.html, "--html")?,
             wide: args.wide,
             chart: args.chart,
+            verbose: args.verbose || args.wide,
         })
     }
 
-    /// What a run prints and writes once it has ended, in this order: the tables (and
-    /// charts), the JSON, the warnings of the checks at its end, where it was stored, the
-    /// HTML, the closing summary. A store error comes after all of it (a full disk cannot
+    /// What a run prints and writes once it has ended, in this order: the tables (with
+    /// `--verbose`) and charts, the JSON, the warnings of the checks at its end, where it
+    /// was stored, the HTML, then the closing summary (with `--verbose`) or the one-screen
+    /// answer (without). A store error comes after all of it (a full disk cannot
     /// hide what was measured): it is then the run's error.
     fn write(
         self,
@@ -358,7 +368,9 @@ impl Outputs {
             }
             Ok(())
         };
-        text_out(&report::extra::full_report(run, overhead, self.wide))?;
+        if self.verbose {
+            text_out(&report::extra::full_report(run, overhead, self.wide))?;
+        }
         if self.chart {
             let charts = report::textchart::charts(run);
             if !charts.is_empty() {
@@ -369,14 +381,14 @@ impl Outputs {
             out.write(&report::json::to_json(run)?)?;
         }
         for w in &ended.late_warnings {
-            eprintln!("warning: {w}");
+            output::warn(w);
         }
         let stored = recorder.map(|r| {
             r.stored()
                 .with_context(|| format!("storing in {}", r.path()))
                 .inspect(|id| {
                     if let Some(id) = id {
-                        eprintln!("stored as run {id} in {}", r.path());
+                        output::say(&format!("stored as run {id} in {}", r.path()));
                     }
                 })
         });
@@ -386,7 +398,11 @@ impl Outputs {
                 .and_then(|s| s.as_ref().ok().copied().flatten());
             out.write(html_report(run, id).as_bytes())?;
         }
-        text_out(&report::summary::summary(run))?;
+        if self.verbose {
+            text_out(&report::summary::summary(run))?;
+        } else {
+            text_out(&format!("\n{}", report::answer::answer(run)))?;
+        }
         stored.transpose()?;
         Ok(exit_status(run))
     }
@@ -478,30 +494,43 @@ fn exit_status(run: &Run) -> Exit {
 
 /// A progress line on standard error, drawn only between benchmarks (no ticking thread
 /// that could steal a CPU from a sample) and only when standard error is a terminal.
+///
+/// In one process it counts rows as they finish. Across processes it counts rows ×
+/// processes as each process reports each row (`Observer::work_done`), so it moves from
+/// the first row on, and its ETA is the work left at the rate of the work done; the merged
+/// rows that come all at once at the end are then not counted again.
 struct Progress {
     bar: Option<ProgressBar>,
+    across_processes: bool,
 }
+
+/// The bar: elapsed, the bar, the count, how long is left, and what runs.
+const BAR_TEMPLATE: &str = "{elapsed:>4} [{bar:30}] {pos}/{len} {prefix}, ~{eta} left · {msg}";
 
 impl Progress {
     fn new() -> Progress {
-        Progress { bar: None }
+        Progress {
+            bar: None,
+            across_processes: false,
+        }
     }
 }
 
 impl Observer for Progress {
     fn run_started(&mut self, run: &Run, total: usize) {
         for w in &run.warnings {
-            eprintln!("warning: {w}");
+            output::warn(w);
         }
         if !std::io::stderr().is_terminal() {
             return;
         }
         let bar = ProgressBar::with_draw_target(Some(total as u64), ProgressDrawTarget::stderr());
         bar.set_style(
-            ProgressStyle::with_template("{elapsed:>4} [{bar:30}] {pos}/{len} {msg}")
+            ProgressStyle::with_template(BAR_TEMPLATE)
                 .expect("valid template")
                 .progress_chars("=> "),
         );
+        bar.set_prefix("rows");
         self.bar = Some(bar);
     }
 
@@ -511,9 +540,21 @@ impl Observer for Progress {
         }
     }
 
+    fn work_done(&mut self, done: usize, planned: usize, what: &str) {
+        let Some(bar) = &self.bar else { return };
+        if !self.across_processes {
+            self.across_processes = true;
+            bar.set_prefix("rows × processes");
+            bar.set_length(planned as u64);
+            bar.reset_eta();
+        }
+        bar.set_position(done as u64);
+        bar.set_message(what.to_string());
+    }
+
     fn bench_finished(&mut self, _result: &BenchResult) -> Result<()> {
         // Derived rows too: the total counts every row the run ends with.
-        if let Some(bar) = &self.bar {
+        if let Some(bar) = self.bar.as_ref().filter(|_| !self.across_processes) {
             bar.inc(1);
         }
         Ok(())

@@ -131,9 +131,21 @@ impl Side {
     /// the files that go to and from the child. A process not `first` of its side skips
     /// what the merged result keeps from the first only (details' percentile passes,
     /// single calls; see `model::levels::merge`).
-    pub fn invoke(&self, ids: &[String], work: &Path, tag: &str, first: bool) -> Result<Run> {
+    ///
+    /// `on_row(n)` is called as the child reports its n-th row finished (it appends a byte
+    /// to a file per row; read here between the polls of its exit that were made anyway):
+    /// a progress bar can move while a process of hundreds of rows runs.
+    pub fn invoke(
+        &self,
+        ids: &[String],
+        work: &Path,
+        tag: &str,
+        first: bool,
+        on_row: &mut dyn FnMut(usize),
+    ) -> Result<Run> {
         let options = work.join(format!("{tag}-options.json"));
         let out = work.join(format!("{tag}-run.json"));
+        let rows_done = work.join(format!("{tag}-rows"));
         std::fs::write(&options, serde_json::to_vec(&self.options)?)
             .with_context(|| format!("cannot write {}", options.display()))?;
         // SAFETY: getpid has no preconditions.
@@ -151,6 +163,8 @@ impl Side {
             .arg(&out)
             .arg("--dir")
             .arg(&self.dir)
+            .arg("--rows-done")
+            .arg(&rows_done)
             .args((!first).then_some("--later"))
             .arg("--")
             .args(ids)
@@ -161,7 +175,13 @@ impl Side {
         // A Ctrl-C at the terminal reaches the child too; a signal sent to this process
         // alone is passed on, so that the child stops and writes what it measured.
         let mut forwarded = false;
+        let mut reported = 0;
         let status = loop {
+            let done = std::fs::metadata(&rows_done).map_or(0, |m| m.len() as usize);
+            if done > reported {
+                reported = done;
+                on_row(done);
+            }
             if let Some(status) = child.try_wait()? {
                 break status;
             }
@@ -192,16 +212,35 @@ pub struct Rounds {
     pub interrupted: bool,
 }
 
-/// `rounds` rounds of every side over `benches`, shuffled anew each round. `on_round(r)` is
-/// called before round r (0-based). Stops early, keeping what was measured, on an
-/// interrupt.
+/// What [`measure`] reports as it goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Step {
+    /// Round `r` (0-based) begins.
+    Round(usize),
+    /// A process has finished one more row: `done` of the `planned` rows × processes of
+    /// the whole measurement (every side, every round).
+    Row { done: usize, planned: usize },
+}
+
+/// The rows × processes [`measure`] will run: what a progress bar counts to.
+pub fn planned_rows(sides: usize, benches: &[&Benchmark], rounds: usize) -> usize {
+    (0..rounds)
+        .map(|r| ids_of_round(benches, r).len() * sides)
+        .sum()
+}
+
+/// `rounds` rounds of every side over `benches`, shuffled anew each round. `on_step` is
+/// told each round before it begins and each row as a process finishes it. Stops early,
+/// keeping what was measured, on an interrupt.
 pub fn measure(
     sides: &[Side],
     benches: &[&Benchmark],
     rounds: usize,
     scratch_root: &Path,
-    on_round: &mut dyn FnMut(usize),
+    on_step: &mut dyn FnMut(Step),
 ) -> Result<Rounds> {
+    let planned = planned_rows(sides.len(), benches, rounds);
+    let mut finished = 0;
     let work = tempfile::Builder::new()
         .prefix("timeshare-invocations-")
         .tempdir_in(scratch_root)
@@ -217,7 +256,7 @@ pub fn measure(
         interrupted: false,
     };
     'rounds: for r in 0..rounds {
-        on_round(r);
+        on_step(Step::Round(r));
         let mut order = ids_of_round(benches, r);
         if order.is_empty() {
             // Every id was one measured in the first process only.
@@ -235,7 +274,14 @@ pub fn measure(
                 out.interrupted = true;
                 break 'rounds;
             }
-            let run = match sides[s].invoke(&order, work.path(), &format!("{}-{r}", s), r == 0) {
+            let mut on_row = |done: usize| {
+                on_step(Step::Row {
+                    done: finished + done,
+                    planned,
+                })
+            };
+            let tag = format!("{s}-{r}");
+            let run = match sides[s].invoke(&order, work.path(), &tag, r == 0, &mut on_row) {
                 Ok(run) => run,
                 Err(e) if e.downcast_ref::<interrupt::Interrupted>().is_some() => {
                     out.interrupted = true;
@@ -244,6 +290,7 @@ pub fn measure(
                 Err(e) => return Err(e),
             };
             let stopped = run.status == RunStatus::Interrupted;
+            finished += order.len();
             out.runs[s].push(run);
             if stopped {
                 out.interrupted = true;

@@ -200,7 +200,11 @@ pub(super) fn measure(
         benches,
         pilot_k,
         &runner.scratch_root,
-        &mut |r| observer.bench_started(r, &format!("pilot invocation {}/{pilot_k}", r + 1)),
+        &mut |step| {
+            if let invocations::Step::Round(r) = step {
+                observer.bench_started(r, &format!("pilot invocation {}/{pilot_k}", r + 1))
+            }
+        },
     )?;
     let mut runs: Vec<Run> = pilot.runs.into_iter().next().unwrap_or_default();
     let mut interrupted = pilot.interrupted;

@@ -87,7 +87,7 @@ pub fn warnings(env: &Environment) -> Vec<String> {
     if !env.busy_processes.is_empty() {
         w.push(format!(
             "other runnable processes: {}",
-            env.busy_processes.join(", ")
+            crate::model::environment::few_processes(&env.busy_processes)
         ));
     }
     if let Some(g) = &env.governor {
@@ -158,6 +158,31 @@ mod tests {
         let w = warnings(&env);
         assert!(w.iter().any(|m| m.contains("load average 1.90")));
         assert!(w.iter().any(|m| m.contains("powersave")));
+    }
+
+    #[test]
+    fn many_runnable_processes_are_counted_and_the_busiest_named() {
+        let mut env = Environment::default();
+        env.busy_processes = (0..120).map(|i| format!("worker[{}]", 1000 + i)).collect();
+        let w = warnings(&env);
+        let line = w
+            .iter()
+            .find(|m| m.starts_with("other runnable processes"))
+            .expect("a warning");
+        assert!(line.contains("120, the busiest"), "{line}");
+        assert!(
+            line.contains("worker[1000]") && line.contains("and 115 more"),
+            "{line}"
+        );
+        assert!(!line.contains("worker[1005]"), "{line}");
+        assert!(line.len() < 200, "{line}");
+        env.busy_processes.truncate(2);
+        let w = warnings(&env);
+        assert!(
+            w.iter()
+                .any(|m| m.ends_with("2: worker[1000], worker[1001]")),
+            "{w:?}"
+        );
     }
 
     #[test]

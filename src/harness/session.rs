@@ -21,7 +21,7 @@ use anyhow::{Context, Result};
 
 use super::contract::{Benchmark, Derived};
 use super::interrupt::Interrupted;
-use super::invocations::{self, Side};
+use super::invocations::{self, Side, Step};
 use super::precision::{self, Target};
 use super::runner::Runner;
 use super::{clock, debris, quiet};
@@ -35,6 +35,10 @@ use crate::model::{
 pub trait Observer {
     fn run_started(&mut self, _run: &Run, _total: usize) {}
     fn bench_started(&mut self, _index: usize, _id: &str) {}
+    /// In a run across processes: `done` of the `planned` rows × processes have finished
+    /// (`what` says which process runs now). The merged rows come to `bench_finished` at
+    /// the end, all at once; this is what moves before.
+    fn work_done(&mut self, _done: usize, _planned: usize, _what: &str) {}
     fn bench_finished(&mut self, _result: &BenchResult) -> Result<()> {
         Ok(())
     }
@@ -295,7 +299,8 @@ fn in_this_process(
 
 /// [`Strategy::Invocations`]: `rounds` fresh processes of `side` (see [`invocations`]),
 /// then each id's invocations merged into one result. The observer sees each round start
-/// (`bench_started` with "invocation r/K") and each merged result at the end.
+/// (`bench_started` with "invocation r/K"), each row a process finishes (`work_done`),
+/// and each merged result at the end.
 fn across_processes(
     runner: &Runner,
     side: &Side,
@@ -306,12 +311,21 @@ fn across_processes(
     observer: &mut dyn Observer,
 ) -> Result<()> {
     let ids: Vec<String> = benches.iter().map(|b| b.id().to_string()).collect();
+    let mut round = 0;
     let measured = invocations::measure(
         std::slice::from_ref(side),
         benches,
         rounds,
         &runner.scratch_root,
-        &mut |r| observer.bench_started(r, &format!("invocation {}/{rounds}", r + 1)),
+        &mut |step| match step {
+            Step::Round(r) => {
+                round = r;
+                observer.bench_started(r, &format!("invocation {}/{rounds}", r + 1));
+            }
+            Step::Row { done, planned } => {
+                observer.work_done(done, planned, &format!("process {}/{rounds}", round + 1))
+            }
+        },
     )?;
     run.status = if measured.interrupted {
         RunStatus::Interrupted

@@ -251,24 +251,44 @@ fn load_average() -> [f64; 3] {
     ]
 }
 
-/// Other processes in state R (runnable) right now: each competes for the CPUs.
+/// Other processes in state R (runnable) right now: each competes for the CPUs. The one
+/// that has used the most CPU time comes first: a warning that names a few names the
+/// ones that matter.
 pub fn busy_processes() -> Vec<String> {
     let me = std::process::id();
     let Ok(dir) = fs::read_dir("/proc") else {
         return Vec::new();
     };
-    dir.filter_map(|e| e.ok())
+    let mut busy: Vec<(u64, String)> = dir
+        .filter_map(|e| e.ok())
         .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
         .filter(|&pid| pid != me)
         .filter_map(|pid| {
             let stat = fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-            // "pid (comm) S ..." — comm may contain spaces and parentheses.
-            let close = stat.rfind(')')?;
-            let comm = &stat[stat.find('(')? + 1..close];
-            let state = stat[close + 1..].split_whitespace().next()?;
-            (state == "R").then(|| format!("{comm}[{pid}]"))
+            runnable_with_cpu(&stat).map(|(comm, ticks)| (ticks, format!("{comm}[{pid}]")))
         })
-        .collect()
+        .collect();
+    busy.sort_by(|a, b| b.0.cmp(&a.0));
+    busy.into_iter().map(|(_, name)| name).collect()
+}
+
+/// From a `/proc/PID/stat` line, the command and its user + system CPU ticks, when the
+/// process is runnable. "pid (comm) S ..." — comm may contain spaces and parentheses, so
+/// the fields are counted from the last ')': state is the first after it, utime the 12th.
+fn runnable_with_cpu(stat: &str) -> Option<(&str, u64)> {
+    let close = stat.rfind(')')?;
+    let comm = &stat[stat.find('(')? + 1..close];
+    let fields: Vec<&str> = stat[close + 1..].split_whitespace().collect();
+    if *fields.first()? != "R" {
+        return None;
+    }
+    let ticks = |i: usize| {
+        fields
+            .get(i)
+            .and_then(|f| f.parse::<u64>().ok())
+            .unwrap_or(0)
+    };
+    Some((comm, ticks(11) + ticks(12)))
 }
 
 /// File system type and device of `path`, from the longest matching mount point.
@@ -311,6 +331,16 @@ mod tests {
         assert_eq!(parse_size("16M"), Some(16 << 20));
         assert_eq!(count_cpu_list("0-3,6"), 5);
         assert_eq!(count_cpu_list("1"), 1);
+    }
+
+    #[test]
+    fn a_runnable_process_is_read_with_its_cpu_time_and_a_sleeping_one_is_not() {
+        // Fields after the comm: state ppid pgrp session tty tpgid flags minflt cminflt
+        // majflt cmajflt utime stime ...
+        let stat = "812 (cc1 (x)) R 1 812 812 0 -1 4194304 10 0 0 0 250 40 0 0 20 0 1";
+        assert_eq!(runnable_with_cpu(stat), Some(("cc1 (x)", 290)));
+        let asleep = stat.replace(") R ", ") S ");
+        assert_eq!(runnable_with_cpu(&asleep), None);
     }
 
     #[test]

@@ -26,6 +26,13 @@ impl Observer for Tee<'_> {
         }
     }
 
+    fn work_done(&mut self, done: usize, planned: usize, what: &str) {
+        self.first.work_done(done, planned, what);
+        if let Some(s) = self.second.as_mut() {
+            s.work_done(done, planned, what);
+        }
+    }
+
     fn bench_finished(&mut self, result: &BenchResult) -> Result<()> {
         self.first.bench_finished(result)?;
         if let Some(s) = self.second.as_mut() {

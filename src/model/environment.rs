@@ -29,12 +29,30 @@ pub struct Environment {
     pub uid: u32,
     /// The load average (1, 5, 15 minutes) when the run started.
     pub load_average: [f64; 3],
-    /// Other processes found runnable when the run started (name and pid).
+    /// Other processes found runnable when the run started (name and pid), the one that
+    /// had used the most CPU time first.
     pub busy_processes: Vec<String>,
     /// CLOCK_MONOTONIC's rate against CLOCK_MONOTONIC_RAW over the run (absent in older
     /// records and outside `run`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub clock_rate: Option<ClockRate>,
+}
+
+/// How many processes a one-line list names before it counts the rest.
+pub const PROCESSES_NAMED: usize = 5;
+
+/// "12: cc1[812], rustc[77], … and 7 more": a list of processes (the busiest first, as
+/// [`Environment::busy_processes`] keeps them) in one short line, with their count.
+pub fn few_processes(list: &[String]) -> String {
+    if list.len() <= PROCESSES_NAMED {
+        return format!("{}: {}", list.len(), list.join(", "));
+    }
+    format!(
+        "{}, the busiest {} and {} more",
+        list.len(),
+        list[..PROCESSES_NAMED].join(", "),
+        list.len() - PROCESSES_NAMED
+    )
 }
 
 /// How fast the clock every figure is read from ran against the hardware's own: seed 002

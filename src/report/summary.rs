@@ -96,7 +96,7 @@ fn few(ids: &[&str]) -> String {
 
 /// The machine's noise as the run saw it: the load when it started, the share of samples
 /// culled as preempted or moved, the typical interval and the widest.
-fn noise_line(run: &Run) -> Option<String> {
+pub fn noise_line(run: &Run) -> Option<String> {
     let measured: Vec<&BenchResult> = run
         .results
         .iter()

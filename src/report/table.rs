@@ -404,16 +404,7 @@ pub fn run_table(run: &Run, overhead: &Overhead, wide: bool) -> String {
     }
     let numeric: Vec<usize> = (1..header.len() - 1).collect();
     right(&mut t, &numeric);
-    let mut out = String::new();
-    out.push_str(&format!(
-        "timeshare {} · {} mode · {} · {} × {} · kernel {}\n",
-        style::escape(&run.tool.version),
-        format!("{:?}", run.options.mode).to_lowercase(),
-        style::escape(&run.environment.hostname),
-        run.environment.cpu.logical,
-        style::escape(&run.environment.cpu.model),
-        style::escape(&run.environment.kernel.release),
-    ));
+    let mut out = run_title(run);
     let level = match (run.options.invocations, run.options.precision) {
         (Some(k), Some(p)) => format!(
             "median of each row's processes' medians (a pilot of {k}, more where ±{:.1}% \
@@ -448,6 +439,20 @@ pub fn run_table(run: &Run, overhead: &Overhead, wide: bool) -> String {
         out.push_str(&format!("{legend}\n"));
     }
     out
+}
+
+/// "timeshare 0.1.0 · quick mode · host · 2 × CPU · kernel 6.1": the line a run's tables
+/// and its answer open with.
+pub fn run_title(run: &Run) -> String {
+    format!(
+        "timeshare {} · {} mode · {} · {} × {} · kernel {}\n",
+        style::escape(&run.tool.version),
+        format!("{:?}", run.options.mode).to_lowercase(),
+        style::escape(&run.environment.hostname),
+        run.environment.cpu.logical,
+        style::escape(&run.environment.cpu.model),
+        style::escape(&run.environment.kernel.release),
+    )
 }
 
 /// Failed rows stand out; skipped ones step back.

@@ -460,6 +460,10 @@ fn a_near_miss_gets_a_suggestion() {
         ),
         (&["table", "001-07"], "did you mean `001-7`?"),
         (&["man", "rnu"], "did you mean `run`?"),
+        (
+            &["compare", "last"],
+            "e.g. `compare last 1` or `compare last vax750-4.3bsd`",
+        ),
     ] {
         timeshare()
             .args(args)

@@ -215,8 +215,14 @@ fn mock_run(args: &[&str], code: i32) -> String {
 
 #[test]
 fn what_run_prints_is_pinned() {
-    // One process: the tables, the start's warnings, where it was stored, the summary.
+    // One process: the start's warnings, where it was stored, the answer.
+    // The one-screen answer, as a run ends by default.
     insta::assert_snapshot!("run_mock", mock_run(&["--quick", "--invocations", "1"], 0));
+    // The full table and every family's tables, then the summary, as `--verbose` asks.
+    insta::assert_snapshot!(
+        "run_mock_verbose",
+        mock_run(&["--quick", "--invocations", "1", "--verbose"], 0)
+    );
     // Across processes: the merged rows, the run level's note, and the quiet-machine
     // reference measured again at the end (the mock's moves by 20%): the drift warning,
     // after the tables.
