@@ -22,6 +22,12 @@
 //! over its wall time is the share of its pinned CPU it had: below 1, other processes ran
 //! there in the meantime and the tool's wall-clock figure includes their time.
 //!
+//! A tool that uses a directory at a fixed path of a shared place (lmbench's
+//! `/var/tmp/lmbench`, where `lat_proc exec` runs `hello` and `lat_fcntl` makes its lock
+//! files) runs in a mount namespace of its own with a fresh private directory in place
+//! of it (see [`crate::harness::toolview`]): nothing is put, copied, chmod-ed or run at
+//! the shared path, whoever made it.
+//!
 //! Every child (the row's timeshare, the tool, lmbench's calibration) runs in a process
 //! group of its own, with its output in a file of the scratch directory, and is polled:
 //! on Ctrl-C, SIGTERM or SIGHUP the group is stopped (TERM, then KILL a second later: some
@@ -42,6 +48,7 @@ use crate::bench::Registry;
 use crate::harness::anchor::{self, Anchor, RowFigure, Server, ServerRuns};
 use crate::harness::contract::Benchmark;
 use crate::harness::procgroup::{self, Reaped};
+use crate::harness::toolview::PrivateView;
 use crate::harness::{calibration, cpu, debris, interrupt};
 use crate::model::crosscheck::{CheckRow, Outcome, Pairing, Plan, FAMILY_ALPHA};
 use crate::model::details::cache::CacheSweep;
@@ -269,7 +276,7 @@ fn check(
             Some(c) => build_c(&found, c, scratch)?,
             None => found.clone(),
         };
-        let _exec_file = a.exec_file.map(PlacedFile::place).transpose()?;
+        let view = tool_view(a, scratch)?;
         let file = match a.file {
             Some(f) => {
                 let path = scratch.join(format!("anchor-file-{}", f.block));
@@ -278,9 +285,6 @@ fn check(
             }
             None => None,
         };
-        if let Some(dir) = a.dir {
-            make_tool_dir(Path::new(dir), a.tool)?;
-        }
         let _server = match a.server {
             Some(s) => Some(ToolServer::start(&program, s, env)?),
             None => None,
@@ -299,7 +303,9 @@ fn check(
             let Some(row) = run_row(exe, b.id(), a.row_figure, scratch)? else {
                 return Ok(());
             };
-            let Some((tool, share)) = run_tool(&program, a, file.as_deref(), env, scratch)? else {
+            let Some((tool, share)) =
+                run_tool(&program, a, file.as_deref(), env, scratch, view.as_ref())?
+            else {
                 return Ok(());
             };
             figures.push((row, tool));
@@ -512,49 +518,16 @@ fn build_c(cc: &Path, built: anchor::BuiltFromC, scratch: &Path) -> Result<PathB
     Ok(program)
 }
 
-/// A program put where a tool executes it, for as long as this lives: what was at that
-/// path before is put back, and a directory made for it removed, when it is dropped.
-struct PlacedFile {
-    path: PathBuf,
-    before: Option<Vec<u8>>,
-    made_dir: Option<PathBuf>,
-}
-
-impl PlacedFile {
-    fn place(file: anchor::ExecFile) -> Result<PlacedFile> {
-        use std::os::unix::fs::PermissionsExt;
-        let path = PathBuf::from(file.path);
-        let dir = path
-            .parent()
-            .context("an exec file's path has a directory")?;
-        let made_dir = (!dir.exists()).then(|| dir.to_path_buf());
-        std::fs::create_dir_all(dir).with_context(|| format!("cannot make {}", dir.display()))?;
-        let before = std::fs::read(&path).ok();
-        // A new file rather than writing into the old one: a running program keeps its own.
-        let _ = std::fs::remove_file(&path);
-        std::fs::write(&path, file.image)
-            .with_context(|| format!("cannot write {}", path.display()))?;
-        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755))?;
-        Ok(PlacedFile {
-            path,
-            before,
-            made_dir,
-        })
+/// The tool's private view of the fixed directory it uses, with the program it executes
+/// put there (see [`crate::harness::toolview`]); `None` for a tool that uses none.
+fn tool_view(a: &Anchor, scratch: &Path) -> Result<Option<PrivateView>> {
+    let Some(dir) = a.dir else { return Ok(None) };
+    let view = PrivateView::new(Path::new(dir), scratch)
+        .with_context(|| format!("cannot give {} a private {dir}", a.tool))?;
+    if let Some(f) = a.exec_file {
+        view.place_program(f.name, f.image)?;
     }
-}
-
-impl Drop for PlacedFile {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.path);
-        if let Some(bytes) = &self.before {
-            use std::os::unix::fs::PermissionsExt;
-            let _ = std::fs::write(&self.path, bytes);
-            let _ = std::fs::set_permissions(&self.path, std::fs::Permissions::from_mode(0o755));
-        }
-        if let Some(dir) = &self.made_dir {
-            let _ = std::fs::remove_dir(dir);
-        }
-    }
+    Ok(Some(view))
 }
 
 /// One quick run of the row in a fresh timeshare, in one process: the figure `figure`
@@ -623,11 +596,15 @@ fn run_tool(
     file: Option<&Path>,
     env: &[(String, String)],
     scratch: &Path,
+    view: Option<&PrivateView>,
 ) -> Result<Option<(f64, f64)>> {
     let out = scratch.join("tool.out");
     let mut cmd = Command::new(program);
     cmd.args(a.args_with(file))
         .envs(env.iter().map(|(k, v)| (k, v)));
+    if let Some(view) = view {
+        view.apply(&mut cmd)?;
+    }
     let Some(done) = run_stoppable(&mut cmd, &out)
         .with_context(|| format!("cannot run {}", program.display()))?
     else {
@@ -715,25 +692,6 @@ fn lmbench_calibration(scratch: &Path) -> Vec<(String, String)> {
     .collect()
 }
 
-/// The directory a tool writes into and does not make itself (lat_fcntl's
-/// `/var/tmp/lmbench`), made when it is missing and said so on standard error.
-fn make_tool_dir(dir: &Path, tool: &str) -> Result<()> {
-    if dir.is_dir() {
-        return Ok(());
-    }
-    std::fs::create_dir_all(dir).with_context(|| {
-        format!(
-            "cannot make {}, where {tool} writes its files",
-            dir.display()
-        )
-    })?;
-    eprintln!(
-        "crosscheck: made {} ({tool} writes its files there and does not make it)",
-        dir.display()
-    );
-    Ok(())
-}
-
 /// A file of `bytes` bytes, written `block` bytes at a time, as the row writes its own,
 /// and read back so its pages are cached.
 fn make_file(path: &Path, bytes: u64, block: usize) -> Result<()> {
@@ -755,28 +713,4 @@ fn make_file(path: &Path, bytes: u64, block: usize) -> Result<()> {
     f.sync_all()?;
     std::fs::read(path)?;
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_tool_s_missing_directory_is_made_and_an_impossible_one_is_one_error() {
-        let t = tempfile::tempdir().unwrap();
-        let dir = t.path().join("var/tmp/lmbench");
-        make_tool_dir(&dir, "lmbench lat_fcntl").unwrap();
-        assert!(dir.is_dir());
-        // Made already: nothing to do.
-        make_tool_dir(&dir, "lmbench lat_fcntl").unwrap();
-        let file = t.path().join("a-file");
-        std::fs::write(&file, "x").unwrap();
-        let err = make_tool_dir(&file.join("lmbench"), "lmbench lat_fcntl").unwrap_err();
-        let msg = format!("{err:#}");
-        assert!(
-            msg.starts_with("cannot make ") && msg.contains("where lmbench lat_fcntl writes"),
-            "{msg}"
-        );
-        assert!(!msg.contains('\n'), "{msg}");
-    }
 }

@@ -8,7 +8,7 @@ use anyhow::Result;
 use clap::Args;
 
 use super::errors::UsageError;
-use super::outpolicy::Rules;
+use super::outpolicy::{self, Rules};
 use crate::store::{self, Location, Store, StoredRun};
 
 #[derive(Debug, Args, Clone, Default)]
@@ -35,7 +35,16 @@ impl DbArgs {
         } else {
             store::DB_ENV
         };
-        Ok(location.map_err(|why| UsageError(format!("{flag}: {why}")))?)
+        match location.map_err(|why| UsageError(format!("{flag}: {why}")))? {
+            Location::File(path) => {
+                outpolicy::decide_store(&path)
+                    .map(Location::File)
+                    .map_err(|why| {
+                        UsageError(format!("cannot use {flag} {}: {why}", path.display())).into()
+                    })
+            }
+            other => Ok(other),
+        }
     }
 
     /// The rules for this invocation's output files: never the store's SQLite file.

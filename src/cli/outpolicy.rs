@@ -13,7 +13,15 @@
 //!   it is renamed into place), or is refused when that cannot be done;
 //! - a file without write permission is refused unless `--force`;
 //! - the results database, its `-wal`, `-shm` or `-journal`, is refused whatever the name
-//!   it is reached by (same file, or a hard link to it).
+//!   it is reached by (same file, or a hard link to it);
+//! - a directory on the way that is a link is followed under the same rule as a file.
+//!
+//! The SQLite store itself (`--db`, `$TIMESHARE_DB`, the default) is decided by the same
+//! rules in [`decide_store`]: its links followed only as above and never to nothing, a
+//! file or a `-wal`/`-shm`/`-journal` of another user in a sticky directory refused, a
+//! `-wal`/`-shm`/`-journal` that is a link refused, and a directory another user owns
+//! refused; what SQLite is then given is the file's real path, opened without following
+//! any link (SQLite's own files beside it are opened with `O_NOFOLLOW` too).
 
 use std::os::unix::fs::{FileTypeExt, MetadataExt};
 use std::path::{Component, Path, PathBuf};
@@ -53,12 +61,39 @@ const MAX_LINKS: usize = 40;
 /// user, without the path, which the caller names).
 pub fn decide(path: &Path, rules: &Rules) -> Result<Decision, String> {
     let euid = effective_uid();
+    check_ancestors(path, euid, 0)?;
+    match follow(path, euid)? {
+        Found::Nothing(at) => create(at, rules),
+        Found::Entry {
+            path,
+            meta,
+            dir,
+            dir_meta,
+        } => existing(path, &meta, &dir, &dir_meta, euid, rules),
+    }
+}
+
+/// What a path names once the links the rule allows are followed.
+enum Found {
+    /// No entry at all (not a link to nothing: that is refused).
+    Nothing(PathBuf),
+    /// An entry that is not a link, in directory `dir`.
+    Entry {
+        path: PathBuf,
+        meta: std::fs::Metadata,
+        dir: PathBuf,
+        dir_meta: std::fs::Metadata,
+    },
+}
+
+/// Follow `path`'s links under the rule for sticky directories, never to nothing.
+fn follow(path: &Path, euid: u32) -> Result<Found, String> {
     let mut at = path.to_path_buf();
     for hops in 0..=MAX_LINKS {
         let meta = match std::fs::symlink_metadata(&at) {
             Ok(m) => m,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound && hops == 0 => {
-                return create(at, rules);
+                return Ok(Found::Nothing(at));
             }
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                 return Err(format!(
@@ -84,9 +119,172 @@ pub fn decide(path: &Path, rules: &Rules) -> Result<Decision, String> {
             at = if to.is_relative() { dir.join(to) } else { to };
             continue;
         }
-        return existing(at, &meta, &dir, &dir_meta, euid, rules);
+        return Ok(Found::Entry {
+            path: at,
+            meta,
+            dir,
+            dir_meta,
+        });
     }
     Err("too many levels of symbolic links".into())
+}
+
+/// The results store's SQLite file named `path`, decided (see the module's rules): the
+/// path to give SQLite, with no link left in it, or why it must not be used.
+pub fn decide_store(path: &Path) -> Result<PathBuf, String> {
+    let euid = effective_uid();
+    check_ancestors(path, euid, 0)?;
+    let file = match follow(path, euid)? {
+        Found::Nothing(at) => at,
+        Found::Entry {
+            path,
+            meta,
+            dir,
+            dir_meta,
+        } => {
+            if !meta.is_file() {
+                return Err("it is not a regular file".into());
+            }
+            if !may_follow(meta.uid(), &dir_meta, euid) {
+                return Err(format!(
+                    "{} belongs to user {} in the world-writable sticky directory {} and is \
+                     not used (as the kernel's fs.protected_regular would not)",
+                    path.display(),
+                    meta.uid(),
+                    dir.display()
+                ));
+            }
+            path
+        }
+    };
+    let dir = parent_of(&file);
+    let real_dir = canonical_beyond(&dir)?;
+    check_dir_owner(&real_dir, euid)?;
+    let name = file.file_name().ok_or("it names no file")?;
+    let real = real_dir.join(name);
+    for companion in store_files(&real).into_iter().skip(1) {
+        check_companion(&companion, euid)?;
+    }
+    Ok(real)
+}
+
+/// A directory owned by another user (neither us nor root) is theirs to change under us:
+/// never used, unless it is sticky and world-writable (where the rule per entry holds).
+fn check_dir_owner(dir: &Path, euid: u32) -> Result<(), String> {
+    // Not made yet: `canonical_beyond` checked the part that exists.
+    let Ok(meta) = std::fs::metadata(dir) else {
+        return Ok(());
+    };
+    let sticky_world_writable = meta.mode() & 0o1002 == 0o1002;
+    if meta.uid() != euid && meta.uid() != 0 && !sticky_world_writable {
+        return Err(format!(
+            "the directory {} belongs to user {}, who could replace what is in it",
+            dir.display(),
+            meta.uid()
+        ));
+    }
+    Ok(())
+}
+
+/// SQLite's `-wal`, `-shm` or `-journal` beside the store: absent, or a regular file
+/// that is not another user's in a sticky directory; never a link.
+fn check_companion(path: &Path, euid: u32) -> Result<(), String> {
+    let meta = match std::fs::symlink_metadata(path) {
+        Ok(m) => m,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(super::errors::io_reason(&e)),
+    };
+    if meta.file_type().is_symlink() {
+        return Err(format!(
+            "{} is a link, which the store's journal never is",
+            path.display()
+        ));
+    }
+    if !meta.is_file() {
+        return Err(format!("{} is not a regular file", path.display()));
+    }
+    let dir = parent_of(path);
+    let dir_meta = std::fs::metadata(&dir).map_err(|e| super::errors::io_reason(&e))?;
+    if !may_follow(meta.uid(), &dir_meta, euid) {
+        return Err(format!(
+            "{} belongs to user {} in the world-writable sticky directory {} and is not \
+             written (as the kernel's fs.protected_regular would not)",
+            path.display(),
+            meta.uid(),
+            dir.display()
+        ));
+    }
+    Ok(())
+}
+
+/// `dir` with every link resolved: the part that exists made canonical, the rest (made
+/// later) appended.
+fn canonical_beyond(dir: &Path) -> Result<PathBuf, String> {
+    let mut existing = dir.to_path_buf();
+    let mut rest = Vec::new();
+    loop {
+        match std::fs::canonicalize(&existing) {
+            Ok(real) => {
+                return Ok(rest.iter().rev().fold(real, |p: PathBuf, c| p.join(c)));
+            }
+            Err(_) => {
+                let Some(name) = existing.file_name().map(|n| n.to_os_string()) else {
+                    return Err(format!("no directory {}", dir.display()));
+                };
+                rest.push(name);
+                existing = parent_of(&existing);
+            }
+        }
+    }
+}
+
+/// Every directory on the way to `path` that is a link is followed only under the rule
+/// for links in sticky directories (and its target's own way, to a depth).
+fn check_ancestors(path: &Path, euid: u32, depth: usize) -> Result<(), String> {
+    if depth > MAX_LINKS {
+        return Err("too many levels of symbolic links".into());
+    }
+    let mut at = PathBuf::new();
+    let Some(dir) = path.parent() else {
+        return Ok(());
+    };
+    for part in dir.components() {
+        let parent = if at.as_os_str().is_empty() {
+            PathBuf::from(".")
+        } else {
+            at.clone()
+        };
+        at.push(part);
+        if !matches!(part, Component::Normal(_)) {
+            continue;
+        }
+        let Ok(meta) = std::fs::symlink_metadata(&at) else {
+            return Ok(());
+        };
+        if !meta.file_type().is_symlink() {
+            continue;
+        }
+        let Ok(parent_meta) = std::fs::metadata(&parent) else {
+            return Ok(());
+        };
+        if !may_follow(meta.uid(), &parent_meta, euid) {
+            return Err(format!(
+                "{} is a link of user {} in the world-writable sticky directory {}, \
+                 which is not followed (as the kernel's fs.protected_symlinks would not)",
+                at.display(),
+                meta.uid(),
+                parent.display()
+            ));
+        }
+        let to = std::fs::read_link(&at).map_err(|e| super::errors::io_reason(&e))?;
+        let target = if to.is_relative() {
+            parent.join(to)
+        } else {
+            to
+        };
+        check_ancestors(&target.join("x"), euid, depth + 1)?;
+    }
+    Ok(())
 }
 
 /// A new file at `path`: its directory must exist, and it must not be the store's.

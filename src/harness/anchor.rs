@@ -159,11 +159,13 @@ pub struct BuiltFromC {
     pub source: &'static str,
 }
 
-/// A file the tool executes at a path of its own choosing (lmbench's `lat_proc exec` runs
-/// /var/tmp/lmbench/hello): put there for the pairs, and what was there put back after.
+/// A file the tool executes from its fixed directory (lmbench's `lat_proc exec` runs
+/// /var/tmp/lmbench/hello): put in the tool's private view of that directory (see
+/// [`super::toolview`]), never at the shared path itself.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ExecFile {
-    pub path: &'static str,
+    /// Its name in the anchor's [`Anchor::dir`].
+    pub name: &'static str,
     pub image: &'static [u8],
 }
 
@@ -209,8 +211,9 @@ pub struct Anchor {
     pub exec_file: Option<ExecFile>,
     /// The row's figure the tool's is compared with.
     pub row_figure: RowFigure,
-    /// A directory the tool writes into and does not make itself (lat_fcntl's
-    /// `/var/tmp/lmbench`): the crosscheck makes it before the tool runs.
+    /// A directory at a fixed path in a shared place that the tool uses (lmbench's
+    /// `/var/tmp/lmbench`): the tool runs with a private view of it, a fresh directory of
+    /// its own (see [`super::toolview`]); the shared path is never touched.
     pub dir: Option<&'static str>,
 }
 
@@ -266,9 +269,16 @@ impl Anchor {
         }
     }
 
-    /// The tool executes `image` at `path` (put there for the pairs).
-    pub fn with_exec_file(mut self, path: &'static str, image: &'static [u8]) -> Anchor {
-        self.exec_file = Some(ExecFile { path, image });
+    /// The tool executes `image` as `name` in its fixed directory `dir` (put in its
+    /// private view of that directory for the pairs).
+    pub fn with_exec_file(
+        mut self,
+        dir: &'static str,
+        name: &'static str,
+        image: &'static [u8],
+    ) -> Anchor {
+        self.dir = Some(dir);
+        self.exec_file = Some(ExecFile { name, image });
         self
     }
 

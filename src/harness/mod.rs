@@ -30,6 +30,7 @@ pub mod session;
 pub mod state;
 pub mod sysinfo;
 pub mod tee;
+pub mod toolview;
 
 pub use runner::Runner;
 pub use session::{Ended, Observer, Session, Strategy};

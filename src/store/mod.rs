@@ -260,10 +260,15 @@ impl Store {
             path: shown.clone(),
             why,
         })?;
-        let mut conn = Connection::open(path).map_err(|e| StoreError::CannotOpen {
-            path: shown.clone(),
-            why: e.to_string(),
-        })?;
+        // The path has no link left in it (see the command line's store rule): SQLite
+        // refuses one appearing since, and opens its journal and WAL files without
+        // following links in any case.
+        let flags = rusqlite::OpenFlags::default() | rusqlite::OpenFlags::SQLITE_OPEN_NOFOLLOW;
+        let mut conn =
+            Connection::open_with_flags(path, flags).map_err(|e| StoreError::CannotOpen {
+                path: shown.clone(),
+                why: e.to_string(),
+            })?;
         conn.busy_timeout(patience)?;
         // Before anything is written (WAL, tables): another application's database, or a
         // file that is no database at all, is refused untouched. An empty one is made ours.

@@ -127,12 +127,15 @@ parent's size is not a cause: timeshare's is larger (624 KiB anonymous, 35 mappi
 against lat_proc's 92 KiB, 23), which would make it slower, and lat_proc's wait() loop \
 reaps the child as waitpid() does";
 
-/// Where lmbench's `lat_proc exec` finds the program it executes (its `hello`).
-pub const LAT_PROC_EXEC_PROGRAM: &str = "/var/tmp/lmbench/hello";
+/// Where lmbench's `lat_proc exec` finds the program it executes (its `hello`): compiled
+/// into Debian's lat_proc. The crosscheck gives the tool a private view of that directory
+/// (see [`crate::harness::toolview`]) and never touches the shared one.
+pub const LAT_PROC_EXEC_DIR: &str = "/var/tmp/lmbench";
+pub const LAT_PROC_EXEC_NAME: &str = "hello";
 
 /// proc.exec.null.0 against `lat_proc exec` with the same program on both sides: the
-/// crosscheck puts the null job where lat_proc looks for its `hello` (and puts back what
-/// was there after). With lmbench's own dynamically linked `hello` the pair read 0.33×:
+/// crosscheck puts the null job where lat_proc looks for its `hello`, in the tool's private
+/// view of that directory. With lmbench's own dynamically linked `hello` the pair read 0.33×:
 /// the gap was the programs (a static job of two instructions against a C library's
 /// start-up), not the fork and exec.
 fn lat_proc_exec() -> Anchor {
@@ -143,7 +146,7 @@ fn lat_proc_exec() -> Anchor {
         Parse::LmbenchMicroseconds,
         "per fork, execve of the null job, its exit, wait",
     )
-    .with_exec_file(LAT_PROC_EXEC_PROGRAM, Job::Null.image())
+    .with_exec_file(LAT_PROC_EXEC_DIR, LAT_PROC_EXEC_NAME, Job::Null.image())
 }
 
 /// What one operation of a process-creation row is, by its id (001 Table 1's words).
@@ -242,7 +245,8 @@ mod tests {
         let a = &row.anchors()[0];
         assert_eq!(a.command_line(), "lat_proc exec");
         let placed = a.exec_file.expect("lat_proc is given the program to exec");
-        assert_eq!(placed.path, LAT_PROC_EXEC_PROGRAM);
+        assert_eq!(placed.name, LAT_PROC_EXEC_NAME);
+        assert_eq!(a.dir, Some(LAT_PROC_EXEC_DIR));
         assert_eq!(placed.image, Job::Null.image(), "the row's own null job");
         assert!(a.explained.is_none(), "like for like: no gap to explain");
     }

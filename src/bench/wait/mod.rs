@@ -43,7 +43,8 @@ pub fn all() -> Vec<Benchmark> {
                 Parse::LmbenchMicroseconds,
                 "per round trip of the lock between two processes",
             )
-            // Debian's lat_fcntl makes its lock files there, and not the directory.
+            // Debian's lat_fcntl makes its lock files there, and not the directory: it
+            // runs with a private view of it.
             .with_dir("/var/tmp/lmbench")
             .explained(
                 "lat_fcntl's two-lock pattern lets a process take again a lock it has just \
