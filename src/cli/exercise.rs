@@ -278,6 +278,7 @@ fn run_options(args: &ExerciseArgs, trials: usize) -> RunOptions {
         mode: if args.quick { Mode::Quick } else { Mode::Full },
         selection,
         label: args.label.clone(),
+        observed_system: args.observe_system,
         ..RunOptions::default()
     }
 }

@@ -29,7 +29,8 @@ pub fn execute(args: HistoryArgs) -> Result<Exit> {
     }
     let store = args.db.open_existing()?;
     let rows = store.runs()?;
-    let mut text = history_table(&rows);
+    let marks = marks_of(&store, &rows);
+    let mut text = history_table(&rows, &marks);
     let observations = store.observations()?;
     if !observations.is_empty() {
         text.push_str(&observation_table(&observations));
@@ -38,7 +39,21 @@ pub fn execute(args: HistoryArgs) -> Result<Exit> {
     Ok(Exit::Success)
 }
 
-fn history_table(rows: &[RunRow]) -> String {
+/// Why each run that is not an ordinary one is not (measured beside an observer, a
+/// configuration run), by id: read from each run's stored options.
+fn marks_of(
+    store: &crate::store::Store,
+    rows: &[RunRow],
+) -> std::collections::HashMap<i64, &'static str> {
+    rows.iter()
+        .filter_map(|r| {
+            let stored = store.load(r.id).ok()?;
+            Some((r.id, stored.run.options.not_ordinary()?))
+        })
+        .collect()
+}
+
+fn history_table(rows: &[RunRow], marks: &std::collections::HashMap<i64, &'static str>) -> String {
     if rows.is_empty() {
         return "no runs stored yet\n".to_string();
     }
@@ -56,6 +71,9 @@ fn history_table(rows: &[RunRow]) -> String {
         let mut status = status_name(r.status).to_string();
         if let Some(from) = &r.imported_from {
             status.push_str(&format!(" (imported from {})", escape(from)));
+        }
+        if let Some(why) = marks.get(&r.id) {
+            status.push_str(&format!(" ({why})"));
         }
         t.add_row(vec![
             r.id.to_string(),

@@ -260,6 +260,7 @@ fn run_options(args: &RunArgs) -> Result<RunOptions> {
         },
         precision: target.map(|t| t.precision),
         budget_s: target.map(|t| t.budget_s),
+        observed_system: args.observe_system,
         ..RunOptions::default()
     };
     args.rows.apply(&mut options)?;

@@ -51,6 +51,12 @@ pub fn execute(args: ShowArgs) -> Result<Exit> {
     if let Some(line) = report::load::configuration_line(&stored.run) {
         text.push_str(&line);
     }
+    if stored.run.options.observed_system {
+        text.push_str(
+            "measured beside --observe-system: its figures carry the observer's cost, and \
+             tables do not take them as today's\n",
+        );
+    }
     text.push_str(&report::extra::full_report(
         &stored.run,
         &overhead,

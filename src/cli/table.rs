@@ -55,7 +55,14 @@ pub fn execute(args: TableArgs) -> Result<Exit> {
     if let Some(run) = &args.run {
         let stored = super::show::load(&store, run)?;
         let name = format!("run {}", stored.row.id);
-        output::print_text(&seed_table::render(table, &stored.run, &name, args.wide))?;
+        let mut text = seed_table::render(table, &stored.run, &name, args.wide);
+        if let Some(why) = stored.run.options.not_ordinary() {
+            text.push_str(&format!(
+                "run {} was {why}: not what the table takes as today by default\n",
+                stored.row.id
+            ));
+        }
+        output::print_text(&text)?;
         return Ok(Exit::Success);
     }
     if let Some(prefix) = table.curve {
@@ -71,11 +78,21 @@ pub fn execute(args: TableArgs) -> Result<Exit> {
         .map(|(_, id)| id)
         .collect();
     let mut runs = Vec::new();
+    let mut passed_over = Vec::new();
     for row in store.runs()? {
         if row.status != RunStatus::Complete {
+            if runs.is_empty() {
+                passed_over.push((row.id, "not complete"));
+            }
             continue;
         }
         let stored = super::db::load_id(&store, row.id)?;
+        if let Some(why) = stored.run.options.not_ordinary() {
+            if runs.is_empty() {
+                passed_over.push((row.id, why));
+            }
+            continue;
+        }
         let has = |id: &String| {
             stored
                 .run
@@ -105,6 +122,7 @@ pub fn execute(args: TableArgs) -> Result<Exit> {
     }
     let sources = sources_of(&runs);
     let mut text = seed_table::render_from(table, &sources, args.wide);
+    text.push_str(&passed_over_line(&passed_over));
     if NAMEI_TABLES.contains(&table.key) {
         let newest = newest_observation(&store);
         text.push_str(&observation_tables::namei_line(
@@ -113,6 +131,23 @@ pub fn execute(args: TableArgs) -> Result<Exit> {
     }
     output::print_text(&text)?;
     Ok(Exit::Success)
+}
+
+/// What the table took as today and why it passed over the runs newer than the newest it
+/// took: empty when it passed over none.
+fn passed_over_line(passed_over: &[(i64, &str)]) -> String {
+    if passed_over.is_empty() {
+        return String::new();
+    }
+    let each: Vec<String> = passed_over
+        .iter()
+        .map(|(id, why)| format!("run {id} ({why})"))
+        .collect();
+    format!(
+        "today's figures are from the newest ordinary runs (complete, not observed, not a \
+         configuration run); passed over the newer {}\n",
+        each.join(", ")
+    )
 }
 
 /// Seed 001's namei tables, to which today's share (from an observation) is added.
@@ -211,4 +246,36 @@ fn newest_observation(
         .load_observation("o-last")
         .ok()
         .map(|(id, o)| (format!("o{id}"), o))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_runs_passed_over_are_named_with_their_reason() {
+        assert_eq!(passed_over_line(&[]), "");
+        let line =
+            passed_over_line(&[(7, "measured beside --observe-system"), (6, "not complete")]);
+        assert!(
+            line.contains("run 7 (measured beside --observe-system)"),
+            "{line}"
+        );
+        assert!(line.contains("run 6 (not complete)"), "{line}");
+    }
+
+    #[test]
+    fn an_observed_or_configuration_run_is_not_ordinary() {
+        let mut o = crate::model::RunOptions::default();
+        assert_eq!(o.not_ordinary(), None);
+        o.load.configuration = Some("tmp=disk".into());
+        assert_eq!(o.not_ordinary(), Some("a configuration run (--configs)"));
+        o.observed_system = true;
+        assert_eq!(o.not_ordinary(), Some("measured beside --observe-system"));
+        // Stored JSON: the field only when set, and old runs (without it) still load.
+        let json = serde_json::to_string(&crate::model::RunOptions::default()).unwrap();
+        assert!(!json.contains("observed_system"), "{json}");
+        let back: crate::model::RunOptions = serde_json::from_str(&json).unwrap();
+        assert!(!back.observed_system);
+    }
 }

@@ -125,6 +125,27 @@ pub struct RunOptions {
     /// last cache level).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cache_max: Option<u64>,
+    /// Measured beside a whole-system observer (`--observe-system`): every figure carries
+    /// the observer's cost (getpid 1.45 µs beside it, 171 ns without), so tables never
+    /// take such a run as today's. Absent (false) in ordinary runs and in runs stored
+    /// before the field existed.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub observed_system: bool,
+}
+
+impl RunOptions {
+    /// Why a run made with these options is not an ordinary run, whose figures a table
+    /// takes as today's: measured beside an observer, or one configuration of a
+    /// `--configs` sweep (a scratch directory and memory limit of its own).
+    pub fn not_ordinary(&self) -> Option<&'static str> {
+        if self.observed_system {
+            Some("measured beside --observe-system")
+        } else if self.load.configuration.is_some() {
+            Some("a configuration run (--configs)")
+        } else {
+            None
+        }
+    }
 }
 
 fn no_observation(o: &super::observe::ObserveOptions) -> bool {
