@@ -156,7 +156,8 @@ fn as_json(
 }
 
 /// The verdict's short word for a program: "faster", "slower", "no change", "not
-/// comparable", "historical" (beside a machine of the papers) or "none" (a side without a
+/// comparable", "historical" (today beside a machine of the papers), "no verdict" (not
+/// resolved, too few samples: `verdict_text` says why) or "none" (a side without a
 /// figure).
 fn verdict_word(verdict: &str) -> &'static str {
     if verdict.starts_with("slower") {
@@ -169,8 +170,10 @@ fn verdict_word(verdict: &str) -> &'static str {
         "not comparable"
     } else if verdict.is_empty() {
         "none"
-    } else {
+    } else if verdict.starts_with("today") {
         "historical"
+    } else {
+        "no verdict"
     }
 }
 
