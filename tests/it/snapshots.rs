@@ -287,6 +287,9 @@ fn fixture_with_getpid_doubled(dir: &Path) -> std::path::PathBuf {
     for key in ["elapsed_s", "user_s", "system_s"] {
         double(&mut row["times"][key]);
     }
+    // An hour later: another run, not the fixture imported again.
+    run["started_at"] = "2026-11-23T09:42:01.894782558Z".into();
+    run["finished_at"] = "2026-11-23T09:42:53.011987570Z".into();
     let path = dir.join("slower.json");
     std::fs::write(&path, serde_json::to_vec(&run).unwrap()).unwrap();
     path
@@ -303,7 +306,7 @@ fn compare_as_json_gives_every_common_id_both_figures_and_the_verdict() {
         .arg(db.path().join("runs.db"))
         .assert()
         .success();
-    let text = output(db.path(), &["compare", "1", "2", "--format", "json"]);
+    let text = output(db.path(), &["compare", "1", "last", "--format", "json"]);
     let got: serde_json::Value = serde_json::from_str(&text).expect("JSON");
     let fixture: serde_json::Value =
         serde_json::from_slice(&std::fs::read(FIXTURE).unwrap()).unwrap();
@@ -348,6 +351,6 @@ fn compare_as_json_gives_every_common_id_both_figures_and_the_verdict() {
             .status
             .code()
     };
-    assert_eq!(gate("1", "2"), Some(1));
+    assert_eq!(gate("1", "last"), Some(1));
     assert_eq!(gate("1", "1"), Some(0));
 }
