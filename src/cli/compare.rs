@@ -24,8 +24,28 @@ pub struct CompareArgs {
     /// The smallest difference of medians, in percent, that is called a change
     #[arg(long, value_name = "PCT", default_value_t = DEFAULT_MIN_EFFECT * 100.0)]
     pub threshold: f64,
+    /// How to print the comparison: a table, or JSON (every common id: both figures and
+    /// their intervals, the ratio and its range, the verdict with its test)
+    #[arg(long, value_enum, default_value_t = CompareFormat::Text)]
+    pub format: CompareFormat,
+    /// Exit with status 1 when any row is judged slower than the baseline (for CI; the
+    /// comparison is printed all the same)
+    #[arg(long, value_enum, value_name = "VERDICT")]
+    pub fail_on: Option<FailOn>,
     #[command(flatten)]
     pub db: DbArgs,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum CompareFormat {
+    Text,
+    Json,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum FailOn {
+    /// A row judged slower than the baseline
+    Slower,
 }
 
 pub fn execute(args: CompareArgs) -> Result<Exit> {
@@ -63,23 +83,124 @@ pub fn execute(args: CompareArgs) -> Result<Exit> {
     for n in &args.names {
         columns.extend(self::columns(store.as_ref(), n)?);
     }
-    let table =
-        compare_table(&columns, args.threshold / 100.0).map_err(|e| UsageError(e.to_string()))?;
-    output::print_text(&table)?;
-    if let [Column::Run { run: a, .. }, Column::Run { run: b, .. }] = columns.as_slice() {
-        output::print_text(&detection_line(a, b, args.threshold / 100.0))?;
+    let min_effect = args.threshold / 100.0;
+    let judged =
+        report::compare::judgements(&columns, min_effect).map_err(|e| UsageError(e.to_string()))?;
+    match args.format {
+        CompareFormat::Text => {
+            let table =
+                compare_table(&columns, min_effect).map_err(|e| UsageError(e.to_string()))?;
+            output::print_text(&table)?;
+            if let Some(found) = detection_of(&columns, min_effect) {
+                output::print_text(&detection_line(&found))?;
+            }
+        }
+        CompareFormat::Json => {
+            let mut json = as_json(&columns, &judged, args.threshold);
+            if let Some(found) = detection_of(&columns, min_effect) {
+                json["detection"] = detection_json(&found);
+            }
+            let mut text = serde_json::to_string_pretty(&json)?;
+            text.push('\n');
+            output::print(text)?;
+        }
     }
-    Ok(Exit::Success)
+    let slower = judged
+        .iter()
+        .flat_map(|(_, rows)| rows)
+        .any(|j| j.verdict.starts_with("slower"));
+    Ok(match args.fail_on {
+        Some(FailOn::Slower) if slower => Exit::Failed,
+        _ => Exit::Success,
+    })
+}
+
+/// The comparison as JSON: the baseline's name, and per later column every id with both
+/// figures, their intervals, the ratio (later ÷ baseline, per one operation) and its
+/// range, and the verdict with the test that decided it.
+fn as_json(
+    columns: &[Column],
+    judged: &[(String, Vec<report::compare::Judgement>)],
+    threshold_pct: f64,
+) -> serde_json::Value {
+    use serde_json::json;
+    let figure = |f: &Option<report::compare::SideFigure>, shown: &str| match f {
+        Some(f) => json!({
+            "value": f.value,
+            "unit": f.unit,
+            "ci_low": f.interval.map(|i| i.0),
+            "ci_high": f.interval.map(|i| i.1),
+            "shown": shown,
+        }),
+        None => json!({ "value": null, "shown": shown }),
+    };
+    let compared: Vec<serde_json::Value> = judged
+        .iter()
+        .map(|(name, rows)| {
+            let rows: Vec<serde_json::Value> = rows
+                .iter()
+                .map(|j| {
+                    json!({
+                        "id": j.id,
+                        "baseline": figure(&j.first_figure, &j.first),
+                        "other": figure(&j.other_figure, &j.other),
+                        "ratio": j.ratio,
+                        "ratio_low": j.ratio_range.map(|r| r.0),
+                        "ratio_high": j.ratio_range.map(|r| r.1),
+                        "verdict": verdict_word(&j.verdict),
+                        "verdict_text": j.verdict,
+                    })
+                })
+                .collect();
+            json!({ "name": name, "rows": rows })
+        })
+        .collect();
+    json!({
+        "baseline": columns.first().map(Column::name),
+        "threshold_pct": threshold_pct,
+        "columns": compared,
+    })
+}
+
+/// The verdict's short word for a program: "faster", "slower", "no change", "not
+/// comparable", "historical" (today beside a machine of the papers), "no verdict" (not
+/// resolved, too few samples: `verdict_text` says why) or "none" (a side without a
+/// figure).
+fn verdict_word(verdict: &str) -> &'static str {
+    if verdict.starts_with("slower") {
+        "slower"
+    } else if verdict.starts_with("faster") {
+        "faster"
+    } else if verdict.starts_with("no significant change") {
+        "no change"
+    } else if verdict.starts_with("not comparable") {
+        "not comparable"
+    } else if verdict.is_empty() {
+        "none"
+    } else if verdict.starts_with("today") {
+        "historical"
+    } else {
+        "no verdict"
+    }
 }
 
 /// The slow-downs injected into each id in turn, to say how large a change this pair of
 /// runs can tell (see `model::agreement::detection`).
 const INJECTED: [f64; 3] = [1.05, 1.10, 1.20];
 
-/// "this comparison can tell changes of about 10% here: …", from slow-downs injected into
-/// the second run one id at a time and the whole comparison decided again each time.
-fn detection_line(a: &crate::model::Run, b: &crate::model::Run, min_effect: f64) -> String {
-    let found = agreement::detection(&a.results, &b.results, &INJECTED, min_effect);
+/// For two runs side by side: how a slow-down injected into each unchanged id in turn
+/// fared (`model::agreement::detection`); `None` for anything else.
+fn detection_of(columns: &[Column], min_effect: f64) -> Option<Vec<agreement::Detection>> {
+    match columns {
+        [Column::Run { run: a, .. }, Column::Run { run: b, .. }] => Some(agreement::detection(
+            &a.results, &b.results, &INJECTED, min_effect,
+        )),
+        _ => None,
+    }
+}
+
+/// "this comparison can tell changes of about 10% here: …".
+fn detection_line(found: &[agreement::Detection]) -> String {
     let tried = found.first().map_or(0, |d| d.tried);
     if tried == 0 {
         return "no id of both runs could be tested for what this comparison can tell\n".into();
@@ -88,7 +209,7 @@ fn detection_line(a: &crate::model::Run, b: &crate::model::Run, min_effect: f64)
         .iter()
         .map(|d| format!("{:.0}%: {}", (d.factor - 1.0) * 100.0, d.found))
         .collect();
-    let tell = agreement::detectable(&found).map_or_else(
+    let tell = agreement::detectable(found).map_or_else(
         || format!("more than {:.0}%", (INJECTED[2] - 1.0) * 100.0),
         |f| format!("about {:.0}%", (f - 1.0) * 100.0),
     );
@@ -97,6 +218,21 @@ fn detection_line(a: &crate::model::Run, b: &crate::model::Run, min_effect: f64)
          the {tried} unchanged ids in turn was found for {} of them\n",
         shares.join(", ")
     )
+}
+
+/// The injected slow-downs and how many ids each was found in, for `--format json`.
+fn detection_json(found: &[agreement::Detection]) -> serde_json::Value {
+    serde_json::json!({
+        "detectable_pct": agreement::detectable(found).map(|f| (f - 1.0) * 100.0),
+        "injected": found
+            .iter()
+            .map(|d| serde_json::json!({
+                "slowdown_pct": (d.factor - 1.0) * 100.0,
+                "found": d.found,
+                "tried": d.tried,
+            }))
+            .collect::<Vec<_>>(),
+    })
 }
 
 /// A name is a run when it is `last`, `last-any` or a number; else a reference machine;

@@ -162,8 +162,10 @@ mod tests {
 
     #[test]
     fn many_runnable_processes_are_counted_and_the_busiest_named() {
-        let mut env = Environment::default();
-        env.busy_processes = (0..120).map(|i| format!("worker[{}]", 1000 + i)).collect();
+        let mut env = Environment {
+            busy_processes: (0..120).map(|i| format!("worker[{}]", 1000 + i)).collect(),
+            ..Environment::default()
+        };
         let w = warnings(&env);
         let line = w
             .iter()

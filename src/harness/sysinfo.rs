@@ -268,7 +268,7 @@ pub fn busy_processes() -> Vec<String> {
             runnable_with_cpu(&stat).map(|(comm, ticks)| (ticks, format!("{comm}[{pid}]")))
         })
         .collect();
-    busy.sort_by(|a, b| b.0.cmp(&a.0));
+    busy.sort_by_key(|b| std::cmp::Reverse(b.0));
     busy.into_iter().map(|(_, name)| name).collect()
 }
 

@@ -602,6 +602,33 @@ pub struct Judgement {
     /// "faster (p = …)", "slower …", "no significant change", "today 40× faster",
     /// "not comparable: …", or empty when a side has no figure.
     pub verdict: String,
+    /// Each side's figure as stored (in `unit`), with its 95% interval where it has one;
+    /// `None` where the side has no figure (missing, skipped, failed, not resolved).
+    pub first_figure: Option<SideFigure>,
+    pub other_figure: Option<SideFigure>,
+}
+
+/// A figure of one side of a comparison, as numbers: for `compare --format json`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SideFigure {
+    pub value: f64,
+    pub unit: Unit,
+    /// The interval of the median, (low, high), in `unit`.
+    pub interval: Option<(f64, f64)>,
+}
+
+impl Cell {
+    /// The figure of a cell that has one.
+    fn figure(&self) -> Option<SideFigure> {
+        match self {
+            Cell::Value(v) => Some(SideFigure {
+                value: v.value,
+                unit: v.unit,
+                interval: v.ci.map(|(lo, hi)| (v.value * lo, v.value * hi)),
+            }),
+            _ => None,
+        }
+    }
 }
 
 /// For each column after the first, its name and every shown id judged against the
@@ -658,6 +685,8 @@ pub fn judgements(
                 ratio,
                 ratio_range,
                 verdict,
+                first_figure: first.figure(),
+                other_figure: other.figure(),
             });
         }
         out.push((c.name().to_string(), rows));

@@ -263,3 +263,94 @@ fn a_mock_run_is_stored_as_it_printed() {
         "{warnings:?}"
     );
 }
+
+/// `run` with getpid's every figure (samples, summaries, times) made twice as large: the
+/// same run, slower on one row.
+fn fixture_with_getpid_doubled(dir: &Path) -> std::path::PathBuf {
+    let mut run: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(FIXTURE).unwrap()).unwrap();
+    let row = run["results"]
+        .as_array_mut()
+        .unwrap()
+        .iter_mut()
+        .find(|r| r["id"] == "syscall.getpid")
+        .unwrap();
+    let double = |v: &mut serde_json::Value| *v = (v.as_f64().unwrap() * 2.0).into();
+    for summary in ["summary", "raw_summary"] {
+        for key in ["median", "mean", "sd", "min", "max", "ci_low", "ci_high"] {
+            double(&mut row[summary][key]);
+        }
+    }
+    for s in row["samples"].as_array_mut().unwrap() {
+        double(&mut s["value"]);
+    }
+    for key in ["elapsed_s", "user_s", "system_s"] {
+        double(&mut row["times"][key]);
+    }
+    // An hour later: another run, not the fixture imported again.
+    run["started_at"] = "2026-11-23T09:42:01.894782558Z".into();
+    run["finished_at"] = "2026-11-23T09:42:53.011987570Z".into();
+    let path = dir.join("slower.json");
+    std::fs::write(&path, serde_json::to_vec(&run).unwrap()).unwrap();
+    path
+}
+
+#[test]
+fn compare_as_json_gives_every_common_id_both_figures_and_the_verdict() {
+    let db = store_with_fixture();
+    let slower = fixture_with_getpid_doubled(db.path());
+    timeshare()
+        .arg("import")
+        .arg(&slower)
+        .arg("--db")
+        .arg(db.path().join("runs.db"))
+        .assert()
+        .success();
+    let text = output(db.path(), &["compare", "1", "last", "--format", "json"]);
+    let got: serde_json::Value = serde_json::from_str(&text).expect("JSON");
+    let fixture: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(FIXTURE).unwrap()).unwrap();
+    let rows = got["columns"][0]["rows"].as_array().unwrap();
+    let ids: Vec<&str> = rows.iter().map(|r| r["id"].as_str().unwrap()).collect();
+    for r in fixture["results"].as_array().unwrap() {
+        let id = r["id"].as_str().unwrap();
+        assert!(ids.contains(&id), "{id} missing from {ids:?}");
+    }
+    for row in rows {
+        let id = row["id"].as_str().unwrap();
+        let stored = fixture["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["id"] == id)
+            .unwrap();
+        let verdict = row["verdict"].as_str().unwrap();
+        if stored["status"]["state"] != "ok" || row["baseline"]["value"].is_null() {
+            continue;
+        }
+        let median = stored["summary"]["median"].as_f64().unwrap();
+        assert_eq!(row["baseline"]["value"].as_f64(), Some(median), "{id}");
+        let other = row["other"]["value"].as_f64().unwrap();
+        if id == "syscall.getpid" {
+            assert!((other / median - 2.0).abs() < 1e-9, "{row}");
+            assert_eq!(verdict, "slower", "{row}");
+            assert!(row["verdict_text"].as_str().unwrap().contains("p"), "{row}");
+        } else {
+            assert_eq!(other, median, "{id}");
+            assert_ne!(verdict, "slower", "{row}");
+            assert_ne!(verdict, "faster", "{row}");
+        }
+    }
+    // For CI: a slower row fails the comparison; the same run against itself does not.
+    let gate = |a: &str, b: &str| {
+        timeshare()
+            .args(["compare", a, b, "--fail-on", "slower", "--db"])
+            .arg(db.path().join("runs.db"))
+            .output()
+            .unwrap()
+            .status
+            .code()
+    };
+    assert_eq!(gate("1", "last"), Some(1));
+    assert_eq!(gate("1", "1"), Some(0));
+}
