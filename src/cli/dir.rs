@@ -41,10 +41,12 @@ fn check(dir: &Path) -> Result<(), String> {
     }
     // The real test of "writable" is making something there (permissions, a read-only
     // mount, a full disk, a pseudo file system). The error leaves out the probe's name,
-    // which would mean nothing to the user.
-    let probe = dir.join(format!(".timeshare-probe-{}", std::process::id()));
-    std::fs::create_dir(&probe)
-        .and_then(|()| std::fs::remove_dir(&probe))
+    // which would mean nothing to the user. Its name is unpredictable and retried on a
+    // clash (mkdtemp's rules), so no other user can pre-empt it in a shared directory.
+    tempfile::Builder::new()
+        .prefix(&format!(".timeshare-probe-{}-", std::process::id()))
+        .tempdir_in(dir)
+        .and_then(|probe| probe.close())
         .map_err(|e| format!("cannot create files there ({})", io_reason(&e)))
 }
 
@@ -76,6 +78,21 @@ fn pseudo_file_system(dir: &Path) -> Option<&'static str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_probe_name_taken_beforehand_does_not_stop_the_check() {
+        let dir = tempfile::tempdir().unwrap();
+        // What another user would plant: the names of the old fixed probe.
+        for pid in [std::process::id()].into_iter().chain(1..64) {
+            std::fs::create_dir(dir.path().join(format!(".timeshare-probe-{pid}"))).unwrap();
+        }
+        check(dir.path()).unwrap();
+        assert_eq!(
+            std::fs::read_dir(dir.path()).unwrap().count(),
+            64,
+            "probe left behind"
+        );
+    }
 
     fn args(dir: &Path) -> DirArgs {
         DirArgs {

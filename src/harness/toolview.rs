@@ -17,7 +17,7 @@
 use std::ffi::CString;
 use std::io::Write;
 use std::os::unix::ffi::OsStrExt;
-use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
+use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt, PermissionsExt};
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -52,6 +52,7 @@ impl PrivateView {
         // created exclusively, mode 0700.
         let root = tempfile::Builder::new()
             .prefix("view-")
+            .permissions(std::fs::Permissions::from_mode(0o700))
             .tempdir_in(scratch)
             .context("cannot make a private directory for the tool")?;
         std::fs::DirBuilder::new()
@@ -176,7 +177,6 @@ unsafe fn write_proc(path: &std::ffi::CStr, bytes: &[u8]) -> std::io::Result<()>
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::os::unix::fs::PermissionsExt;
 
     /// A shell that lists the fixed directory and writes a file into it, in the view.
     fn inside(view: &PrivateView, script: &str) -> std::process::Output {

@@ -180,7 +180,7 @@ fn check_query(query: &str, password_in_userinfo: bool) -> Result<(), String> {
         let Some((key, _)) = pair.split_once('=').filter(|(k, _)| !k.is_empty()) else {
             return Err("a parameter without a name=value".into());
         };
-        let key = key.to_ascii_lowercase();
+        let key = decoded_key(key);
         if key == "password" && password_in_userinfo {
             return Err("a password both before the host and as a parameter".into());
         }
@@ -189,6 +189,31 @@ fn check_query(query: &str, password_in_userinfo: bool) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// A parameter's name as the PostgreSQL driver reads it, percent escapes decoded
+/// (`%70assword` is `password`), in lower case: what every check compares.
+fn decoded_key(key: &str) -> String {
+    let bytes = key.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let hex = bytes
+            .get(i + 1..i + 3)
+            .and_then(|h| std::str::from_utf8(h).ok())
+            .and_then(|h| u8::from_str_radix(h, 16).ok());
+        match (bytes[i], hex) {
+            (b'%', Some(b)) => {
+                out.push(b);
+                i += 3;
+            }
+            (b, _) => {
+                out.push(b);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&out).to_ascii_lowercase()
 }
 
 /// The scheme of `scheme://rest` and the rest, when `text` has that shape (RFC 3986: a
@@ -231,7 +256,7 @@ pub fn mask(url: &str) -> String {
             let masked: Vec<String> = query
                 .split('&')
                 .map(|kv| match kv.split_once('=') {
-                    Some((k, _)) if k.eq_ignore_ascii_case("password") => format!("{k}=***"),
+                    Some((k, _)) if decoded_key(k) == "password" => format!("{k}=***"),
                     _ => kv.to_string(),
                 })
                 .collect();
@@ -263,6 +288,24 @@ mod tests {
             Location::parse(OsStr::new("runs.db"), Source::CommandLine),
             Ok(Location::File("runs.db".into()))
         );
+    }
+
+    #[test]
+    fn a_percent_encoded_password_key_is_a_password() {
+        for url in [
+            "postgresql://ts@h/db?%70assword=PW",
+            "postgresql://ts@h/db?%50ASSWORD=PW",
+            "postgresql://ts@h/db?pass%77ord=PW&sslmode=disable",
+        ] {
+            let why = Location::parse(url.as_ref(), Source::CommandLine).unwrap_err();
+            assert!(why.contains("command line"), "{url}: {why}");
+            assert!(!why.contains("PW"), "{url}: {why}");
+            assert!(!mask(url).contains("PW"), "{}", mask(url));
+        }
+        let why = check_query("password=a&%70assword=b", false).unwrap_err();
+        assert!(why.contains("twice"), "{why}");
+        assert_eq!(decoded_key("sslmode"), "sslmode");
+        assert_eq!(decoded_key("%7"), "%7");
     }
 
     #[test]

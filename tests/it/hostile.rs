@@ -849,7 +849,8 @@ fn every_bad_dir_is_exit_2_with_one_line() {
 
 // ---------------------------------------------------------------------------------------
 // Other users on the same machine.
-mod others;
+pub mod others;
+mod planted;
 mod stdout;
 mod store;
 mod terminal;

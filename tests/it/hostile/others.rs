@@ -39,13 +39,13 @@ pub fn as_nobody(program: &str, args: &[&std::ffi::OsStr]) {
 
 /// A sysctl set for the life of the guard, and set back when it ends (also when the
 /// test fails).
-struct Sysctl {
+pub struct Sysctl {
     path: &'static str,
     old: Option<String>,
 }
 
 impl Sysctl {
-    fn set(path: &'static str, value: &str) -> Sysctl {
+    pub fn set(path: &'static str, value: &str) -> Sysctl {
         let old = std::fs::read_to_string(path).ok();
         let changed =
             old.as_deref().map(str::trim) != Some(value) && std::fs::write(path, value).is_ok();
