@@ -145,16 +145,21 @@ fn headline_row<'a>(
 }
 
 /// "vax750-4.1bsd ×2598": the first machine of the papers with a figure of the same
-/// operation, and how many times today's it is, both brought to one operation (the
-/// figures themselves may be per job of different sizes: the full table and `compare`
-/// show them).
+/// operation, and how many times faster today is — its time then over today's, both
+/// brought to one operation (the figures themselves may be per job of different sizes:
+/// the full table and `compare` show them). A rate (bytes a second) is today's over then.
 fn beside(r: &BenchResult, figures: &[Figure]) -> Option<String> {
     let today = r.measure()?;
     figures
         .iter()
         .filter(|f| f.id == r.id && f.quantity == Quantity::Headline)
         .find_map(|f| {
-            let ratio = f.measure().divided_by(&today).ok()?;
+            let then_over_today = f.measure().divided_by(&today).ok()?;
+            let ratio = if r.better == crate::model::Better::Higher {
+                1.0 / then_over_today
+            } else {
+                then_over_today
+            };
             Some(format!(
                 "{} ×{}",
                 f.machine,
@@ -356,6 +361,35 @@ mod tests {
         assert!(text
             .trim_end()
             .ends_with(super::super::table::summary_line(&run).trim_end()));
+    }
+
+    #[test]
+    fn a_rate_beside_a_paper_machine_is_today_times_faster_like_a_time() {
+        let figures = crate::reference::figures();
+        let paper = figures
+            .iter()
+            .find(|f| f.id == "io.copy" && f.quantity == Quantity::Headline)
+            .expect("a paper figure of io.copy");
+        // Today ten times the paper's rate, in the paper's own basis.
+        let then = paper.measure();
+        let mut today = row("io.copy", then.value() * 10.0, Status::Ok);
+        today.unit = then.unit();
+        today.better = Better::Higher;
+        today.basis = Some(then.basis().clone());
+        assert!(!then.unit().default_better().eq(&Better::Lower), "io.copy is a rate");
+        let cell = beside(&today, &figures).unwrap();
+        assert!(cell.ends_with("×10.0"), "{cell}");
+        // A time ten times shorter reads the same.
+        let paper = figures
+            .iter()
+            .find(|f| f.id == "syscall.getpid" && f.quantity == Quantity::Headline)
+            .expect("a paper figure of getpid")
+            .measure();
+        let mut per_op = row("syscall.getpid", paper.value() / 10.0, Status::Ok);
+        per_op.unit = paper.unit();
+        per_op.basis = Some(paper.basis().clone());
+        let cell = beside(&per_op, &figures).unwrap();
+        assert!(cell.ends_with("×10.0"), "{cell}");
     }
 
     #[test]
