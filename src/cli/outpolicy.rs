@@ -80,9 +80,9 @@ enum Found {
     /// An entry that is not a link, in directory `dir`.
     Entry {
         path: PathBuf,
-        meta: std::fs::Metadata,
+        meta: Box<std::fs::Metadata>,
         dir: PathBuf,
-        dir_meta: std::fs::Metadata,
+        dir_meta: Box<std::fs::Metadata>,
     },
 }
 
@@ -121,9 +121,9 @@ fn follow(path: &Path, euid: u32) -> Result<Found, String> {
         }
         return Ok(Found::Entry {
             path: at,
-            meta,
+            meta: Box::new(meta),
             dir,
-            dir_meta,
+            dir_meta: Box::new(dir_meta),
         });
     }
     Err("too many levels of symbolic links".into())

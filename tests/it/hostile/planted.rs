@@ -197,6 +197,9 @@ fn crosscheck_lmbench_rows() -> std::process::Output {
         .unwrap()
 }
 
+/// A class of planting, by name, and how it is done.
+type Plant<'a> = (&'static str, Box<dyn Fn() + 'a>);
+
 /// Removes what the test planted in `/var/tmp`, also when it fails.
 struct Planted;
 
@@ -228,7 +231,7 @@ fn roots_crosscheck_never_runs_copies_or_chmods_what_another_user_put_in_var_tmp
     let hello = Path::new(LMBENCH_DIR).join("hello");
     // Three classes: nobody's program where the tool looks, nobody's link from there to
     // root's file, and the whole directory a link to root's 0700 directory.
-    let plants: [(&str, Box<dyn Fn()>); 3] = [
+    let plants: [Plant; 3] = [
         (
             "program",
             Box::new(|| {
