@@ -376,7 +376,10 @@ mod tests {
         today.unit = then.unit();
         today.better = Better::Higher;
         today.basis = Some(then.basis().clone());
-        assert!(!then.unit().default_better().eq(&Better::Lower), "io.copy is a rate");
+        assert!(
+            !then.unit().default_better().eq(&Better::Lower),
+            "io.copy is a rate"
+        );
         let cell = beside(&today, &figures).unwrap();
         assert!(cell.ends_with("×10.0"), "{cell}");
         // A time ten times shorter reads the same.
