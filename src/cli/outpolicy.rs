@@ -107,13 +107,7 @@ fn follow(path: &Path, euid: u32) -> Result<Found, String> {
         let dir_meta = std::fs::metadata(&dir).map_err(|e| super::errors::io_reason(&e))?;
         if meta.file_type().is_symlink() {
             if !may_follow(meta.uid(), &dir_meta, euid) {
-                return Err(format!(
-                    "{} is a link of user {} in the world-writable sticky directory {}, \
-                     which is not followed (as the kernel's fs.protected_symlinks would not)",
-                    at.display(),
-                    meta.uid(),
-                    dir.display()
-                ));
+                return Err(not_followed(&at, meta.uid(), &dir));
             }
             let to = std::fs::read_link(&at).map_err(|e| super::errors::io_reason(&e))?;
             at = if to.is_relative() { dir.join(to) } else { to };
@@ -268,13 +262,7 @@ fn check_ancestors(path: &Path, euid: u32, depth: usize) -> Result<(), String> {
             return Ok(());
         };
         if !may_follow(meta.uid(), &parent_meta, euid) {
-            return Err(format!(
-                "{} is a link of user {} in the world-writable sticky directory {}, \
-                 which is not followed (as the kernel's fs.protected_symlinks would not)",
-                at.display(),
-                meta.uid(),
-                parent.display()
-            ));
+            return Err(not_followed(&at, meta.uid(), &parent));
         }
         let to = std::fs::read_link(&at).map_err(|e| super::errors::io_reason(&e))?;
         let target = if to.is_relative() {
@@ -423,6 +411,16 @@ fn parent_of(path: &Path) -> PathBuf {
 fn effective_uid() -> u32 {
     // SAFETY: geteuid cannot fail and touches no memory of ours.
     unsafe { libc::geteuid() }
+}
+
+/// Why a link is refused: another user's, in a world-writable sticky directory.
+fn not_followed(link: &Path, owner: u32, dir: &Path) -> String {
+    format!(
+        "{} is a link of user {owner} in the world-writable sticky directory {}, which is \
+         not followed (as the kernel's fs.protected_symlinks would not)",
+        link.display(),
+        dir.display()
+    )
 }
 
 #[cfg(test)]

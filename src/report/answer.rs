@@ -311,23 +311,9 @@ fn clip(text: &str, width: usize) -> String {
 
 #[cfg(test)]
 mod tests {
+    use super::super::summary::tests::row;
     use super::*;
-    use crate::model::{Basis, Better, Summary, Unit};
-
-    fn row(id: &str, median: f64, status: Status) -> BenchResult {
-        BenchResult {
-            status,
-            summary: Some(Summary::around(median, median / 50.0)),
-            ..BenchResult::new(
-                id,
-                crate::model::family_of(id),
-                "fixture",
-                Unit::SecondsPerOp,
-                Better::Lower,
-                Some(Basis::per("operation")),
-            )
-        }
-    }
+    use crate::model::Better;
 
     fn check_one_screen(text: &str) {
         let lines: Vec<&str> = text.lines().collect();

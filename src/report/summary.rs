@@ -177,11 +177,13 @@ fn beside_the_papers(run: &Run) -> Vec<String> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::model::{Basis, Better, Summary, Unit};
 
-    fn row(id: &str, median: f64, status: Status) -> BenchResult {
+    /// A row of `id` with a median and a 2% spread, per operation: shared with the
+    /// answer's tests.
+    pub(crate) fn row(id: &str, median: f64, status: Status) -> BenchResult {
         BenchResult {
             status,
             summary: Some(Summary::around(median, median / 50.0)),
