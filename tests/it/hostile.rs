@@ -440,7 +440,7 @@ fn a_hung_command_times_out_and_a_failing_list_is_named_whole() {
         .arg(&script)
         .arg("--dir")
         .arg(tmp.path())
-        .args(["--json", "-"])
+        .args(["--json", "-", "--verbose"])
         .timeout(std::time::Duration::from_secs(120))
         .assert()
         .code(1);
@@ -817,7 +817,7 @@ fn every_bad_dir_is_exit_2_with_one_line() {
             .arg(ro.path())
             .status();
         if remount.is_ok_and(|s| s.success()) {
-            cases.push((ro.path().to_path_buf(), "Read-only file system"));
+            cases.push((ro.path().to_path_buf(), "read-only filesystem"));
         }
     }
     for (dir, says) in &cases {

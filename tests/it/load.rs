@@ -43,7 +43,7 @@ fn cpu_copies_give_table9_and_the_knee() {
             "--footprint-mib",
             "1",
         ])
-        .args(["--json", "-"])
+        .args(["--json", "-", "--verbose"])
         .assert()
         .success();
     let run = json(&out.get_output().stdout);
@@ -95,7 +95,7 @@ fn a_broken_sort_fails_the_script_row() {
     let out = timeshare()
         .env("PATH", path)
         .args(["run", "load.script.1", "--users", "1", "--script", "dev"])
-        .args(["--json", "-"])
+        .args(["--json", "-", "--verbose"])
         .assert()
         .code(1);
     let run = json(&out.get_output().stdout);

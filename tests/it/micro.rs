@@ -113,7 +113,7 @@ fn placement_same_and_spread_differ_and_say_so() {
                 "--json",
                 "-",
             ])
-            .args(["--placement", placement])
+            .args(["--placement", placement, "--verbose"])
             .output()
             .unwrap();
         let table = String::from_utf8_lossy(&out.stderr).into_owned();

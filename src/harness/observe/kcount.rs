@@ -34,12 +34,12 @@ use super::callmix::{InCall, LeaveOut, Tallied, Tally};
 
 /// The object clang built from `bpf/callmix.bpf.c`, when it did (build.rs).
 #[cfg(timeshare_bpf)]
-static OBJECT: Option<&[u8]> = Some(aya::include_bytes_aligned!(concat!(
+const OBJECT: Option<&[u8]> = Some(aya::include_bytes_aligned!(concat!(
     env!("OUT_DIR"),
     "/callmix.bpf.o"
 )));
 #[cfg(not(timeshare_bpf))]
-static OBJECT: Option<&[u8]> = None;
+const OBJECT: Option<&[u8]> = None;
 
 /// How often the running total and the observer's threads are refreshed.
 const TICK: Duration = Duration::from_millis(100);
