@@ -95,7 +95,16 @@ fn io_fs_quick_reports_every_id_with_what_it_bypassed() {
     let dir = tempfile::tempdir_in(std::env::temp_dir()).unwrap();
     let started = Instant::now();
     let out = timeshare()
-        .args(["run", "io", "fs", "--quick", "--verbose", "--json", "-", "--dir"])
+        .args([
+            "run",
+            "io",
+            "fs",
+            "--quick",
+            "--verbose",
+            "--json",
+            "-",
+            "--dir",
+        ])
         .arg(dir.path())
         .assert()
         .success();

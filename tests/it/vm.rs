@@ -32,7 +32,15 @@ fn detail(run: &serde_json::Value, id: &str, field: &str) -> f64 {
 fn vm_and_cache_quick_report_every_id_with_the_seeds_shape() {
     let started = Instant::now();
     let out = timeshare()
-        .args(["run", "vm", "cpu.cache", "--quick", "--verbose", "--json", "-"])
+        .args([
+            "run",
+            "vm",
+            "cpu.cache",
+            "--quick",
+            "--verbose",
+            "--json",
+            "-",
+        ])
         .assert()
         .success();
     let elapsed = started.elapsed();
