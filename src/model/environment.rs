@@ -41,7 +41,7 @@ pub struct Environment {
 /// How many processes a one-line list names before it counts the rest.
 pub const PROCESSES_NAMED: usize = 5;
 
-/// "12: cc1[812], rustc[77], … and 7 more": a list of processes (the busiest first, as
+/// `12: cc1[812], rustc[77], … and 7 more`: a list of processes (the busiest first, as
 /// [`Environment::busy_processes`] keeps them) in one short line, with their count.
 pub fn few_processes(list: &[String]) -> String {
     if list.len() <= PROCESSES_NAMED {

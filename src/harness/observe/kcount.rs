@@ -132,7 +132,7 @@ pub fn built() -> bool {
     OBJECT.is_some()
 }
 
-/// Counting every call in the kernel; [`KernelCounting::stop`] ends it.
+/// Counting every call in the kernel; `KernelCounting::stop` ends it.
 pub struct KernelCounting {
     stop: Arc<AtomicBool>,
     reader: Option<JoinHandle<aya::Ebpf>>,
