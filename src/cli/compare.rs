@@ -256,6 +256,11 @@ pub(super) fn column(store: Option<&Store>, name: &str) -> Result<Column> {
         }
     }
     let store = store.expect("a store is opened when a name is not a machine");
+    if name == LAST {
+        if let Some(id) = newest_ordinary(store)? {
+            return Ok(run_column(super::db::load_id(store, id)?));
+        }
+    }
     let id = store.resolve(name).or_else(|e| match e {
         StoreError::UnknownLabel(_) => fleet_host_run(store, name)?.ok_or(e),
         e => Err(e),
@@ -279,6 +284,34 @@ pub(super) fn column(store: Option<&Store>, name: &str) -> Result<Column> {
     })?;
     let stored = super::db::load_id(store, id)?;
     Ok(run_column(stored))
+}
+
+/// `last` in a comparison: the newest complete run that is ordinary — not measured beside
+/// `--observe-system`, not a `--configs` run — as a table takes it; the newer runs passed
+/// over are said on standard error. `None` when no complete run is ordinary (then `last`
+/// is the newest complete run, its column marked with what it was).
+fn newest_ordinary(store: &Store) -> Result<Option<i64>> {
+    let mut passed_over = Vec::new();
+    for row in store.runs()? {
+        if row.status != crate::model::RunStatus::Complete {
+            continue;
+        }
+        let stored = super::db::load_id(store, row.id)?;
+        match stored.run.options.not_ordinary() {
+            Some(why) => passed_over.push(format!("run {} ({why})", row.id)),
+            None => {
+                if !passed_over.is_empty() {
+                    output::say(&format!(
+                        "last: run {}, the newest ordinary run; passed over the newer {}",
+                        row.id,
+                        passed_over.join(", ")
+                    ));
+                }
+                return Ok(Some(row.id));
+            }
+        }
+    }
+    Ok(None)
 }
 
 /// The columns a name gives: one per host for a campaign, else the one of [`column()`].
@@ -354,6 +387,10 @@ pub(super) fn run_column(stored: StoredRun) -> Column {
             format!(" · {}", status_name(row.status))
         }
     );
+    let about = match stored.run.options.not_ordinary() {
+        Some(why) => format!("{about} · {why}"),
+        None => about,
+    };
     Column::Run {
         name: format!("run {}", row.id),
         about,

@@ -354,3 +354,46 @@ fn compare_as_json_gives_every_common_id_both_figures_and_the_verdict() {
     assert_eq!(gate("1", "last"), Some(1));
     assert_eq!(gate("1", "1"), Some(0));
 }
+
+#[test]
+fn compare_takes_last_as_the_newest_ordinary_run_and_names_what_it_passed_over() {
+    let db = store_with_fixture();
+    let slower = fixture_with_getpid_doubled(db.path());
+    // The slower copy as a run measured beside --observe-system.
+    let mut run: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&slower).unwrap()).unwrap();
+    run["options"]["observed_system"] = true.into();
+    std::fs::write(&slower, serde_json::to_vec(&run).unwrap()).unwrap();
+    timeshare()
+        .arg("import")
+        .arg(&slower)
+        .arg("--db")
+        .arg(db.path().join("runs.db"))
+        .assert()
+        .success();
+    let out = timeshare()
+        .args(["compare", "1", "last", "--format", "json", "--db"])
+        .arg(db.path().join("runs.db"))
+        .assert()
+        .success();
+    let err = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
+    assert!(
+        err.contains(
+            "last: run 1, the newest ordinary run; passed over the newer run 2 \
+                      (measured beside --observe-system)"
+        ),
+        "{err}"
+    );
+    let got: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    let getpid = got["columns"][0]["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["id"] == "syscall.getpid")
+        .unwrap()
+        .clone();
+    assert_eq!(getpid["ratio"].as_f64(), Some(1.0), "{getpid}");
+    // Named by its id, the observed run is compared, and its column says what it was.
+    let text = output(db.path(), &["compare", "1", "2"]);
+    assert!(text.contains("measured beside --observe-system"), "{text}");
+}
