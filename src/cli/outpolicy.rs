@@ -200,13 +200,7 @@ fn check_companion(path: &Path, euid: u32) -> Result<(), String> {
     let dir = parent_of(path);
     let dir_meta = std::fs::metadata(&dir).map_err(|e| super::errors::io_reason(&e))?;
     if !may_follow(meta.uid(), &dir_meta, euid) {
-        return Err(format!(
-            "{} belongs to user {} in the world-writable sticky directory {} and is not \
-             written (as the kernel's fs.protected_regular would not)",
-            path.display(),
-            meta.uid(),
-            dir.display()
-        ));
+        return Err(not_written(path, meta.uid(), &dir));
     }
     Ok(())
 }
@@ -304,13 +298,7 @@ fn existing(
         return Err("it is not a regular file, a FIFO or a character device".into());
     }
     if !may_follow(meta.uid(), dir_meta, euid) {
-        return Err(format!(
-            "{} belongs to user {} in the world-writable sticky directory {} and is not \
-             written (as the kernel's fs.protected_regular would not)",
-            path.display(),
-            meta.uid(),
-            dir.display()
-        ));
+        return Err(not_written(&path, meta.uid(), dir));
     }
     if t.is_fifo() || t.is_char_device() {
         return Ok(Decision::Stream {
@@ -411,6 +399,16 @@ fn parent_of(path: &Path) -> PathBuf {
 fn effective_uid() -> u32 {
     // SAFETY: geteuid cannot fail and touches no memory of ours.
     unsafe { libc::geteuid() }
+}
+
+/// Why a file is refused: another user's, in a world-writable sticky directory.
+fn not_written(path: &Path, owner: u32, dir: &Path) -> String {
+    format!(
+        "{} belongs to user {owner} in the world-writable sticky directory {} and is not \
+         written (as the kernel's fs.protected_regular would not)",
+        path.display(),
+        dir.display()
+    )
 }
 
 /// Why a link is refused: another user's, in a world-writable sticky directory.

@@ -295,17 +295,22 @@ fn fixture_with_getpid_doubled(dir: &Path) -> std::path::PathBuf {
     path
 }
 
+/// Import the run at `file` into the store in `dir`.
+fn import_into(dir: &Path, file: &Path) {
+    timeshare()
+        .arg("import")
+        .arg(file)
+        .arg("--db")
+        .arg(dir.join("runs.db"))
+        .assert()
+        .success();
+}
+
 #[test]
 fn compare_as_json_gives_every_common_id_both_figures_and_the_verdict() {
     let db = store_with_fixture();
     let slower = fixture_with_getpid_doubled(db.path());
-    timeshare()
-        .arg("import")
-        .arg(&slower)
-        .arg("--db")
-        .arg(db.path().join("runs.db"))
-        .assert()
-        .success();
+    import_into(db.path(), &slower);
     let text = output(db.path(), &["compare", "1", "last", "--format", "json"]);
     let got: serde_json::Value = serde_json::from_str(&text).expect("JSON");
     let fixture: serde_json::Value =
@@ -364,13 +369,7 @@ fn compare_takes_last_as_the_newest_ordinary_run_and_names_what_it_passed_over()
         serde_json::from_slice(&std::fs::read(&slower).unwrap()).unwrap();
     run["options"]["observed_system"] = true.into();
     std::fs::write(&slower, serde_json::to_vec(&run).unwrap()).unwrap();
-    timeshare()
-        .arg("import")
-        .arg(&slower)
-        .arg("--db")
-        .arg(db.path().join("runs.db"))
-        .assert()
-        .success();
+    import_into(db.path(), &slower);
     let out = timeshare()
         .args(["compare", "1", "last", "--format", "json", "--db"])
         .arg(db.path().join("runs.db"))

@@ -661,6 +661,14 @@ mod tests {
                 return None;
             }
         };
+        let mix = count_child(counting, child);
+        let tree = mix.command_tree.clone().unwrap();
+        Some((mix, tree))
+    }
+
+    /// Run `child` in a forked child while `counting` counts, wait for it, and stop: the
+    /// mix, with the child's tree.
+    fn count_child(counting: CallCounting, child: fn()) -> CallMix {
         // SAFETY: the child makes only async-signal-safe calls and ends with _exit.
         let pid = unsafe { libc::fork() };
         if pid == 0 {
@@ -671,11 +679,9 @@ mod tests {
         let mut status = 0;
         // SAFETY: waits for our own child.
         unsafe { libc::waitpid(pid, &mut status, 0) };
-        let mix = counting
+        counting
             .stop(Some((pid as u32, "child".into())), &[])
-            .unwrap();
-        let tree = mix.command_tree.clone().unwrap();
-        Some((mix, tree))
+            .unwrap()
     }
 
     const GETPPIDS: u64 = 20_000;
@@ -927,19 +933,7 @@ mod tests {
         let Some(counting) = start_on(Path::Kernel) else {
             return;
         };
-        // SAFETY: the child makes only async-signal-safe calls and ends with _exit.
-        let pid = unsafe { libc::fork() };
-        if pid == 0 {
-            sleep_then_getppid();
-            // SAFETY: ends the forked child at once.
-            unsafe { libc::_exit(0) };
-        }
-        let mut status = 0;
-        // SAFETY: waits for our own child.
-        unsafe { libc::waitpid(pid, &mut status, 0) };
-        let mix = counting
-            .stop(Some((pid as u32, "child".into())), &[])
-            .unwrap();
+        let mix = count_child(counting, sleep_then_getppid);
         assert!(
             mix.method.starts_with("counted in the kernel"),
             "{}",
