@@ -193,7 +193,10 @@ const INJECTED: [f64; 3] = [1.05, 1.10, 1.20];
 fn detection_of(columns: &[Column], min_effect: f64) -> Option<Vec<agreement::Detection>> {
     match columns {
         [Column::Run { run: a, .. }, Column::Run { run: b, .. }] => Some(agreement::detection(
-            &a.results, &b.results, &INJECTED, min_effect,
+            agreement::Side::of(a),
+            agreement::Side::of(b),
+            &INJECTED,
+            min_effect,
         )),
         _ => None,
     }

@@ -23,34 +23,41 @@ pub struct Decided {
     pub ratio: f64,
     pub p_value: f64,
     pub verdict: Verdict,
+    /// The test behind the verdict: its level, the run-to-run bound, the state match.
+    pub test: change::Test,
+}
+
+/// One side of a comparison: a run's results and the CPU frequency its rows are judged
+/// against for resolution (a figure under one cycle is no figure).
+#[derive(Debug, Clone, Copy)]
+pub struct Side<'a> {
+    pub results: &'a [BenchResult],
+    pub mhz: Option<f64>,
+}
+
+impl<'a> Side<'a> {
+    pub fn of(run: &'a Run) -> Self {
+        Side {
+            results: &run.results,
+            mhz: run.environment.cpu.mhz,
+        }
+    }
 }
 
 /// The verdicts of `after` against `before`, one per id both measured comparably (same
-/// unit and basis, a figure above resolution on both sides).
+/// unit, bases that convert, a resolved figure on both sides). `compare` shows these.
 pub fn decide_runs(before: &Run, after: &Run, min_effect: f64) -> Vec<Decided> {
-    decide(&before.results, &after.results, min_effect)
+    decide(Side::of(before), Side::of(after), min_effect)
 }
 
-/// [`decide_runs`] on the two runs' results.
-pub fn decide(before: &[BenchResult], after: &[BenchResult], min_effect: f64) -> Vec<Decided> {
+/// [`decide_runs`] on two sides: every id tested, then decided together.
+pub fn decide(before: Side, after: Side, min_effect: f64) -> Vec<Decided> {
     let mut tests = Vec::new();
-    for a in before.iter().filter(|r| comparable(r)) {
-        let Some(b) = after
-            .iter()
-            .find(|r| r.id == a.id && comparable(r) && r.unit == a.unit && r.basis == a.basis)
-        else {
+    for a in before.results {
+        let Some(b) = after.results.iter().find(|r| r.id == a.id) else {
             continue;
         };
-        let (Some(ha), Some(hb)) = (a.median(), b.median()) else {
-            continue;
-        };
-        let (ca, cb) = (clean(a), clean(b));
-        let (ia, ib) = (
-            a.invocations.as_ref().and_then(change::Processes::of),
-            b.invocations.as_ref().and_then(change::Processes::of),
-        );
-        let runs = change::learned_spread(run_level(a), run_level(b));
-        if let Some(t) = change::test((&ca, ia.as_ref()), (&cb, ib.as_ref()), (ha, hb), runs) {
+        if let Some(t) = pair_test((a, before.mhz), (b, after.mhz)) {
             tests.push((a.id.clone(), t, a.better));
         }
     }
@@ -64,8 +71,57 @@ pub fn decide(before: &[BenchResult], after: &[BenchResult], min_effect: f64) ->
             ratio: t.ratio,
             p_value: t.p_value,
             verdict: change::verdict(&t, discovered, better, min_effect),
+            test: t,
         })
         .collect()
+}
+
+/// One id's test, when both sides hold a resolved, measured (not derived) figure of the
+/// same unit in bases that convert. Samples are in each run's basis (a batch of so many
+/// operations): both are brought to one operation before they are tested.
+fn pair_test(
+    a: (&BenchResult, Option<f64>),
+    b: (&BenchResult, Option<f64>),
+) -> Option<change::Test> {
+    let (a, b) = (tested(a.0, a.1)?, tested(b.0, b.1)?);
+    let (ma, mb) = (a.measure()?, b.measure()?);
+    ma.check(&mb).ok()?;
+    let ratio = mb.divided_by(&ma).ok()?;
+    let (oa, ob) = (one_op(&ma), one_op(&mb));
+    let per = |r: &BenchResult, f: f64| -> Vec<f64> { clean(r).iter().map(|v| v * f).collect() };
+    let (ia, ib) = (
+        a.invocations
+            .as_ref()
+            .and_then(change::Processes::of)
+            .map(|p| p.scaled(oa)),
+        b.invocations
+            .as_ref()
+            .and_then(change::Processes::of)
+            .map(|p| p.scaled(ob)),
+    );
+    let runs = change::learned_spread(run_level(a), run_level(b));
+    change::test(
+        (&per(a, oa), ia.as_ref()),
+        (&per(b, ob), ib.as_ref()),
+        (1.0, ratio),
+        runs,
+    )
+}
+
+/// `r` when it can be tested: measured, not derived, resolved at `mhz`. (The test takes
+/// its processes' medians, else its samples; a row with neither is not tested.)
+fn tested(r: &BenchResult, mhz: Option<f64>) -> Option<&BenchResult> {
+    let resolved = super::resolution::shown_stored(r, mhz).is_some_and(|s| s.is_figure());
+    (comparable(r) && resolved).then_some(r)
+}
+
+/// The factor that brings a sample of `m`'s basis to one operation.
+fn one_op(m: &super::Measure) -> f64 {
+    if m.unit().grows_with_work() {
+        1.0 / m.basis().ops.max(1) as f64
+    } else {
+        1.0
+    }
 }
 
 /// The run-to-run spread `r`'s run learned for it, if any.
@@ -106,12 +162,7 @@ impl Detection {
 /// changed) slowed by that factor in `after` alone, the whole comparison decided again
 /// (the correction for many ids included, as `compare` decides it), and counted when that
 /// id is called slower. A throughput row is slowed by dividing its figures.
-pub fn detection(
-    before: &[BenchResult],
-    after: &[BenchResult],
-    factors: &[f64],
-    min_effect: f64,
-) -> Vec<Detection> {
+pub fn detection(before: Side, after: Side, factors: &[f64], min_effect: f64) -> Vec<Detection> {
     let unchanged: Vec<String> = decide(before, after, min_effect)
         .into_iter()
         .filter(|d| d.verdict == Verdict::NoChange)
@@ -133,14 +184,9 @@ pub fn detection(
         .collect()
 }
 
-fn slowed_is_found(
-    before: &[BenchResult],
-    after: &[BenchResult],
-    id: &str,
-    factor: f64,
-    min_effect: f64,
-) -> bool {
+fn slowed_is_found(before: Side, after: Side, id: &str, factor: f64, min_effect: f64) -> bool {
     let lower_is_better = after
+        .results
         .iter()
         .find(|r| r.id == id)
         .is_none_or(|r| r.better == super::unit::Better::Lower);
@@ -149,8 +195,12 @@ fn slowed_is_found(
     } else {
         1.0 / factor
     };
-    let slowed = inject_results(after, id, scale);
-    decide(before, &slowed, min_effect)
+    let slowed = inject_results(after.results, id, scale);
+    let slowed = Side {
+        results: &slowed,
+        ..after
+    };
+    decide(before, slowed, min_effect)
         .iter()
         .any(|d| d.id == id && d.verdict == Verdict::Slower)
 }
@@ -411,7 +461,12 @@ mod tests {
         let a = quiet(&recorded_a, [0.99, 1.01, 1.0]);
         let b = quiet(&recorded_a, [1.0, 0.99, 1.01]);
         let factors = [1.02, 1.05, 1.10, 1.20];
-        let quiet_pair = detection(&a.results, &b.results, &factors, change::DEFAULT_MIN_EFFECT);
+        let quiet_pair = detection(
+            Side::of(&a),
+            Side::of(&b),
+            &factors,
+            change::DEFAULT_MIN_EFFECT,
+        );
         assert!(quiet_pair[0].tried >= 25, "{quiet_pair:?}");
         // Below the 5% effect threshold nothing is called, whatever the test says.
         assert_eq!(quiet_pair[0].found, 0, "{quiet_pair:?}");
@@ -423,8 +478,8 @@ mod tests {
         // The recorded pair, whose processes disagreed by far more: less is found.
         let recorded_b = recorded(include_str!("../../tests/fixtures/aa-2.json"));
         let noisy = detection(
-            &recorded_a.results,
-            &recorded_b.results,
+            Side::of(&recorded_a),
+            Side::of(&recorded_b),
             &factors,
             change::DEFAULT_MIN_EFFECT,
         );
@@ -464,6 +519,10 @@ mod tests {
                 let mut r =
                     BenchResult::new(id, "syscall", "", Unit::SecondsPerOp, Better::Lower, None);
                 r.summary = Some(Summary::from_values(&[m * 0.995, m, m * 1.005]).unwrap());
+                r.basis = Some(crate::model::Basis {
+                    ops: 1,
+                    op: "system call".into(),
+                });
                 r
             })
             .collect();
@@ -482,5 +541,55 @@ mod tests {
         let d = decide_runs(&six, &slower, change::DEFAULT_MIN_EFFECT);
         assert_eq!(d[0].verdict, Verdict::Slower, "{d:?}");
         assert!((d[0].ratio - 1.1).abs() < 0.01, "{d:?}");
+    }
+
+    /// A job row timed in batches of `ops` operations, each batch taking `per_op` × ops.
+    fn batched(id: &str, ops: u64, per_op: &[f64]) -> BenchResult {
+        let values: Vec<f64> = per_op.iter().map(|v| v * ops as f64).collect();
+        BenchResult {
+            status: crate::model::Status::Ok,
+            summary: Summary::from_values(&values).ok(),
+            samples: values
+                .iter()
+                .map(|&value| crate::model::Sample {
+                    value,
+                    preemptions: 0,
+                    cpu_start: 0,
+                    cpu_end: 0,
+                    culled: false,
+                    invocation: None,
+                    steal_s: None,
+                    freq_hz: None,
+                })
+                .collect(),
+            basis: Some(crate::model::Basis {
+                ops,
+                op: "operation".into(),
+            }),
+            ..BenchResult::new(id, "syscall", "", Unit::SecondsPerOp, Better::Lower, None)
+        }
+    }
+
+    #[test]
+    fn rows_whose_batches_differ_are_tested_per_operation_as_compare_shows_them() {
+        let spread = [0.98, 1.0, 1.02, 0.99, 1.01, 1.0, 0.995, 1.005, 1.0];
+        let slow: Vec<f64> = spread.iter().map(|v| v * 1.3).collect();
+        let before = run(vec![
+            batched("same", 4, &spread),
+            batched("slowed", 1, &spread),
+        ]);
+        let after = run(vec![
+            batched("same", 8, &spread),
+            batched("slowed", 1, &slow),
+        ]);
+        let d = decide_runs(&before, &after, change::DEFAULT_MIN_EFFECT);
+        let same = d
+            .iter()
+            .find(|d| d.id == "same")
+            .expect("a batch of 8 against 4 is tested");
+        assert_eq!(same.verdict, Verdict::NoChange, "{d:?}");
+        assert!((same.ratio - 1.0).abs() < 1e-9, "{d:?}");
+        let slowed = d.iter().find(|d| d.id == "slowed").expect("tested");
+        assert_eq!(slowed.verdict, Verdict::Slower, "{d:?}");
     }
 }

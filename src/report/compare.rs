@@ -14,9 +14,9 @@
 
 use std::fmt;
 
+use crate::model::agreement;
 use crate::model::change::{self, Verdict};
 use crate::model::resolution;
-use crate::model::runlevel::RunLevel;
 use crate::model::unit::format_value;
 use crate::model::{BenchResult, Better, Measure, NotComparable, Run, Status, Unit};
 use crate::reference::{Comparability, Figure, Machine};
@@ -97,8 +97,6 @@ impl Column {
                     better: f.unit.default_better(),
                     samples: None,
                     ci: None,
-                    invocations: None,
-                    runs: None,
                     source: Some(short_source(f.seed, &f.place, machine.name)),
                     below_resolution: false,
                     comparability: f.comparability,
@@ -133,12 +131,6 @@ struct Value {
     /// The confidence interval of the median as factors of it (low, high), for a run's
     /// measured row with more than one sample.
     ci: Option<(f64, f64)>,
-    /// The process medians a comparison tests, by state ([`change::Processes`]), for a
-    /// row measured in enough processes.
-    invocations: Option<change::Processes>,
-    /// The run-to-run spread the run learned for this row, when it learned one from
-    /// earlier runs like it.
-    runs: Option<Box<RunLevel>>,
     source: Option<String>,
     /// The run's figure is the raw one: the operation was cheaper than the clock.
     below_resolution: bool,
@@ -202,12 +194,6 @@ fn run_cell(r: &BenchResult, mhz: Option<f64>) -> Cell {
                     .as_ref()
                     .filter(|s| !r.derived && s.n > 1 && s.median > 0.0)
                     .map(|s| (s.ci_low / s.median, s.ci_high / s.median)),
-                invocations: r.invocations.as_ref().and_then(change::Processes::of),
-                runs: r
-                    .invocations
-                    .as_ref()
-                    .and_then(|i| i.runs.clone())
-                    .map(Box::new),
                 source: None,
                 below_resolution: r.below_resolution,
                 comparability: Comparability::Same,
@@ -334,57 +320,32 @@ impl Decisions {
 /// table prints the verdict, "state for state", and the why under the table.
 const STATE_FOR_STATE: &str = "; state for state: ";
 
+/// The verdicts of `other` against `first` over `ids`, decided by the model's one rule
+/// (`model::agreement::decide`: the same ids tested and corrected together as every A/A
+/// check and detection figure counts them). Only two runs carry samples to test.
 fn decide(first: &Column, other: &Column, ids: &[String], min_effect: f64) -> Decisions {
-    let mut tests: Vec<(String, change::Test, Better)> = Vec::new();
-    for id in ids {
-        let (Cell::Value(a), Cell::Value(b)) = (first.cell(id), other.cell(id)) else {
-            continue;
-        };
-        if a.below_resolution || b.below_resolution {
-            continue;
+    let decided: Vec<agreement::Decided> = match (first, other) {
+        (Column::Run { run: a, .. }, Column::Run { run: b, .. }) => {
+            agreement::decide_runs(a, b, min_effect)
+                .into_iter()
+                .filter(|d| ids.contains(&d.id))
+                .collect()
         }
-        let (Some(ma), Some(mb), Some(sa), Some(sb)) =
-            (&a.measure, &b.measure, &a.samples, &b.samples)
-        else {
-            continue;
-        };
-        if ma.check(mb).is_err() {
-            continue;
-        }
-        let Ok(ratio) = mb.divided_by(ma) else {
-            continue;
-        };
-        // Samples are in each run's basis: bring both to one operation.
-        let one_op = |m: &Measure| {
-            if m.unit().grows_with_work() {
-                1.0 / m.basis().ops.max(1) as f64
-            } else {
-                1.0
-            }
-        };
-        let per =
-            |s: &[f64], m: &Measure| -> Vec<f64> { s.iter().map(|v| v * one_op(m)).collect() };
-        let (pa, pb) = (per(sa, ma), per(sb, mb));
-        let (ia, ib) = (
-            a.invocations.as_ref().map(|p| p.scaled(one_op(ma))),
-            b.invocations.as_ref().map(|p| p.scaled(one_op(mb))),
-        );
-        let runs = change::learned_spread(a.runs.as_deref(), b.runs.as_deref());
-        if let Some(t) = change::test((&pa, ia.as_ref()), (&pb, ib.as_ref()), (1.0, ratio), runs) {
-            tests.push((id.clone(), t, a.better));
-        }
-    }
-    let p: Vec<f64> = tests.iter().map(|(_, t, _)| t.p_value).collect();
-    let found = change::benjamini_hochberg(&p, change::FDR);
+        _ => Vec::new(),
+    };
     let mut d = Decisions {
         verdicts: Vec::new(),
-        tested: tests.len(),
+        tested: decided.len(),
         changed: 0,
         at_invocations: 0,
         at_samples: 0,
         run_bounds: Vec::new(),
     };
-    for ((id, t, better), discovered) in tests.iter().zip(found) {
+    for agreement::Decided {
+        id, verdict, test, ..
+    } in decided
+    {
+        let t = &test;
         match t.level {
             change::Level::Invocations => d.at_invocations += 1,
             change::Level::Samples => d.at_samples += 1,
@@ -392,7 +353,7 @@ fn decide(first: &Column, other: &Column, ids: &[String], min_effect: f64) -> De
         if let Some(bound) = t.run_bound {
             d.run_bounds.push(bound.exp());
         }
-        let v = change::verdict(t, discovered, *better, min_effect);
+        let v = verdict;
         let mut text = match v {
             Verdict::Faster | Verdict::Slower => {
                 d.changed += 1;
@@ -403,7 +364,7 @@ fn decide(first: &Column, other: &Column, ids: &[String], min_effect: f64) -> De
         if let Some(states) = t.states {
             text = format!("{text}{STATE_FOR_STATE}{}", states.describe());
         }
-        d.verdicts.push((id.clone(), text));
+        d.verdicts.push((id, text));
     }
     d
 }
@@ -1034,15 +995,16 @@ mod tests {
             results = crate::model::agreement::inject_results(&results, &id, factor);
         }
         for r in &mut results {
-            r.invocations.as_mut().unwrap().runs = sd_log.map(|sd_log| RunLevel {
-                earlier_runs: 3,
-                sd_log,
-                df: 80,
-                low: 0.0,
-                high: 0.0,
-                process_low: 0.0,
-                process_high: 0.0,
-            });
+            r.invocations.as_mut().unwrap().runs =
+                sd_log.map(|sd_log| crate::model::runlevel::RunLevel {
+                    earlier_runs: 3,
+                    sd_log,
+                    df: 80,
+                    low: 0.0,
+                    high: 0.0,
+                    process_low: 0.0,
+                    process_high: 0.0,
+                });
         }
         Column::Run {
             name,

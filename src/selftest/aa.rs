@@ -13,7 +13,7 @@ use crate::bench::Registry;
 use crate::harness::interrupt::Interrupted;
 use crate::harness::invocations::{self, Side};
 use crate::harness::quiet::REFERENCE;
-use crate::model::agreement::{changed, decide, inject_results};
+use crate::model::agreement::{self, changed, decide, inject_results};
 use crate::model::change::{Verdict, DEFAULT_MIN_EFFECT};
 use crate::model::levels;
 use crate::model::{BenchResult, RunOptions};
@@ -72,7 +72,9 @@ fn measure_interleaved(env: &Env) -> Result<(Vec<BenchResult>, Vec<BenchResult>)
 
 pub fn aa(env: &Env) -> Result<Measured> {
     let (first, second) = measure_interleaved(env)?;
-    let decided = decide(&first, &second, DEFAULT_MIN_EFFECT);
+    // One machine, one moment: no frequency is needed to judge resolution between them.
+    let side = |results| agreement::Side { results, mhz: None };
+    let decided = decide(side(&first), side(&second), DEFAULT_MIN_EFFECT);
     let n = changed(&decided);
     let share = if decided.is_empty() {
         100.0
@@ -101,7 +103,7 @@ pub fn aa(env: &Env) -> Result<Measured> {
         ),
     }];
     let slowed = inject_results(&second, REFERENCE, INJECTED);
-    let decided = decide(&first, &slowed, DEFAULT_MIN_EFFECT);
+    let decided = decide(side(&first), side(&slowed), DEFAULT_MIN_EFFECT);
     let found = decided.iter().find(|d| d.id == REFERENCE);
     figures.push(Figure {
         name: format!("{REFERENCE} slowed by 10%: found (1) or not (0)"),
