@@ -26,8 +26,8 @@
 //! that process unless it accounts interrupt time apart (CONFIG_IRQ_TIME_ACCOUNTING): the
 //! row records which, in words, in its details.
 //!
-//! The headline is then sampled by the harness: one operation is [`HEADLINE_OP_BYTES`]
-//! sent in messages of the headline size and acknowledged. For UDP it is the bytes
+//! The headline is then sampled by the harness: one operation is
+//! [`Carrier::headline_op_bytes`] sent in messages of the headline size and acknowledged. For UDP it is the bytes
 //! delivered per second of each sample (its own figures), never the bytes sent.
 
 use std::os::fd::{AsRawFd, OwnedFd};
@@ -46,9 +46,21 @@ use crate::model::{Details, Mode, OpTimes};
 
 /// The largest message: 1 MiB.
 pub const LARGEST: usize = 1 << 20;
-/// Bytes per headline operation: 4 MiB (stream), so the acknowledgement's round trip is
-/// about 1% of it.
+/// Bytes per headline operation over a UNIX stream socket: 4 MiB, so the
+/// acknowledgement's round trip is about 1% of it (its buffers hold a few hundred KiB).
 pub const HEADLINE_OP_BYTES: usize = 4 << 20;
+/// Bytes per headline operation over TCP: 64 MiB, sixteen times what the two ends' buffers
+/// hold (1 MiB each, doubled by the kernel: 4 MiB), so that the operation is a stream in
+/// its steady state — the writer blocked on full buffers and woken as the reader drains —
+/// as bw_tcp's is. An operation that fits in the buffers is a burst instead: the writer
+/// fills both without once waiting, the reader then empties them, and the pair switches
+/// a few times an operation; with 32 MiB operations the row still read 0.93× bw_tcp's time
+/// a byte (interval 0.83–0.98, 13 pairs), an eighth of each operation being such a burst.
+/// Pinned to one CPU, a C sender and reader doing this row's
+/// operation with 1 MiB buffers moved 3.3–4.1 GB/s with 4 MiB operations, 2.8–3.4 with 16
+/// MiB, 2.7–2.9 with 64 MiB and 2.2–3.0 as an endless stream, where bw_tcp moved 2.1–3.1
+/// (docs/crosscheck.md, "net.tcp.bw and bw_tcp").
+pub const TCP_HEADLINE_OP_BYTES: usize = 64 << 20;
 /// UDP's headline operation: 64 datagrams of 8 KiB.
 pub const UDP_HEADLINE_DATAGRAMS: usize = 64;
 pub const UDP_HEADLINE_BYTES: usize = 8 << 10;
@@ -92,6 +104,15 @@ impl Carrier {
 
     fn is_datagram(self) -> bool {
         matches!(self, Carrier::Udp(_))
+    }
+
+    /// Bytes per headline operation of a stream ([`TCP_HEADLINE_OP_BYTES`],
+    /// [`HEADLINE_OP_BYTES`]).
+    pub fn headline_op_bytes(self) -> usize {
+        match self {
+            Carrier::Tcp(_) => TCP_HEADLINE_OP_BYTES,
+            _ => HEADLINE_OP_BYTES,
+        }
     }
 
     /// The headline's message size.
@@ -587,7 +608,8 @@ impl Workload for Sweep {
                 self.elapsed.push(s);
                 self.datagrams_lost += UDP_HEADLINE_DATAGRAMS as u64 - got.datagrams;
             } else {
-                self.transfer(size, (HEADLINE_OP_BYTES / size) as u64)?;
+                let count = self.carrier.headline_op_bytes() / size;
+                self.transfer(size, count as u64)?;
             }
         }
         Ok(())
@@ -682,6 +704,24 @@ mod tests {
             quick.len(),
             full.len()
         )));
+    }
+
+    /// A TCP headline operation is a stream, not a burst: it outlasts what both ends'
+    /// buffers can hold several times over, whatever the kernel made of the request.
+    #[test]
+    fn a_tcp_operation_outlasts_both_buffers_sixteen_times() {
+        let (a, b) = Carrier::Tcp(Family::V4).pair().unwrap();
+        let held: usize = [&a, &b]
+            .iter()
+            .map(|end| {
+                let (recv, send) = socket::buffers(end).unwrap();
+                recv + send
+            })
+            .sum::<usize>()
+            / 2;
+        let op = Carrier::Tcp(Family::V4).headline_op_bytes();
+        assert!(op >= 16 * held, "{op} bytes an operation, {held} held");
+        assert_eq!(op % Carrier::Tcp(Family::V4).headline_bytes(), 0);
     }
 
     /// The TCP pair's buffers are bw_tcp's (the kernel doubles what it is asked for,
