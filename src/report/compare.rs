@@ -851,11 +851,11 @@ mod tests {
     use super::*;
     use crate::model::levels::{merge, Invocations};
     use crate::model::{Basis, Sample, Summary};
-    use rand::{Rng, SeedableRng};
+    use rand::{RngExt, SeedableRng};
 
     /// A standard normal variate (Box–Muller).
     fn normal(rng: &mut rand::rngs::SmallRng) -> f64 {
-        let (u, v): (f64, f64) = (rng.gen::<f64>().max(1e-300), rng.gen());
+        let (u, v): (f64, f64) = (rng.random::<f64>().max(1e-300), rng.random());
         (-2.0 * u.ln()).sqrt() * (2.0 * std::f64::consts::PI * v).cos()
     }
 
@@ -882,7 +882,7 @@ mod tests {
                 let centre = truth * state * (0.015 * normal(rng)).exp();
                 let values: Vec<f64> = (0..21)
                     .map(|_| {
-                        let hit = if rng.gen::<f64>() < 0.1 { 1.3 } else { 1.0 };
+                        let hit = if rng.random::<f64>() < 0.1 { 1.3 } else { 1.0 };
                         centre * (0.03 * normal(rng)).exp() * hit
                     })
                     .collect();
@@ -947,7 +947,8 @@ mod tests {
         let mut false_calls = 0;
         let mut tested = 0;
         let mut found = 0;
-        for seed in 0..10 {
+        let pairs = 40;
+        for seed in 0..pairs {
             let (a, b) = (fixture(2 * seed, 5, None), fixture(2 * seed + 1, 5, None));
             let t = compare_table(&[a, b], change::DEFAULT_MIN_EFFECT).unwrap();
             assert!(
@@ -973,10 +974,10 @@ mod tests {
             assert!(calls.len() <= 2, "seed {seed}:\n{t}");
         }
         // Power, not certainty: with five processes a side and 1.5% between them, the
-        // slowdown is found in nearly every pair (8 of 10 at 2% between processes).
+        // slowdown is found in nearly every pair (about 80% at 2% between processes).
         assert!(
-            found >= 9,
-            "the 10% slowdown was found in only {found} of 10 pairs"
+            found * 100 >= 85 * pairs,
+            "the 10% slowdown was found in only {found} of {pairs} pairs"
         );
         assert!(
             false_calls * 20 <= tested,
