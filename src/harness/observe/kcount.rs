@@ -158,7 +158,6 @@ impl KernelCounting {
             "this timeshare was built without clang, so without its BPF call counter \
              (build.rs)",
         )?;
-        let mut bpf = aya::Ebpf::load(object).map_err(|e| format!("loading the BPF maps: {e}"))?;
         let config = Config {
             skip_tgid: std::process::id(),
             only_threads: u32::from(leave_out == LeaveOut::ObserverThreads),
@@ -167,7 +166,11 @@ impl KernelCounting {
                 .unwrap_or(20) as u32,
             empty: u32::from(std::env::var_os("TIMESHARE_BPF_EMPTY").is_some()),
         };
-        set_config(&mut bpf, config).map_err(|e| format!("configuring the BPF counter: {e}"))?;
+        // A constant of the programs, not a map: read for nothing on every call.
+        let mut bpf = aya::EbpfLoader::new()
+            .set_global("cfg", &config, true)
+            .load(object)
+            .map_err(|e| format!("loading the BPF maps: {e}"))?;
         refresh_observer_threads(&mut bpf, leave_out);
         attach(&mut bpf, timed).map_err(|e| format!("attaching the BPF counter: {e}"))?;
         let stop = Arc::new(AtomicBool::new(false));
@@ -217,15 +220,6 @@ impl Drop for KernelCounting {
             let _ = r.join();
         }
     }
-}
-
-fn set_config(bpf: &mut aya::Ebpf, config: Config) -> anyhow::Result<()> {
-    let map = bpf
-        .map_mut("config")
-        .ok_or_else(|| anyhow::anyhow!("no config map"))?;
-    let mut array: aya::maps::Array<_, Config> = aya::maps::Array::try_from(map)?;
-    array.set(0, config, 0)?;
-    Ok(())
 }
 
 fn attach(bpf: &mut aya::Ebpf, timed: bool) -> anyhow::Result<()> {

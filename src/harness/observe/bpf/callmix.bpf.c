@@ -88,7 +88,6 @@ enum stat {
     STATS
 };
 
-MAP(config, BPF_MAP_TYPE_ARRAY, __u32, struct config, 1);
 MAP(skip_tids, BPF_MAP_TYPE_HASH, __u32, __u8, 1024);
 MAP(cpus, BPF_MAP_TYPE_PERCPU_ARRAY, __u32, struct cpu, 1);
 MAP(tallies, BPF_MAP_TYPE_HASH, struct key, struct tally, 65536);
@@ -96,6 +95,11 @@ MAP(pending, BPF_MAP_TYPE_HASH, __u32, struct pending, 65536);
 MAP(hists, BPF_MAP_TYPE_PERCPU_ARRAY, __u32, struct hist, MAX_CALL);
 MAP(parents, BPF_MAP_TYPE_HASH, __u32, __u32, 65536);
 MAP(stats, BPF_MAP_TYPE_PERCPU_ARRAY, __u32, __u64, STATS);
+
+// Set once by the loader before the programs are attached (aya's set_global): a
+// constant in .rodata costs nothing a call, where a map lookup was a helper call on
+// every entry and exit.
+const volatile struct config cfg = {};
 
 char LICENSE[] SEC("license") = "Dual MIT/GPL";
 
@@ -180,15 +184,15 @@ INLINE struct cpu *this_cpu(void) {
 // raw_syscalls:sys_enter, raw: (struct pt_regs *regs, long id).
 SEC("raw_tracepoint/sys_enter")
 int timeshare_sys_enter(struct bpf_raw_tracepoint_args *ctx) {
-    __u32 zero = 0;
-    struct config *cfg = bpf_map_lookup_elem(&config, &zero);
+    if (cfg.empty)
+        return 0;
     struct cpu *c = this_cpu();
-    if (!cfg || !c || cfg->empty)
+    if (!c)
         return 0;
     __u64 id = bpf_get_current_pid_tgid();
     __u32 tgid = id >> 32, tid = (__u32)id;
-    if (tgid == cfg->skip_tgid &&
-        (!cfg->only_threads || bpf_map_lookup_elem(&skip_tids, &tid)))
+    if (tgid == cfg.skip_tgid &&
+        (!cfg.only_threads || bpf_map_lookup_elem(&skip_tids, &tid)))
         return 0;
     c->calls += 1;
     __u32 nr = (__u32)ctx->args[1];
@@ -208,7 +212,7 @@ int timeshare_sys_enter(struct bpf_raw_tracepoint_args *ctx) {
     c->key.nr = nr;
     c->tid = tid;
     // exit and exit_group never return: counted now, untimed.
-    if (!cfg->timed || nr == 60 || nr == 231) {
+    if (!cfg.timed || nr == 60 || nr == 231) {
         c->in_call = 0;
         struct key k = c->key;
         tally(c, &k, 0, 0);
@@ -224,10 +228,10 @@ int timeshare_sys_enter(struct bpf_raw_tracepoint_args *ctx) {
 // CPU still, or moved to `pending` when the thread was switched out inside the call.
 SEC("raw_tracepoint/sys_exit")
 int timeshare_sys_exit(struct bpf_raw_tracepoint_args *ctx) {
-    __u32 zero = 0;
-    struct config *cfg = bpf_map_lookup_elem(&config, &zero);
+    if (cfg.empty)
+        return 0;
     struct cpu *c = this_cpu();
-    if (!cfg || !c || cfg->empty)
+    if (!c)
         return 0;
     __u64 now = bpf_ktime_get_ns();
     __u32 tid = (__u32)bpf_get_current_pid_tgid();
@@ -277,11 +281,7 @@ int timeshare_switch(struct bpf_raw_tracepoint_args *ctx) {
 // for the observed command's tree.
 SEC("tracepoint/sched/sched_process_fork")
 int timeshare_fork(void *ctx) {
-    __u32 zero = 0;
-    struct config *cfg = bpf_map_lookup_elem(&config, &zero);
-    if (!cfg)
-        return 0;
-    __u32 child = 0, at = cfg->fork_child_at & 0xff;
+    __u32 child = 0, at = cfg.fork_child_at & 0xff;
     bpf_probe_read_kernel(&child, sizeof(child), (char *)ctx + at);
     __u32 parent = bpf_get_current_pid_tgid() >> 32;
     if (child && bpf_map_update_elem(&parents, &child, &parent, BPF_ANY))
