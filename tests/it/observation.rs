@@ -179,7 +179,7 @@ fn what_the_command_leaves_running_is_killed_with_it() {
     // init, so give that a moment before asking whether it is still there.
     let gone = (0..100).any(|_| {
         let state = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok();
-        let dead = state.map_or(true, |s| s.contains(") Z "));
+        let dead = state.is_none_or(|s| s.contains(") Z "));
         if !dead {
             std::thread::sleep(std::time::Duration::from_millis(20));
         }
