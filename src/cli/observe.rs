@@ -100,7 +100,10 @@ fn plan(args: &ObserveArgs) -> Result<Plan> {
             .into())
         }
         (Some(d), true) => PlanSpan::For(parse_duration(d).map_err(UsageError)?),
-        (None, false) => PlanSpan::Command(args.command.clone()),
+        (None, false) => {
+            runnable(&args.command[0]).map_err(UsageError)?;
+            PlanSpan::Command(args.command.clone())
+        }
     };
     Ok(Plan {
         span,
@@ -113,6 +116,35 @@ fn plan(args: &ObserveArgs) -> Result<Plan> {
         },
         label: args.label.clone(),
     })
+}
+
+/// Whether `program` can be started: a path that is an executable file, or a name found
+/// so on PATH. Checked before any tracing starts, so a typo costs nothing and leaves
+/// nothing behind.
+fn runnable(program: &str) -> Result<(), String> {
+    use std::os::unix::fs::PermissionsExt;
+    let executable = |p: &std::path::Path| {
+        std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+    };
+    let found = if program.contains('/') {
+        executable(std::path::Path::new(program))
+    } else {
+        std::env::var_os("PATH").is_some_and(|path| {
+            std::env::split_paths(&path).any(|dir| executable(&dir.join(program)))
+        })
+    };
+    if found {
+        Ok(())
+    } else {
+        Err(format!(
+            "cannot run {program}: no such executable file{}",
+            if program.contains('/') {
+                ""
+            } else {
+                " on PATH"
+            }
+        ))
+    }
 }
 
 pub fn execute(args: ObserveArgs) -> Result<Exit> {

@@ -134,6 +134,8 @@ fn bad_input_is_one_line_and_exit_2() {
         vec!["observe", "--for", "10x", "--db", &d],
         vec!["observe", "--for", "1s", "--db", &d, "--", "true"],
         vec!["observe", "--for", "1s", "--interval", "0", "--db", &d],
+        vec!["observe", "--no-save", "--", "/nonexistent"],
+        vec!["observe", "--no-save", "--", "no-such-program-anywhere"],
         vec!["observe", "--cost", "0"],
         vec!["observe", "--cost", "2", "--for", "1s"],
         vec!["show", "o99", "--db", &d],
@@ -143,6 +145,54 @@ fn bad_input_is_one_line_and_exit_2() {
         assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
         assert_eq!(err.trim().lines().count(), 1, "{args:?}: {err}");
     }
+}
+
+/// What the observed command starts and leaves running is stopped with it: nothing
+/// outlives the span.
+#[test]
+fn what_the_command_leaves_running_is_killed_with_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let pidfile = dir.path().join("pid");
+    let script = format!("sleep 60 & echo $! > {}; exit 0", pidfile.display());
+    let out = timeshare()
+        .args([
+            "observe",
+            "--no-profile",
+            "--no-calls",
+            "--no-caches",
+            "--no-save",
+        ])
+        .args(["--", "sh", "-c", &script])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let pid: i32 = std::fs::read_to_string(&pidfile)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    // The left-behind sleep is killed; once its parent shell is gone it is reaped by
+    // init, so give that a moment before asking whether it is still there.
+    let gone = (0..100).any(|_| {
+        let state = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok();
+        let dead = state.is_none_or(|s| s.contains(") Z "));
+        if !dead {
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        dead
+    });
+    if !gone {
+        // SAFETY: a pid this test's own command started.
+        unsafe { libc::kill(pid, libc::SIGKILL) };
+    }
+    assert!(
+        gone,
+        "the background sleep {pid} outlived the observed command"
+    );
 }
 
 /// What an ordinary user gets: the rates, and the call mix and profile skipped with the

@@ -5,6 +5,7 @@
 //! measured (the observation is then marked incomplete); a command still running is sent
 //! TERM, then KILL after five seconds.
 
+use std::os::unix::process::CommandExt;
 use std::process::{Child, Command};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -188,12 +189,16 @@ pub fn observe(plan: &Plan, progress: &mut dyn FnMut(&str)) -> Result<SystemObse
             )
         }
         PlanSpan::Command(argv) => {
+            // Its own process group, so that what it starts is stopped with it.
             let mut child = Command::new(&argv[0])
                 .args(&argv[1..])
+                .process_group(0)
                 .spawn()
                 .with_context(|| format!("cannot start {}", argv[0]))?;
             let root = (child.id(), command_name(&argv[0]));
-            let exit = wait_child(&mut child)?;
+            let exit = wait_child(&mut child);
+            kill_group(child.id());
+            let exit = exit?;
             (
                 Span::Command {
                     argv: argv.clone(),
@@ -278,18 +283,26 @@ fn wait_child(child: &mut Child) -> Result<CommandExit> {
         if interrupt::requested() {
             match told {
                 None => {
-                    // SAFETY: kill with the pid of our own unreaped child.
-                    unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+                    // Its own group does not get a terminal's Ctrl-C: pass TERM to
+                    // the whole group.
+                    // SAFETY: the group of our own unreaped child, which leads it.
+                    unsafe { libc::kill(-(child.id() as i32), libc::SIGTERM) };
                     told = Some(Instant::now());
                 }
-                Some(t) if t.elapsed() > Duration::from_secs(5) => {
-                    let _ = child.kill();
-                }
+                Some(t) if t.elapsed() > Duration::from_secs(5) => kill_group(child.id()),
                 Some(_) => {}
             }
         }
         std::thread::sleep(Duration::from_millis(20));
     }
+}
+
+/// KILL whatever is left in the observed command's process group (what it started
+/// and left running when it ended, or what ignored TERM), so nothing outlives the span.
+fn kill_group(leader: u32) {
+    // SAFETY: kill has no memory preconditions; the group is the one our child was put
+    // in, and ESRCH (nothing left) is the usual and harmless answer.
+    unsafe { libc::kill(-(leader as i32), libc::SIGKILL) };
 }
 
 fn command_name(program: &str) -> String {
