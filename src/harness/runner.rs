@@ -3,7 +3,7 @@
 //! benchmarks (its record, its strategies, its end) is the session's
 //! ([`super::session`]).
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::collections::BTreeMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
@@ -38,6 +38,9 @@ pub struct Runner {
     /// Whether this process is the first of its run to measure its rows (see
     /// [`Ctx::first_process`]): false in the later processes of a run across several.
     pub first_process: bool,
+    /// The monotonic clock at the run's start: its end is the start plus this clock's
+    /// elapsed time whenever the wall clock stepped back meanwhile.
+    began: Cell<Option<Instant>>,
 }
 
 impl Runner {
@@ -64,6 +67,7 @@ impl Runner {
             state: RunState::new(),
             mocked,
             first_process: true,
+            began: Cell::new(None),
         })
     }
 
@@ -76,6 +80,7 @@ impl Runner {
     /// whose rows are not sampled by this runner (`sampled` false: the exerciser's jobs)
     /// is not told what its samples will lack.
     pub(super) fn begin(&self, sampled: bool) -> Run {
+        self.began.set(Some(Instant::now()));
         let environment = super::session::environment(&self.scratch_root);
         let freq_warning = match self.mocked {
             None if sampled => super::disturb::freq_warning(),
@@ -101,12 +106,19 @@ impl Runner {
         }
     }
 
-    /// Now, for `run`'s end: in the mock, its start and its rows' durations after it.
-    pub(super) fn now(&self, run: &Run) -> DateTime<Utc> {
-        match self.mocked {
+    /// Mark `run` finished now: in the mock, its start and its rows' durations after it.
+    /// A wall clock stepped back during the run (NTP on a fresh machine) would put the
+    /// end before the start; the end is then the start plus the monotonic clock's
+    /// elapsed time, and the run says the clock stepped.
+    pub(super) fn finish(&self, run: &mut Run) {
+        let wall = match self.mocked {
             Some(_) => mock::finished_at(run.started_at, &run.results),
             None => Utc::now(),
-        }
+        };
+        let elapsed = self.began.get().map(|b| b.elapsed());
+        let (end, warning) = end_after_start(run.started_at, wall, elapsed);
+        run.finished_at = Some(end);
+        run.warnings.extend(warning);
     }
 
     /// Tell the rows what this process measures after the next one (see
@@ -282,4 +294,53 @@ fn panic_message(p: &Box<dyn std::any::Any + Send>) -> String {
         .map(|s| s.to_string())
         .or_else(|| p.downcast_ref::<String>().cloned())
         .unwrap_or_else(|| "unknown panic".into())
+}
+
+/// The end of a run that started at `start` (wall clock) and whose wall clock reads
+/// `wall` now, `elapsed` having passed on the monotonic clock: `wall`, unless it precedes
+/// `start`, then `start + elapsed` with a warning saying by how much the clock stepped.
+fn end_after_start(
+    start: DateTime<Utc>,
+    wall: DateTime<Utc>,
+    elapsed: Option<std::time::Duration>,
+) -> (DateTime<Utc>, Option<String>) {
+    if wall >= start {
+        return (wall, None);
+    }
+    let elapsed = elapsed
+        .and_then(|d| chrono::Duration::from_std(d).ok())
+        .unwrap_or_else(chrono::Duration::zero);
+    let end = start + elapsed;
+    let stepped = (end - wall).to_std().unwrap_or_default().as_secs_f64();
+    let warning = format!(
+        "the wall clock stepped back by {stepped:.1} s during the run; \
+         finished_at is the start plus the monotonic clock's elapsed time"
+    );
+    (end, Some(warning))
+}
+
+#[cfg(test)]
+mod clock_step_tests {
+    use super::*;
+
+    #[test]
+    fn a_wall_clock_stepped_back_still_ends_after_the_start() {
+        let start = Utc::now();
+        let wall = start - chrono::Duration::seconds(30);
+        let (end, warning) = end_after_start(start, wall, Some(std::time::Duration::from_secs(2)));
+        assert!(end >= start, "{end} precedes {start}");
+        assert_eq!(end - start, chrono::Duration::seconds(2));
+        let warning = warning.expect("the step is said");
+        assert!(warning.contains("stepped back by 32.0 s"), "{warning}");
+    }
+
+    #[test]
+    fn a_wall_clock_that_went_forward_is_kept_and_says_nothing() {
+        let start = Utc::now();
+        let wall = start + chrono::Duration::seconds(5);
+        assert_eq!(
+            end_after_start(start, wall, Some(std::time::Duration::from_secs(1))),
+            (wall, None)
+        );
+    }
 }

@@ -187,7 +187,7 @@ impl Session {
         let mut run = self.runner.begin(sampled);
         observer.run_started(&run, total);
         measure(&mut run, observer)?;
-        run.finished_at = Some(self.runner.now(&run));
+        self.runner.finish(&mut run);
         let late_warnings = self.end_checks(&mut run, clock_start, reference, before);
         observer.run_finished(&run);
         Ok(Ended { run, late_warnings })

@@ -110,12 +110,31 @@ pub fn from_json(bytes: &[u8]) -> anyhow::Result<Run> {
             crate::model::SCHEMA_VERSION
         );
     }
-    let run: Run = serde_path_to_error::deserialize(value).map_err(|e| {
+    let mut run: Run = serde_path_to_error::deserialize(value).map_err(|e| {
         let path = e.path().to_string();
         anyhow::anyhow!("{path}: {}", e.into_inner())
     })?;
+    mend_clock_step(&mut run);
     validate(&run)?;
     Ok(run)
+}
+
+/// A run written by a timeshare whose wall clock stepped back during it (before it
+/// stored its end from the monotonic clock) ends before it starts: the host's run is
+/// still one to keep, so its end becomes its start (its duration is unknown) and the run
+/// says why, rather than the file being refused.
+fn mend_clock_step(run: &mut Run) {
+    if let Some(f) = run.finished_at {
+        // A date no calendar of ours holds is refused by `validate`, not mended.
+        if f < run.started_at && check_time("finished_at", &f).is_ok() {
+            run.warnings.push(format!(
+                "finished_at {f} preceded started_at {} (the wall clock stepped back \
+                 during the run); the end is taken as the start",
+                run.started_at
+            ));
+            run.finished_at = Some(run.started_at);
+        }
+    }
 }
 
 fn kind(v: &Value) -> String {
@@ -466,7 +485,7 @@ mod tests {
             refused(&v)
         );
         let mut v = fixture();
-        v["finished_at"] = "2001-01-01T00:00:00Z".into();
+        v["finished_at"] = "1969-12-31T23:59:59Z".into();
         assert!(refused(&v).contains("finished_at"), "{}", refused(&v));
         let mut v = fixture();
         v["environment"]["hostname"] = 7.into();
@@ -475,6 +494,30 @@ mod tests {
             "{}",
             refused(&v)
         );
+    }
+
+    #[test]
+    fn a_run_whose_clock_stepped_back_is_read_with_its_end_at_its_start_and_says_so() {
+        let mut v = fixture();
+        let start = v["started_at"].clone();
+        v["finished_at"] = "2001-01-01T00:00:00Z".into();
+        let run = from_json(&serde_json::to_vec(&v).unwrap()).expect("kept, not refused");
+        assert_eq!(
+            serde_json::to_value(run.finished_at).unwrap(),
+            serde_json::to_value(Some(run.started_at)).unwrap()
+        );
+        assert_eq!(serde_json::to_value(run.started_at).unwrap(), start);
+        assert!(
+            run.warnings
+                .iter()
+                .any(|w| w.contains("wall clock stepped back")),
+            "{:?}",
+            run.warnings
+        );
+        // What is read back is written and read again unchanged: export never refuses it.
+        let again = from_json(&to_json(&run).unwrap()).expect("exported run reads back");
+        assert_eq!(again.finished_at, run.finished_at);
+        assert!(again.finished_at >= Some(again.started_at));
     }
 
     #[test]
