@@ -851,11 +851,11 @@ mod tests {
     use super::*;
     use crate::model::levels::{merge, Invocations};
     use crate::model::{Basis, Sample, Summary};
-    use rand::{RngExt, SeedableRng};
+    use rand::{Rng, SeedableRng};
 
     /// A standard normal variate (Box–Muller).
     fn normal(rng: &mut rand::rngs::SmallRng) -> f64 {
-        let (u, v): (f64, f64) = (rng.random::<f64>().max(1e-300), rng.random());
+        let (u, v): (f64, f64) = (rng.gen::<f64>().max(1e-300), rng.gen());
         (-2.0 * u.ln()).sqrt() * (2.0 * std::f64::consts::PI * v).cos()
     }
 
@@ -882,7 +882,7 @@ mod tests {
                 let centre = truth * state * (0.015 * normal(rng)).exp();
                 let values: Vec<f64> = (0..21)
                     .map(|_| {
-                        let hit = if rng.random::<f64>() < 0.1 { 1.3 } else { 1.0 };
+                        let hit = if rng.gen::<f64>() < 0.1 { 1.3 } else { 1.0 };
                         centre * (0.03 * normal(rng)).exp() * hit
                     })
                     .collect();

@@ -25,7 +25,6 @@ fn sha256(path: &Path) -> String {
 /// Each bad file, and the field its error must name.
 const BAD: &[(&str, &str)] = &[
     ("bad-year.json", "started_at: year 99999 out of range"),
-    ("bad-finish-before-start.json", "finished_at:"),
     (
         "bad-schema-string.json",
         "schema_version: expected a whole number, found the string",
@@ -72,6 +71,35 @@ fn every_bad_file_is_refused_by_name_and_nothing_is_stored() {
         assert!(!err.contains('\x1b'), "{file}: raw escape in {err:?}");
     }
     assert_eq!(sha256(&db), before, "a refused import changed the database");
+}
+
+/// A run whose wall clock stepped back (NTP on a fresh VM) ends before it starts: it is
+/// imported, never refused, its end taken as its start, and the import says so.
+#[test]
+fn a_run_whose_clock_stepped_back_is_imported_with_its_end_at_its_start() {
+    let tmp = tempfile::tempdir().unwrap();
+    let db = tmp.path().join("runs.db");
+    let out = timeshare()
+        .arg("import")
+        .arg(fixture("bad-finish-before-start.json"))
+        .arg("--db")
+        .arg(&db)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    let json = timeshare()
+        .args(["export", "last", "--format", "json", "--db"])
+        .arg(&db)
+        .output()
+        .unwrap();
+    let run: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert_eq!(run["finished_at"], run["started_at"], "{run}");
+    let warned = run["warnings"].as_array().is_some_and(|w| {
+        w.iter()
+            .any(|w| w.as_str().is_some_and(|w| w.contains("clock")))
+    });
+    assert!(warned, "no warning about the clock: {}", run["warnings"]);
 }
 
 #[test]
