@@ -112,16 +112,7 @@ pub fn result(b: &Benchmark, repeat: usize) -> BenchResult {
         summary,
         samples: values
             .iter()
-            .map(|&value| Sample {
-                value,
-                preemptions: 0,
-                cpu_start: 0,
-                cpu_end: 0,
-                culled: false,
-                invocation: None,
-                steal_s: None,
-                freq_hz: None,
-            })
+            .map(|&value| Sample::unperturbed(value))
             .collect(),
         duration_s: ROW_SECONDS,
         ..BenchResult::new(

@@ -551,16 +551,7 @@ mod tests {
             summary: Summary::from_values(&values).ok(),
             samples: values
                 .iter()
-                .map(|&value| crate::model::Sample {
-                    value,
-                    preemptions: 0,
-                    cpu_start: 0,
-                    cpu_end: 0,
-                    culled: false,
-                    invocation: None,
-                    steal_s: None,
-                    freq_hz: None,
-                })
+                .map(|&value| crate::model::Sample::unperturbed(value))
                 .collect(),
             basis: Some(crate::model::Basis {
                 ops,

@@ -372,6 +372,21 @@ pub struct Sample {
 }
 
 impl Sample {
+    /// A clean sample of `value`: not preempted, started and ended on CPU 0, nothing else
+    /// recorded (fixtures, and the mock runner's figures).
+    pub fn unperturbed(value: f64) -> Sample {
+        Sample {
+            value,
+            preemptions: 0,
+            cpu_start: 0,
+            cpu_end: 0,
+            culled: false,
+            invocation: None,
+            steal_s: None,
+            freq_hz: None,
+        }
+    }
+
     /// A sample was perturbed if the thread was preempted or moved to another CPU.
     pub fn perturbed(&self) -> bool {
         self.preemptions > 0 || self.cpu_start != self.cpu_end

@@ -26,9 +26,7 @@ pub mod socket;
 pub mod sweep;
 
 use socket::Family;
-use sweep::{
-    Carrier, HEADLINE_OP_BYTES, TCP_HEADLINE_OP_BYTES, UDP_HEADLINE_BYTES, UDP_HEADLINE_DATAGRAMS,
-};
+use sweep::{Carrier, UDP_HEADLINE_BYTES, UDP_HEADLINE_DATAGRAMS};
 
 pub fn all() -> Vec<Benchmark> {
     let mut rows = round_trips();
@@ -245,7 +243,9 @@ fn throughput() -> Vec<Benchmark> {
             berkeley_net("§3.2.7/§4.1.7: network throughput by message size"),
             |c| sweep::prepare(c, Carrier::Tcp(Family::V4)),
         )
-        .with_metric(Metric::throughput(TCP_HEADLINE_OP_BYTES as u64))
+        .with_metric(Metric::throughput(
+            Carrier::Tcp(Family::V4).headline_op_bytes() as u64,
+        ))
         .with_plan(transfers)
         .measured_in_one_process(SWEPT)
         .partnered()
@@ -282,7 +282,9 @@ fn throughput() -> Vec<Benchmark> {
             Source::Modern("the UNIX-domain stream case beside net.tcp.bw (lmbench bw_unix)"),
             |c| sweep::prepare(c, Carrier::UnixStream),
         )
-        .with_metric(Metric::throughput(HEADLINE_OP_BYTES as u64))
+        .with_metric(Metric::throughput(
+            Carrier::UnixStream.headline_op_bytes() as u64
+        ))
         .with_plan(transfers)
         .measured_in_one_process(SWEPT)
         .partnered()

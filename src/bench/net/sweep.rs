@@ -48,7 +48,7 @@ use crate::model::{Details, Mode, OpTimes};
 pub const LARGEST: usize = 1 << 20;
 /// Bytes per headline operation over a UNIX stream socket: 4 MiB, so the
 /// acknowledgement's round trip is about 1% of it (its buffers hold a few hundred KiB).
-pub const HEADLINE_OP_BYTES: usize = 4 << 20;
+const HEADLINE_OP_BYTES: usize = 4 << 20;
 /// Bytes per headline operation over TCP: 64 MiB, sixteen times what the two ends' buffers
 /// hold (1 MiB each, doubled by the kernel: 4 MiB), so that the operation is a stream in
 /// its steady state — the writer blocked on full buffers and woken as the reader drains —
@@ -60,7 +60,7 @@ pub const HEADLINE_OP_BYTES: usize = 4 << 20;
 /// operation with 1 MiB buffers moved 3.3–4.1 GB/s with 4 MiB operations, 2.8–3.4 with 16
 /// MiB, 2.7–2.9 with 64 MiB and 2.2–3.0 as an endless stream, where bw_tcp moved 2.1–3.1
 /// (docs/crosscheck.md, "net.tcp.bw and bw_tcp").
-pub const TCP_HEADLINE_OP_BYTES: usize = 64 << 20;
+const TCP_HEADLINE_OP_BYTES: usize = 64 << 20;
 /// UDP's headline operation: 64 datagrams of 8 KiB.
 pub const UDP_HEADLINE_DATAGRAMS: usize = 64;
 pub const UDP_HEADLINE_BYTES: usize = 8 << 10;
@@ -106,8 +106,9 @@ impl Carrier {
         matches!(self, Carrier::Udp(_))
     }
 
-    /// Bytes per headline operation of a stream ([`TCP_HEADLINE_OP_BYTES`],
-    /// [`HEADLINE_OP_BYTES`]).
+    /// Bytes per headline operation of a stream: 64 MiB over TCP, sixteen times both ends'
+    /// buffers, so it is a stream and not a burst; 4 MiB over a UNIX socket (see the
+    /// constants in this module for the measurements behind each).
     pub fn headline_op_bytes(self) -> usize {
         match self {
             Carrier::Tcp(_) => TCP_HEADLINE_OP_BYTES,
