@@ -68,6 +68,10 @@ pub struct CrosscheckArgs {
     /// Seconds a row may spend on further pairs once past its first verdict
     #[arg(long, value_name = "S", default_value_t = 120, value_parser = clap::value_parser!(u32).range(1..=3600))]
     pub budget: u32,
+    /// Seconds the whole cross-check aims to take: every row gets its first verdict, and
+    /// the rows still undecided share what is left of this for further pairs
+    #[arg(long, value_name = "S", default_value_t = 600, value_parser = clap::value_parser!(u32).range(1..=86400))]
+    pub total: u32,
     /// The CPU to pin everything to (default: the last usable one)
     #[arg(long, value_name = "N")]
     pub cpu: Option<usize>,
@@ -116,8 +120,9 @@ pub fn execute(args: CrosscheckArgs) -> Result<Exit> {
     let mut rows = Vec::new();
     let plan = Plan::new(args.pairs as usize, args.max_pairs as usize);
     let budget = Duration::from_secs(args.budget.into());
-    let mut progress =
-        Progress::new(anchored.iter().map(|b| b.anchors().len()).sum::<usize>() * plan.max());
+    let anchors = anchored.iter().map(|b| b.anchors().len()).sum::<usize>();
+    let mut progress = Progress::new(anchors * plan.max());
+    let mut share = TotalShare::new(Duration::from_secs(args.total.into()), anchors);
     'rows: for b in &anchored {
         for a in b.anchors() {
             if interrupt::requested() {
@@ -134,12 +139,14 @@ pub fn execute(args: CrosscheckArgs) -> Result<Exit> {
             };
             let pacing = Pacing {
                 plan: &plan,
-                budget,
+                budget: budget.min(share.next_row()),
             };
-            let Some(outcome) = check(&exe, b, a, &pacing, scratch.path(), env, &mut progress)
+            let Some((outcome, first_look)) =
+                check(&exe, b, a, &pacing, scratch.path(), env, &mut progress)
             else {
                 break 'rows;
             };
+            share.row_done(first_look);
             rows.push(CheckRow {
                 id: b.id().to_string(),
                 tool: a.tool.to_string(),
@@ -170,13 +177,15 @@ pub fn execute(args: CrosscheckArgs) -> Result<Exit> {
     };
     output::print_text(&format!(
         "pinned to CPU {pin}; interleaved pairs per row: {} while undecided, up to {} s \
-         a row (looks at {:?}, each interval at {:.1}%, {:.0}% for a verdict in all)\
-         {lmbench_line}\n{}{stopped}",
+         a row and {} s in all (looks at {:?}, each interval at {:.1}%, {:.0}% for a \
+         verdict in all); took {}{lmbench_line}\n{}{stopped}",
         plan.max(),
         args.budget,
+        args.total,
         plan.looks(),
         (1.0 - plan.alpha_per_look()) * 100.0,
         (1.0 - FAMILY_ALPHA) * 100.0,
+        rough_duration(share.start.elapsed().as_secs_f64()),
         report::crosscheck::crosscheck_table(&rows)
     ))?;
     Ok(if interrupt::requested() {
@@ -192,6 +201,55 @@ pub fn execute(args: CrosscheckArgs) -> Result<Exit> {
 struct Pacing<'a> {
     plan: &'a Plan,
     budget: Duration,
+}
+
+/// The whole cross-check's time, shared out row by row: every row takes its first look
+/// (a verdict needs it), and what the first looks still to come are expected to leave of
+/// the total is split evenly among the rows left, so a row decided at its first look
+/// leaves its part to the undecided rows after it.
+struct TotalShare {
+    total: Duration,
+    start: Instant,
+    rows_left: usize,
+    first_looks: Duration,
+    first_looks_taken: u32,
+}
+
+impl TotalShare {
+    fn new(total: Duration, rows: usize) -> TotalShare {
+        TotalShare {
+            total,
+            start: Instant::now(),
+            rows_left: rows,
+            first_looks: Duration::ZERO,
+            first_looks_taken: 0,
+        }
+    }
+
+    /// The time the next row may spend past its first look.
+    fn next_row(&self) -> Duration {
+        self.allowance(self.start.elapsed())
+    }
+
+    /// The next row's time past its first look, `elapsed` into the cross-check.
+    fn allowance(&self, elapsed: Duration) -> Duration {
+        let left = self.total.saturating_sub(elapsed);
+        let mean_first_look = if self.first_looks_taken == 0 {
+            Duration::ZERO
+        } else {
+            self.first_looks / self.first_looks_taken
+        };
+        let rows = self.rows_left.max(1) as u32;
+        left.saturating_sub(mean_first_look * rows) / rows
+    }
+
+    fn row_done(&mut self, first_look: Option<Duration>) {
+        self.rows_left = self.rows_left.saturating_sub(1);
+        if let Some(t) = first_look {
+            self.first_looks += t;
+            self.first_looks_taken += 1;
+        }
+    }
 }
 
 /// Pairs done (or no longer needed: a row decided early) out of the most the plans allow,
@@ -244,9 +302,10 @@ fn rough_duration(secs: f64) -> String {
     }
 }
 
-/// The row beside its anchor, pair after pair until the pacing's plan is decided; `None`
-/// when the user stopped the command before the first pair was done (with at least one,
-/// the pairs done are the outcome).
+/// The row beside its anchor, pair after pair until the pacing's plan is decided, and
+/// how long its first look took (`None` when it never got there); `None` when the user
+/// stopped the command before the first pair was done (with at least one, the pairs done
+/// are the outcome).
 fn check(
     exe: &Path,
     b: &Benchmark,
@@ -255,8 +314,10 @@ fn check(
     scratch: &Path,
     env: &[(String, String)],
     progress: &mut Progress,
-) -> Option<Outcome> {
+) -> Option<(Outcome, Option<Duration>)> {
     let plan = pacing.plan;
+    let row_start = Instant::now();
+    let mut first_look_took = None;
     let alpha = plan.alpha_per_look();
     let judge = |figures: &[(f64, f64)], shares: &[f64]| {
         Pairing::with_interval(figures, alpha)
@@ -265,9 +326,12 @@ fn check(
     };
     let Some(found) = a.locate() else {
         progress.done += plan.max();
-        return Some(Outcome::Missing {
-            package: a.package.into(),
-        });
+        return Some((
+            Outcome::Missing {
+                package: a.package.into(),
+            },
+            None,
+        ));
     };
     let mut figures = Vec::new();
     let mut shares = Vec::new();
@@ -309,6 +373,9 @@ fn check(
                 return Ok(());
             };
             figures.push((row, tool));
+            if figures.len() == plan.looks()[0] {
+                first_look_took = Some(row_start.elapsed());
+            }
             // A tool with a server in the background: the server's CPU time is no
             // child's, so the share would undercount; none is claimed.
             if a.server.is_none() {
@@ -324,21 +391,20 @@ fn check(
     if interrupt::requested() && figures.is_empty() {
         return None;
     }
-    Some(
-        match result.and_then(|()| {
-            Ok(Pairing::with_interval(&figures, alpha)
-                .context("a figure was not a positive number")?
-                .with_tool_shares(&shares))
-        }) {
-            Ok(pairing) => {
-                let verdict = pairing.verdict(a.tolerance, a.explained.is_some());
-                Outcome::Paired { pairing, verdict }
-            }
-            Err(e) => Outcome::Failed {
-                error: format!("{e:#}").replace('\n', " "),
-            },
+    let outcome = match result.and_then(|()| {
+        Ok(Pairing::with_interval(&figures, alpha)
+            .context("a figure was not a positive number")?
+            .with_tool_shares(&shares))
+    }) {
+        Ok(pairing) => {
+            let verdict = pairing.verdict(a.tolerance, a.explained.is_some());
+            Outcome::Paired { pairing, verdict }
+        }
+        Err(e) => Outcome::Failed {
+            error: format!("{e:#}").replace('\n', " "),
         },
-    )
+    };
+    Some((outcome, first_look_took))
 }
 
 /// How a child that ran to its end went: its exit, its (and its reaped descendants') CPU
@@ -713,4 +779,36 @@ fn make_file(path: &Path, bytes: u64, block: usize) -> Result<()> {
     f.sync_all()?;
     std::fs::read(path)?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn secs(s: u64) -> Duration {
+        Duration::from_secs(s)
+    }
+
+    #[test]
+    fn the_total_is_shared_among_the_rows_left_after_their_first_looks() {
+        let mut share = TotalShare::new(secs(600), 4);
+        // Nothing known of first looks yet: an even quarter each.
+        assert_eq!(share.allowance(secs(0)), secs(150));
+        // One row done, its first look 30 s, 100 s gone: 500 s left, three first looks of
+        // 30 s to come, so (500 - 90) / 3 for the next.
+        share.row_done(Some(secs(30)));
+        let next = share.allowance(secs(100));
+        assert!((next.as_secs_f64() - 410.0 / 3.0).abs() < 1e-6, "{next:?}");
+        // A row without a first look (its tool missing) does not change the mean.
+        share.row_done(None);
+        assert_eq!(share.allowance(secs(100)), (secs(500) - secs(60)) / 2);
+    }
+
+    #[test]
+    fn a_spent_total_leaves_rows_only_their_first_look() {
+        let mut share = TotalShare::new(secs(60), 3);
+        share.row_done(Some(secs(40)));
+        assert_eq!(share.allowance(secs(50)), Duration::ZERO);
+        assert_eq!(share.allowance(secs(700)), Duration::ZERO);
+    }
 }
