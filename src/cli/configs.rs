@@ -498,12 +498,7 @@ fn run_child(argv: &[OsString], prepared: &Prepared) -> Result<Exit> {
 }
 
 fn total_memory() -> u64 {
-    let meminfo = std::fs::read_to_string("/proc/meminfo").unwrap_or_default();
-    meminfo
-        .lines()
-        .find_map(|l| l.strip_prefix("MemTotal:"))
-        .and_then(|v| v.split_whitespace().next()?.parse::<u64>().ok())
-        .map_or(0, |kib| kib * 1024)
+    crate::harness::meminfo::total_bytes()
 }
 
 #[cfg(test)]

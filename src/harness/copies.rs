@@ -382,11 +382,7 @@ pub fn process_limit() -> Option<u64> {
 
 /// MemAvailable from /proc/meminfo, in bytes.
 pub fn available_memory() -> Option<u64> {
-    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
-    text.lines()
-        .find_map(|l| l.strip_prefix("MemAvailable:"))
-        .and_then(|v| v.split_whitespace().next()?.parse::<u64>().ok())
-        .map(|kib| kib * 1024)
+    crate::harness::meminfo::available_bytes()
 }
 
 /// Refuse to start `copies` processes of `footprint` bytes each when the limits say the

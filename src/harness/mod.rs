@@ -16,6 +16,7 @@ pub mod disturb;
 pub mod interrupt;
 pub mod invocations;
 pub mod limits;
+pub mod meminfo;
 pub mod memlimit;
 pub mod mock;
 pub mod observe;

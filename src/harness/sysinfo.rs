@@ -7,6 +7,7 @@ use std::ffi::CStr;
 use std::fs;
 use std::path::Path;
 
+use crate::harness::meminfo;
 use crate::model::{Cache, Cpu, Environment, Kernel, WorkDir};
 
 fn read_trimmed(path: impl AsRef<Path>) -> Option<String> {
@@ -18,14 +19,13 @@ fn read_trimmed(path: impl AsRef<Path>) -> Option<String> {
 
 /// Detect everything; `workdir` is where the run's files go.
 pub fn detect(workdir: &Path) -> Environment {
-    let meminfo = fs::read_to_string("/proc/meminfo").unwrap_or_default();
     let cpuinfo = fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
     Environment {
         hostname: read_trimmed("/proc/sys/kernel/hostname").unwrap_or_default(),
         kernel: kernel(),
         cpu: cpu(&cpuinfo),
-        memory_bytes: meminfo_kib(&meminfo, "MemTotal") * 1024,
-        swap_bytes: meminfo_kib(&meminfo, "SwapTotal") * 1024,
+        memory_bytes: meminfo::total_bytes(),
+        swap_bytes: meminfo::swap_bytes(),
         mitigations: mitigations(),
         clocksource: read_trimmed(
             "/sys/devices/system/clocksource/clocksource0/current_clocksource",
@@ -174,15 +174,6 @@ pub fn count_cpu_list(list: &str) -> usize {
             None => 1,
         })
         .sum()
-}
-
-fn meminfo_kib(meminfo: &str, key: &str) -> u64 {
-    meminfo
-        .lines()
-        .filter_map(|l| l.split_once(':'))
-        .find(|(k, _)| *k == key)
-        .and_then(|(_, v)| v.split_whitespace().next()?.parse().ok())
-        .unwrap_or(0)
 }
 
 fn mitigations() -> BTreeMap<String, String> {

@@ -238,14 +238,7 @@ pub fn anon_huge_bytes(smaps: &str, addr: usize) -> Option<u64> {
 }
 
 fn available_memory() -> u64 {
-    std::fs::read_to_string("/proc/meminfo")
-        .ok()
-        .and_then(|m| {
-            m.lines()
-                .find_map(|l| l.strip_prefix("MemAvailable:"))
-                .and_then(|v| v.split_whitespace().next()?.parse::<u64>().ok())
-        })
-        .map_or(u64::MAX, |kib| kib * 1024)
+    crate::harness::meminfo::available_bytes().unwrap_or(u64::MAX)
 }
 
 /// An array of lines linked into one random cycle of pointers over its first `lines`

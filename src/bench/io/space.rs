@@ -7,6 +7,8 @@ use std::path::Path;
 
 use anyhow::{bail, Context, Result};
 
+use crate::harness::meminfo;
+
 /// What must stay free after the test has written its files: the larger of this fraction
 /// of the file system and [`MIN_FREE_BYTES`].
 pub const MIN_FREE_FRACTION: f64 = 0.10;
@@ -34,10 +36,10 @@ pub fn room(dir: &Path) -> Result<Room> {
     let read_only = s.f_flag & libc::ST_RDONLY != 0;
     if s.f_blocks == 0 {
         // ramfs reports no size: it grows into memory, so memory is what can fill up.
-        let meminfo = std::fs::read_to_string("/proc/meminfo").unwrap_or_default();
+        let memory = meminfo::read();
         return Ok(Room {
-            total_bytes: meminfo_bytes(&meminfo, "MemTotal"),
-            available_bytes: meminfo_bytes(&meminfo, "MemAvailable"),
+            total_bytes: memory.as_ref().map_or(0, |m| m.mem_total),
+            available_bytes: memory.and_then(|m| m.mem_available).unwrap_or(0),
             read_only,
         });
     }
@@ -46,15 +48,6 @@ pub fn room(dir: &Path) -> Result<Room> {
         available_bytes: s.f_bavail as u64 * unit,
         read_only,
     })
-}
-
-fn meminfo_bytes(meminfo: &str, key: &str) -> u64 {
-    meminfo
-        .lines()
-        .filter_map(|l| l.split_once(':'))
-        .find(|(k, _)| *k == key)
-        .and_then(|(_, v)| v.split_whitespace().next()?.parse::<u64>().ok())
-        .map_or(0, |kib| kib * 1024)
 }
 
 /// Refuse, with a message that says what to do, unless `bytes` can be written in the
@@ -126,12 +119,6 @@ mod tests {
             read_only: true,
         };
         assert!(check(&r, 1).unwrap_err().contains("read-only"));
-    }
-
-    #[test]
-    fn meminfo_is_read_in_bytes() {
-        let m = "MemTotal:       1000 kB\nMemAvailable:    600 kB\n";
-        assert_eq!(meminfo_bytes(m, "MemAvailable"), 600 * 1024);
     }
 
     #[test]

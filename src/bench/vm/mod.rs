@@ -379,15 +379,8 @@ fn mib(bytes: u64) -> String {
 
 /// MemTotal and SwapTotal in bytes (0 when unreadable).
 fn memory_and_swap() -> (u64, u64) {
-    let meminfo = std::fs::read_to_string("/proc/meminfo").unwrap_or_default();
-    let field = |name: &str| {
-        meminfo
-            .lines()
-            .find_map(|l| l.strip_prefix(name)?.strip_prefix(':'))
-            .and_then(|v| v.split_whitespace().next()?.parse::<u64>().ok())
-            .map_or(0, |kib| kib * 1024)
-    };
-    (field("MemTotal"), field("SwapTotal"))
+    use crate::harness::meminfo;
+    (meminfo::total_bytes(), meminfo::swap_bytes())
 }
 
 #[cfg(test)]
