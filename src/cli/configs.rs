@@ -126,20 +126,14 @@ fn parse_tmp(value: &str) -> Result<Tmp, String> {
 
 /// A size as `256M`, `1G`, `524288K` or bytes, binary units, within reason.
 pub fn parse_size(value: &str, memory_bytes: u64) -> Result<u64, String> {
-    let upper = value.to_ascii_uppercase();
-    let (digits, shift) = match upper.strip_suffix(['K', 'M', 'G']) {
-        Some(d) => (
-            d,
-            [10, 20, 30][("KMG".find(&upper[upper.len() - 1..])).unwrap_or(0)],
-        ),
-        None => (upper.as_str(), 0),
-    };
-    let n: u64 = digits
-        .parse()
-        .map_err(|_| format!("--configs: mem={value}: give a size such as 256M or 2G"))?;
-    let bytes = n
-        .checked_mul(1 << shift)
-        .ok_or_else(|| format!("--configs: mem={value}: too large"))?;
+    let bytes = crate::model::unit::parse_bytes(value).ok_or_else(|| {
+        let digits = value.trim().trim_end_matches(['K', 'M', 'G', 'k', 'm', 'g']);
+        if digits.parse::<u64>().is_ok() {
+            format!("--configs: mem={value}: too large")
+        } else {
+            format!("--configs: mem={value}: give a size such as 256M or 2G")
+        }
+    })?;
     if bytes < LEAST_MEMORY {
         return Err(format!(
             "--configs: mem={value}: less than 64M cannot hold the run and its shells"

@@ -63,17 +63,8 @@ pub struct ObserveArgs {
 
 /// `90`, `60s`, `10m`, `2h` → a duration.
 pub fn parse_duration(text: &str) -> Result<Duration, String> {
-    let t = text.trim();
-    let (number, scale) = match t.char_indices().last() {
-        Some((i, 's')) => (&t[..i], 1.0),
-        Some((i, 'm')) => (&t[..i], 60.0),
-        Some((i, 'h')) => (&t[..i], 3600.0),
-        _ => (t, 1.0),
-    };
-    match number.parse::<f64>() {
-        Ok(n) if n.is_finite() && n > 0.0 && n * scale <= 7.0 * 86400.0 => {
-            Ok(Duration::from_secs_f64(n * scale))
-        }
+    match crate::model::unit::parse_seconds(text) {
+        Some(secs) if secs > 0.0 && secs <= 7.0 * 86400.0 => Ok(Duration::from_secs_f64(secs)),
         _ => Err(format!(
             "--for {text}: give a duration from a fraction of a second to 7 days, as 90, 60s, \
              10m or 2h"

@@ -450,19 +450,9 @@ fn parse_precision(s: &str) -> Result<f64, String> {
 
 /// "90s", "10m", "1h", "600" (seconds) → seconds; at least 1 s, at most a day.
 fn parse_budget(s: &str) -> Result<f64, String> {
-    let t = s.trim();
-    let (num, scale) = match t.char_indices().last() {
-        Some((i, 's')) => (&t[..i], 1.0),
-        Some((i, 'm')) => (&t[..i], 60.0),
-        Some((i, 'h')) => (&t[..i], 3600.0),
-        _ => (t, 1.0),
-    };
-    let v: f64 = num
-        .trim()
-        .parse()
-        .map_err(|_| format!("'{s}': give a time, e.g. 90s, 10m or 1h"))?;
-    let secs = v * scale;
-    if !(secs.is_finite() && (1.0..=86_400.0).contains(&secs)) {
+    let secs = crate::model::unit::parse_seconds(s)
+        .ok_or_else(|| format!("'{s}': give a time, e.g. 90s, 10m or 1h"))?;
+    if !(1.0..=86_400.0).contains(&secs) {
         return Err(format!("'{s}': give a time from 1s to 24h"));
     }
     Ok(secs)

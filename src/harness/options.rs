@@ -206,27 +206,12 @@ fn seconds(word: &str, min: f64, max: f64) -> Result<f64, String> {
 
 /// A size as it is typed: `2M` rather than 2097152 where it is a whole multiple.
 fn size_name(n: u64) -> String {
-    for (suffix, unit) in [("G", 1u64 << 30), ("M", 1 << 20), ("K", 1 << 10)] {
-        if n >= unit && n.is_multiple_of(unit) {
-            return format!("{}{suffix}", n / unit);
-        }
-    }
-    n.to_string()
+    crate::model::unit::human(n)
 }
 
-/// "12M", "512K", "1G", "4096" → bytes (binary multiples).
+/// "12M", "512K", "1G", "4096" → bytes (binary multiples), more than none.
 pub fn parse_size(s: &str) -> Result<u64, String> {
-    let t = s.trim();
-    let (digits, mult) = match t.chars().last() {
-        Some('K' | 'k') => (&t[..t.len() - 1], 1u64 << 10),
-        Some('M' | 'm') => (&t[..t.len() - 1], 1 << 20),
-        Some('G' | 'g') => (&t[..t.len() - 1], 1 << 30),
-        _ => (t, 1),
-    };
-    digits
-        .parse::<u64>()
-        .ok()
-        .and_then(|n| n.checked_mul(mult))
+    crate::model::unit::parse_bytes(s)
         .filter(|&n| n > 0)
         .ok_or_else(|| format!("{s:?} is not a size (e.g. 12M, 512K, 1G)"))
 }

@@ -8,6 +8,7 @@ use std::fs;
 use std::path::Path;
 
 use crate::harness::meminfo;
+use crate::model::unit::parse_bytes;
 use crate::model::{Cache, Cpu, Environment, Kernel, WorkDir};
 
 fn read_trimmed(path: impl AsRef<Path>) -> Option<String> {
@@ -137,7 +138,7 @@ pub fn caches() -> Vec<Cache> {
             Some(Cache {
                 level: read_trimmed(d.join("level"))?.parse().ok()?,
                 kind: read_trimmed(d.join("type"))?,
-                size_bytes: parse_size(&read_trimmed(d.join("size"))?)?,
+                size_bytes: parse_bytes(&read_trimmed(d.join("size"))?)?,
                 line_bytes: read_trimmed(d.join("coherency_line_size"))
                     .and_then(|s| s.parse().ok()),
                 shared_by: read_trimmed(d.join("shared_cpu_list"))
@@ -148,18 +149,6 @@ pub fn caches() -> Vec<Cache> {
         .collect();
     out.sort_by_key(|c| (c.level, c.kind.clone()));
     out
-}
-
-/// "32K", "1024K", "16M" → bytes.
-pub fn parse_size(s: &str) -> Option<u64> {
-    let s = s.trim();
-    let (num, mult) = match s.chars().last()? {
-        'K' => (&s[..s.len() - 1], 1024),
-        'M' => (&s[..s.len() - 1], 1024 * 1024),
-        'G' => (&s[..s.len() - 1], 1024 * 1024 * 1024),
-        _ => (s, 1),
-    };
-    num.parse::<u64>().ok().map(|n| n * mult)
 }
 
 /// "0-3,6" → 5.
@@ -318,8 +307,8 @@ mod tests {
 
     #[test]
     fn parses_sizes_and_cpu_lists() {
-        assert_eq!(parse_size("32K"), Some(32 * 1024));
-        assert_eq!(parse_size("16M"), Some(16 << 20));
+        assert_eq!(parse_bytes("32K"), Some(32 * 1024));
+        assert_eq!(parse_bytes("16M"), Some(16 << 20));
         assert_eq!(count_cpu_list("0-3,6"), 5);
         assert_eq!(count_cpu_list("1"), 1);
     }

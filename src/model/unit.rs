@@ -204,6 +204,35 @@ fn three_figures(v: f64) -> String {
     }
 }
 
+/// A size as it is typed or as sysfs writes it — "12M", "512k", "1G", "4096" — in bytes
+/// (binary multiples); `None` when it is not a whole number of a unit or overflows. The
+/// one size parser: each caller adds the range it accepts and its own message.
+pub fn parse_bytes(text: &str) -> Option<u64> {
+    let t = text.trim();
+    let (digits, shift) = match t.char_indices().last()? {
+        (i, 'K' | 'k') => (&t[..i], 10),
+        (i, 'M' | 'm') => (&t[..i], 20),
+        (i, 'G' | 'g') => (&t[..i], 30),
+        _ => (t, 0),
+    };
+    digits.parse::<u64>().ok()?.checked_mul(1 << shift)
+}
+
+/// A time as it is typed — "90" (seconds), "0.5s", "10m", "2h" — in seconds; `None` when
+/// it is not a finite number of a unit. The one duration parser: each caller adds the
+/// range it accepts and its own message.
+pub fn parse_seconds(text: &str) -> Option<f64> {
+    let t = text.trim();
+    let (number, scale) = match t.char_indices().last()? {
+        (i, 's') => (&t[..i], 1.0),
+        (i, 'm') => (&t[..i], 60.0),
+        (i, 'h') => (&t[..i], 3600.0),
+        _ => (t, 1.0),
+    };
+    let n: f64 = number.trim().parse().ok()?;
+    Some(n * scale).filter(|s| s.is_finite())
+}
+
 /// 49152 → "48K", 2097152 → "2M".
 pub fn human(bytes: u64) -> String {
     if bytes >= 1 << 30 && bytes.is_multiple_of(1 << 30) {
@@ -239,6 +268,31 @@ pub fn format_bytes(b: u64) -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn sizes_are_read_in_binary_multiples_and_refused_when_not_whole_or_too_large() {
+        use super::parse_bytes;
+        assert_eq!(parse_bytes("4096"), Some(4096));
+        assert_eq!(parse_bytes("512k"), Some(512 << 10));
+        assert_eq!(parse_bytes(" 32K\n"), Some(32 << 10));
+        assert_eq!(parse_bytes("16M"), Some(16 << 20));
+        assert_eq!(parse_bytes("2g"), Some(2 << 30));
+        for bad in ["", "M", "1.5M", "-1K", "twelve", "12T", "99999999999G"] {
+            assert_eq!(parse_bytes(bad), None, "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn times_are_read_in_seconds_and_refused_when_not_finite() {
+        use super::parse_seconds;
+        assert_eq!(parse_seconds("90"), Some(90.0));
+        assert_eq!(parse_seconds("0.5s"), Some(0.5));
+        assert_eq!(parse_seconds("10m"), Some(600.0));
+        assert_eq!(parse_seconds("2h"), Some(7200.0));
+        for bad in ["", "s", "ten", "1d", "inf", "NaNs", "1e400"] {
+            assert_eq!(parse_seconds(bad), None, "{bad:?}");
+        }
+    }
+
     use super::*;
 
     #[test]
