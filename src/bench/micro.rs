@@ -66,4 +66,11 @@ pub mod testing {
         .unwrap();
         f(&standalone.ctx())
     }
+
+    /// Run `f` with a default context and keep the context: a workload made by `f` works
+    /// in the context's scratch directory, which goes when the context is dropped.
+    pub fn with_kept_ctx<T>(f: impl FnOnce(&Ctx) -> T) -> (T, StandaloneCtx) {
+        let standalone = StandaloneCtx::new(RunOptions::default()).unwrap();
+        (f(&standalone.ctx()), standalone)
+    }
 }

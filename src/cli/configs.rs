@@ -127,7 +127,9 @@ fn parse_tmp(value: &str) -> Result<Tmp, String> {
 /// A size as `256M`, `1G`, `524288K` or bytes, binary units, within reason.
 pub fn parse_size(value: &str, memory_bytes: u64) -> Result<u64, String> {
     let bytes = crate::model::unit::parse_bytes(value).ok_or_else(|| {
-        let digits = value.trim().trim_end_matches(['K', 'M', 'G', 'k', 'm', 'g']);
+        let digits = value
+            .trim()
+            .trim_end_matches(['K', 'M', 'G', 'k', 'm', 'g']);
         if digits.parse::<u64>().is_ok() {
             format!("--configs: mem={value}: too large")
         } else {

@@ -737,17 +737,13 @@ fn lsl(ctx: &Ctx) -> Result<Box<dyn Workload>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::bench::micro::testing::with_kept_ctx;
     use crate::harness::contract::StandaloneCtx;
     use crate::model::RunOptions;
 
-    fn with_ctx<T>(f: impl FnOnce(&Ctx) -> T) -> (T, StandaloneCtx) {
-        let standalone = StandaloneCtx::new(RunOptions::default()).unwrap();
-        (f(&standalone.ctx()), standalone)
-    }
-
     #[test]
     fn unlink_notices_a_file_that_vanished_behind_its_back() {
-        let (w, dir) = with_ctx(unlink);
+        let (w, dir) = with_kept_ctx(unlink);
         let mut w = w.unwrap();
         w.run(10).unwrap();
         w.finish().unwrap();
@@ -789,7 +785,7 @@ mod tests {
         assert_eq!(files_made_for(3, true), 200 * (1 + 4) + 500);
         assert_eq!(files_made_for(3, false), 200 * (1 + 4));
         // Outside a run: the row's own plan.
-        let (w, dir) = with_ctx(unlink);
+        let (w, dir) = with_kept_ctx(unlink);
         assert_eq!(
             std::fs::read_dir(dir.path().join("files")).unwrap().count(),
             200 * (1 + 11) + 500
@@ -799,7 +795,7 @@ mod tests {
 
     #[test]
     fn a_path_of_d_components_has_d_components() {
-        let (w, _dir) = with_ctx(|ctx| namei(ctx, 4, Lookup::Warm));
+        let (w, _dir) = with_kept_ctx(|ctx| namei(ctx, 4, Lookup::Warm));
         let d: io::OpRecord<io::Namei> = w.unwrap().details().unwrap().read().unwrap();
         assert_eq!(d.facts.path, "sub/sub/sub/tmp1234");
         assert_eq!(d.facts.components, 4);
@@ -807,7 +803,7 @@ mod tests {
 
     #[test]
     fn a_negative_lookup_fails_the_row_once_the_name_exists() {
-        let (w, dir) = with_ctx(|ctx| namei(ctx, 2, Lookup::Negative));
+        let (w, dir) = with_kept_ctx(|ctx| namei(ctx, 2, Lookup::Negative));
         let mut w = w.unwrap();
         w.run(5).unwrap();
         let d: io::OpRecord<io::Namei> = w.details().unwrap().read().unwrap();
@@ -821,7 +817,7 @@ mod tests {
 
     #[test]
     fn a_negative_lookup_that_fails_for_another_reason_fails_the_row() {
-        let (w, dir) = with_ctx(|ctx| namei(ctx, 3, Lookup::Negative));
+        let (w, dir) = with_kept_ctx(|ctx| namei(ctx, 3, Lookup::Negative));
         let mut w = w.unwrap();
         // A file where a directory of the path should be: ENOTDIR, not ENOENT.
         std::fs::remove_dir_all(dir.path().join("sub")).unwrap();
@@ -853,7 +849,7 @@ mod tests {
 
     #[test]
     fn the_symlink_row_goes_through_a_link() {
-        let (w, dir) = with_ctx(symlink);
+        let (w, dir) = with_kept_ctx(symlink);
         let mut w = w.unwrap();
         let link = std::fs::symlink_metadata(dir.path().join("tmp")).unwrap();
         assert!(link.file_type().is_symlink());

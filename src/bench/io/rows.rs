@@ -454,18 +454,12 @@ impl Op for Zilog {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::harness::contract::StandaloneCtx;
-    use crate::model::RunOptions;
+    use crate::bench::micro::testing::with_kept_ctx;
     use std::os::unix::fs::FileExt;
-
-    fn with_ctx<T>(f: impl FnOnce(&Ctx) -> T) -> (T, StandaloneCtx) {
-        let standalone = StandaloneCtx::new(RunOptions::default()).unwrap();
-        (f(&standalone.ctx()), standalone)
-    }
 
     #[test]
     fn a_corrupted_copy_fails_its_check_and_every_file_goes() {
-        let (w, dir) = with_ctx(|ctx| copy(ctx, Want::PageCache));
+        let (w, dir) = with_kept_ctx(|ctx| copy(ctx, Want::PageCache));
         let mut w = w.unwrap();
         w.run(10).unwrap();
         w.finish().unwrap();
@@ -485,7 +479,7 @@ mod tests {
     // `timeshare selftest io.doubling`.
     #[test]
     fn details_say_what_the_cache_did() {
-        let (w, _dir) = with_ctx(|ctx| zilog(ctx, Want::PageCache, Access::RandRead));
+        let (w, _dir) = with_kept_ctx(|ctx| zilog(ctx, Want::PageCache, Access::RandRead));
         let mut w = w.unwrap();
         w.run(100).unwrap();
         let d: io::OpRecord<io::Zilog> = w.details().unwrap().read().unwrap();
