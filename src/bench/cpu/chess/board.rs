@@ -7,8 +7,6 @@
 
 use anyhow::{bail, Context, Result};
 
-use super::search::term;
-
 pub const WHITE: u8 = 0;
 pub const BLACK: u8 = 1;
 
@@ -541,6 +539,49 @@ pub fn perft(pos: &mut Position, depth: u32) -> u64 {
         pos.unmake(m, u);
     }
     total
+}
+
+/// Centipawn values by kind (index 0 is the empty square).
+const VALUE: [i32; 7] = [0, 100, 320, 330, 500, 900, 0];
+
+/// One piece's contribution to the evaluation on `sq`, positive for white (0 for an
+/// empty square).
+fn term(p: u8, sq: u8) -> i32 {
+    if p == 0 {
+        return 0;
+    }
+    let kind = kind_of(p);
+    let white = color_of(p) == WHITE;
+    let advance = if white { rank_of(sq) } else { 7 - rank_of(sq) } as i32;
+    let centre = centrality(sq);
+    let placement = match kind {
+        PAWN => {
+            5 * advance
+                + if (3..=4).contains(&file_of(sq)) {
+                    4 * centre
+                } else {
+                    0
+                }
+        }
+        KNIGHT => 4 * centre,
+        BISHOP => 2 * centre,
+        QUEEN => centre,
+        KING => -3 * centre,
+        _ => 0,
+    };
+    let v = VALUE[kind as usize] + placement;
+    if white {
+        v
+    } else {
+        -v
+    }
+}
+
+/// 0 in a corner … 6 in the four centre squares.
+fn centrality(sq: u8) -> i32 {
+    let f = (2 * file_of(sq) as i32 - 7).abs();
+    let r = (2 * rank_of(sq) as i32 - 7).abs();
+    7 - (f + r) / 2
 }
 
 #[cfg(test)]

@@ -8,15 +8,10 @@
 //! on the machine. No floating point anywhere (seed 000 chose its chess program because it
 //! "does no floating point arithmetic").
 
-use super::board::{
-    color_of, file_of, kind_of, rank_of, Move, Position, BISHOP, KING, KNIGHT, PAWN, QUEEN, WHITE,
-};
+use super::board::{kind_of, Move, Position, WHITE};
 
 const MATE: i32 = 100_000;
 const INFINITY: i32 = 1_000_000;
-
-/// Centipawn values by kind (index 0 is the empty square).
-const VALUE: [i32; 7] = [0, 100, 320, 330, 500, 900, 0];
 
 pub struct Searcher {
     /// Positions entered by the search (every legal move made), the benchmark's work count.
@@ -149,44 +144,4 @@ pub fn evaluate(pos: &Position) -> i32 {
     } else {
         -pos.score()
     }
-}
-
-/// One piece's contribution to the evaluation on `sq`, positive for white (0 for an
-/// empty square).
-pub fn term(p: u8, sq: u8) -> i32 {
-    if p == 0 {
-        return 0;
-    }
-    let kind = kind_of(p);
-    let white = color_of(p) == WHITE;
-    let advance = if white { rank_of(sq) } else { 7 - rank_of(sq) } as i32;
-    let centre = centrality(sq);
-    let placement = match kind {
-        PAWN => {
-            5 * advance
-                + if (3..=4).contains(&file_of(sq)) {
-                    4 * centre
-                } else {
-                    0
-                }
-        }
-        KNIGHT => 4 * centre,
-        BISHOP => 2 * centre,
-        QUEEN => centre,
-        KING => -3 * centre,
-        _ => 0,
-    };
-    let v = VALUE[kind as usize] + placement;
-    if white {
-        v
-    } else {
-        -v
-    }
-}
-
-/// 0 in a corner … 6 in the four centre squares.
-fn centrality(sq: u8) -> i32 {
-    let f = (2 * file_of(sq) as i32 - 7).abs();
-    let r = (2 * rank_of(sq) as i32 - 7).abs();
-    7 - (f + r) / 2
 }
