@@ -138,7 +138,10 @@ pub fn main() -> ExitCode {
     let cli = Cli::parse();
     crate::report::style::set(output::detect_style());
     let outcome = match cli.command {
-        Command::Run(args) => run::execute(args),
+        Command::Run(args) => match args.configs.clone() {
+            Some(list) => configs::sweep(&args, &list),
+            None => run::execute(args),
+        },
         Command::List(args) => list::execute(args),
         Command::Sysinfo(args) => sysinfo::execute(args),
         Command::History(args) => history::execute(args),

@@ -21,8 +21,9 @@ use super::outfile::OutputFile;
 use super::{output, suggest, Exit};
 use crate::bench::Registry;
 use crate::harness::children::Pair;
+use crate::harness::hooks::Observer;
 use crate::harness::precision::Target;
-use crate::harness::session::{self, Ended, Observer, Session, Strategy};
+use crate::harness::session::{Ended, Session, Strategy};
 use crate::harness::tee::Tee;
 use crate::harness::{cpu, interrupt, invocations, quiet};
 use crate::model::fleet::FleetTag;
@@ -178,10 +179,9 @@ fn check_names(args: &RunArgs) -> Result<()> {
     Ok(())
 }
 
+/// One run. (A `--configs` sweep never comes here: the command line sends it to the
+/// configurations' sweep, which runs this once per configuration in a child.)
 pub fn execute(args: RunArgs) -> Result<Exit> {
-    if let Some(list) = &args.configs {
-        return super::configs::sweep(&args, list);
-    }
     // First: from here on a signal asks the run to stop and clean up.
     interrupt::install()?;
     let options = run_options(&args)?;
@@ -310,7 +310,7 @@ fn strategy(options: &RunOptions, dir: &Path, store: Option<&Store>) -> Result<S
     let earlier = match store {
         Some(s) => s
             .earlier_headlines(
-                &session::environment(dir),
+                &crate::harness::runner::environment(dir),
                 options,
                 crate::model::runlevel::MAX_EARLIER_RUNS,
             )

@@ -13,6 +13,7 @@ pub mod counters;
 pub mod cpu;
 pub mod debris;
 pub mod disturb;
+pub mod hooks;
 pub mod interrupt;
 pub mod invocations;
 pub mod limits;
@@ -33,5 +34,6 @@ pub mod sysinfo;
 pub mod tee;
 pub mod toolview;
 
+pub use hooks::Observer;
 pub use runner::Runner;
-pub use session::{Ended, Observer, Session, Strategy};
+pub use session::{Ended, Session, Strategy};

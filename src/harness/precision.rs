@@ -1,6 +1,6 @@
 //! `run --precision P [--budget T]`: Kalibera and Jones's "reasonable time". A pilot of a
 //! few invocations measures, per id, how the variance of an invocation's median splits
-//! between processes and within one (`model::levels::Components`); from that each id gets
+//! between processes and within one (`model::invocations::Components`); from that each id gets
 //! the cheapest plan of further invocations, and samples in each, expected to bring the
 //! 95% interval of its headline within ±P; the plans that fit the time budget are run
 //! (further rounds in fresh processes, each with only the ids that still need one, the
@@ -21,9 +21,9 @@ use rand::seq::SliceRandom;
 use rand::SeedableRng;
 
 use super::contract::Benchmark;
+use super::hooks::Observer;
 use super::invocations::{self, Side};
 use super::runner::Runner;
-use super::session::Observer;
 use crate::model::levels::{self, Done, Plan};
 use crate::model::{BenchResult, Run, RunStatus};
 
@@ -293,7 +293,7 @@ pub(super) fn measure(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::levels::Invocations;
+    use crate::model::invocations::Invocations;
     use crate::model::{Better, Summary, Unit};
 
     fn result(id: &str, medians: &[f64], duration_s: f64) -> BenchResult {

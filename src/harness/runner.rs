@@ -18,7 +18,8 @@ use super::observe::{self, Watch};
 use super::state::RunState;
 use super::{invocations, mock, quiet, sampler};
 use crate::model::{
-    BenchResult, Observation, Overhead, Run, RunOptions, RunStatus, Status, Tool, SCHEMA_VERSION,
+    BenchResult, Environment, Observation, Overhead, Run, RunOptions, RunStatus, Status, Tool,
+    SCHEMA_VERSION,
 };
 
 pub struct Runner {
@@ -81,7 +82,7 @@ impl Runner {
     /// is not told what its samples will lack.
     pub(super) fn begin(&self, sampled: bool) -> Run {
         self.began.set(Some(Instant::now()));
-        let environment = super::session::environment(&self.scratch_root);
+        let environment = environment(&self.scratch_root);
         let freq_warning = match self.mocked {
             None if sampled => super::disturb::freq_warning(),
             _ => None,
@@ -317,6 +318,15 @@ fn end_after_start(
          finished_at is the start plus the monotonic clock's elapsed time"
     );
     (end, Some(warning))
+}
+
+/// The environment a run in this process records (the mock's in the mock).
+pub fn environment(scratch_root: &Path) -> Environment {
+    if super::mock::active() {
+        super::mock::environment()
+    } else {
+        super::sysinfo::detect(scratch_root)
+    }
 }
 
 #[cfg(test)]

@@ -20,33 +20,16 @@ use std::path::Path;
 use anyhow::{Context, Result};
 
 use super::contract::{Benchmark, Derived};
+use super::hooks::Observer;
 use super::interrupt::Interrupted;
 use super::invocations::{self, Side, Step};
 use super::precision::{self, Target};
 use super::runner::Runner;
 use super::{clock, debris, quiet};
 use crate::model::{
-    resolution, runlevel, BenchResult, ClockRate, Details, Environment, Overhead, Run, RunOptions,
-    RunStatus, Summary,
+    resolution, runlevel, BenchResult, ClockRate, Details, Overhead, Run, RunOptions, RunStatus,
+    Summary,
 };
-
-/// Hooks called while a run goes on; every one defaults to doing nothing. Called between
-/// benchmarks only, never while a sample is being timed.
-pub trait Observer {
-    fn run_started(&mut self, _run: &Run, _total: usize) {}
-    fn bench_started(&mut self, _index: usize, _id: &str) {}
-    /// In a run across processes: `done` of the `planned` rows × processes have finished
-    /// (`what` says which process runs now). The merged rows come to `bench_finished` at
-    /// the end, all at once; this is what moves before.
-    fn work_done(&mut self, _done: usize, _planned: usize, _what: &str) {}
-    fn bench_finished(&mut self, _result: &BenchResult) -> Result<()> {
-        Ok(())
-    }
-    /// The run as it ended: status, end time, and the warnings and environment the
-    /// checks at its end completed. Called once, after the last `bench_finished`; never
-    /// when the run ended in an error.
-    fn run_finished(&mut self, _run: &Run) {}
-}
 
 /// How a session measures its rows (step 3 of the module's list).
 pub enum Strategy {
@@ -260,15 +243,6 @@ impl Session {
         };
         run.warnings.extend(drift.clone());
         drift.into_iter().chain(slewed).collect()
-    }
-}
-
-/// The environment a session in this process records (the mock's in the mock).
-pub fn environment(scratch_root: &Path) -> Environment {
-    if super::mock::active() {
-        super::mock::environment()
-    } else {
-        super::sysinfo::detect(scratch_root)
     }
 }
 

@@ -125,7 +125,7 @@ fn one_op(m: &super::Measure) -> f64 {
 }
 
 /// The run-to-run spread `r`'s run learned for it, if any.
-fn run_level(r: &BenchResult) -> Option<&super::runlevel::RunLevel> {
+fn run_level(r: &BenchResult) -> Option<&super::invocations::RunLevel> {
     r.invocations.as_ref().and_then(|i| i.runs.as_ref())
 }
 
@@ -346,7 +346,8 @@ pub fn agreement(runs: &[Run], spread: f64) -> Agreement {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::levels::{self, Invocations};
+    use crate::model::invocations::Invocations;
+    use crate::model::levels;
     use crate::model::{Better, Summary, Unit};
 
     fn result(id: &str, medians: &[f64]) -> BenchResult {

@@ -33,8 +33,8 @@
 //! at all (three against three: never below 0.05). And p < 0.01 rather than 0.05 for [`compare`],
 //! because a comparison tests dozens of ids at once.
 
-use super::levels::Invocations;
-use super::runlevel::RunLevel;
+use super::invocations::Invocations;
+use super::invocations::RunLevel;
 use super::stats::median;
 use super::unit::Better;
 
@@ -287,7 +287,7 @@ pub fn match_states(
 
 /// The run-to-run spread of one id to test two runs against: the wider of the two runs'
 /// learned spreads (`(sd of ln headline, degrees of freedom)`, see
-/// [`super::runlevel::RunLevel`]), or the one run's that learned one.
+/// [`super::invocations::RunLevel`]), or the one run's that learned one.
 pub fn learned_spread(a: Option<&RunLevel>, b: Option<&RunLevel>) -> Option<(f64, usize)> {
     [a, b]
         .into_iter()
@@ -302,7 +302,7 @@ pub fn learned_spread(a: Option<&RunLevel>, b: Option<&RunLevel>) -> Option<(f64
 /// of the time: two runs differ by two draws of the spread, so
 /// `t(1 − α/2, df) · √2 · sd_log`.
 pub fn run_bound((sd_log, df): (f64, usize)) -> f64 {
-    super::levels::t_quantile(1.0 - ALPHA / 2.0, df as f64) * std::f64::consts::SQRT_2 * sd_log
+    super::stats::t_quantile(1.0 - ALPHA / 2.0, df as f64) * std::f64::consts::SQRT_2 * sd_log
 }
 
 /// The test of one id: at the process level when both sides have processes (see
@@ -418,7 +418,7 @@ fn stratified_log_p(strata: &[Stratum]) -> f64 {
     let df = terms.iter().map(|t| t.0).sum::<f64>().powi(2)
         / terms.iter().map(|(v, k)| v * v / k).sum::<f64>();
     let t = difference * total.sqrt();
-    (2.0 * super::levels::t_cdf(-t.abs(), df)).min(1.0)
+    (2.0 * super::stats::t_cdf(-t.abs(), df)).min(1.0)
 }
 
 /// One state's processes on both sides, in logarithms.

@@ -14,7 +14,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::levels::t_quantile;
+use super::stats::t_quantile;
 
 /// The error rate of a whole sequential verdict (every look together).
 pub const FAMILY_ALPHA: f64 = 0.05;

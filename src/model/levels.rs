@@ -30,80 +30,15 @@
 //!
 //! Everything here is a pure function of recorded figures.
 
-use serde::{Deserialize, Serialize};
-
+use super::invocations::{Components, Invocations};
 use super::result::{BenchResult, Status};
-use super::stats::{Summary, SummaryError};
+use super::stats::{t_quantile, Summary, SummaryError};
 use super::unit::Better;
 
 /// A process whose median is more than this far from the run's best process (the lowest
 /// median, the highest where higher is better) ran in a slower state of its vCPU, and is
 /// left out of the headline (see [`fast_state`]).
 pub const SLOWER_STATE: f64 = 0.10;
-
-/// The invocation level of one result: one summary per invocation, in the order they ran.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Invocations {
-    /// Each invocation's own statistics of its clean samples (median, within CI, …).
-    pub within: Vec<Summary>,
-    /// The level above: how the headline's interval was widened to hold another run's
-    /// figure, from earlier runs on the same machine (see [`super::runlevel`]).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub runs: Option<super::runlevel::RunLevel>,
-    /// The invocations (indices into `within`) that ran in a slower state and are not in
-    /// the headline (see [`fast_state`]); empty for a run stored before they were told
-    /// apart, and when every process was in the fast state.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub slower: Vec<u32>,
-}
-
-impl Invocations {
-    pub fn medians(&self) -> Vec<f64> {
-        self.within.iter().map(|s| s.median).collect()
-    }
-
-    pub fn count(&self) -> usize {
-        self.within.len()
-    }
-
-    /// The medians of the processes in the headline (the fast state): what a comparison
-    /// tests, so that it is about the figure shown and not about how many processes of
-    /// each run happened to land in a slower state.
-    pub fn fast_medians(&self) -> Vec<f64> {
-        self.medians_where(false)
-    }
-
-    /// The medians of the processes left out of the headline, in a slower state.
-    pub fn slower_medians(&self) -> Vec<f64> {
-        self.medians_where(true)
-    }
-
-    /// The medians of the processes in the slower state (`slower`) or in the fast one.
-    fn medians_where(&self, slower: bool) -> Vec<f64> {
-        self.within
-            .iter()
-            .enumerate()
-            .filter(|(i, _)| self.slower.contains(&(*i as u32)) == slower)
-            .map(|(_, s)| s.median)
-            .collect()
-    }
-
-    /// How the variance of an invocation's median splits between invocations and within.
-    pub fn components(&self) -> Option<Components> {
-        components(&self.within)
-    }
-
-    /// The median of the slower processes relative to the headline's processes' (e.g.
-    /// 1.27: 27% slower), when any process was left out.
-    pub fn slower_ratio(&self) -> Option<f64> {
-        if self.slower.is_empty() {
-            return None;
-        }
-        let slow = super::stats::median(&self.slower_medians());
-        let fast = super::stats::median(&self.fast_medians());
-        (fast != 0.0).then(|| slow / fast)
-    }
-}
 
 /// Which processes ran in the fast state, by their medians: on a virtual machine a process
 /// lands in a fast or a slower state of its vCPU, set by the host and lasting seconds
@@ -183,53 +118,6 @@ fn shape_of(note: &str) -> String {
         in_number = part_of_number;
     }
     shape
-}
-
-/// The variance of an invocation's median, split in two (Kalibera and Jones's
-/// components, with the median as the within-level statistic).
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Components {
-    /// Variance of the invocation medians around their mean.
-    pub total: f64,
-    /// The part the samples within an invocation explain: the squared standard error of
-    /// one invocation's median, from its own order-statistic interval (half-width / 1.96).
-    pub within: f64,
-    /// What is left: variation between invocations (0 when the within part explains all).
-    pub between: f64,
-    /// Samples per invocation the within part was measured with (their mean).
-    pub samples: f64,
-}
-
-impl Components {
-    /// The share of the variance that lies between invocations, 0..1.
-    pub fn between_share(&self) -> f64 {
-        if self.total <= 0.0 {
-            0.0
-        } else {
-            (self.between / self.total).clamp(0.0, 1.0)
-        }
-    }
-}
-
-/// The components of `within` (at least two invocations).
-pub fn components(within: &[Summary]) -> Option<Components> {
-    if within.len() < 2 {
-        return None;
-    }
-    let medians: Vec<f64> = within.iter().map(|s| s.median).collect();
-    let total = Summary::from_values(&medians).ok()?.sd.powi(2);
-    let se2: Vec<f64> = within
-        .iter()
-        .map(|s| ((s.ci_high - s.ci_low) / 2.0 / 1.96).powi(2))
-        .collect();
-    let within_var = se2.iter().sum::<f64>() / se2.len() as f64;
-    let samples = within.iter().map(|s| s.n as f64).sum::<f64>() / within.len() as f64;
-    Some(Components {
-        total,
-        within: within_var,
-        between: (total - within_var).max(0.0),
-        samples,
-    })
 }
 
 /// A plan to reach a relative precision: how many invocations of how many samples.
@@ -482,111 +370,11 @@ pub fn merge_runs(runs: &[super::Run], ids: &[String]) -> Vec<BenchResult> {
         .collect()
 }
 
-/// The p-quantile of Student's t with `df` degrees of freedom (df > 0), by bisection on
-/// [`t_cdf`]; exact to about 1e-10.
-pub fn t_quantile(p: f64, df: f64) -> f64 {
-    assert!(df > 0.0 && (0.0..1.0).contains(&p) && p > 0.0);
-    if p == 0.5 {
-        return 0.0;
-    }
-    if p < 0.5 {
-        return -t_quantile(1.0 - p, df);
-    }
-    let (mut lo, mut hi) = (0.0f64, 1.0f64);
-    while t_cdf(hi, df) < p {
-        hi *= 2.0;
-        if hi > 1e12 {
-            return hi;
-        }
-    }
-    for _ in 0..200 {
-        let mid = 0.5 * (lo + hi);
-        if t_cdf(mid, df) < p {
-            lo = mid;
-        } else {
-            hi = mid;
-        }
-        if hi - lo < 1e-12 * hi.max(1.0) {
-            break;
-        }
-    }
-    0.5 * (lo + hi)
-}
-
-/// P(T ≤ t) for Student's t with `df` degrees of freedom.
-pub fn t_cdf(t: f64, df: f64) -> f64 {
-    let x = df / (df + t * t);
-    let tail = 0.5 * incomplete_beta(0.5 * df, 0.5, x);
-    if t >= 0.0 {
-        1.0 - tail
-    } else {
-        tail
-    }
-}
-
-/// The regularised incomplete beta function I_x(a, b), by Lentz's continued fraction.
-pub fn incomplete_beta(a: f64, b: f64, x: f64) -> f64 {
-    if x <= 0.0 {
-        return 0.0;
-    }
-    if x >= 1.0 {
-        return 1.0;
-    }
-    let ln_front =
-        libm::lgamma(a + b) - libm::lgamma(a) - libm::lgamma(b) + a * x.ln() + b * (1.0 - x).ln();
-    // The fraction converges fast for x < (a + 1) / (a + b + 2); use the symmetry otherwise.
-    if x < (a + 1.0) / (a + b + 2.0) {
-        ln_front.exp() * beta_fraction(a, b, x) / a
-    } else {
-        1.0 - ln_front.exp() * beta_fraction(b, a, 1.0 - x) / b
-    }
-}
-
-fn beta_fraction(a: f64, b: f64, x: f64) -> f64 {
-    const TINY: f64 = 1e-300;
-    let mut c = 1.0;
-    let mut d = 1.0 - (a + b) * x / (a + 1.0);
-    if d.abs() < TINY {
-        d = TINY;
-    }
-    d = 1.0 / d;
-    let mut h = d;
-    for m in 1..300 {
-        let m = m as f64;
-        let m2 = 2.0 * m;
-        let aa = m * (b - m) * x / ((a + m2 - 1.0) * (a + m2));
-        d = 1.0 + aa * d;
-        if d.abs() < TINY {
-            d = TINY;
-        }
-        c = 1.0 + aa / c;
-        if c.abs() < TINY {
-            c = TINY;
-        }
-        d = 1.0 / d;
-        h *= d * c;
-        let aa = -(a + m) * (a + b + m) * x / ((a + m2) * (a + m2 + 1.0));
-        d = 1.0 + aa * d;
-        if d.abs() < TINY {
-            d = TINY;
-        }
-        c = 1.0 + aa / c;
-        if c.abs() < TINY {
-            c = TINY;
-        }
-        d = 1.0 / d;
-        let del = d * c;
-        h *= del;
-        if (del - 1.0).abs() < 1e-15 {
-            break;
-        }
-    }
-    h
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::invocations::components;
+    use crate::model::stats::t_cdf;
     use crate::model::Unit;
 
     fn close(a: f64, b: f64, tol: f64) -> bool {
@@ -944,6 +732,8 @@ mod tests {
 #[cfg(test)]
 mod properties {
     use super::*;
+    use crate::model::invocations::components;
+    use crate::model::stats::t_cdf;
     use proptest::prelude::*;
 
     /// Each process's summary: its median (1 ns to 1 ms) and its interval, up to ±20%.

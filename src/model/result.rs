@@ -12,8 +12,9 @@ use std::collections::BTreeMap;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
-use super::basis::{Basis, Measure};
+use super::basis::Basis;
 use super::environment::Environment;
+use super::measure::Measure;
 use super::stats::Summary;
 use super::unit::{Better, Unit};
 use super::Mode;
@@ -226,7 +227,7 @@ pub struct BenchResult {
     /// invocation's own statistics. `summary` is then across invocations; see
     /// [`super::levels`].
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub invocations: Option<super::levels::Invocations>,
+    pub invocations: Option<super::invocations::Invocations>,
     /// For the rows of seed 002 Figures 4–6: calls timed one by one, as the paper's
     /// statistics were, beside the batches the headline is the median of.
     #[serde(default, skip_serializing_if = "Option::is_none")]

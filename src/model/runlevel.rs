@@ -28,10 +28,9 @@
 
 use std::collections::BTreeMap;
 
-use serde::{Deserialize, Serialize};
-
-use super::levels::t_quantile;
+use super::invocations::RunLevel;
 use super::result::BenchResult;
+use super::stats::t_quantile;
 
 /// The newest comparable earlier runs the spread is estimated from.
 pub const MAX_EARLIER_RUNS: usize = 20;
@@ -49,23 +48,6 @@ pub struct RunSpread {
     pooled_df: usize,
     /// Each id's own variance of its log headlines and how many headlines it had.
     own: BTreeMap<String, (f64, usize)>,
-}
-
-/// The run level of one result: how its 95% interval was widened.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct RunLevel {
-    /// Earlier comparable runs the spread came from.
-    pub earlier_runs: usize,
-    /// Standard deviation of one run's log headline (≈ the relative run-to-run spread).
-    pub sd_log: f64,
-    /// Degrees of freedom of that estimate.
-    pub df: usize,
-    /// The prediction interval for another run's headline.
-    pub low: f64,
-    pub high: f64,
-    /// The interval of this run's processes alone, before the union.
-    pub process_low: f64,
-    pub process_high: f64,
 }
 
 /// The spread of `earlier` (one map of id → headline per earlier run); `None` when no
@@ -203,7 +185,8 @@ pub fn no_earlier_run_note() -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::levels::{merge, Invocations};
+    use crate::model::invocations::Invocations;
+    use crate::model::levels::merge;
     use crate::model::{Better, Summary, Unit};
 
     fn runs(figures: &[&[(&str, f64)]]) -> Vec<BTreeMap<String, f64>> {

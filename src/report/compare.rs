@@ -849,7 +849,8 @@ pub fn figures3(v: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::levels::{merge, Invocations};
+    use crate::model::invocations::Invocations;
+    use crate::model::levels::merge;
     use crate::model::{Basis, Sample, Summary};
     use rand::{Rng, SeedableRng};
 
@@ -988,7 +989,7 @@ mod tests {
         }
         for r in &mut results {
             r.invocations.as_mut().unwrap().runs =
-                sd_log.map(|sd_log| crate::model::runlevel::RunLevel {
+                sd_log.map(|sd_log| crate::model::invocations::RunLevel {
                     earlier_runs: 3,
                     sd_log,
                     df: 80,

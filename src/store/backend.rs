@@ -13,6 +13,11 @@ use postgres::types::{IsNull, ToSql, Type};
 use super::error::StoreError;
 use super::pgconn::PgConn;
 
+/// `PRAGMA application_id` of a timeshare database ("TSHR"), set when it is made or first
+/// opened for writing, so that it can be told from another application's SQLite file; on
+/// PostgreSQL the key of timeshare's advisory lock.
+pub const APPLICATION_ID: i32 = 0x5453_4852;
+
 /// One column's value, as the store reads and writes it.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Value {
@@ -161,7 +166,7 @@ impl Db {
                 self.batch("BEGIN")?;
                 self.query(
                     "SELECT pg_advisory_xact_lock(?1)",
-                    vals![i64::from(super::schema::APPLICATION_ID)],
+                    vals![i64::from(APPLICATION_ID)],
                 )?;
             }
             (Db::Postgres(_), false) => self.batch("BEGIN")?,

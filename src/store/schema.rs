@@ -12,7 +12,7 @@
 
 use rusqlite::{Connection, TransactionBehavior};
 
-use super::backend::{vals, Db};
+use super::backend::{vals, Db, APPLICATION_ID};
 use super::error::StoreError;
 
 /// Version 1: environments, runs and results.
@@ -142,10 +142,6 @@ CREATE TABLE observations (
 
 /// The PostgreSQL form of each step of [`MIGRATIONS`], in the same order.
 const PG_MIGRATIONS: &[&str] = &[PG_V1, PG_V2];
-
-/// `PRAGMA application_id` of a timeshare database ("TSHR"), set when it is made or first
-/// opened for writing, so that it can be told from another application's SQLite file.
-pub const APPLICATION_ID: i32 = 0x5453_4852;
 
 /// What an SQLite file is, read without writing anything.
 #[derive(Debug, PartialEq, Eq)]
