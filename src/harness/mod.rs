@@ -18,6 +18,7 @@ pub mod invocations;
 pub mod limits;
 pub mod memlimit;
 pub mod mock;
+pub mod netview;
 pub mod observe;
 pub mod options;
 pub mod precision;
