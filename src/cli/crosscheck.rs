@@ -28,12 +28,21 @@
 //! of it (see [`crate::harness::toolview`]): nothing is put, copied, chmod-ed or run at
 //! the shared path, whoever made it.
 //!
+//! Every tool invocation (its server, the client, the command that stops the server)
+//! runs in a network namespace of the tool run's own, whose only interface is its
+//! loopback (see [`crate::harness::netview`]): lmbench's servers bind every address,
+//! and there that is a loopback nobody else can reach, nor sit on the port of. A server
+//! that puts itself in the background ends with that namespace, however the crosscheck
+//! ends.
+//!
 //! Every child (the row's timeshare, the tool, lmbench's calibration) runs in a process
 //! group of its own, with its output in a file of the scratch directory, and is polled:
 //! on Ctrl-C, SIGTERM or SIGHUP the group is stopped (TERM, then KILL a second later: some
 //! lmbench programs ignore TERM), the pairs measured so far are printed, and the scratch
 //! directory (`timeshare-crosscheck-PID-…` in the temporary directory, which `timeshare
-//! clean` knows) is removed.
+//! clean` knows) is removed. Each child is bounded in wall-clock time ([`TOOL_LIMIT`] for
+//! a tool): one that has not ended by then (a server that never answers, a tool blocked
+//! on a file) has its whole process group killed and the row fails naming the bound.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -47,6 +56,7 @@ use super::{output, suggest, Exit};
 use crate::bench::Registry;
 use crate::harness::anchor::{self, Anchor, RowFigure, Server, ServerRuns};
 use crate::harness::contract::Benchmark;
+use crate::harness::netview::PrivateNet;
 use crate::harness::procgroup::{self, Reaped};
 use crate::harness::toolview::PrivateView;
 use crate::harness::{calibration, cpu, debris, interrupt};
@@ -54,6 +64,14 @@ use crate::model::crosscheck::{CheckRow, Outcome, Pairing, Plan, FAMILY_ALPHA};
 use crate::model::details::cache::CacheSweep;
 use crate::model::{Run, Status, Unit};
 use crate::report;
+
+/// The longest one tool invocation may take: lmbench's programs, calibrated, take a few
+/// seconds; iperf3 and fio are given ten.
+const TOOL_LIMIT: Duration = Duration::from_secs(300);
+/// The longest one quick run of the row may take.
+const ROW_LIMIT: Duration = Duration::from_secs(600);
+/// The longest a server's start or stop command, or one calibration program, may take.
+const HELPER_LIMIT: Duration = Duration::from_secs(120);
 
 #[derive(Debug, Args)]
 pub struct CrosscheckArgs {
@@ -340,6 +358,8 @@ fn check(
             Some(c) => build_c(&found, c, scratch)?,
             None => found.clone(),
         };
+        let net = PrivateNet::new()
+            .with_context(|| format!("cannot give {} a private network", a.tool))?;
         let view = tool_view(a, scratch)?;
         let file = match a.file {
             Some(f) => {
@@ -350,7 +370,7 @@ fn check(
             None => None,
         };
         let _server = match a.server {
-            Some(s) => Some(ToolServer::start(&program, s, env)?),
+            Some(s) => Some(ToolServer::start(&program, s, env, &net, scratch)?),
             None => None,
         };
         let mut first_look: Option<Instant> = None;
@@ -367,8 +387,15 @@ fn check(
             let Some(row) = run_row(exe, b.id(), a.row_figure, scratch)? else {
                 return Ok(());
             };
-            let Some((tool, share)) =
-                run_tool(&program, a, file.as_deref(), env, scratch, view.as_ref())?
+            let Some((tool, share)) = run_tool(
+                &program,
+                a,
+                file.as_deref(),
+                env,
+                scratch,
+                &net,
+                view.as_ref(),
+            )?
             else {
                 return Ok(());
             };
@@ -414,16 +441,31 @@ struct Finished {
     wall_s: f64,
 }
 
+/// What becomes of a child's process group once the child has ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Leftovers {
+    /// Whatever it started and left behind goes with it.
+    Kill,
+    /// It started a server that stays in the background (lmbench's `-s`).
+    Keep,
+}
+
 /// Run `cmd` in a process group of its own, its standard output and error into the file
 /// `out`, until it ends or the user asks to stop; `None` when stopped (the whole group
-/// killed and reaped).
+/// killed and reaped). Past `limit` of wall-clock time the whole group is killed too, and
+/// that is an error naming the bound.
 ///
 /// # Timing model
 /// Wall time from just before the spawn to the reap that finds it ended, polled every
 /// 5 ms: a tool's own figure comes from its output, and this wall time only divides its
 /// CPU time (wait4's rusage of it and every descendant it reaped) into the share of its
 /// CPU it had, where 5 ms in runs of seconds does not matter.
-fn run_stoppable(cmd: &mut Command, out: &Path) -> Result<Option<Finished>> {
+fn run_stoppable(
+    cmd: &mut Command,
+    out: &Path,
+    limit: Duration,
+    leftovers: Leftovers,
+) -> Result<Option<Finished>> {
     let file = std::fs::File::create(out)?;
     cmd.stdin(Stdio::null())
         .stdout(file.try_clone()?)
@@ -435,13 +477,23 @@ fn run_stoppable(cmd: &mut Command, out: &Path) -> Result<Option<Finished>> {
     loop {
         if let Some(reaped) = procgroup::try_reap(pid)? {
             let wall_s = start.elapsed().as_secs_f64();
-            // Whatever it started and left behind goes with it.
-            procgroup::kill_group(pid);
+            if leftovers == Leftovers::Kill {
+                procgroup::kill_group(pid);
+            }
             return Ok(Some(Finished { reaped, wall_s }));
         }
         if interrupt::requested() {
             stop_group(pid);
             return Ok(None);
+        }
+        if start.elapsed() > limit {
+            stop_group(pid);
+            bail!(
+                "{} did not end within {} s (a server that never answered? its whole \
+                 process group was killed)",
+                Path::new(cmd.get_program()).display(),
+                limit.as_secs_f64()
+            );
         }
         std::thread::sleep(Duration::from_millis(5));
     }
@@ -472,6 +524,8 @@ struct ToolServer<'a> {
     program: &'a Path,
     server: Server,
     env: &'a [(String, String)],
+    net: &'a PrivateNet,
+    scratch: &'a Path,
     /// The foreground server's pid, which leads its own process group.
     child: Option<i32>,
 }
@@ -481,22 +535,32 @@ impl<'a> ToolServer<'a> {
         program: &'a Path,
         server: Server,
         env: &'a [(String, String)],
+        net: &'a PrivateNet,
+        scratch: &'a Path,
     ) -> Result<ToolServer<'a>> {
         let mut cmd = Command::new(program);
         cmd.args(server.start)
             .envs(env.iter().map(|(k, v)| (k, v)))
             .stdin(Stdio::null())
             .stdout(Stdio::null());
+        net.apply_to_server(&mut cmd);
         let named = || format!("{} {}", program.display(), server.start.join(" "));
         let child = match server.runs {
             ServerRuns::Detached { .. } => {
-                let status = cmd
-                    .status()
-                    .with_context(|| format!("cannot start {}'s server", program.display()))?;
-                if !status.success() {
-                    bail!("{} failed ({status})", named());
+                let started = run_stoppable(
+                    &mut cmd,
+                    &scratch.join("server.out"),
+                    HELPER_LIMIT,
+                    Leftovers::Keep,
+                )
+                .with_context(|| format!("cannot start {}'s server", program.display()))?;
+                match started {
+                    None => bail!("stopped while starting {}", named()),
+                    Some(f) if f.reaped.end != procgroup::End::Exited(0) => {
+                        bail!("{} failed ({:?})", named(), f.reaped.end)
+                    }
+                    Some(_) => None,
                 }
-                None
             }
             ServerRuns::Foreground => {
                 cmd.stderr(Stdio::null());
@@ -526,6 +590,8 @@ impl<'a> ToolServer<'a> {
             program,
             server,
             env,
+            net,
+            scratch,
             child,
         })
     }
@@ -540,13 +606,17 @@ impl Drop for ToolServer<'_> {
                 procgroup::wait_groups_gone(&[pid], Duration::from_secs(2));
             }
             (ServerRuns::Detached { stop }, None) => {
-                let _ = Command::new(self.program)
-                    .args(stop)
-                    .envs(self.env.iter().map(|(k, v)| (k, v)))
-                    .stdin(Stdio::null())
-                    .stdout(Stdio::null())
-                    .stderr(Stdio::null())
-                    .status();
+                // Bounded and stoppable; whatever it leaves running ends with the
+                // private network's namespace.
+                let mut cmd = Command::new(self.program);
+                cmd.args(stop).envs(self.env.iter().map(|(k, v)| (k, v)));
+                self.net.apply(&mut cmd);
+                let _ = run_stoppable(
+                    &mut cmd,
+                    &self.scratch.join("server.out"),
+                    HELPER_LIMIT,
+                    Leftovers::Kill,
+                );
             }
             (ServerRuns::Foreground, None) => {}
         }
@@ -613,8 +683,13 @@ fn run_row(exe: &Path, id: &str, figure: RowFigure, scratch: &Path) -> Result<Op
         "--json",
     ])
     .arg(&json);
-    let Some(done) =
-        run_stoppable(&mut cmd, &scratch.join("row.out")).context("cannot run timeshare")?
+    let Some(done) = run_stoppable(
+        &mut cmd,
+        &scratch.join("row.out"),
+        ROW_LIMIT,
+        Leftovers::Kill,
+    )
+    .context("cannot run timeshare")?
     else {
         return Ok(None);
     };
@@ -662,16 +737,19 @@ fn run_tool(
     file: Option<&Path>,
     env: &[(String, String)],
     scratch: &Path,
+    net: &PrivateNet,
     view: Option<&PrivateView>,
 ) -> Result<Option<(f64, f64)>> {
     let out = scratch.join("tool.out");
     let mut cmd = Command::new(program);
     cmd.args(a.args_with(file))
         .envs(env.iter().map(|(k, v)| (k, v)));
+    // The network first: the view's mount namespace is then made inside it.
+    net.apply(&mut cmd);
     if let Some(view) = view {
         view.apply(&mut cmd)?;
     }
-    let Some(done) = run_stoppable(&mut cmd, &out)
+    let Some(done) = run_stoppable(&mut cmd, &out, TOOL_LIMIT, Leftovers::Kill)
         .with_context(|| format!("cannot run {}", program.display()))?
     else {
         return Ok(None);
@@ -747,7 +825,7 @@ fn lmbench_calibration(scratch: &Path) -> Vec<(String, String)> {
         }
         let path = anchor::locate(program)?;
         let out = scratch.join("calibration.out");
-        run_stoppable(&mut Command::new(path), &out).ok()??;
+        run_stoppable(&mut Command::new(path), &out, HELPER_LIMIT, Leftovers::Kill).ok()??;
         let text = std::fs::read_to_string(&out).ok()?;
         let v = text.split_whitespace().next()?;
         v.parse::<f64>()
@@ -810,5 +888,56 @@ mod tests {
         share.row_done(Some(secs(40)));
         assert_eq!(share.allowance(secs(50)), Duration::ZERO);
         assert_eq!(share.allowance(secs(700)), Duration::ZERO);
+    }
+
+    #[test]
+    fn a_child_past_its_bound_is_killed_with_its_whole_group_and_named() {
+        let scratch = tempfile::tempdir().unwrap();
+        let pidfile = scratch.path().join("grandchild");
+        // A child that never ends, with a grandchild in its group that never ends
+        // either: both must be gone once the bound is past.
+        let mut cmd = Command::new("sh");
+        cmd.arg("-c")
+            .arg(format!("sleep 300 & echo $! > {}; wait", pidfile.display()));
+        let start = Instant::now();
+        let e = run_stoppable(
+            &mut cmd,
+            &scratch.path().join("out"),
+            Duration::from_millis(500),
+            Leftovers::Kill,
+        )
+        .err()
+        .expect("past its bound");
+        assert!(start.elapsed() < Duration::from_secs(10), "not bounded");
+        assert!(
+            format!("{e:#}").contains("sh did not end within 0.5 s"),
+            "{e:#}"
+        );
+        let grandchild = std::fs::read_to_string(&pidfile).unwrap();
+        let alive = Path::new(&format!("/proc/{}", grandchild.trim())).exists()
+            && !std::fs::read_to_string(format!("/proc/{}/stat", grandchild.trim()))
+                .unwrap_or_default()
+                .contains(") Z");
+        assert!(!alive, "the grandchild outlived the bound");
+    }
+
+    #[test]
+    fn a_child_that_ends_in_time_is_its_figure() {
+        let scratch = tempfile::tempdir().unwrap();
+        let mut cmd = Command::new("sh");
+        cmd.args(["-c", "echo 42"]);
+        let done = run_stoppable(
+            &mut cmd,
+            &scratch.path().join("out"),
+            Duration::from_secs(60),
+            Leftovers::Kill,
+        )
+        .unwrap()
+        .unwrap();
+        assert_eq!(done.reaped.end, procgroup::End::Exited(0));
+        assert_eq!(
+            std::fs::read_to_string(scratch.path().join("out")).unwrap(),
+            "42\n"
+        );
     }
 }

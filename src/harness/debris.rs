@@ -8,7 +8,9 @@
 //! | a benchmark's scratch directory | `timeshare-PID-XXXXXX` | `--dir` |
 //! | the exerciser's scratch directory | `timeshare-exercise-PID-XXXXXX` | `--dir` |
 //! | `crosscheck`'s scratch directory | `timeshare-crosscheck-PID-XXXXXX` | the temporary directory |
+//! | a multi-process run's work directory | `timeshare-invocations-PID-XXXXXX` | `--dir` |
 //! | an output being written | `.timeshare-PID-XXXXXX.tmp` | beside the output |
+//! | `--dir`'s writability probe | `.timeshare-probe-PID-XXXXXX` | `--dir` |
 //! | a memory cgroup | `timeshare-vm-PID-N` | below this process's own cgroup |
 //!
 //! The next run (or `timeshare clean`) removes an entry only when all three hold: the
@@ -36,6 +38,11 @@ pub fn exercise_prefix() -> String {
 /// The prefix of `crosscheck`'s scratch directory made by this process.
 pub fn crosscheck_prefix() -> String {
     format!("timeshare-crosscheck-{}-", std::process::id())
+}
+
+/// The prefix of the work directory (the processes' JSON) of a run in several processes.
+pub fn invocations_prefix() -> String {
+    format!("timeshare-invocations-{}-", std::process::id())
 }
 
 /// The prefix of an output's hidden temporary file made by this process.
@@ -74,6 +81,10 @@ pub fn classify(name: &str) -> Option<Kind> {
         }
         Some((pid.parse().ok().filter(|p| *p > 0)?, tail.to_string()))
     };
+    if let Some(rest) = name.strip_prefix(".timeshare-probe-") {
+        let (pid, tail) = pid_then(rest)?;
+        return is_random_part(&tail).then_some(Kind::Scratch(pid));
+    }
     if let Some(rest) = name.strip_prefix(".timeshare-") {
         let (pid, tail) = pid_then(rest)?;
         return tail
@@ -89,7 +100,7 @@ pub fn classify(name: &str) -> Option<Kind> {
             .then_some(Kind::Cgroup(pid));
     }
     let rest = name.strip_prefix("timeshare-")?;
-    let rest = ["exercise-", "crosscheck-"]
+    let rest = ["exercise-", "crosscheck-", "invocations-"]
         .iter()
         .find_map(|p| rest.strip_prefix(p))
         .unwrap_or(rest);
@@ -293,6 +304,16 @@ mod tests {
         }
         assert!(classify(&format!("{}abc123", scratch_prefix())).is_some());
         assert!(classify(&format!("{}abc123", exercise_prefix())).is_some());
+        assert_eq!(
+            classify(&format!("{}abc123", invocations_prefix())),
+            Some(Kind::Scratch(std::process::id() as i32))
+        );
+        assert_eq!(
+            classify(".timeshare-probe-41-a1b2c3"),
+            Some(Kind::Scratch(41))
+        );
+        // The name multi-process runs made before they carried a pid: not ours to know.
+        assert_eq!(classify("timeshare-invocations-q1w2e3"), None);
         assert!(classify(&format!("{}abc123{TEMP_FILE_SUFFIX}", temp_file_prefix())).is_some());
         assert!(classify(&cgroup_name(3)).is_some());
     }

@@ -155,6 +155,7 @@ impl Side {
         unsafe {
             command.pre_exec(move || children::die_with_parent(libc::SIGTERM, parent));
         }
+        let memory_events = super::limits::Cgroup::read().memory_events;
         let mut child = command
             .arg(COMMAND)
             .arg("--options")
@@ -196,13 +197,31 @@ impl Side {
             Ok(t) => t,
             Err(_) if interrupt::requested() => return Err(interrupt::Interrupted.into()),
             Err(e) => bail!(
-                "invocation {tag} of {} ended ({status}) without a result: {e}",
-                self.exe.display()
+                "invocation {tag} of {} ended ({status}{}) without a result: {e}",
+                self.exe.display(),
+                oom_killed(&status, memory_events)
             ),
         };
         let run: Run = serde_json::from_slice(&text)
             .with_context(|| format!("cannot read the result of invocation {tag}"))?;
         Ok(run)
+    }
+}
+
+/// For a child killed by SIGKILL while the OOM killer ran in our cgroup: the cgroup's
+/// memory limit named (a bare "signal 9" says nothing of why); empty otherwise.
+fn oom_killed(status: &std::process::ExitStatus, memory_events_before: u64) -> String {
+    use std::os::unix::process::ExitStatusExt;
+    let cg = super::limits::Cgroup::read();
+    match (status.signal(), cg.memory_max) {
+        (Some(libc::SIGKILL), Some(max)) if cg.memory_events > memory_events_before => {
+            format!(
+                ": killed by the kernel's OOM killer at the cgroup's memory limit, \
+                 memory.max = {} MiB",
+                max >> 20
+            )
+        }
+        _ => String::new(),
     }
 }
 
@@ -242,7 +261,7 @@ pub fn measure(
     let planned = planned_rows(sides.len(), benches, rounds);
     let mut finished = 0;
     let work = tempfile::Builder::new()
-        .prefix("timeshare-invocations-")
+        .prefix(&super::debris::invocations_prefix())
         .tempdir_in(scratch_root)
         .with_context(|| {
             format!(

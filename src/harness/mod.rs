@@ -20,6 +20,7 @@ pub mod limits;
 pub mod meminfo;
 pub mod memlimit;
 pub mod mock;
+pub mod netview;
 pub mod observe;
 pub mod options;
 pub mod precision;

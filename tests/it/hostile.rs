@@ -877,8 +877,11 @@ fn every_bad_dir_is_exit_2_with_one_line() {
 
 // ---------------------------------------------------------------------------------------
 // Other users on the same machine.
+mod killed;
+mod limits;
 pub mod others;
 mod planted;
+mod servers;
 mod stdout;
 mod store;
 mod terminal;

@@ -149,11 +149,25 @@ fn anchor(op: Op, all_cpus: bool) -> Anchor {
 struct Words(Vec<u32>);
 
 impl Words {
-    /// `words` words, every page written (so no pass pays first-touch faults).
-    fn new(words: usize, fill: impl Fn(u32) -> u32) -> Words {
-        let w = Words((0..words as u32).map(fill).collect());
+    /// `words` words, every page written (so no pass pays first-touch faults). An
+    /// allocation refused (`ulimit -v`) is an error naming the limit, not an abort that
+    /// takes the whole process and its run with it.
+    fn new(words: usize, fill: impl Fn(u32) -> u32) -> Result<Words> {
+        let mut v = Vec::new();
+        if v.try_reserve_exact(words).is_err() {
+            let limit = crate::harness::procgroup::limit_hit(&std::io::Error::from_raw_os_error(
+                libc::ENOMEM,
+            ))
+            .unwrap_or_default();
+            bail!(
+                "cannot allocate a {} MiB buffer: the address-space limit was reached ({limit})",
+                words * 4 >> 20
+            );
+        }
+        v.extend((0..words as u32).map(fill));
+        let w = Words(v);
         w.advise(libc::MADV_DONTFORK);
-        w
+        Ok(w)
     }
 
     /// `advice` on the whole pages inside the buffer (none for a small one).
@@ -206,15 +220,18 @@ struct Buffers {
 impl Buffers {
     /// Buffers of `bytes`, from `kept` (the pool's) where it has them, the others made
     /// and every page written.
-    fn new(op: Op, bytes: usize, kept: (Option<Words>, Option<Words>)) -> Buffers {
+    fn new(op: Op, bytes: usize, kept: (Option<Words>, Option<Words>)) -> Result<Buffers> {
         let words = bytes / 4;
-        let src = kept.0.unwrap_or_else(|| Words::new(words, |i| i));
-        let dst = if op.needs_destination() {
-            kept.1.unwrap_or_else(|| Words::new(words, |_| 1))
-        } else {
-            Words(Vec::new())
+        let src = match kept.0 {
+            Some(w) => w,
+            None => Words::new(words, |i| i)?,
         };
-        Buffers { src, dst }
+        let dst = match (op.needs_destination(), kept.1) {
+            (false, _) => Words(Vec::new()),
+            (true, Some(w)) => w,
+            (true, None) => Words::new(words, |_| 1)?,
+        };
+        Ok(Buffers { src, dst })
     }
 
     /// `passes` passes over the first `bytes` of the buffers.
@@ -237,7 +254,7 @@ struct Team {
 
 impl Team {
     /// Buffers of `bytes` for `threads` threads, taken from `pool` where it has them.
-    fn new(op: Op, threads: usize, bytes: usize, pool: &mut Pool) -> Team {
+    fn new(op: Op, threads: usize, bytes: usize, pool: &mut Pool) -> Result<Team> {
         let words = bytes / 4;
         let kept: Vec<(Option<Words>, Option<Words>)> = (0..threads)
             .map(|_| {
@@ -246,7 +263,7 @@ impl Team {
                 (src, dst)
             })
             .collect();
-        let buffers = if threads == 1 {
+        let buffers: Result<Vec<Buffers>> = if threads == 1 {
             kept.into_iter()
                 .map(|k| Buffers::new(op, bytes, k))
                 .collect()
@@ -261,11 +278,11 @@ impl Team {
                 hs.into_iter().map(|h| h.join().unwrap()).collect()
             })
         };
-        Team {
+        Ok(Team {
             op,
-            buffers,
+            buffers: buffers?,
             last_bytes: 0,
-        }
+        })
     }
 
     /// Give the buffers back to `pool` for the next row.
@@ -381,7 +398,7 @@ fn prepare(ctx: &Ctx, op: Op, threads: usize) -> Result<Box<dyn Workload>> {
             pool.spare.clear();
         }
         team
-    };
+    }?;
     let mut points = Vec::new();
     for &bytes in &sizes {
         if interrupt::requested() {
@@ -565,7 +582,7 @@ mod tests {
 
     #[test]
     fn the_team_moves_the_bytes_it_counts() {
-        let mut t = Team::new(Op::Cp, 2, 64 << 10, &mut Pool::default());
+        let mut t = Team::new(Op::Cp, 2, 64 << 10, &mut Pool::default()).unwrap();
         let p = time_size(&mut t, 16 << 10, 1e-4, 3);
         assert!(p.best_bps >= p.median_bps && p.median_bps > 0.0);
         t.check().unwrap();
@@ -575,10 +592,10 @@ mod tests {
     fn a_kept_buffer_of_the_size_is_taken_and_the_team_still_checks() {
         let words = (64 << 10) / 4;
         let mut pool = Pool::default();
-        pool.spare.push(Words::new(words / 2, |_| 7));
-        pool.spare.push(Words::new(words, |_| 7));
+        pool.spare.push(Words::new(words / 2, |_| 7).unwrap());
+        pool.spare.push(Words::new(words, |_| 7).unwrap());
         let kept = pool.spare[1].0.as_ptr();
-        let mut t = Team::new(Op::Cp, 1, 64 << 10, &mut pool);
+        let mut t = Team::new(Op::Cp, 1, 64 << 10, &mut pool).unwrap();
         assert_eq!(
             t.buffers[0].src.0.as_ptr(),
             kept,
@@ -625,7 +642,7 @@ mod tests {
 
     #[test]
     fn a_buffer_is_not_copied_by_a_fork_until_it_is_given_back() {
-        let w = Words::new(4 << 20, |i| i);
+        let w = Words::new(4 << 20, |i| i).unwrap();
         let middle = w.0.as_ptr() as usize + (8 << 20);
         let flags = vm_flags_at(middle);
         assert!(flags.split(' ').any(|f| f == "dc"), "{flags}");
@@ -638,8 +655,11 @@ mod tests {
     fn the_last_mem_row_of_a_process_empties_the_pool() {
         for keep in [true, false] {
             let pool: Shared<Pool> = Default::default();
-            pool.lock().unwrap().spare.push(Words::new(1024, |i| i));
-            let team = Team::new(Op::Rd, 2, 8 << 10, &mut pool.lock().unwrap());
+            pool.lock()
+                .unwrap()
+                .spare
+                .push(Words::new(1024, |i| i).unwrap());
+            let team = Team::new(Op::Rd, 2, 8 << 10, &mut pool.lock().unwrap()).unwrap();
             let row = Headline {
                 team: Some(team),
                 pool: pool.clone(),
