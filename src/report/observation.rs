@@ -344,6 +344,12 @@ fn profile_text(o: &SystemObservation) -> String {
         "kernel profile: {} samples ({} system, {} user, {} idle); {}\n",
         p.samples, p.system_samples, p.user_samples, p.idle_samples, p.method
     );
+    s.push_str(&format!(
+        "observer: {} of the kernel time sampled ({} samples in its tracepoint, BPF and \
+         perf handlers), left out of system time and of every share below\n",
+        pct(p.observer_share()),
+        p.observer_samples
+    ));
     if p.system_samples == 0 {
         s.push_str("no sample was in the kernel outside the idle loop\n\n");
         return s;

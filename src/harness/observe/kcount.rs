@@ -127,6 +127,22 @@ const STAT_PENDING_FULL: u32 = 1;
 const STAT_UNENTERED: u32 = 2;
 const STAT_UNPAIRED: u32 = 3;
 
+/// The object named by `TIMESHARE_BPF_OBJECT`, if set: a variant of the counter built
+/// from `bpf/callmix.bpf.c` (same maps, same layout) loaded in place of the built one, so
+/// that what each piece of the programs costs a call can be measured without rebuilding
+/// timeshare (docs/observe.md, "What the counting costs").
+fn variant_object() -> Result<Option<Vec<u8>>, String> {
+    let Some(path) = std::env::var_os("TIMESHARE_BPF_OBJECT") else {
+        return Ok(None);
+    };
+    std::fs::read(&path).map(Some).map_err(|e| {
+        format!(
+            "reading TIMESHARE_BPF_OBJECT {}: {e}",
+            path.to_string_lossy()
+        )
+    })
+}
+
 /// Whether this build carries the BPF counter (clang was there when it was built).
 pub fn built() -> bool {
     OBJECT.is_some()
@@ -154,10 +170,12 @@ impl KernelCounting {
         timed: bool,
         total: Arc<AtomicU64>,
     ) -> Result<KernelCounting, String> {
-        let object = OBJECT.ok_or(
+        let built = OBJECT.ok_or(
             "this timeshare was built without clang, so without its BPF call counter \
              (build.rs)",
         )?;
+        let variant = variant_object()?;
+        let object = variant.as_deref().unwrap_or(built);
         let config = Config {
             skip_tgid: std::process::id(),
             only_threads: u32::from(leave_out == LeaveOut::ObserverThreads),

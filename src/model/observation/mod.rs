@@ -310,6 +310,11 @@ pub struct KernelProfile {
     pub namei_self_share: f64,
     #[serde(default)]
     pub namei_inclusive_share: f64,
+    /// Samples in the observer itself (its tracepoint and BPF handlers, perf's own
+    /// frames: [`subsystem::OBSERVER_FRAMES`]). Not system time: left out of
+    /// `system_samples` and of every share, so that the shares are the machine's.
+    #[serde(default)]
+    pub observer_samples: u64,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -343,6 +348,17 @@ impl KernelProfile {
             .iter()
             .find(|s| s.subsystem == subsystem)
             .map_or(0.0, |s| s.share)
+    }
+
+    /// The observer's share of the kernel time sampled (the machine's system time and
+    /// the observer's together).
+    pub fn observer_share(&self) -> f64 {
+        let all = self.system_samples + self.observer_samples;
+        if all == 0 {
+            0.0
+        } else {
+            self.observer_samples as f64 / all as f64
+        }
     }
 }
 

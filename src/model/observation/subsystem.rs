@@ -12,6 +12,17 @@
 //! when no frame of the sample matched a subsystem ([`ENTRY`]): a `getppid` spends its
 //! time there. A sample matching nothing is "other kernel".
 //!
+//! # The observer's own time
+//! Observing runs code in the kernel on the observed calls' path: the tracepoints'
+//! dispatch, the BPF counter's programs, perf's handlers writing records, perf's sampling.
+//! A sample with any frame of [`OBSERVER_FRAMES`] anywhere on its kernel stack is the
+//! observer's, whatever its leaf: the handler is nested in the call it observes, and the
+//! leaf under it (a spin lock, a copy) does the handler's work. Such a sample is counted
+//! apart (`observer_samples`) and left out of system time, of the function table, the
+//! shares and the flame graph, so that every figure set beside the paper is the
+//! machine's without the observer. The entry path's `syscall_trace_enter` stays the
+//! entry path's: it runs for any tracer (seccomp, audit) and its own time is small.
+//!
 //! A rule is a list of globs: `name*` matches a prefix, `*name*` a substring, `a*b*` a prefix
 //! then a substring, a name without `*` the whole name.
 
@@ -476,6 +487,37 @@ pub const RULES: &[(&str, &[&str])] = &[
     ),
 ];
 
+/// The observer's own frames (module doc, "The observer's own time"): the tracepoints'
+/// BPF dispatch and programs (JIT images are named `bpf_prog_<tag>_<name>`), perf's
+/// tracepoint handlers and record output, and perf's sampling interrupt.
+pub const OBSERVER_FRAMES: &[&str] = &[
+    "bpf_prog_*",
+    "__bpf_prog_run*",
+    "__bpf_trace_*",
+    "bpf_trace_run*",
+    "trace_call_bpf",
+    "__traceiter_*",
+    "perf_tp_event*",
+    "perf_swevent_*",
+    "perf_trace_*",
+    "perf_syscall_enter",
+    "perf_syscall_exit",
+    "perf_output_*",
+    "perf_event_output*",
+    "__perf_event_overflow",
+    "perf_event_overflow",
+    "perf_prepare_sample",
+    "perf_callchain*",
+    "get_perf_callchain",
+];
+
+/// Whether a sample's kernel frames are the observer's own.
+pub fn is_observer<S: AsRef<str>>(kernel_frames_leaf_first: &[S]) -> bool {
+    kernel_frames_leaf_first
+        .iter()
+        .any(|f| any(OBSERVER_FRAMES, f.as_ref()))
+}
+
 /// The entry and exit path of a system call, tried only when no other rule matched.
 pub const ENTRY: &[&str] = &[
     "entry_SYSCALL_64*",
@@ -696,6 +738,11 @@ pub fn build_profile(
             .take_while(|f| f.kernel)
             .map(|f| f.name.as_str())
             .collect();
+        if is_observer(&kernel) {
+            p.system_samples -= 1;
+            p.observer_samples += 1;
+            continue;
+        }
         *folded.entry(fold(&s.comm, &kernel)).or_default() += 1;
         *self_n.entry(kernel[0]).or_default() += 1;
         let mut seen: Vec<&str> = Vec::with_capacity(kernel.len());
@@ -927,6 +974,99 @@ mod tests {
         assert_eq!(classify(&["mystery_function"]), OTHER);
         let none: [&str; 0] = [];
         assert_eq!(classify(&none), OTHER);
+    }
+
+    /// A frame name of each observer pattern, as the kernel names it.
+    const OBSERVER_EXAMPLES: &[&str] = &[
+        "bpf_prog_1c2a3f4e5d6b7a80_timeshare_sys_enter",
+        "__bpf_prog_run_save_cb",
+        "__bpf_trace_sys_enter",
+        "bpf_trace_run2",
+        "trace_call_bpf",
+        "__traceiter_sys_enter",
+        "perf_tp_event",
+        "perf_swevent_event",
+        "perf_trace_buf_alloc",
+        "perf_syscall_enter",
+        "perf_syscall_exit",
+        "perf_output_begin_forward",
+        "perf_event_output_forward",
+        "__perf_event_overflow",
+        "perf_event_overflow",
+        "perf_prepare_sample",
+        "perf_callchain_kernel",
+        "get_perf_callchain",
+    ];
+
+    #[test]
+    fn every_observer_rule_names_a_real_frame_and_no_machine_frame() {
+        for pattern in OBSERVER_FRAMES {
+            assert!(
+                OBSERVER_EXAMPLES.iter().any(|n| matches(pattern, n)),
+                "no example frame for {pattern}"
+            );
+        }
+        for name in OBSERVER_EXAMPLES {
+            assert!(is_observer(&[*name]), "{name}");
+        }
+        // The machine's own work, perf's bookkeeping of mmap and the entry path included.
+        for name in [
+            "do_syscall_64",
+            "syscall_trace_enter",
+            "perf_event_mmap",
+            "_raw_spin_unlock_irqrestore",
+            "bpf_map_lookup_elem_sys",
+            "filemap_read",
+        ] {
+            assert!(!is_observer(&[name]), "{name}");
+        }
+    }
+
+    #[test]
+    fn the_observer_is_its_own_line_and_the_shares_are_the_machine_without_it() {
+        let traced_getppid = [
+            "_raw_spin_unlock_irqrestore",
+            "perf_swevent_event",
+            "perf_tp_event",
+            "perf_syscall_enter",
+            "syscall_trace_enter",
+            "do_syscall_64",
+        ];
+        let counted = [
+            "bpf_prog_0123456789abcdef_timeshare_sys_exit",
+            "bpf_trace_run2",
+        ];
+        let samples = vec![
+            sample(10, &traced_getppid, &["getppid"]),
+            sample(10, &counted, &["getppid"]),
+            sample(10, &["do_syscall_64"], &["getppid"]),
+            sample(
+                10,
+                &["_copy_to_user", "filemap_read", "do_syscall_64"],
+                &["read"],
+            ),
+        ];
+        let (p, _) = build_profile(&samples, 999, "test");
+        assert_eq!((p.system_samples, p.observer_samples), (2, 2));
+        assert_eq!(p.observer_share(), 0.5);
+        assert_eq!(p.share_of(SYSCALL_ENTRY), 0.5);
+        assert_eq!(p.share_of(PAGE_CACHE), 0.5);
+        assert_eq!(p.share_of(OTHER), 0.0);
+        let names = |f: &KernelFunction| f.name.clone();
+        let table: Vec<String> = p.functions.iter().map(names).collect();
+        assert!(
+            table
+                .iter()
+                .all(|n| !is_observer(&[n.as_str()]) && n != "_raw_spin_unlock_irqrestore"),
+            "{table:?}"
+        );
+        assert!(p.folded.iter().all(|f| !f.stack.contains("perf_")));
+        let entry = p
+            .functions
+            .iter()
+            .find(|f| f.name == "do_syscall_64")
+            .unwrap();
+        assert_eq!(entry.inclusive_share, 1.0);
     }
 
     #[test]
