@@ -1,14 +1,23 @@
 //! The whole machine's kernel profile for `timeshare observe` (001 §2.2: the kernel
 //! profiled in production): `perf record -a -g` over the span ([`super::profile`]'s
-//! recording), every sample's stack read back with `perf script`, and the profile built by
-//! [`crate::model::observation::subsystem::build_profile`].
+//! recording) in windows of [`WINDOW`]: as each window's file closes, a thread reads its
+//! stacks back with `perf script`, folds them into a bounded aggregate ([`Folded`]) and
+//! deletes the file, so that neither the scratch space nor the memory grows with the
+//! span. The profile is built from the aggregate by
+//! [`crate::model::observation::subsystem::build_weighted_profile`], at the end or at
+//! any moment before ([`KernelRecording::so_far`]).
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::Duration;
 
 use anyhow::Result;
 
 use super::profile::{self, parse_frame, Recording};
-use crate::model::observation::subsystem::{build_profile, Frame, NetShares, StackSample};
+use crate::model::observation::subsystem::{build_weighted_profile, Frame, NetShares, StackSample};
 use crate::model::observation::KernelProfile;
 
 /// Samples per second per CPU of `observe`'s profile: 99, near the 100 Hz clock 001's
@@ -17,21 +26,75 @@ use crate::model::observation::KernelProfile;
 /// this machine, so the rate that suits one benchmark row is too high for hours.
 pub const OBSERVE_HZ: u32 = 99;
 
-/// A recording of the whole machine.
+/// How long perf writes one file before it starts the next: at 99 Hz on two CPUs with
+/// call chains, about 5 MB; two are on disk at most (the one written, the one read).
+pub const WINDOW: Duration = Duration::from_secs(60);
+
+/// Distinct stacks kept in the aggregate; a sample of a new stack beyond them is counted
+/// in one `[stacks cut]` stack, so the totals stay right and the memory bounded.
+pub const MAX_STACKS: usize = 10_000;
+/// Kernel frames kept of one stack (perf records at most 127): the leaf end, which
+/// decides the subsystem and the self share.
+pub const MAX_FRAMES: usize = 64;
+
+const FIELDS: &str = "comm,pid,tid,ip,sym,dso";
+
+/// A recording of the whole machine, folded window by window.
 pub struct KernelRecording {
     recording: Recording,
     hz: u32,
+    folded: Arc<Mutex<Folded>>,
+    stop: Arc<AtomicBool>,
+    folder: Option<JoinHandle<()>>,
 }
 
 impl KernelRecording {
-    /// Start `perf record -a -g` at `hz`, or say exactly why it cannot be.
+    /// Start `perf record -a -g` at `hz` in windows of [`WINDOW`], or say exactly why it
+    /// cannot be.
     pub fn start(
         perf: Option<PathBuf>,
         is_root: bool,
         hz: u32,
     ) -> std::result::Result<Self, String> {
+        Self::start_windows(perf, is_root, hz, WINDOW)
+    }
+
+    /// As [`KernelRecording::start`], in windows of `window` (whole seconds).
+    pub fn start_windows(
+        perf: Option<PathBuf>,
+        is_root: bool,
+        hz: u32,
+        window: Duration,
+    ) -> std::result::Result<Self, String> {
         let perf = profile::available(perf, is_root)?;
-        start_at(&perf, hz).map_err(|e| format!("{e:#}"))
+        let recording =
+            Recording::start_windows(&perf, hz, Some(window)).map_err(|e| format!("{e:#}"))?;
+        let folded = Arc::new(Mutex::new(Folded::default()));
+        let stop = Arc::new(AtomicBool::new(false));
+        let folder = {
+            let (dir, folded, stop) = (
+                recording.dir().to_path_buf(),
+                Arc::clone(&folded),
+                Arc::clone(&stop),
+            );
+            std::thread::Builder::new()
+                .name("timeshare-observe-fold".into())
+                .spawn(move || {
+                    let _observer = super::ObserverThread::register();
+                    while !stop.load(Ordering::Relaxed) {
+                        fold_closed(&perf, &dir, &folded);
+                        std::thread::sleep(Duration::from_millis(250));
+                    }
+                })
+                .map_err(|e| format!("cannot start the profile's folding thread: {e}"))?
+        };
+        Ok(KernelRecording {
+            recording,
+            hz,
+            folded,
+            stop,
+            folder: Some(folder),
+        })
     }
 
     /// The `perf record` process (a child of this one, not part of an observed workload).
@@ -39,29 +102,134 @@ impl KernelRecording {
         self.recording.pid()
     }
 
-    /// Stop and build the profile.
-    pub fn stop(self) -> Result<(KernelProfile, NetShares)> {
-        let script = self.recording.stop_script("comm,pid,tid,ip,sym,dso")?;
-        let samples = parse_stacks(&script.text);
-        let (mut p, net) = build_profile(
-            &samples,
+    /// The profile of the windows folded so far (the one being written is not in it).
+    pub fn so_far(&self) -> KernelProfile {
+        let folded = self.folded.lock().unwrap_or_else(|p| p.into_inner());
+        self.build(&folded, 0.0).0
+    }
+
+    /// Stop, fold the last window, and build the profile.
+    pub fn stop(mut self) -> Result<(KernelProfile, NetShares)> {
+        self.stop.store(true, Ordering::Relaxed);
+        if let Some(t) = self.folder.take() {
+            let _ = t.join();
+        }
+        let recorder_cpu_s = self.recording.end()?;
+        fold_closed(self.recording.perf(), self.recording.dir(), &self.folded);
+        let folded = self.folded.lock().unwrap_or_else(|p| p.into_inner());
+        Ok(self.build(&folded, recorder_cpu_s))
+    }
+
+    /// The scratch directory perf writes its windows into.
+    pub fn scratch(&self) -> &Path {
+        self.recording.dir()
+    }
+
+    fn build(&self, folded: &Folded, recorder_cpu_s: f64) -> (KernelProfile, NetShares) {
+        let (mut p, net) = build_weighted_profile(
+            folded.stacks.iter().map(|(s, &n)| (s, n)),
             self.hz,
             &format!(
                 "perf record -a -g -F {} (cpu-clock where there is no hardware PMU, cycles \
-                 where there is one), every CPU, kernel and user call chains",
-                self.hz
+                 where there is one), every CPU, kernel and user call chains, read back \
+                 and folded every {} s{}",
+                self.hz,
+                WINDOW.as_secs(),
+                folded.cut_text()
             ),
         );
-        p.profiler_cpu_s = script.cpu_s;
-        Ok((p, net))
+        p.profiler_cpu_s = recorder_cpu_s + folded.script_cpu_s;
+        (p, net)
     }
 }
 
-fn start_at(perf: &Path, hz: u32) -> Result<KernelRecording> {
-    Ok(KernelRecording {
-        recording: Recording::start_at(perf, hz)?,
-        hz,
-    })
+impl Drop for KernelRecording {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        if let Some(t) = self.folder.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+/// Read, fold and delete every window perf has closed in `dir`. A window that cannot
+/// be read is deleted all the same: the scratch space must not grow.
+fn fold_closed(perf: &Path, dir: &Path, folded: &Mutex<Folded>) {
+    for window in profile::closed_windows(dir) {
+        let script = profile::script_file(perf, &window, FIELDS);
+        let _ = std::fs::remove_file(&window);
+        let Ok(script) = script else { continue };
+        let samples = parse_stacks(&script.text);
+        let mut f = folded.lock().unwrap_or_else(|p| p.into_inner());
+        f.script_cpu_s += script.cpu_s;
+        for s in samples {
+            f.add(s);
+        }
+    }
+}
+
+/// The samples so far, one entry per distinct (shortened) stack.
+#[derive(Debug, Default)]
+pub struct Folded {
+    pub stacks: HashMap<StackSample, u64>,
+    /// Samples of stacks beyond [`MAX_STACKS`], counted in the `[stacks cut]` stack.
+    pub cut: u64,
+    pub script_cpu_s: f64,
+}
+
+impl Folded {
+    /// Count one sample, shortened to what the profile reads of it: its kernel frames
+    /// (at most [`MAX_FRAMES`]), whether it was in user mode, whether it was the idle
+    /// task. Which user code and which process (but the idle task) are dropped: they
+    /// would make every process's stacks distinct.
+    pub fn add(&mut self, s: StackSample) {
+        let key = shortened(s);
+        if let Some(n) = self.stacks.get_mut(&key) {
+            *n += 1;
+        } else if self.stacks.len() < MAX_STACKS {
+            self.stacks.insert(key, 1);
+        } else {
+            self.cut += 1;
+            *self.stacks.entry(cut_stack()).or_default() += 1;
+        }
+    }
+
+    fn cut_text(&self) -> String {
+        if self.cut == 0 {
+            String::new()
+        } else {
+            format!(
+                "; {} samples beyond the {MAX_STACKS} distinct stacks kept counted as one \
+                 [stacks cut] stack",
+                self.cut
+            )
+        }
+    }
+}
+
+fn shortened(mut s: StackSample) -> StackSample {
+    let kernel = s.frames.iter().take_while(|f| f.kernel).count();
+    if kernel == 0 {
+        s.frames = vec![Frame {
+            name: "[user]".into(),
+            kernel: false,
+        }];
+    } else {
+        s.frames.truncate(kernel.min(MAX_FRAMES));
+    }
+    s.pid = u32::from(s.pid != 0);
+    s
+}
+
+fn cut_stack() -> StackSample {
+    StackSample {
+        comm: "[stacks cut]".into(),
+        pid: 1,
+        frames: vec![Frame {
+            name: "[stacks cut]".into(),
+            kernel: true,
+        }],
+    }
 }
 
 /// The samples of `perf script -F comm,pid,tid,ip,sym,dso` (with call chains): a header
@@ -124,7 +292,9 @@ mod tests {
         // SAFETY: geteuid has no preconditions.
         let root = unsafe { libc::geteuid() } == 0;
         let host = crate::harness::contract::Host::detect();
-        let rec = match KernelRecording::start(host.find_program("perf"), root, FREQUENCY_HZ) {
+        let rec = match profile::available(host.find_program("perf"), root)
+            .and_then(|perf| Recording::start_at(&perf, FREQUENCY_HZ).map_err(|e| e.to_string()))
+        {
             Ok(r) => r,
             Err(why) => {
                 eprintln!("skipped: {why}");
@@ -149,10 +319,7 @@ mod tests {
         let mut status = 0;
         // SAFETY: waits for our own child.
         unsafe { libc::waitpid(pid, &mut status, 0) };
-        let script = rec
-            .recording
-            .stop_script("comm,pid,tid,ip,sym,dso")
-            .unwrap();
+        let script = rec.stop_script("comm,pid,tid,ip,sym,dso").unwrap();
         let ours: Vec<_> = parse_stacks(&script.text)
             .into_iter()
             .filter(|s| s.pid == pid as u32)
@@ -166,6 +333,104 @@ mod tests {
             p.subsystems
         );
         assert!(p.namei_inclusive_share > 0.3, "{}", p.namei_inclusive_share);
+    }
+
+    fn stack(comm: &str, pid: u32, frames: &[(&str, bool)]) -> StackSample {
+        StackSample {
+            comm: comm.into(),
+            pid,
+            frames: frames
+                .iter()
+                .map(|&(name, kernel)| Frame {
+                    name: name.into(),
+                    kernel,
+                })
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn the_aggregate_merges_what_the_profile_does_not_read_and_is_capped() {
+        let mut f = Folded::default();
+        // The same kernel stack in two processes, under two different user callers.
+        f.add(stack("ls", 10, &[("vfs_read", true), ("main", false)]));
+        f.add(stack("ls", 11, &[("vfs_read", true), ("other", false)]));
+        f.add(stack("ls", 12, &[("main", false)]));
+        f.add(stack("swapper", 0, &[("default_idle", true)]));
+        assert_eq!(f.stacks.len(), 3, "{:?}", f.stacks);
+        assert_eq!(f.stacks[&stack("ls", 1, &[("vfs_read", true)])], 2);
+        for i in 0..MAX_STACKS + 5 {
+            f.add(stack("x", 5, &[(&format!("fn{i}"), true)]));
+        }
+        assert_eq!(f.stacks.len(), MAX_STACKS + 1, "capped, plus the cut stack");
+        assert_eq!(f.cut, 8);
+        let total: u64 = f.stacks.values().sum();
+        assert_eq!(
+            total,
+            4 + MAX_STACKS as u64 + 5,
+            "no sample lost from the totals"
+        );
+        let (p, _) = build_weighted_profile(f.stacks.iter().map(|(s, &n)| (s, n)), 99, "t");
+        assert_eq!(p.samples, total);
+        assert_eq!((p.idle_samples, p.user_samples), (1, 1));
+        let deep: Vec<(String, bool)> = (0..200).map(|i| (format!("k{i}"), true)).collect();
+        let deep: Vec<(&str, bool)> = deep.iter().map(|(n, k)| (n.as_str(), *k)).collect();
+        let mut g = Folded::default();
+        g.add(stack("d", 3, &deep));
+        assert_eq!(g.stacks.keys().next().unwrap().frames.len(), MAX_FRAMES);
+    }
+
+    /// perf closes a file a second; the folding thread reads and deletes each, and the
+    /// samples are in the profile before the end.
+    #[test]
+    fn windows_are_folded_and_deleted_as_they_close() {
+        // SAFETY: geteuid has no preconditions.
+        let root = unsafe { libc::geteuid() } == 0;
+        let host = crate::harness::contract::Host::detect();
+        let rec = match KernelRecording::start_windows(
+            host.find_program("perf"),
+            root,
+            OBSERVE_HZ,
+            Duration::from_secs(1),
+        ) {
+            Ok(r) => r,
+            Err(why) => {
+                eprintln!("skipped: {why}");
+                return;
+            }
+        };
+        let dir = rec.scratch().to_path_buf();
+        assert!(dir
+            .file_name()
+            .unwrap()
+            .to_string_lossy()
+            .starts_with(&format!("timeshare-perf-{}-", std::process::id())));
+        // A window is in the profile only once perf has closed it and the thread has
+        // folded it: samples before the end show both (perf script's speed depends on
+        // the machine's load: up to 60 s allowed).
+        let deadline = std::time::Instant::now() + Duration::from_secs(60);
+        while rec.so_far().samples == 0 {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "no window folded in 60 s"
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        assert!(
+            profile::closed_windows(&dir).len() <= 3,
+            "closed windows are deleted as they are folded"
+        );
+        let before_end = rec.so_far();
+        assert!(
+            before_end.samples > 0,
+            "folded before the end: {before_end:?}"
+        );
+        let (p, _) = rec.stop().unwrap();
+        assert!(p.samples >= before_end.samples);
+        assert!(
+            !dir.exists(),
+            "the scratch directory is removed with the recording"
+        );
     }
 
     #[test]

@@ -74,16 +74,23 @@ impl Recording {
 
     /// Start recording at `hz` samples per second per CPU.
     pub fn start_at(perf: &Path, hz: u32) -> Result<Recording> {
-        let dir = tempfile::Builder::new()
-            .prefix("timeshare-perf-")
-            .tempdir()
-            .context("making a directory for perf.data")?;
+        Recording::start_windows(perf, hz, None)
+    }
+
+    /// Start recording at `hz`; with a `window`, perf closes its file every `window`
+    /// (`--switch-output`) and starts another, so that each closed window can be read and
+    /// deleted while the next is written ([`Recording::closed_windows`]).
+    pub fn start_windows(perf: &Path, hz: u32, window: Option<Duration>) -> Result<Recording> {
+        let dir = scratch_dir()?;
         let data = dir.path().join("perf.data");
         let log = std::fs::File::create(dir.path().join("perf.log"))?;
         let mut cmd = Command::new(perf);
         cmd.args(["record", "-a", "-g", "--quiet", "-F"])
-            .arg(hz.to_string())
-            .arg("-o")
+            .arg(hz.to_string());
+        if let Some(w) = window {
+            cmd.arg(format!("--switch-output={}s", w.as_secs().max(1)));
+        }
+        cmd.arg("-o")
             .arg(&data)
             .stdin(Stdio::null())
             .stdout(Stdio::null())
@@ -119,6 +126,42 @@ impl Recording {
         // enabled its events; give it that moment.
         std::thread::sleep(Duration::from_millis(200));
         Ok(rec)
+    }
+
+    /// The windows perf has closed (`perf.data.<time>`), oldest first: whole files, no
+    /// longer written.
+    pub fn closed_windows(&self) -> Vec<PathBuf> {
+        closed_windows(self.dir.path())
+    }
+
+    /// The `perf` program recording.
+    pub fn perf(&self) -> &Path {
+        &self.perf
+    }
+
+    /// The directory perf writes into.
+    pub fn dir(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// Stop perf (SIGINT: it closes its last window) and return the CPU time it used.
+    pub fn end(&mut self) -> Result<f64> {
+        let Some(mut child) = self.child.take() else {
+            return Ok(0.0);
+        };
+        let recorder_cpu_s = process_cpu_s(child.id());
+        // SAFETY: kill with a pid we spawned and have not yet reaped.
+        unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while child.try_wait()?.is_none() {
+            if Instant::now() > deadline {
+                let _ = child.kill();
+                let _ = child.wait();
+                bail!("perf record did not end within 30 s of being told to");
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        Ok(recorder_cpu_s)
     }
 
     /// The `perf record` process, while it runs.
@@ -180,6 +223,53 @@ impl Recording {
             cpu_s: recorder_cpu_s + (children_cpu_s() - before).max(0.0),
         })
     }
+}
+
+/// The prefix of the private directory each recording writes in, followed by the pid of
+/// the timeshare that made it (so `clean` can tell a live recording's from a dead one's).
+pub const SCRATCH_PREFIX: &str = "timeshare-perf-";
+
+fn scratch_dir() -> Result<tempfile::TempDir> {
+    tempfile::Builder::new()
+        .prefix(&format!("{SCRATCH_PREFIX}{}-", std::process::id()))
+        .tempdir()
+        .context("making a directory for perf.data")
+}
+
+/// `dir`'s closed windows, oldest first (their names end in the time they closed).
+pub fn closed_windows(dir: &Path) -> Vec<PathBuf> {
+    let mut found: Vec<PathBuf> = std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with("perf.data."))
+        })
+        .collect();
+    found.sort();
+    found
+}
+
+/// `perf script --show-task-events -F FIELDS` of one file, and the CPU time it took.
+pub fn script_file(perf: &Path, data: &Path, fields: &str) -> Result<Script> {
+    let before = children_cpu_s();
+    let out = Command::new(perf)
+        .args(["script", "--show-task-events", "-F", fields, "-i"])
+        .arg(data)
+        .stdin(Stdio::null())
+        .stderr(Stdio::null())
+        .output()
+        .context("running perf script")?;
+    if !out.status.success() {
+        bail!("perf script of {} failed ({})", data.display(), out.status);
+    }
+    Ok(Script {
+        text: String::from_utf8_lossy(&out.stdout).into_owned(),
+        cpu_s: (children_cpu_s() - before).max(0.0),
+    })
 }
 
 /// What `perf script` wrote, and the CPU time recording and writing it took.

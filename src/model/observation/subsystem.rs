@@ -655,14 +655,14 @@ pub fn is_idle(pid: u32, leaf: &str) -> bool {
 
 /// One sample: the process, and its frames leaf first, each with whether it is the
 /// kernel's.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct StackSample {
     pub comm: String,
     pub pid: u32,
     pub frames: Vec<Frame>,
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Frame {
     pub name: String,
     pub kernel: bool,
@@ -706,6 +706,16 @@ pub fn build_profile(
     frequency_hz: u32,
     method: &str,
 ) -> (KernelProfile, NetShares) {
+    build_weighted_profile(samples.iter().map(|s| (s, 1)), frequency_hz, method)
+}
+
+/// [`build_profile`] of samples folded as they came: each distinct stack with how many
+/// times it was sampled, so that hours of samples need not be held one by one.
+pub fn build_weighted_profile<'a>(
+    samples: impl IntoIterator<Item = (&'a StackSample, u64)>,
+    frequency_hz: u32,
+    method: &str,
+) -> (KernelProfile, NetShares) {
     let mut p = KernelProfile {
         method: method.to_string(),
         frequency_hz,
@@ -717,20 +727,20 @@ pub fn build_profile(
     let mut folded: HashMap<String, u64> = HashMap::new();
     let mut net = (0u64, 0u64, 0u64);
     let mut namei = (0u64, 0u64);
-    for s in samples {
-        p.samples += 1;
+    for (s, w) in samples {
+        p.samples += w;
         let Some(leaf) = s.frames.first() else {
             continue;
         };
         if is_idle(s.pid, &leaf.name) {
-            p.idle_samples += 1;
+            p.idle_samples += w;
             continue;
         }
         if !leaf.kernel {
-            p.user_samples += 1;
+            p.user_samples += w;
             continue;
         }
-        p.system_samples += 1;
+        p.system_samples += w;
         // The kernel frames from the leaf to the first user frame.
         let kernel: Vec<&str> = s
             .frames
@@ -739,34 +749,34 @@ pub fn build_profile(
             .map(|f| f.name.as_str())
             .collect();
         if is_observer(&kernel) {
-            p.system_samples -= 1;
-            p.observer_samples += 1;
+            p.system_samples -= w;
+            p.observer_samples += w;
             continue;
         }
-        *folded.entry(fold(&s.comm, &kernel)).or_default() += 1;
-        *self_n.entry(kernel[0]).or_default() += 1;
+        *folded.entry(fold(&s.comm, &kernel)).or_default() += w;
+        *self_n.entry(kernel[0]).or_default() += w;
         let mut seen: Vec<&str> = Vec::with_capacity(kernel.len());
         for f in &kernel {
             if !seen.contains(f) {
                 seen.push(f);
-                *incl_n.entry(f).or_default() += 1;
+                *incl_n.entry(f).or_default() += w;
             }
         }
         if any(NAMEI, kernel[0]) {
-            namei.0 += 1;
+            namei.0 += w;
         }
         if kernel.iter().any(|f| any(NAMEI, f)) {
-            namei.1 += 1;
+            namei.1 += w;
         }
         let sub = classify(&kernel);
-        *by_sub.entry(sub).or_default() += 1;
+        *by_sub.entry(sub).or_default() += w;
         if sub == NETWORK {
-            net.0 += 1;
+            net.0 += w;
             if kernel.iter().any(|f| any(NET_TIMERS, f)) {
-                net.1 += 1;
+                net.1 += w;
             }
             if kernel.iter().any(|f| any(NET_RECEIVE, f)) {
-                net.2 += 1;
+                net.2 += w;
             }
         }
     }
