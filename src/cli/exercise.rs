@@ -1,4 +1,4 @@
-//! `timeshare exercise [--jobs cc=4,…|--sweep 1,5,10,…] [--trials N] [--quick] [--json FILE]`
+//! `timeshare exercise [--jobs cc=4,…|--sweep 1,2,4,…] [--trials N] [--quick] [--json FILE]`
 //! — the system exerciser of seed 004 (see `crate::exercise`).
 //!
 //! The exercise is stored like any run (`--db`, `--label`, `--no-save`): `exercise.TYPE`
@@ -44,8 +44,9 @@ pub struct ExerciseArgs {
     /// 2 with --quick)
     #[arg(long, value_name = "TYPE=N,...", conflicts_with = "sweep")]
     pub jobs: Option<String>,
-    /// One batch per total number of processes, spread evenly over the types, e.g.
-    /// 1,5,10,20,40: real/user/sys per process against the number of processes
+    /// One batch per N, e.g. 1,2,4,8: N copies of each type (with --blend, N processes
+    /// in the blend's proportions), so every batch has the same mix; real/user/sys per
+    /// process against the number of processes
     #[arg(long, value_name = "N,...")]
     pub sweep: Option<String>,
     /// The job types a sweep uses (default: all)
@@ -415,7 +416,15 @@ fn parse_count(s: &str, flag: &str) -> Result<usize> {
 fn preflight(config: &Config) -> Result<()> {
     let instances = match &config.request {
         exercise::Request::Counts(c) => c.iter().map(|(_, n)| *n).sum::<usize>(),
-        exercise::Request::Sweep { totals, .. } => totals.iter().copied().max().unwrap_or(0),
+        exercise::Request::Sweep {
+            totals,
+            blend: Some(_),
+            ..
+        } => totals.iter().copied().max().unwrap_or(0),
+        // N copies of each type.
+        exercise::Request::Sweep { totals, types, .. } => {
+            totals.iter().copied().max().unwrap_or(0) * types.len()
+        }
     } as u64;
     let needs = crate::harness::limits::Needs {
         dir: &config.dir,

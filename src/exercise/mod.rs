@@ -212,9 +212,13 @@ fn batch_counts(
             blend: Some(shares),
             types,
         } => totals.iter().map(|&n| spread(n, types, shares)).collect(),
+        // Without a blend, N copies of each type: every batch is N blends of one of each,
+        // so the mix of job types is the same at every N (seed 004 ran one blend at every
+        // load). Spreading N processes over the types would run cc alone at 1 and one of
+        // each only from N = types on.
         Request::Sweep { totals, .. } => totals
             .iter()
-            .map(|&n| spread(n, runnable, &vec![1; runnable.len()]))
+            .map(|&n| runnable.iter().map(|j| (*j, n)).collect())
             .collect(),
     }
 }
@@ -760,6 +764,27 @@ mod tests {
         );
         assert_eq!(spread(2, &types, &equal).len(), 2);
         assert!(spread(3, &[], &[]).is_empty());
+    }
+
+    #[test]
+    fn a_sweep_without_a_blend_runs_every_type_at_every_n() {
+        let types: Vec<&JobType> = jobs::JOBS.iter().take(4).collect();
+        let request = Request::Sweep {
+            types: types.clone(),
+            totals: vec![1, 2, 4],
+            blend: None,
+        };
+        let batches = batch_counts(&request, &types);
+        assert_eq!(batches.len(), 3);
+        for (counts, n) in batches.iter().zip([1, 2, 4]) {
+            let names: Vec<&str> = counts.iter().map(|(j, _)| j.name).collect();
+            assert_eq!(names, ["cc", "nroff", "ed", "float"], "N = {n}");
+            assert!(
+                counts.iter().all(|&(_, c)| c == n),
+                "N = {n}: {:?}",
+                named(counts)
+            );
+        }
     }
 
     #[test]

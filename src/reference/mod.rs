@@ -293,6 +293,7 @@ pub fn paper_lines(key: &str) -> Vec<String> {
 pub fn printed_words(table: &str, machine: &str, id: &str) -> Option<&'static str> {
     seed000::WORDS
         .iter()
+        .chain(seed003::WORDS)
         .find(|w| w.0 == table && w.1 == machine && w.2 == id)
         .map(|w| w.3)
 }

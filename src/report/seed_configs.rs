@@ -148,6 +148,18 @@ fn limit_hit(r: &BenchResult) -> Option<String> {
     }
 }
 
+/// Why the compute-bound copies have no disk ÷ tmpfs ratio.
+const NOISE_ONLY: &str = "no disk ÷ tmpfs ratio for load.cpu.N: the compute-bound copies never \
+     touch the scratch directory, so where /tmp is cannot change their time and the ratio \
+     could only show noise";
+
+/// Whether a row's work reads or writes the scratch directory, so that where the
+/// directory is (disk or memory) can change its time: the scripts do, the compute-bound
+/// copies do not.
+fn uses_scratch(id: &str) -> bool {
+    !id.starts_with("load.cpu.")
+}
+
 /// The real-time ratio of two configurations of one row, where both measured it on the
 /// same basis.
 fn ratio(a: Option<&BenchResult>, b: Option<&BenchResult>) -> Option<f64> {
@@ -297,8 +309,15 @@ fn layout(runs: &[(&str, &Source)]) -> Layout {
                     .find(|(c, _)| *c == n)
                     .and_then(|(_, s)| result_of(s))
             };
-            let x = ratio(of(DISK).as_ref(), of(TMPFS).as_ref());
-            row.push(x.map_or(String::new(), |x| format!("{x:.3}")));
+            if uses_scratch(&id) {
+                let x = ratio(of(DISK).as_ref(), of(TMPFS).as_ref());
+                row.push(x.map_or(String::new(), |x| format!("{x:.3}")));
+            } else {
+                row.push("—".into());
+                if !reasons.iter().any(|r| r == NOISE_ONLY) {
+                    reasons.push(NOISE_ONLY.to_string());
+                }
+            }
         }
         let c7c8 = paper_of("pdp11-70", "C7", Quantity::Headline)
             .zip(paper_of("pdp11-70", "C8", Quantity::Headline))
@@ -418,6 +437,47 @@ mod tests {
         assert_ne!(cells[c7], cells[c8]);
         let text = render_from(&sources);
         assert!(text.contains("C9 11/70 root Memory, /tmp Memory"), "{text}");
+    }
+
+    #[test]
+    fn the_compute_bound_copies_get_no_disk_over_tmpfs_ratio() {
+        let copies = |name: &str, real_s: f64| {
+            let mut run = config_run(name, &[(1, real_s)], PER_COPY);
+            run.results[0].id = "load.cpu.1".into();
+            run
+        };
+        let (disk, tmpfs) = (copies(DISK, 3.0), copies(TMPFS, 2.0));
+        let sources = [
+            Source {
+                name: "run 2".into(),
+                run: &tmpfs,
+            },
+            Source {
+                name: "run 1".into(),
+                run: &disk,
+            },
+        ];
+        let runs = by_configuration(&sources);
+        let l = layout(&runs);
+        let ratio_at = header_index(&l, "disk ÷");
+        let cells = real_line(&l, "load.cpu.1");
+        assert_eq!(cells[ratio_at], "—", "{cells:?}");
+        assert!(l.reasons.iter().any(|r| r == NOISE_ONLY), "{:?}", l.reasons);
+        // The scripts keep theirs.
+        let disk = config_run(DISK, &[(1, 3.0)], PER_SCRIPT);
+        let tmpfs = config_run(TMPFS, &[(1, 2.0)], PER_SCRIPT);
+        let sources = [
+            Source {
+                name: "run 2".into(),
+                run: &tmpfs,
+            },
+            Source {
+                name: "run 1".into(),
+                run: &disk,
+            },
+        ];
+        let l = layout(&by_configuration(&sources));
+        assert_eq!(real_line(&l, "load.script.1")[ratio_at], "1.500");
     }
 
     #[test]

@@ -27,12 +27,16 @@ pub fn render(table: &SeedTable, prefix: &str, source: Option<&Source>) -> Strin
     let title = format!("seed {} {}: {}", table.seed, table.name(), table.title);
     let points = source.map(|s| points(s.run, prefix)).unwrap_or_default();
     let mut out = match source {
-        Some(s) => format!("{title} — today = {}; no historical figures\n", describe(s)),
+        Some(s) => format!(
+            "{title} — today = {}; {}\n",
+            describe(s),
+            super::seed_table::without_columns(table)
+        ),
         None => format!("{title} — no stored run has a point of it\n"),
     };
     if points.is_empty() {
         out.push_str(&format!(
-            "no {prefix}N rows{}: `timeshare exercise --sweep 1,5,10,20,40` draws today's curve\n",
+            "no {prefix}N rows{}: `timeshare exercise --sweep 1,2,4,8` draws today's curve\n",
             source
                 .map(|s| format!(" in {}", s.name))
                 .unwrap_or_default()
@@ -134,8 +138,8 @@ fn spread_point(points: &[(usize, &BenchResult)]) -> Option<(usize, BatchTrials)
 fn spread_beside_paper(points: &[(usize, &BenchResult)]) -> String {
     let Some((n, b)) = spread_point(points) else {
         return "spread: no size of this run passed with several trials, so nothing is set \
-                beside the paper's 80-process trials: `timeshare exercise --sweep 80 \
-                --trials 7` repeats the paper's\n"
+                beside the paper's 80-process trials: `timeshare exercise --sweep 16 \
+                --trials 7` repeats the paper's (16 of each of the five job types)\n"
             .to_string();
     };
     let today: [Vec<f64>; 3] = [

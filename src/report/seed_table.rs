@@ -974,7 +974,7 @@ pub fn render_from(table: &SeedTable, sources: &[Source], wide: bool) -> String 
         table.title,
     );
     if columns.is_empty() {
-        out.push_str(&format!("; no historical figures\n{t}\n"));
+        out.push_str(&format!("; {}\n{t}\n", without_columns(table)));
     } else {
         let names: Vec<String> = columns.iter().map(MachineColumn::name).collect();
         out.push_str(&format!(
@@ -1025,6 +1025,16 @@ pub fn render_from(table: &SeedTable, sources: &[Source], wide: bool) -> String 
         out.push_str(&format!("{r}\n"));
     }
     out
+}
+
+/// What a heading says of a table with no historical column: the paper's figures are
+/// in its `paper:` lines where it has them, else it has none.
+pub(super) fn without_columns(table: &SeedTable) -> &'static str {
+    if (table.paper)(table.key).is_empty() {
+        "no historical figures"
+    } else {
+        "the paper's figures in the lines under the table, not in a column"
+    }
 }
 
 /// Today's speed-up over the figure `f` as its [`Comparability`] lets it be printed: as
@@ -1244,6 +1254,22 @@ mod tests {
                 unit,
                 better,
                 Some(Basis::per("byte")),
+            )
+        }
+    }
+
+    /// A measured time row of `id`: `seconds` per operation of `basis`.
+    fn ok_result(id: &str, seconds: f64, basis: Basis) -> BenchResult {
+        BenchResult {
+            status: Status::Ok,
+            summary: Some(crate::model::Summary::around(seconds, seconds / 100.0)),
+            ..BenchResult::new(
+                id,
+                "syscall",
+                "fixture",
+                Unit::SecondsPerOp,
+                Better::Lower,
+                Some(basis),
             )
         }
     }
@@ -1541,6 +1567,66 @@ mod tests {
     }
 
     #[test]
+    fn the_perq_notes_stat_and_open_close_are_rows_with_ratios() {
+        // Columns perq-accent, perq-mcunix, perq-pnx, pdp11-70-ral: 208, 24, 19, 8 ms
+        // and > 1 sec, 26, 19, 7 ms, as printed.
+        let run = Run::of(vec![
+            ok_result("syscall.stat", 2e-6, Basis::per("stat of a file")),
+            ok_result(
+                "syscall.open_close",
+                4e-6,
+                Basis::per("open and close of a file"),
+            ),
+        ]);
+        let c32 = render(find("003-c32").unwrap(), &run, "run 1", false);
+        assert_eq!(
+            figures_on(&c32, "syscall.stat"),
+            [2.0, 208.0, 24.0, 19.0, 8.0]
+        );
+        // Accent's cell is the words "> 1 sec", whose 1 the line's numbers include.
+        assert_eq!(
+            figures_on(&c32, "syscall.open_close"),
+            [4.0, 1.0, 26.0, 19.0, 7.0]
+        );
+        let line = |id: &str| c32.lines().find(|l| l.contains(id)).unwrap().to_string();
+        // Today over the 11/70: 8 ms / 2 µs and 7 ms / 4 µs.
+        assert!(
+            line("syscall.stat").contains(&format!("{}×", figures3(4000.0))),
+            "{c32}"
+        );
+        assert!(
+            line("syscall.open_close").contains(&format!("{}×", figures3(1750.0))),
+            "{c32}"
+        );
+        assert!(
+            line("syscall.open_close").contains("> 1"),
+            "Accent's words: {c32}"
+        );
+        assert!(
+            !c32.contains("stat / open and close"),
+            "no longer a paper: line: {c32}"
+        );
+    }
+
+    #[test]
+    fn no_heading_says_no_historical_figures_above_a_paper_line() {
+        let empty = Run::of(vec![]);
+        let mut with_lines = 0;
+        for table in TABLES.iter().filter(|t| t.key != "000-B") {
+            let text = render(table, &empty, "run 1", false);
+            if text.lines().any(|l| l.starts_with("paper: ")) {
+                with_lines += 1;
+                assert!(
+                    !text.contains("no historical figures"),
+                    "{}: {text}",
+                    table.key
+                );
+            }
+        }
+        assert!(with_lines >= 5, "{with_lines} tables with paper: lines");
+    }
+
+    #[test]
     fn the_perq_notes_nested_calls_are_rows_in_their_columns() {
         // Columns perq-accent, perq-mcunix, perq-pnx, pdp11-70-ral, as printed.
         let empty = Run::of(vec![]);
@@ -1607,7 +1693,7 @@ mod tests {
         // Without a size of several trials, no spread and how to make one.
         let once = sweep_fixture(&[(8, &[10.0]), (16, &[20.0])], None);
         let text = render(find("004-graphs").unwrap(), &once, "run 1", false);
-        assert!(text.contains("--sweep 80 --trials 7"), "{text}");
+        assert!(text.contains("--sweep 16 --trials 7"), "{text}");
     }
 
     #[test]

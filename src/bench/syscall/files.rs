@@ -54,7 +54,8 @@ pub fn rows() -> Vec<Benchmark> {
                     libc::stat(black_box(path.as_ptr()), &mut st) as i64
                 }))
             },
-        ),
+        )
+        .per("stat of a file"),
         Benchmark::new("syscall.fstat", "fstat an open file", PERQ_STAT, |ctx| {
             let f = open(status_file(ctx)?)?;
             // SAFETY: plain C data, for which all-zero bytes are a valid value.
@@ -82,7 +83,8 @@ pub fn rows() -> Vec<Benchmark> {
                     unsafe { libc::close(fd) as i64 }
                 }))
             },
-        ),
+        )
+        .per("open and close of a file"),
         Benchmark::new(
             "syscall.read",
             "read 1 byte from /dev/zero",
