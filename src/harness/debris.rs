@@ -8,6 +8,7 @@
 //! | a benchmark's scratch directory | `timeshare-PID-XXXXXX` | `--dir` |
 //! | the exerciser's scratch directory | `timeshare-exercise-PID-XXXXXX` | `--dir` |
 //! | `crosscheck`'s scratch directory | `timeshare-crosscheck-PID-XXXXXX` | the temporary directory |
+//! | a profile's `perf record` files (`observe`, `--profile`, `--observe-system`) | `timeshare-perf-PID-XXXXXX` | the temporary directory |
 //! | an output being written | `.timeshare-PID-XXXXXX.tmp` | beside the output |
 //! | a memory cgroup | `timeshare-vm-PID-N` | below this process's own cgroup |
 //!
@@ -89,7 +90,7 @@ pub fn classify(name: &str) -> Option<Kind> {
             .then_some(Kind::Cgroup(pid));
     }
     let rest = name.strip_prefix("timeshare-")?;
-    let rest = ["exercise-", "crosscheck-"]
+    let rest = ["exercise-", "crosscheck-", "perf-"]
         .iter()
         .find_map(|p| rest.strip_prefix(p))
         .unwrap_or(rest);

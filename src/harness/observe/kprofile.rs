@@ -17,9 +17,7 @@ use std::time::Duration;
 use anyhow::Result;
 
 use super::profile::{self, parse_frame, Recording};
-use crate::model::observation::subsystem::{
-    build_weighted_profile, Frame, NetShares, StackSample,
-};
+use crate::model::observation::subsystem::{build_weighted_profile, Frame, NetShares, StackSample};
 use crate::model::observation::KernelProfile;
 
 /// Samples per second per CPU of `observe`'s profile: 99, near the 100 Hz clock 001's
@@ -367,7 +365,11 @@ mod tests {
         assert_eq!(f.stacks.len(), MAX_STACKS + 1, "capped, plus the cut stack");
         assert_eq!(f.cut, 8);
         let total: u64 = f.stacks.values().sum();
-        assert_eq!(total, 4 + MAX_STACKS as u64 + 5, "no sample lost from the totals");
+        assert_eq!(
+            total,
+            4 + MAX_STACKS as u64 + 5,
+            "no sample lost from the totals"
+        );
         let (p, _) = build_weighted_profile(f.stacks.iter().map(|(s, &n)| (s, n)), 99, "t");
         assert_eq!(p.samples, total);
         assert_eq!((p.idle_samples, p.user_samples), (1, 1));
@@ -408,7 +410,10 @@ mod tests {
         // the machine's load: up to 60 s allowed).
         let deadline = std::time::Instant::now() + Duration::from_secs(60);
         while rec.so_far().samples == 0 {
-            assert!(std::time::Instant::now() < deadline, "no window folded in 60 s");
+            assert!(
+                std::time::Instant::now() < deadline,
+                "no window folded in 60 s"
+            );
             std::thread::sleep(Duration::from_millis(100));
         }
         assert!(
@@ -416,10 +421,16 @@ mod tests {
             "closed windows are deleted as they are folded"
         );
         let before_end = rec.so_far();
-        assert!(before_end.samples > 0, "folded before the end: {before_end:?}");
+        assert!(
+            before_end.samples > 0,
+            "folded before the end: {before_end:?}"
+        );
         let (p, _) = rec.stop().unwrap();
         assert!(p.samples >= before_end.samples);
-        assert!(!dir.exists(), "the scratch directory is removed with the recording");
+        assert!(
+            !dir.exists(),
+            "the scratch directory is removed with the recording"
+        );
     }
 
     #[test]
