@@ -362,8 +362,9 @@ impl Going<'_> {
             finished_at: Utc::now(),
             duration_s,
             span: match &self.plan.span {
+                // Whole seconds: the row's span reads "for 120 s", not nine decimals.
                 PlanSpan::For(_) => Span::For {
-                    seconds: duration_s,
+                    seconds: duration_s.round(),
                 },
                 PlanSpan::Command(argv) => Span::Command {
                     argv: argv.clone(),
