@@ -32,6 +32,11 @@ pub fn sweep(dir: &std::path::Path) -> Vec<PathBuf> {
 pub fn execute(args: CleanArgs) -> Result<Exit> {
     let dir = args.dir.checked()?;
     let mut removed = sweep(&dir);
+    // The profile's perf files and crosscheck's scratch are in the temporary directory.
+    let tmp = std::env::temp_dir();
+    if tmp != dir {
+        removed.extend(debris::sweep_scratch(&tmp));
+    }
     if let Ok(cwd) = std::env::current_dir() {
         if cwd != dir {
             removed.extend(debris::sweep_temp_files(&cwd));

@@ -102,7 +102,9 @@ fn observation_table(rows: &[crate::store::ObservationRow]) -> String {
         "label",
     ]);
     for r in rows {
-        let mut status = if r.complete {
+        let mut status = if r.partial {
+            "partial (going, or killed)"
+        } else if r.complete {
             "complete"
         } else {
             "interrupted"

@@ -14,8 +14,9 @@ use super::errors::UsageError;
 use super::outfile::OutputFile;
 use super::{output, Exit};
 use crate::harness::interrupt;
-use crate::harness::observe::session::{observe, Beside, Parts, Plan, PlanSpan};
+use crate::harness::observe::session::{observe, Beside, Keeper, Parts, Plan, PlanSpan};
 use crate::model::observation::predict::{predict, Prediction};
+use crate::model::observation::rates::SeriesLine;
 use crate::model::observation::{Span, SystemObservation};
 use crate::report;
 use crate::store::{Imported, Store};
@@ -54,6 +55,9 @@ pub struct ObserveArgs {
     /// Also write the observation as JSON to FILE ('-' for standard output)
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
+    /// Seconds between the stored aggregates while it goes (60; less for tests)
+    #[arg(long, value_name = "SECONDS", default_value_t = 60.0, hide = true)]
+    pub keep_every: f64,
     #[command(flatten)]
     pub db: DbArgs,
     /// The command whose life is the span (after `--`)
@@ -106,6 +110,7 @@ fn plan(args: &ObserveArgs) -> Result<Plan> {
             profile: !args.no_profile,
         },
         label: args.label.clone(),
+        keep_every: Duration::from_secs_f64(args.keep_every.clamp(0.05, 3600.0)),
     })
 }
 
@@ -159,10 +164,20 @@ pub fn execute(args: ObserveArgs) -> Result<Exit> {
         Some(args.db.open()?)
     };
     interrupt::install()?;
-    let o = observe(&plan, &mut |line| output::say(line))?;
-    let name = match store.as_mut() {
-        Some(s) => observation_name(s.save_observation(&o, None)?),
-        None => "(not saved)".to_string(),
+    let (o, name) = match store.as_mut() {
+        Some(s) => {
+            let mut keeper = StoreKeeper { store: s, id: None };
+            let o = observe(&plan, &mut |line| output::say(line), Some(&mut keeper))?;
+            let name = match keeper.id {
+                Some(id) => format!("o{id}"),
+                None => observation_name(s.save_observation(&o, None)?),
+            };
+            (o, name)
+        }
+        None => (
+            observe(&plan, &mut |line| output::say(line), None)?,
+            "(not saved)".to_string(),
+        ),
     };
     let prediction = store.as_ref().and_then(|s| prediction_for(s, &o));
     output::print_text(&report::observation::text(&name, &o, prediction.as_ref()))?;
@@ -177,6 +192,39 @@ pub fn execute(args: ObserveArgs) -> Result<Exit> {
     } else {
         Exit::Interrupted
     })
+}
+
+/// `observe`'s store, written as the observation goes: its row made at the first line,
+/// each line as it comes, the rest every minute and at the end.
+struct StoreKeeper<'a> {
+    store: &'a mut Store,
+    id: Option<i64>,
+}
+
+impl StoreKeeper<'_> {
+    fn row(&mut self, o: &SystemObservation) -> Result<i64> {
+        Ok(match self.id {
+            Some(id) => id,
+            None => *self.id.insert(self.store.begin_observation(o)?),
+        })
+    }
+}
+
+impl Keeper for StoreKeeper<'_> {
+    fn lines(&mut self, first: usize, lines: &[SeriesLine]) -> Result<()> {
+        if lines.is_empty() {
+            return Ok(());
+        }
+        let id = self
+            .id
+            .ok_or_else(|| anyhow::anyhow!("lines before the observation's row"))?;
+        Ok(self.store.add_observation_lines(id, first, lines)?)
+    }
+
+    fn so_far(&mut self, o: &SystemObservation) -> Result<()> {
+        let id = self.row(o)?;
+        Ok(self.store.update_observation(id, o)?)
+    }
 }
 
 /// The name a stored observation goes by (`o12`), newly stored or found already there.
@@ -339,6 +387,92 @@ pub fn import(store: &mut Store, bytes: &[u8], shown: &str) -> Result<Exit> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A day at scale without waiting a day: 86,400 one-second lines stored as `observe`
+    /// stores them (an hour per transaction here, to be quick), read back as `show` does
+    /// and drawn as `report` does. The bounds: at most 50 MB stored, at most 3 MB of HTML,
+    /// every hour in the hour-by-hour table. Sizes and times are printed (the times are
+    /// the self-check's to judge: this machine may be busy).
+    #[test]
+    fn a_day_of_one_second_lines_stays_within_its_bounds() {
+        use crate::model::observation::tests::sample;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("runs.db");
+        let mut store = Store::open(&path).unwrap();
+        let mut o = sample();
+        o.span = Span::For { seconds: 86_400.0 };
+        o.duration_s = 86_400.0;
+        o.rates.interval_s = 1.0;
+        o.rates.columns = crate::harness::observe::system::columns(true);
+        o.partial = true;
+        o.complete = false;
+        let id = store.begin_observation(&o).unwrap();
+        let ncol = o.rates.columns.len();
+        let value = |t: usize, c: usize| {
+            // A working day: busy from 9 to 17, a burst every 10 minutes.
+            let hour = t / 3600;
+            let busy = if (9..17).contains(&hour) { 5.0 } else { 1.0 };
+            let burst = if t % 600 < 5 { 20.0 } else { 1.0 };
+            busy * burst * (100.0 + c as f64 * 37.0 + (t % 97) as f64)
+        };
+        let started = std::time::Instant::now();
+        for hour in 0..24 {
+            let lines: Vec<SeriesLine> = (hour * 3600..(hour + 1) * 3600)
+                .map(|t| SeriesLine {
+                    t_s: (t + 1) as f64,
+                    interval_s: 1.0,
+                    values: (0..ncol).map(|c| value(t, c)).collect(),
+                })
+                .collect();
+            store
+                .add_observation_lines(id, hour * 3600, &lines)
+                .unwrap();
+        }
+        o.partial = false;
+        o.complete = true;
+        store.update_observation(id, &o).unwrap();
+        let stored_s = started.elapsed().as_secs_f64();
+        drop(store);
+        let bytes: u64 = std::fs::read_dir(dir.path())
+            .unwrap()
+            .flatten()
+            .map(|e| e.metadata().unwrap().len())
+            .sum();
+        let store = Store::open(&path).unwrap();
+        let started = std::time::Instant::now();
+        let (_, back) = store.load_observation(&format!("o{id}")).unwrap();
+        let text = report::observation::text("o1", &back, None);
+        let show_s = started.elapsed().as_secs_f64();
+        assert_eq!(back.rates.lines.len(), 86_400);
+        assert!(!text.is_empty());
+        let started = std::time::Instant::now();
+        let html = report::html::observation::report("o1", &back, None);
+        let report_s = started.elapsed().as_secs_f64();
+        eprintln!(
+            "a day: {ncol} columns, {:.1} MB stored ({stored_s:.1} s to store), show {show_s:.2} s, \
+             report {report_s:.2} s, HTML {:.2} MB",
+            bytes as f64 / 1e6,
+            html.len() as f64 / 1e6
+        );
+        if let Some(out) = std::env::var_os("TIMESHARE_DAY_HTML") {
+            std::fs::write(out, &html).unwrap();
+        }
+        assert!(bytes <= 50_000_000, "{bytes} bytes stored for a day");
+        assert!(html.len() <= 3_000_000, "{} bytes of HTML", html.len());
+        assert!(html.contains("Hour by hour"));
+        assert_eq!(
+            html.matches("<tr>").count() - text_rows(&html),
+            25,
+            "24 hours and a head"
+        );
+    }
+
+    /// The rows of the page's tables other than the hour-by-hour one.
+    fn text_rows(html: &str) -> usize {
+        let at = html.find("Hour by hour").unwrap();
+        let end = html[at..].find("</table>").unwrap() + at;
+        html[..at].matches("<tr>").count() + html[end..].matches("<tr>").count()
+    }
 
     #[test]
     fn durations_read_as_people_write_them() {

@@ -9,6 +9,7 @@
 //! | the exerciser's scratch directory | `timeshare-exercise-PID-XXXXXX` | `--dir` |
 //! | `crosscheck`'s scratch directory | `timeshare-crosscheck-PID-XXXXXX` | the temporary directory |
 //! | a multi-process run's work directory | `timeshare-invocations-PID-XXXXXX` | `--dir` |
+//! | a profile's `perf record` files (`observe`, `--profile`, `--observe-system`) | `timeshare-perf-PID-XXXXXX` | the temporary directory |
 //! | an output being written | `.timeshare-PID-XXXXXX.tmp` | beside the output |
 //! | `--dir`'s writability probe | `.timeshare-probe-PID-XXXXXX` | `--dir` |
 //! | a memory cgroup | `timeshare-vm-PID-N` | below this process's own cgroup |
@@ -100,7 +101,7 @@ pub fn classify(name: &str) -> Option<Kind> {
             .then_some(Kind::Cgroup(pid));
     }
     let rest = name.strip_prefix("timeshare-")?;
-    let rest = ["exercise-", "crosscheck-", "invocations-"]
+    let rest = ["exercise-", "crosscheck-", "invocations-", "perf-"]
         .iter()
         .find_map(|p| rest.strip_prefix(p))
         .unwrap_or(rest);

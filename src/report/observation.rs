@@ -58,7 +58,11 @@ pub fn text(name: &str, o: &SystemObservation, prediction: Option<&Prediction>) 
         o.started_at.format("%Y-%m-%d %H:%M:%S UTC"),
         escape(&o.span_text()),
         o.duration_s,
-        if o.complete {
+        if o.partial {
+            "PARTIAL: stored as it went and not ended (still going, or its observer was \
+             killed): all but its last minute is kept; the call mix and caches are read \
+             only at the end"
+        } else if o.complete {
             "complete"
         } else {
             "interrupted (what was measured is kept)"

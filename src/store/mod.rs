@@ -1031,8 +1031,12 @@ mod tests {
         an_import_is_stored_whole_and_keeps_its_overhead,
         the_same_run_is_imported_once_whatever_its_file_says_besides,
         an_observation_is_stored_listed_named_and_imported_once,
+        an_observation_stored_as_it_goes_reads_back_partial_then_whole,
     );
-    use super::observations::scenarios::an_observation_is_stored_listed_named_and_imported_once;
+    use super::observations::scenarios::{
+        an_observation_is_stored_listed_named_and_imported_once,
+        an_observation_stored_as_it_goes_reads_back_partial_then_whole,
+    };
 
     fn run(label: Option<&str>) -> Run {
         Run {

@@ -80,8 +80,22 @@ CREATE TABLE observations (
 );
 ";
 
+/// Version 3: observations stored as they go (`observe` writes the rates every interval
+/// and the rest every minute, so a killed observer loses only the last minute).
+/// `partial` is 1 until the observation ends; `observation_lines` holds the rates' lines
+/// of such an observation (its `json` then has none), one row per interval.
+const V3: &str = "
+ALTER TABLE observations ADD COLUMN partial INTEGER NOT NULL DEFAULT 0;
+CREATE TABLE observation_lines (
+    observation_id  INTEGER NOT NULL REFERENCES observations(id) ON DELETE CASCADE,
+    seq             INTEGER NOT NULL,
+    line            TEXT NOT NULL,
+    PRIMARY KEY (observation_id, seq)
+);
+";
+
 /// Every migration in order; the schema version of this build is their count.
-const MIGRATIONS: &[&str] = &[V1, V2];
+const MIGRATIONS: &[&str] = &[V1, V2, V3];
 
 /// Version 1 on PostgreSQL: the tables of [`V1`], ids from an identity column, reals in
 /// double precision, integers in 64 bits.
@@ -140,8 +154,19 @@ CREATE TABLE observations (
 );
 ";
 
+/// Version 3 on PostgreSQL: [`V3`].
+const PG_V3: &str = "
+ALTER TABLE observations ADD COLUMN partial BIGINT NOT NULL DEFAULT 0;
+CREATE TABLE observation_lines (
+    observation_id  BIGINT NOT NULL REFERENCES observations(id) ON DELETE CASCADE,
+    seq             BIGINT NOT NULL,
+    line            TEXT NOT NULL,
+    PRIMARY KEY (observation_id, seq)
+);
+";
+
 /// The PostgreSQL form of each step of [`MIGRATIONS`], in the same order.
-const PG_MIGRATIONS: &[&str] = &[PG_V1, PG_V2];
+const PG_MIGRATIONS: &[&str] = &[PG_V1, PG_V2, PG_V3];
 
 /// What an SQLite file is, read without writing anything.
 #[derive(Debug, PartialEq, Eq)]

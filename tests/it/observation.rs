@@ -371,3 +371,83 @@ fn a_run_observed_beside_is_stored_naming_it_with_its_calls_apart() {
     // A quick row times 21 samples of a 2 ms batch: hundreds of thousands of calls.
     assert!(getppid > 10_000, "{tree}");
 }
+
+/// `kill -9` in the middle of an observation stored as it goes: what was stored before
+/// stays, marked partial (history, show, export), and `clean` then removes the profile's
+/// perf files the dead observer left in the temporary directory.
+#[test]
+fn a_killed_observation_keeps_what_was_stored_marked_partial_and_clean_leaves_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let db = db(&dir, "runs.db");
+    let bin = assert_cmd::cargo::cargo_bin("timeshare");
+    let mut child = std::process::Command::new(&bin)
+        .args([
+            "observe",
+            "--for",
+            "300s",
+            "-i",
+            "0.2",
+            "--keep-every",
+            "0.5",
+        ])
+        .args(["--no-calls", "--no-caches", "--db", &db])
+        .env("TMPDIR", tmp.path())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // Long enough for lines and a few aggregates to be stored, however busy the machine.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    let lines = || {
+        let out = timeshare()
+            .args(["export", "o-last", "--db", &db])
+            .output()
+            .unwrap();
+        serde_json::from_slice::<serde_json::Value>(&out.stdout)
+            .ok()
+            .and_then(|v| v["rates"]["lines"].as_array().map(Vec::len))
+            .unwrap_or(0)
+    };
+    while lines() < 10 {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "nothing stored in 60 s"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(300));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let kept = lines();
+    assert!(kept >= 10, "{kept} lines kept");
+    let history = timeshare().args(["history", "--db", &db]).output().unwrap();
+    let history = String::from_utf8_lossy(&history.stdout);
+    assert!(history.contains("partial"), "{history}");
+    let show = timeshare()
+        .args(["show", "o-last", "--db", &db])
+        .output()
+        .unwrap();
+    assert!(show.status.success());
+    assert!(String::from_utf8_lossy(&show.stdout).contains("PARTIAL"));
+    let out = timeshare()
+        .args(["export", "o-last", "--db", &db])
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["partial"], true);
+    assert_eq!(v["complete"], false);
+    // perf died with its parent (PR_SET_PDEATHSIG); its directory is left for clean.
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    timeshare()
+        .args(["clean", "--dir"])
+        .arg(dir.path())
+        .env("TMPDIR", tmp.path())
+        .assert()
+        .success();
+    let left: Vec<_> = std::fs::read_dir(tmp.path())
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+}

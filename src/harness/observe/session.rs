@@ -23,7 +23,8 @@ use crate::harness::contract::Host;
 use crate::harness::interrupt;
 use crate::model::observation::subsystem::NetShares;
 use crate::model::observation::{
-    CommandExit, NetworkShare, ObserverCost, Part, Rates, Span, SystemObservation, FORMAT, VERSION,
+    CommandExit, NetworkShare, ObserverCost, Part, Rates, SeriesLine, Span, SystemObservation,
+    FORMAT, VERSION,
 };
 
 /// What to observe, and how.
@@ -33,6 +34,18 @@ pub struct Plan {
     pub interval: Duration,
     pub parts: Parts,
     pub label: Option<String>,
+    /// How often the aggregates are handed to a [`Keeper`] (a minute; less in tests).
+    pub keep_every: Duration,
+}
+
+/// Where an observation is kept as it goes (the store, for `observe`): every line of
+/// the rates as it is taken, and every [`Plan::keep_every`] the observation so far,
+/// marked partial, so that a killed observer loses only the last stretch.
+pub trait Keeper {
+    /// Lines `first`, `first + 1`… of the rates.
+    fn lines(&mut self, first: usize, lines: &[SeriesLine]) -> Result<()>;
+    /// The observation so far (its lines left out: they went to [`Keeper::lines`]).
+    fn so_far(&mut self, o: &SystemObservation) -> Result<()>;
 }
 
 /// The parts of an observation that can be left out (the rates are always there).
@@ -88,16 +101,21 @@ impl Beside {
             interval,
             parts,
             label: None,
+            keep_every: Duration::from_secs(60),
         };
         let thread = std::thread::Builder::new()
             .name("timeshare-observe".into())
             .spawn(move || {
                 super::register_observer_thread();
-                observe(&plan, &mut |line| {
-                    if tell {
-                        eprintln!("{line}")
-                    }
-                })
+                observe(
+                    &plan,
+                    &mut |line| {
+                        if tell {
+                            eprintln!("{line}")
+                        }
+                    },
+                    None,
+                )
             })
             .context("cannot start the observing thread")?;
         Ok(Beside {
@@ -128,8 +146,13 @@ impl Drop for Beside {
     }
 }
 
-/// Observe the machine as `plan` says. `progress` is told, once, what is being watched.
-pub fn observe(plan: &Plan, progress: &mut dyn FnMut(&str)) -> Result<SystemObservation> {
+/// Observe the machine as `plan` says. `progress` is told, once, what is being watched;
+/// `keeper`, if any, is handed the observation as it goes.
+pub fn observe(
+    plan: &Plan,
+    progress: &mut dyn FnMut(&str),
+    mut keeper: Option<&mut dyn Keeper>,
+) -> Result<SystemObservation> {
     let host = Host::detect();
     let mut notes = Vec::new();
     let environment = crate::harness::sysinfo::detect(&std::env::temp_dir());
@@ -166,10 +189,31 @@ pub fn observe(plan: &Plan, progress: &mut dyn FnMut(&str)) -> Result<SystemObse
         on(pages.is_ok()),
         on(profile.is_ok()),
     ));
+    let mut going = Going {
+        plan,
+        started_at,
+        start,
+        environment: &environment,
+        notes: &notes,
+        sent: 0,
+        last_kept: Instant::now(),
+        failed: false,
+    };
+    if let Some(k) = keeper.as_deref_mut() {
+        // The row first, so that even the first minute's lines have somewhere to go.
+        k.so_far(&going.so_far(None, 0.0))?;
+    }
+    let mut tick = || {
+        let lines = series.fresh_lines();
+        if let Some(k) = keeper.as_deref_mut() {
+            let profile = profile.as_ref().ok();
+            going.keep(k, &lines, profile, observer_cpu_s(beside) - cpu_before);
+        }
+    };
     let (span, tree_root) = match &plan.span {
         PlanSpan::For(d) => {
             let end = Instant::now() + *d;
-            wait(|| Instant::now() >= end);
+            wait(|| Instant::now() >= end, &mut tick);
             (
                 Span::For {
                     seconds: d.as_secs_f64(),
@@ -178,7 +222,7 @@ pub fn observe(plan: &Plan, progress: &mut dyn FnMut(&str)) -> Result<SystemObse
             )
         }
         PlanSpan::Workload { what, stop } => {
-            wait(|| stop.load(Ordering::Relaxed));
+            wait(|| stop.load(Ordering::Relaxed), &mut tick);
             let root = (std::process::id(), what.clone());
             (
                 Span::Workload {
@@ -196,7 +240,7 @@ pub fn observe(plan: &Plan, progress: &mut dyn FnMut(&str)) -> Result<SystemObse
                 .spawn()
                 .with_context(|| format!("cannot start {}", argv[0]))?;
             let root = (child.id(), command_name(&argv[0]));
-            let exit = wait_child(&mut child);
+            let exit = wait_child(&mut child, &mut tick);
             kill_group(child.id());
             let exit = exit?;
             (
@@ -208,6 +252,8 @@ pub fn observe(plan: &Plan, progress: &mut dyn FnMut(&str)) -> Result<SystemObse
             )
         }
     };
+    drop(tick);
+    let sent = going.sent;
     let interrupted = interrupt::requested();
     let duration_s = start.elapsed().as_secs_f64();
     let finished_at = Utc::now();
@@ -236,7 +282,7 @@ pub fn observe(plan: &Plan, progress: &mut dyn FnMut(&str)) -> Result<SystemObse
     let profiler_cpu_s = profile.measured().map_or(0.0, |p| p.profiler_cpu_s);
     let network = network_share(&outcome, net_shares);
     let rates = rates_of(&outcome, plan.interval);
-    Ok(SystemObservation {
+    let o = SystemObservation {
         format: FORMAT.into(),
         version: VERSION,
         started_at,
@@ -244,6 +290,7 @@ pub fn observe(plan: &Plan, progress: &mut dyn FnMut(&str)) -> Result<SystemObse
         duration_s,
         span,
         complete: !interrupted,
+        partial: false,
         label: plan.label.clone(),
         environment,
         rates,
@@ -257,19 +304,118 @@ pub fn observe(plan: &Plan, progress: &mut dyn FnMut(&str)) -> Result<SystemObse
             profiler_cpu_s,
         },
         notes,
-    })
+    };
+    if let Some(k) = keeper {
+        // The lines not yet kept (the last, partial one at least), then the whole.
+        k.lines(sent, o.rates.lines.get(sent..).unwrap_or_default())?;
+        k.so_far(&o)?;
+    }
+    Ok(o)
 }
 
-/// Sleep in short steps until `done` says so or the user asks to stop.
-fn wait(done: impl Fn() -> bool) {
+/// An observation under way, as a [`Keeper`] is told of it.
+struct Going<'a> {
+    plan: &'a Plan,
+    started_at: chrono::DateTime<Utc>,
+    start: Instant,
+    environment: &'a crate::model::Environment,
+    notes: &'a [String],
+    /// Lines handed over so far.
+    sent: usize,
+    last_kept: Instant,
+    /// The keeper failed once (said on stderr): the observation goes on unkept.
+    failed: bool,
+}
+
+impl Going<'_> {
+    fn keep(
+        &mut self,
+        k: &mut dyn Keeper,
+        lines: &[SeriesLine],
+        profile: Option<&KernelRecording>,
+        observer_cpu_s: f64,
+    ) {
+        if self.failed {
+            return;
+        }
+        let mut kept = k.lines(self.sent, lines);
+        self.sent += lines.len();
+        if kept.is_ok() && self.last_kept.elapsed() >= self.plan.keep_every {
+            self.last_kept = Instant::now();
+            kept = k.so_far(&self.so_far(profile, observer_cpu_s));
+        }
+        if let Err(e) = kept {
+            self.failed = true;
+            eprintln!("timeshare: cannot store the observation as it goes: {e:#}");
+        }
+    }
+
+    /// What is known mid-way: the span so far, the profile of the windows folded, the
+    /// observer's cost; the call mix and the caches are read from the kernel at the end.
+    fn so_far(&self, profile: Option<&KernelRecording>, observer_cpu_s: f64) -> SystemObservation {
+        let duration_s = self.start.elapsed().as_secs_f64();
+        let at_end = "read when the observation ends: not stored while it goes";
+        SystemObservation {
+            format: FORMAT.into(),
+            version: VERSION,
+            started_at: self.started_at,
+            finished_at: Utc::now(),
+            duration_s,
+            span: match &self.plan.span {
+                // Whole seconds: the row's span reads "for 120 s", not nine decimals.
+                PlanSpan::For(_) => Span::For {
+                    seconds: duration_s.round(),
+                },
+                PlanSpan::Command(argv) => Span::Command {
+                    argv: argv.clone(),
+                    exit: CommandExit::Unknown,
+                },
+                PlanSpan::Workload { what, .. } => Span::Workload {
+                    what: what.clone(),
+                    run: None,
+                },
+            },
+            complete: false,
+            partial: true,
+            label: self.plan.label.clone(),
+            environment: self.environment.clone(),
+            rates: Rates {
+                interval_s: self.plan.interval.as_secs_f64(),
+                columns: super::system::columns(self.plan.parts.calls),
+                lines: Vec::new(),
+                disks: Vec::new(),
+                interfaces: Vec::new(),
+                terminal: None,
+            },
+            calls: Part::unavailable(at_end),
+            profile: profile.map_or_else(
+                || Part::unavailable("not recorded"),
+                |p| Part::Measured(p.so_far()),
+            ),
+            caches: Vec::new(),
+            network: NetworkShare::default(),
+            overhead: ObserverCost {
+                observer_cpu_s,
+                share_of_one_cpu: observer_cpu_s / duration_s.max(1e-6),
+                profiler_cpu_s: 0.0,
+            },
+            notes: self.notes.to_vec(),
+        }
+    }
+}
+
+/// Sleep in short steps until `done` says so or the user asks to stop, calling `tick`
+/// at each.
+fn wait(done: impl Fn() -> bool, tick: &mut dyn FnMut()) {
     while !done() && !interrupt::requested() {
+        tick();
         std::thread::sleep(Duration::from_millis(20));
     }
 }
 
 /// Wait for the observed command; when the user asks to stop, pass TERM on (a Ctrl-C at
 /// a terminal has reached it already), then KILL after five seconds.
-fn wait_child(child: &mut Child) -> Result<CommandExit> {
+fn wait_child(child: &mut Child, tick: &mut dyn FnMut()) -> Result<CommandExit> {
     use std::os::unix::process::ExitStatusExt;
     let mut told: Option<Instant> = None;
     loop {
@@ -293,6 +439,7 @@ fn wait_child(child: &mut Child) -> Result<CommandExit> {
                 Some(_) => {}
             }
         }
+        tick();
         std::thread::sleep(Duration::from_millis(20));
     }
 }

@@ -6,7 +6,7 @@
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::mpsc::{self, RecvTimeoutError, Sender};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -366,6 +366,8 @@ pub struct SeriesOutcome {
 /// it and returns the lines (the last one partial).
 pub struct Series {
     stop: Option<Sender<()>>,
+    /// Each line as it is taken, for an observation stored as it goes.
+    fresh: Receiver<SeriesLine>,
     thread: Option<JoinHandle<Result<SeriesOutcome>>>,
 }
 
@@ -374,6 +376,7 @@ impl Series {
     /// when they are being counted.
     pub fn start(interval: Duration, calls: Option<Arc<AtomicU64>>) -> Result<Series> {
         let (tx, rx) = mpsc::channel::<()>();
+        let (fresh_tx, fresh) = mpsc::channel::<SeriesLine>();
         let disks = physical_disks();
         let columns = columns(calls.is_some());
         let first = SystemReading::take(&disks)?;
@@ -399,7 +402,10 @@ impl Series {
                             .duration_since(start)
                             .as_secs_f64();
                         let made = now_calls.zip(last_calls).map(|(n, l)| n.saturating_sub(l));
-                        lines.push(now.line_since(&last, t, secs, &columns, made));
+                        let line = now.line_since(&last, t, secs, &columns, made);
+                        // Nobody listening is no error: the lines are kept below.
+                        let _ = fresh_tx.send(line.clone());
+                        lines.push(line);
                     }
                     if stopping {
                         return Ok(SeriesOutcome {
@@ -418,8 +424,14 @@ impl Series {
             })?;
         Ok(Series {
             stop: Some(tx),
+            fresh,
             thread: Some(thread),
         })
+    }
+
+    /// The lines taken since the last call (the first: since the start).
+    pub fn fresh_lines(&self) -> Vec<SeriesLine> {
+        self.fresh.try_iter().collect()
     }
 
     /// Stop now and return what was sampled.

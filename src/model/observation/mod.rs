@@ -40,6 +40,10 @@ pub struct SystemObservation {
     pub span: Span,
     /// False when Ctrl-C or a signal ended the span early: what was measured is kept.
     pub complete: bool,
+    /// True while it is stored as it goes, and for good when its observer died before
+    /// the end (kill -9, out of memory, a reboot): all but the last minute is kept.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub partial: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub label: Option<String>,
     pub environment: Environment,
@@ -468,6 +472,7 @@ pub mod tests {
                 exit: CommandExit::Status { code: 0 },
             },
             complete: true,
+            partial: false,
             label: None,
             environment: Environment::default(),
             rates: Rates::default(),

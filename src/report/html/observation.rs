@@ -17,6 +17,7 @@ pub fn report(name: &str, o: &SystemObservation, prediction: Option<&Prediction>
     let body = html! {
         h2 { "Rates over time" }
         (series_charts(o))
+        (by_hour(o))
         h2 { "Kernel profile: flame graph" }
         (flame_section(o))
         h2 { "Every figure" }
@@ -51,23 +52,116 @@ const GROUPS: &[(&str, &[&str], &str)] = &[
     ),
 ];
 
-/// One line per recorded column of `keys`: (label, (t, value) points).
+/// Points drawn per line at most: a day of one-second lines is drawn as minutes.
+pub const MAX_POINTS: usize = 1_440;
+
+/// One line per recorded column of `keys`: (label, (t, value) points). A long series is
+/// cut into [`MAX_POINTS`] stretches, each drawn as its mean, with two thin lines beside
+/// it for each stretch's least and greatest value (the band a peak stays visible in).
 fn lines_of(o: &SystemObservation, keys: &[&str]) -> Vec<(String, Vec<(f64, f64)>)> {
-    keys.iter()
-        .filter_map(|k| {
-            let col = o.rates.column(k)?;
-            let pts: Vec<(f64, f64)> = o
-                .rates
-                .lines
-                .iter()
-                .zip(col)
-                .map(|(l, v)| (l.t_s, v))
-                .filter(|p| p.1.is_finite())
-                .collect();
-            let label = rate_key(k).map_or(k.to_string(), |r| r.label.to_string());
-            (!pts.is_empty()).then_some((label, pts))
-        })
-        .collect()
+    let mut out = Vec::new();
+    for k in keys {
+        let Some(col) = o.rates.column(k) else {
+            continue;
+        };
+        let pts: Vec<(f64, f64)> = o
+            .rates
+            .lines
+            .iter()
+            .zip(col)
+            .map(|(l, v)| (l.t_s, v))
+            .filter(|p| p.1.is_finite())
+            .collect();
+        if pts.is_empty() {
+            continue;
+        }
+        let label = rate_key(k).map_or(k.to_string(), |r| r.label.to_string());
+        if pts.len() <= MAX_POINTS {
+            out.push((label, pts));
+            continue;
+        }
+        let (mean, low, high) = downsample(&pts, MAX_POINTS);
+        out.push((format!("{label} (mean)"), mean));
+        out.push((format!("{label} (least)"), low));
+        out.push((format!("{label} (greatest)"), high));
+    }
+    out
+}
+
+type Points = Vec<(f64, f64)>;
+
+/// `pts` in `n` stretches of about equal count: each stretch's mean, least and greatest,
+/// at the stretch's middle time.
+pub fn downsample(pts: &[(f64, f64)], n: usize) -> (Points, Points, Points) {
+    let per = pts.len().div_ceil(n.max(1));
+    let (mut mean, mut low, mut high) = (Vec::new(), Vec::new(), Vec::new());
+    for chunk in pts.chunks(per.max(1)) {
+        let t = chunk[chunk.len() / 2].0;
+        let sum: f64 = chunk.iter().map(|p| p.1).sum();
+        let lo = chunk.iter().map(|p| p.1).fold(f64::INFINITY, f64::min);
+        let hi = chunk.iter().map(|p| p.1).fold(f64::NEG_INFINITY, f64::max);
+        mean.push((t, sum / chunk.len() as f64));
+        low.push((t, lo));
+        high.push((t, hi));
+    }
+    (mean, low, high)
+}
+
+/// The rates and CPU shares hour by hour, as seed 001 showed its working day: only for
+/// an observation of more than two hours.
+fn by_hour(o: &SystemObservation) -> Markup {
+    const KEYS: &[&str] = &[
+        "cs",
+        "intr",
+        "syscalls",
+        "forks",
+        "faults",
+        "cpu_user",
+        "cpu_system",
+        "cpu_iowait",
+        "cpu_idle",
+    ];
+    if o.duration_s < 2.0 * 3600.0 || o.rates.lines.is_empty() {
+        return html! {};
+    }
+    let keys: Vec<(&str, Vec<f64>)> = KEYS
+        .iter()
+        .filter_map(|k| Some((*k, o.rates.column(k)?)))
+        .collect();
+    let hours = (o.duration_s / 3600.0).ceil() as usize;
+    let start = o.started_at;
+    html! {
+        h2 { "Hour by hour" }
+        table.observation {
+            tr {
+                th { "hour (UTC)" }
+                @for (k, _) in &keys {
+                    th { (rate_key(k).map_or(k.to_string(), |r| r.label.to_string())) }
+                }
+            }
+            @for h in 0..hours {
+                tr {
+                    td { ((start + chrono::Duration::hours(h as i64)).format("%Y-%m-%d %H:%M").to_string()) }
+                    @for (_, col) in &keys {
+                        td { (hour_mean(o, col, h).map_or("–".to_string(), |v| format!("{v:.1}"))) }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The interval-weighted mean of `col` over the lines ending in hour `h` of the span.
+fn hour_mean(o: &SystemObservation, col: &[f64], h: usize) -> Option<f64> {
+    let (lo, hi) = (h as f64 * 3600.0, (h + 1) as f64 * 3600.0);
+    let (mut sum, mut secs) = (0.0, 0.0);
+    for (l, v) in o.rates.lines.iter().zip(col) {
+        if l.t_s > lo && l.t_s <= hi && v.is_finite() {
+            sum += v * l.interval_s;
+            secs += l.interval_s;
+        }
+    }
+    (secs > 0.0).then(|| sum / secs)
 }
 
 fn series_charts(o: &SystemObservation) -> Markup {
