@@ -25,6 +25,7 @@ pub mod result;
 pub mod runlevel;
 pub mod stats;
 pub mod unit;
+pub mod wallclock;
 
 pub use basis::{Basis, Measure, NotComparable};
 pub use details::Details;

@@ -335,7 +335,11 @@ mod escape_tests {
             shown.details["caches"][0]["name"],
             "L1\\r\\nFAKE 99 complete"
         );
-        assert_eq!(escaped(&shown), shown, "escaping twice changes nothing more");
+        assert_eq!(
+            escaped(&shown),
+            shown,
+            "escaping twice changes nothing more"
+        );
     }
 
     #[test]

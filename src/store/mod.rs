@@ -1110,7 +1110,7 @@ mod tests {
                 hostname: "testhost".into(),
                 ..Environment::default()
             },
-            started_at: Utc::now(),
+            started_at: crate::model::wallclock::now(),
             finished_at: None,
             status: RunStatus::Running,
             warnings: vec![],
@@ -1159,7 +1159,7 @@ mod tests {
             .save_result(id, 1, &result("syscall.getuid", 2e-7))
             .unwrap();
         store
-            .finish_run(id, RunStatus::Complete, Utc::now())
+            .finish_run(id, RunStatus::Complete, crate::model::wallclock::now())
             .unwrap();
 
         let back = store.load(id).unwrap();
@@ -1176,7 +1176,7 @@ mod tests {
     fn complete(store: &mut Store, label: Option<&str>) -> i64 {
         let id = store.begin_run(&run(label), &overhead()).unwrap();
         store
-            .finish_run(id, RunStatus::Complete, Utc::now())
+            .finish_run(id, RunStatus::Complete, crate::model::wallclock::now())
             .unwrap();
         id
     }
@@ -1229,7 +1229,7 @@ mod tests {
     fn last_is_never_an_unfinished_run(mut store: Store) {
         let id = store.begin_run(&run(None), &overhead()).unwrap();
         store
-            .finish_run(id, RunStatus::Interrupted, Utc::now())
+            .finish_run(id, RunStatus::Interrupted, crate::model::wallclock::now())
             .unwrap();
         let err = store.resolve("last").unwrap_err();
         assert!(
