@@ -139,12 +139,14 @@ fn check_one_server(query: &str, hosts: &str, path_db: &str) -> Result<(), Strin
         };
         if second {
             return Err(format!(
-                "the parameter {key} names a second server beside the one before the path;                  give one host and one port, once"
+                "the parameter {key} names a second server beside the one before the path; \
+                 give one host and one port, once"
             ));
         }
         if key == "dbname" && !path_db.is_empty() && value != path_db {
             return Err(
-                "the parameter dbname contradicts the database named in the path; give it                  once"
+                "the parameter dbname contradicts the database named in the path; give it \
+                 once"
                     .into(),
             );
         }
@@ -320,6 +322,10 @@ mod tests {
         for (url, named) in [
             ("postgresql://ts@db.lab/ts?host=evil.lab", "parameter host"),
             (
+                "postgresql://u:pw@localhost/x?host=%2Ftmp%2Fpg",
+                "parameter host",
+            ),
+            (
                 "postgresql://ts@db.lab/ts?%68ost=evil.lab",
                 "parameter host",
             ),
@@ -455,7 +461,9 @@ mod tests {
             "postgresql://u:p%40ss%2Fw%3Fd@db.lab:5432/timeshare?sslmode=disable",
             "postgresql://u@[::1]:5432/x",
             "postgresql:///x?host=/run/postgresql&port=5433",
-            "postgresql://u:pw@localhost/x?host=%2Ftmp%2Fpg",
+            // The socket's directory as a parameter, no host before the path (with
+            // `localhost` there too the driver would try both: refused above).
+            "postgresql://u:pw@/x?host=%2Ftmp%2Fpg",
             "postgres://db.lab",
             "postgresql://u:a:b@h/x",
         ] {
