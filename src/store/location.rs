@@ -119,13 +119,16 @@ fn check_url(rest: &str) -> Result<(), String> {
 /// parameter beside a host or a port before the path would make the driver try a second
 /// server, and a `dbname` parameter that contradicts the path's name would store runs in
 /// a database other than the one the URL shows. A parameter may give what the URL left
-/// out (`postgresql:///?host=/run/postgresql`), one server only.
+/// out (`postgresql:///?host=/run/postgresql`), one server only; `localhost` before the
+/// path with the socket's directory as the parameter (`localhost/ts?host=/run/postgresql`,
+/// as the fleet docs write it) names this machine's server both times and is kept.
 fn check_one_server(query: &str, hosts: &str, path_db: &str) -> Result<(), String> {
     let host_given = !hosts.is_empty() && !hosts.starts_with(':');
     let port_given = hosts
         .rsplit_once(']')
         .map_or(hosts, |(_, p)| p)
         .contains(':');
+    let local = hosts.split(':').next() == Some("localhost");
     for pair in query.split('&').filter(|p| !p.is_empty()) {
         let Some((key, value)) = pair.split_once('=') else {
             continue;
@@ -133,7 +136,8 @@ fn check_one_server(query: &str, hosts: &str, path_db: &str) -> Result<(), Strin
         let key = decoded_key(key);
         let value = percent_decoded(value);
         let second = match key.as_str() {
-            "host" | "hostaddr" => host_given || value.contains(','),
+            "host" => (host_given && !(local && value.starts_with('/'))) || value.contains(','),
+            "hostaddr" => host_given || value.contains(','),
             "port" => port_given || value.contains(','),
             _ => false,
         };
@@ -322,7 +326,7 @@ mod tests {
         for (url, named) in [
             ("postgresql://ts@db.lab/ts?host=evil.lab", "parameter host"),
             (
-                "postgresql://u:pw@localhost/x?host=%2Ftmp%2Fpg",
+                "postgresql://ts@localhost/ts?host=evil.lab",
                 "parameter host",
             ),
             (
@@ -461,9 +465,7 @@ mod tests {
             "postgresql://u:p%40ss%2Fw%3Fd@db.lab:5432/timeshare?sslmode=disable",
             "postgresql://u@[::1]:5432/x",
             "postgresql:///x?host=/run/postgresql&port=5433",
-            // The socket's directory as a parameter, no host before the path (with
-            // `localhost` there too the driver would try both: refused above).
-            "postgresql://u:pw@/x?host=%2Ftmp%2Fpg",
+            "postgresql://u:pw@localhost/x?host=%2Ftmp%2Fpg",
             "postgres://db.lab",
             "postgresql://u:a:b@h/x",
         ] {
