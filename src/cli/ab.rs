@@ -106,7 +106,7 @@ pub fn execute(args: AbArgs) -> Result<Exit> {
     ];
     interrupt::install()?;
     let environment = sysinfo::detect(&dir);
-    let started_at = chrono::Utc::now();
+    let started_at = crate::model::wallclock::now();
     let rounds = invocations::measure(&sides, &benches, args.rounds as usize, &dir, &mut |step| {
         if let invocations::Step::Round(r) = step {
             eprintln!("round {}/{}", r + 1, args.rounds)
@@ -136,7 +136,7 @@ pub fn execute(args: AbArgs) -> Result<Exit> {
                     runs.iter()
                         .filter_map(|r| r.finished_at)
                         .max()
-                        .unwrap_or_else(chrono::Utc::now),
+                        .unwrap_or_else(crate::model::wallclock::now),
                 ),
                 status: if rounds.interrupted {
                     RunStatus::Interrupted

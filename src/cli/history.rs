@@ -111,19 +111,19 @@ fn observation_table(rows: &[crate::store::ObservationRow]) -> String {
         }
         .to_string();
         if let Some(from) = &r.imported_from {
-            status.push_str(&format!(" (imported from {from})"));
+            status.push_str(&format!(" (imported from {})", escape(from)));
         }
         t.add_row(vec![
             r.name(),
             r.started_at.format("%Y-%m-%d %H:%M:%S").to_string(),
-            r.host.clone(),
-            r.span.clone(),
+            escape(&r.host).into_owned(),
+            escape(&r.span).into_owned(),
             format!(
                 "{:.0}",
                 (r.finished_at - r.started_at).num_milliseconds() as f64 / 1000.0
             ),
             status,
-            r.label.clone().unwrap_or_default(),
+            escape(r.label.as_deref().unwrap_or_default()).into_owned(),
         ]);
     }
     right(&mut t, &[4]);

@@ -335,6 +335,7 @@ pub fn prediction_for(store: &Store, o: &SystemObservation) -> Option<Prediction
 /// `show oN`: a stored observation as text.
 pub fn show(store: &Store, name: &str) -> Result<Exit> {
     let (id, o) = load(store, name)?;
+    let o = crate::report::style::escaped(&o);
     let prediction = prediction_for(store, &o);
     output::print_text(&report::observation::text(
         &format!("o{id}"),
@@ -358,6 +359,10 @@ pub fn load(store: &Store, name: &str) -> Result<(i64, SystemObservation)> {
 pub fn compare(store: &Store, a: &str, b: &str) -> Result<Exit> {
     let (ia, oa) = load(store, a)?;
     let (ib, ob) = load(store, b)?;
+    let (oa, ob) = (
+        crate::report::style::escaped(&oa),
+        crate::report::style::escaped(&ob),
+    );
     output::print_text(&report::observation::compare_text(
         (&format!("o{ia}"), &oa),
         (&format!("o{ib}"), &ob),
@@ -367,8 +372,20 @@ pub fn compare(store: &Store, a: &str, b: &str) -> Result<Exit> {
 
 /// `import FILE` of an observation file.
 pub fn import(store: &mut Store, bytes: &[u8], shown: &str) -> Result<Exit> {
-    let o: SystemObservation = serde_json::from_slice(bytes)
-        .map_err(|e| UsageError(format!("{shown} is not a timeshare observation: {e}")))?;
+    // The same strict reading as a run's: no duplicate keys, no NUL, strings and figures
+    // capped, so that every printer of an imported observation has bounded work.
+    let o: SystemObservation = crate::report::json::parse_strict(bytes)
+        .and_then(|v| {
+            serde_path_to_error::deserialize(v).map_err(|e| {
+                let path = e.path().to_string();
+                anyhow::anyhow!("{path}: {}", e.into_inner())
+            })
+        })
+        .map_err(|e| UsageError(format!("{shown} is not a timeshare observation: {e:#}")))?;
+    if let Some(label) = &o.label {
+        crate::model::names::check("label", label)
+            .map_err(|e| UsageError(format!("{shown}: {e}")))?;
+    }
     crate::model::observation::check_file(&o).map_err(|e| UsageError(format!("{shown}: {e}")))?;
     let message = match store.save_observation(&o, Some(shown))? {
         Imported::New(id) => format!(

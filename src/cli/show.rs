@@ -29,7 +29,9 @@ pub fn execute(args: ShowArgs) -> Result<Exit> {
     if crate::store::is_observation_name(&args.run) {
         return super::observe::show(&store, &args.run);
     }
-    let stored = load(&store, &args.run)?;
+    let mut stored = load(&store, &args.run)?;
+    // Every string of the run escaped once, for every printer below (see `escaped`).
+    stored.run = report::style::escaped(&stored.run);
     let mut overhead = stored.overhead;
     if !overhead.clock_s.is_finite() {
         if let Some(o) = overhead_from_calibration(&stored.run) {

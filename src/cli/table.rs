@@ -53,7 +53,8 @@ pub fn execute(args: TableArgs) -> Result<Exit> {
     })?;
     let store = args.db.open_existing()?;
     if let Some(run) = &args.run {
-        let stored = super::show::load(&store, run)?;
+        let mut stored = super::show::load(&store, run)?;
+        stored.run = crate::report::style::escaped(&stored.run);
         let name = format!("run {}", stored.row.id);
         let mut text = seed_table::render(table, &stored.run, &name, args.wide);
         if let Some(why) = stored.run.options.not_ordinary() {
@@ -109,7 +110,7 @@ pub fn execute(args: TableArgs) -> Result<Exit> {
             })
         };
         if useful && ids.iter().any(|id| has(id) && !done_before(&runs, id)) {
-            runs.push((row.id, stored.run));
+            runs.push((row.id, crate::report::style::escaped(&stored.run)));
         }
         if ids.iter().all(|id| done_before(&runs, id)) {
             break;
@@ -118,7 +119,7 @@ pub fn execute(args: TableArgs) -> Result<Exit> {
     if runs.is_empty() {
         // Nothing measured any row: the newest complete run, to say "not run" honestly.
         let stored = super::show::load(&store, "last")?;
-        runs.push((stored.row.id, stored.run));
+        runs.push((stored.row.id, crate::report::style::escaped(&stored.run)));
     }
     let sources = sources_of(&runs);
     let mut text = seed_table::render_from(table, &sources, args.wide);
@@ -245,7 +246,7 @@ fn newest_observation(
     store
         .load_observation("o-last")
         .ok()
-        .map(|(id, o)| (format!("o{id}"), o))
+        .map(|(id, o)| (format!("o{id}"), crate::report::style::escaped(&o)))
 }
 
 #[cfg(test)]

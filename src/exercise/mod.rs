@@ -82,7 +82,7 @@ pub type Progress<'a> = &'a mut dyn FnMut(&str);
 
 /// Run the exercise: setup, then one or more batches of run + check + cleanup.
 pub fn exercise(config: &Config, progress: Progress) -> Result<(Report, Option<PathBuf>)> {
-    let started_at = chrono::Utc::now();
+    let started_at = crate::model::wallclock::now();
     let root = tempfile::Builder::new()
         .prefix(&crate::harness::debris::exercise_prefix())
         .tempdir_in(&config.dir)
@@ -890,7 +890,7 @@ mod tests {
             crate::model::RunOptions::default(),
             crate::model::Environment::default(),
             vec![],
-            chrono::Utc::now(),
+            crate::model::wallclock::now(),
         );
         let row = stored
             .results

@@ -85,7 +85,7 @@ pub fn save(path: &Path, machine: &str, values: &[(String, String)]) -> Result<(
     std::fs::create_dir_all(dir).with_context(|| format!("cannot make {}", dir.display()))?;
     let kept = Kept {
         machine: machine.to_string(),
-        measured_at: Utc::now(),
+        measured_at: crate::model::wallclock::now(),
         values: values.to_vec(),
     };
     let fresh = dir.join(format!(".{FILE_NAME}.{}", std::process::id()));
@@ -121,7 +121,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("sub").join(FILE_NAME);
         save(&path, "m1", &values()).unwrap();
-        let now = Utc::now();
+        let now = crate::model::wallclock::now();
         assert_eq!(load(&path, "m1", now), Some(values()));
         assert_eq!(load(&path, "m2", now), None);
         let later = now + chrono::Duration::days(KEEP_DAYS);
@@ -140,12 +140,12 @@ mod tests {
         save(&path, "m", &values()).unwrap();
         let link = dir.path().join("link.json");
         std::os::unix::fs::symlink(&path, &link).unwrap();
-        assert_eq!(load(&link, "m", Utc::now()), None);
+        assert_eq!(load(&link, "m", crate::model::wallclock::now()), None);
         std::fs::write(&path, "{ not json").unwrap();
-        assert_eq!(load(&path, "m", Utc::now()), None);
+        assert_eq!(load(&path, "m", crate::model::wallclock::now()), None);
         let bad = vec![("ENOUGH".to_string(), "NaN".to_string())];
         save(&path, "m", &bad).unwrap();
-        assert_eq!(load(&path, "m", Utc::now()), None);
+        assert_eq!(load(&path, "m", crate::model::wallclock::now()), None);
     }
 
     #[test]

@@ -23,6 +23,17 @@ pub fn available_bytes(path: &Path) -> Option<u64> {
     Some(s.f_bavail as u64 * s.f_frsize as u64)
 }
 
+/// Whether the file system holding `path` is mounted read-only (statvfs `ST_RDONLY`).
+pub fn read_only_fs(path: &Path) -> bool {
+    let Ok(c) = CString::new(path.as_os_str().as_bytes()) else {
+        return false;
+    };
+    // SAFETY: statvfs is plain data the call fills.
+    let mut s: libc::statvfs = unsafe { std::mem::zeroed() };
+    // SAFETY: a NUL-terminated path and a struct valid to write.
+    unsafe { libc::statvfs(c.as_ptr(), &mut s) == 0 && s.f_flag & libc::ST_RDONLY != 0 }
+}
+
 /// The soft limit of `resource`, `None` when unlimited.
 pub fn rlimit(resource: libc::__rlimit_resource_t) -> Option<u64> {
     // SAFETY: rlimit is plain data that getrlimit fills.

@@ -99,7 +99,7 @@ impl Runner {
             environment,
             started_at: match self.mocked {
                 Some(_) => mock::started_at(),
-                None => Utc::now(),
+                None => crate::model::wallclock::now(),
             },
             finished_at: None,
             status: RunStatus::Running,
@@ -114,7 +114,7 @@ impl Runner {
     pub(super) fn finish(&self, run: &mut Run) {
         let wall = match self.mocked {
             Some(_) => mock::finished_at(run.started_at, &run.results),
-            None => Utc::now(),
+            None => crate::model::wallclock::now(),
         };
         let elapsed = self.began.get().map(|b| b.elapsed());
         let (end, warning) = end_after_start(run.started_at, wall, elapsed);
@@ -335,7 +335,7 @@ mod clock_step_tests {
 
     #[test]
     fn a_wall_clock_stepped_back_still_ends_after_the_start() {
-        let start = Utc::now();
+        let start = crate::model::wallclock::now();
         let wall = start - chrono::Duration::seconds(30);
         let (end, warning) = end_after_start(start, wall, Some(std::time::Duration::from_secs(2)));
         assert!(end >= start, "{end} precedes {start}");
@@ -346,7 +346,7 @@ mod clock_step_tests {
 
     #[test]
     fn a_wall_clock_that_went_forward_is_kept_and_says_nothing() {
-        let start = Utc::now();
+        let start = crate::model::wallclock::now();
         let wall = start + chrono::Duration::seconds(5);
         assert_eq!(
             end_after_start(start, wall, Some(std::time::Duration::from_secs(1))),

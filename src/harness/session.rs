@@ -417,7 +417,6 @@ pub fn derive(d: &Derived, results: &[BenchResult]) -> Option<BenchResult> {
 mod tests {
     use super::*;
     use crate::model::{levels, Better, Calibration, Tool, Unit, SCHEMA_VERSION};
-    use chrono::Utc;
 
     /// `id` measured in ten processes at `ns`, one operation of `batch` per sample.
     fn across(id: &str, ns: f64, batch: u64) -> BenchResult {
@@ -458,7 +457,7 @@ mod tests {
             tool: Tool::this(),
             options: RunOptions::default(),
             environment: Default::default(),
-            started_at: Utc::now(),
+            started_at: crate::model::wallclock::now(),
             finished_at: None,
             status: RunStatus::Running,
             warnings: Vec::new(),

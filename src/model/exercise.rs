@@ -770,7 +770,7 @@ pub fn sweep_fixture(sizes: &[(usize, &[f64])], failing: Option<usize>) -> Run {
     let report = Report {
         schema: "timeshare.exercise/1".into(),
         version: "0".into(),
-        started_at: Utc::now(),
+        started_at: crate::model::wallclock::now(),
         sweep: true,
         trials: batches.iter().map(|b| b.trial).max().unwrap_or(1),
         types: vec![TypeRecord {
@@ -793,7 +793,7 @@ pub fn sweep_fixture(sizes: &[(usize, &[f64])], failing: Option<usize>) -> Run {
         RunOptions::default(),
         Environment::default(),
         vec![],
-        Utc::now(),
+        crate::model::wallclock::now(),
     )
 }
 
@@ -846,7 +846,7 @@ mod tests {
         Report {
             schema: "timeshare.exercise/1".into(),
             version: "0".into(),
-            started_at: Utc::now(),
+            started_at: crate::model::wallclock::now(),
             sweep: false,
             trials: 1,
             types: vec![
@@ -887,7 +887,7 @@ mod tests {
             RunOptions::default(),
             Environment::default(),
             vec![],
-            Utc::now(),
+            crate::model::wallclock::now(),
         )
     }
 

@@ -27,6 +27,7 @@ pub mod result;
 pub mod runlevel;
 pub mod stats;
 pub mod unit;
+pub mod wallclock;
 
 pub use basis::Basis;
 pub use details::Details;

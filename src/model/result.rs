@@ -45,7 +45,7 @@ impl Run {
             tool: Tool::this(),
             options: RunOptions::default(),
             environment: Environment::default(),
-            started_at: Utc::now(),
+            started_at: crate::model::wallclock::now(),
             finished_at: None,
             status: RunStatus::Complete,
             warnings: Vec::new(),

@@ -16,6 +16,16 @@ use crate::model::{BenchResult, Environment, Run, RunOptions, RunStatus, Status,
 /// The largest run file read (a full run with every sample is a few megabytes).
 pub const MAX_INPUT_BYTES: u64 = 64 << 20;
 
+/// The longest string an imported file may hold in any field (a note, an error, a
+/// command line), in bytes: far above any timeshare writes, and a bound on what every
+/// printer has to lay out (a 1 MB note once took `show` minutes).
+pub const MAX_IMPORTED_STRING: usize = 16 << 10;
+
+/// The largest magnitude of a figure with a fraction or an exponent in an imported file:
+/// no time, rate or count timeshare measures comes near it, and beyond it a ratio or a
+/// percentage of two such figures is shown as `inf×` or `NaN%`.
+pub const MAX_FIGURE: f64 = 1e18;
+
 /// The run as JSON, each result with its `classification`: how its figure is to be read
 /// (measured, derived, below one cycle, below the clock, not positive, no figure), so
 /// that a script reading the file need not redo the printers' checks to know that a
@@ -149,7 +159,8 @@ fn kind(v: &Value) -> String {
 }
 
 /// Parse JSON, refusing what `serde_json::Value` would silently accept: a key given twice
-/// in one object (which one counts?) and NUL characters in strings.
+/// in one object (which one counts?), NUL characters in strings, strings longer than
+/// [`MAX_IMPORTED_STRING`] and figures beyond [`MAX_FIGURE`]; the error names the field.
 pub fn parse_strict(bytes: &[u8]) -> anyhow::Result<Value> {
     let mut de = serde_json::Deserializer::from_slice(bytes);
     let value = Strict {
@@ -198,6 +209,12 @@ impl<'de> Visitor<'de> for Strict {
         Ok(Value::from(v))
     }
     fn visit_f64<E: de::Error>(self, v: f64) -> Result<Value, E> {
+        if !v.is_finite() || v.abs() > MAX_FIGURE {
+            return Err(E::custom(format!(
+                "{}: {v:e} is out of range (no figure is beyond ±{MAX_FIGURE:e})",
+                self.at()
+            )));
+        }
         Ok(Value::from(v))
     }
     fn visit_unit<E: de::Error>(self) -> Result<Value, E> {
@@ -208,6 +225,13 @@ impl<'de> Visitor<'de> for Strict {
             return Err(E::custom(format!(
                 "{}: a NUL character in a string",
                 self.at()
+            )));
+        }
+        if v.len() > MAX_IMPORTED_STRING {
+            return Err(E::custom(format!(
+                "{}: a string of {} bytes, longer than the {MAX_IMPORTED_STRING} a field may hold",
+                self.at(),
+                v.len()
             )));
         }
         Ok(Value::String(v.to_string()))

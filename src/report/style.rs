@@ -313,6 +313,36 @@ mod escape_tests {
     }
 
     #[test]
+    fn every_string_of_a_record_is_escaped_and_nothing_else_changes() {
+        #[derive(serde::Serialize, serde::Deserialize, Clone, Debug, PartialEq)]
+        struct Record {
+            label: Option<String>,
+            figure: f64,
+            names: Vec<String>,
+            details: serde_json::Value,
+        }
+        let record = Record {
+            label: Some("a\x1b[38;5;9mred\nFAKE".into()),
+            figure: 2.5e-9,
+            names: vec!["plain".into(), "bidi\u{202e}".into()],
+            details: serde_json::json!({"caches": [{"name": "L1\r\nFAKE 99 complete"}]}),
+        };
+        let shown = escaped(&record);
+        assert_eq!(shown.label.as_deref(), Some("a\\x1b[38;5;9mred\\nFAKE"));
+        assert_eq!(shown.figure, record.figure);
+        assert_eq!(shown.names, ["plain", "bidi\\u{202e}"]);
+        assert_eq!(
+            shown.details["caches"][0]["name"],
+            "L1\\r\\nFAKE 99 complete"
+        );
+        assert_eq!(
+            escaped(&shown),
+            shown,
+            "escaping twice changes nothing more"
+        );
+    }
+
+    #[test]
     fn every_tone_reaches_the_terminal_intact() {
         for tone in [Tone::Plain, Tone::Bad, Tone::Worse, Tone::Quiet] {
             let mut t = comfy_table::Table::new();
@@ -322,4 +352,30 @@ mod escape_tests {
             assert_eq!(guard(&text, true), text, "{tone:?}");
         }
     }
+}
+
+/// A copy of a stored record (a run, an observation) with every string in it passed
+/// through [`escape`], for the printers of a terminal: the strings of an imported file
+/// reach dozens of printers (each family's details, cache names, command lines), and
+/// one pass here, where the record is loaded for a terminal, leaves none unescaped. An id,
+/// an enumeration or a date holds no control character and comes back as it was; a record
+/// that does not survive the round trip is returned as it is (the last guard still holds).
+pub fn escaped<T: serde::Serialize + serde::de::DeserializeOwned + Clone>(record: &T) -> T {
+    fn walk(v: &mut serde_json::Value) {
+        match v {
+            serde_json::Value::String(s) => {
+                if let std::borrow::Cow::Owned(e) = escape(s) {
+                    *s = e;
+                }
+            }
+            serde_json::Value::Array(a) => a.iter_mut().for_each(walk),
+            serde_json::Value::Object(m) => m.values_mut().for_each(walk),
+            _ => {}
+        }
+    }
+    let Ok(mut value) = serde_json::to_value(record) else {
+        return record.clone();
+    };
+    walk(&mut value);
+    serde_json::from_value(value).unwrap_or_else(|_| record.clone())
 }

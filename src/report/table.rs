@@ -293,17 +293,24 @@ fn split_columns(t: &Table, right: &[usize], repeat: usize, width: usize) -> Vec
 /// `text` folded at spaces into lines of at most `width` columns, each continuation
 /// indented by `indent`; a word longer than a line stays whole.
 pub fn fold_words(text: &str, width: usize, indent: usize, out: &mut String) {
+    // The line's length in characters is kept as it grows, not counted again for each
+    // word: with no width to fold to, a note of a megabyte is one line, and counting it
+    // at every word made `show` quadratic (minutes for an imported 1 MB note).
     let mut line = String::new();
+    let mut len = 0;
     for word in text.split(' ').filter(|w| !w.is_empty()) {
-        let len = line.chars().count();
-        if len > indent && len + 1 + word.chars().count() > width {
+        let word_len = word.chars().count();
+        if len > indent && len + 1 + word_len > width {
             out.push_str(&line);
             out.push('\n');
             line = " ".repeat(indent);
-        } else if !line.trim_start().is_empty() {
+            len = indent;
+        } else if len > 0 && !line.trim_start().is_empty() {
             line.push(' ');
+            len += 1;
         }
         line.push_str(word);
+        len += word_len;
     }
     out.push_str(&line);
 }
@@ -843,6 +850,18 @@ fn clock_source(env: &crate::model::Environment) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn words_fold_to_the_width_and_a_long_text_stays_whole_without_one() {
+        let mut out = String::new();
+        fold_words("(1) one two three four", 9, 4, &mut out);
+        assert_eq!(out, "(1) one\n    two\n    three\n    four");
+        let long = "w ".repeat(100_000);
+        let mut out = String::new();
+        fold_words(&long, usize::MAX, 4, &mut out);
+        assert_eq!(out.len(), 199_999);
+        assert!(!out.contains('\n'));
+    }
 
     fn widest(text: &str) -> usize {
         text.lines().map(|l| l.chars().count()).max().unwrap_or(0)

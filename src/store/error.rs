@@ -79,5 +79,47 @@ pub(super) fn chain(e: &dyn std::error::Error) -> String {
         text.push_str(&format!(": {c}"));
         cause = c.source();
     }
-    text
+    one_line(&text)
+}
+
+/// The longest a server's message is shown, in characters.
+const MAX_SERVER_MESSAGE: usize = 500;
+
+/// A server's message as one line of bounded length: a server (or something posing as
+/// one) may answer with megabytes over many lines, and a one-line error is what every
+/// command promises. Control characters are shown escaped, the rest cut with a count.
+fn one_line(text: &str) -> String {
+    let mut shown = String::new();
+    for c in text.chars().take(MAX_SERVER_MESSAGE) {
+        match c {
+            '\n' | '\r' => shown.push(' '),
+            c if c.is_control()
+                || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}') =>
+            {
+                shown.extend(c.escape_unicode())
+            }
+            c => shown.push(c),
+        }
+    }
+    let total = text.chars().count();
+    if total > MAX_SERVER_MESSAGE {
+        shown.push_str(&format!(
+            " … ({} more characters)",
+            total - MAX_SERVER_MESSAGE
+        ));
+    }
+    shown
+}
+
+#[cfg(test)]
+mod one_line_tests {
+    #[test]
+    fn a_huge_server_message_is_one_bounded_line() {
+        let huge = format!("ERROR: {}\nline two\x1b[2J", "x".repeat(5 << 20));
+        let shown = super::one_line(&huge);
+        assert!(shown.len() < 700, "{}", shown.len());
+        assert!(!shown.contains('\n') && !shown.contains('\x1b'));
+        assert!(shown.starts_with("ERROR: xxx") && shown.contains("more characters"));
+        assert_eq!(super::one_line("short: why\nnext"), "short: why next");
+    }
 }

@@ -111,7 +111,75 @@ fn check_url(rest: &str) -> Result<(), String> {
         return Err("a / in the database name; write it %2F".into());
     }
     let password_in_userinfo = userinfo.is_some_and(|u| u.contains(':'));
-    check_query(query, password_in_userinfo)
+    check_query(query, password_in_userinfo)?;
+    check_one_server(query, hosts, &percent_decoded(path.trim_start_matches('/')))
+}
+
+/// The server and the database a URL names, named once: a `host`, `hostaddr` or `port`
+/// parameter beside a host or a port before the path would make the driver try a second
+/// server, and a `dbname` parameter that contradicts the path's name would store runs in
+/// a database other than the one the URL shows. A parameter may give what the URL left
+/// out (`postgresql:///?host=/run/postgresql`), one server only; `localhost` before the
+/// path with the socket's directory as the parameter (`localhost/ts?host=/run/postgresql`,
+/// as the fleet docs write it) names this machine's server both times and is kept.
+fn check_one_server(query: &str, hosts: &str, path_db: &str) -> Result<(), String> {
+    let host_given = !hosts.is_empty() && !hosts.starts_with(':');
+    let port_given = hosts
+        .rsplit_once(']')
+        .map_or(hosts, |(_, p)| p)
+        .contains(':');
+    let local = hosts.split(':').next() == Some("localhost");
+    for pair in query.split('&').filter(|p| !p.is_empty()) {
+        let Some((key, value)) = pair.split_once('=') else {
+            continue;
+        };
+        let key = decoded_key(key);
+        let value = percent_decoded(value);
+        let second = match key.as_str() {
+            "host" => (host_given && !(local && value.starts_with('/'))) || value.contains(','),
+            "hostaddr" => host_given || value.contains(','),
+            "port" => port_given || value.contains(','),
+            _ => false,
+        };
+        if second {
+            return Err(format!(
+                "the parameter {key} names a second server beside the one before the path; \
+                 give one host and one port, once"
+            ));
+        }
+        if key == "dbname" && !path_db.is_empty() && value != path_db {
+            return Err(
+                "the parameter dbname contradicts the database named in the path; give it \
+                 once"
+                    .into(),
+            );
+        }
+    }
+    Ok(())
+}
+
+/// `text` with its percent escapes decoded (invalid UTF-8 shown as U+FFFD).
+fn percent_decoded(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let hex = bytes
+            .get(i + 1..i + 3)
+            .and_then(|h| std::str::from_utf8(h).ok())
+            .and_then(|h| u8::from_str_radix(h, 16).ok());
+        match (bytes[i], hex) {
+            (b'%', Some(b)) => {
+                out.push(b);
+                i += 3;
+            }
+            (b, _) => {
+                out.push(b);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
 }
 
 /// Every `%` starts an escape of two hexadecimal digits.
@@ -194,26 +262,7 @@ fn check_query(query: &str, password_in_userinfo: bool) -> Result<(), String> {
 /// A parameter's name as the PostgreSQL driver reads it, percent escapes decoded
 /// (`%70assword` is `password`), in lower case: what every check compares.
 fn decoded_key(key: &str) -> String {
-    let bytes = key.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        let hex = bytes
-            .get(i + 1..i + 3)
-            .and_then(|h| std::str::from_utf8(h).ok())
-            .and_then(|h| u8::from_str_radix(h, 16).ok());
-        match (bytes[i], hex) {
-            (b'%', Some(b)) => {
-                out.push(b);
-                i += 3;
-            }
-            (b, _) => {
-                out.push(b);
-                i += 1;
-            }
-        }
-    }
-    String::from_utf8_lossy(&out).to_ascii_lowercase()
+    percent_decoded(key).to_ascii_lowercase()
 }
 
 /// The scheme of `scheme://rest` and the rest, when `text` has that shape (RFC 3986: a
@@ -270,6 +319,41 @@ pub fn mask(url: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_second_server_or_a_contradicting_database_is_refused_by_name() {
+        let parse = |u: &str| Location::parse(OsStr::new(u), Source::CommandLine);
+        for (url, named) in [
+            ("postgresql://ts@db.lab/ts?host=evil.lab", "parameter host"),
+            (
+                "postgresql://ts@localhost/ts?host=evil.lab",
+                "parameter host",
+            ),
+            (
+                "postgresql://ts@db.lab/ts?%68ost=evil.lab",
+                "parameter host",
+            ),
+            (
+                "postgresql://ts@db.lab/ts?hostaddr=10.0.0.9",
+                "parameter hostaddr",
+            ),
+            ("postgresql://ts@db.lab:5432/ts?port=5433", "parameter port"),
+            ("postgresql://ts@/ts?host=a,b", "parameter host"),
+            ("postgresql://ts@db.lab/ts?dbname=other", "parameter dbname"),
+            ("postgresql://ts@db.lab/ts?dbname=t%73x", "parameter dbname"),
+        ] {
+            let why = parse(url).unwrap_err();
+            assert!(why.contains(named) && !why.contains('\n'), "{url}: {why}");
+        }
+        for url in [
+            "postgresql://ts@/ts?host=/run/postgresql&port=5433",
+            "postgresql://ts@db.lab/ts?dbname=ts",
+            "postgresql://ts@db.lab/t%73?dbname=ts",
+            "postgresql://ts@db.lab?dbname=ts",
+        ] {
+            assert!(parse(url).is_ok(), "{url}: {:?}", parse(url));
+        }
+    }
 
     #[test]
     fn a_password_is_never_shown() {

@@ -250,6 +250,14 @@ impl Store {
         }
         let not_db = |e: rusqlite::Error| {
             no_space(path, &shown)
+                .or_else(|| {
+                    read_only_fs(path).map(|why| StoreError::CannotOpen {
+                        path: shown.clone(),
+                        why,
+                    })
+                })
+                .or_else(|| side_file_link(path, &shown))
+                .or_else(|| too_large(&e, &shown))
                 .or_else(|| locked(&e, &shown))
                 .unwrap_or(StoreError::NotADatabase {
                     path: shown.clone(),
@@ -267,7 +275,7 @@ impl Store {
         let mut conn =
             Connection::open_with_flags(path, flags).map_err(|e| StoreError::CannotOpen {
                 path: shown.clone(),
-                why: e.to_string(),
+                why: read_only_fs(path).unwrap_or_else(|| e.to_string()),
             })?;
         conn.busy_timeout(patience)?;
         // Before anything is written (WAL, tables): another application's database, or a
@@ -302,6 +310,8 @@ impl Store {
         check_file(path, &shown, false)?;
         let not_db = |e: rusqlite::Error| {
             no_space(path, &shown)
+                .or_else(|| side_file_link(path, &shown))
+                .or_else(|| too_large(&e, &shown))
                 .or_else(|| locked(&e, &shown))
                 .unwrap_or(StoreError::NotADatabase {
                     path: shown.clone(),
@@ -758,6 +768,60 @@ fn access_ok(path: &Path, mode: libc::c_int) -> bool {
 }
 
 /// A database another process holds locked is that, not a foreign file.
+/// "read-only file system" when the store's directory is on one (SQLite says "unable to
+/// open database file" or "attempt to write a readonly database", EROFS unnamed).
+fn read_only_fs(path: &Path) -> Option<String> {
+    let dir = path
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    crate::harness::limits::read_only_fs(dir).then(|| {
+        "read-only file system (os error 30): the store must be where it can be written".into()
+    })
+}
+
+/// A `-wal` or `-shm` beside the database that is a symbolic link: SQLite will not open
+/// it through the link (`SQLITE_OPEN_NOFOLLOW`) and says only "disk I/O error", which
+/// read as "not a timeshare database"; the link is what to look at.
+fn side_file_link(path: &Path, shown: &str) -> Option<StoreError> {
+    let mut side = path.as_os_str().to_owned();
+    for suffix in ["-wal", "-shm"] {
+        side.push(suffix);
+        let is_link = std::fs::symlink_metadata(&side).is_ok_and(|m| m.file_type().is_symlink());
+        if is_link {
+            return Some(StoreError::CannotOpen {
+                path: shown.to_string(),
+                why: format!(
+                    "its {suffix} file is a symbolic link, which timeshare does not open \
+                     through (remove the link if the database is yours)"
+                ),
+            });
+        }
+        side = path.as_os_str().to_owned();
+    }
+    None
+}
+
+/// An I/O error under a file size limit (`ulimit -f`): SQLite says "disk I/O error" when
+/// it cannot grow its `-shm` or `-wal` file past the limit (EFBIG); the limit is named.
+fn too_large(e: &rusqlite::Error, shown: &str) -> Option<StoreError> {
+    let rusqlite::Error::SqliteFailure(f, _) = e else {
+        return None;
+    };
+    let limit = crate::harness::limits::rlimit(libc::RLIMIT_FSIZE)?;
+    matches!(
+        f.code,
+        rusqlite::ErrorCode::SystemIoFailure | rusqlite::ErrorCode::DiskFull
+    )
+    .then(|| StoreError::CannotOpen {
+        path: shown.to_string(),
+        why: format!(
+            "File too large: the file size limit (ulimit -f) is {limit} bytes, too small for \
+             the database's journal"
+        ),
+    })
+}
+
 fn locked(e: &rusqlite::Error, shown: &str) -> Option<StoreError> {
     let rusqlite::Error::SqliteFailure(f, _) = e else {
         return None;
@@ -1050,7 +1114,7 @@ mod tests {
                 hostname: "testhost".into(),
                 ..Environment::default()
             },
-            started_at: Utc::now(),
+            started_at: crate::model::wallclock::now(),
             finished_at: None,
             status: RunStatus::Running,
             warnings: vec![],
@@ -1099,7 +1163,7 @@ mod tests {
             .save_result(id, 1, &result("syscall.getuid", 2e-7))
             .unwrap();
         store
-            .finish_run(id, RunStatus::Complete, Utc::now())
+            .finish_run(id, RunStatus::Complete, crate::model::wallclock::now())
             .unwrap();
 
         let back = store.load(id).unwrap();
@@ -1116,7 +1180,7 @@ mod tests {
     fn complete(store: &mut Store, label: Option<&str>) -> i64 {
         let id = store.begin_run(&run(label), &overhead()).unwrap();
         store
-            .finish_run(id, RunStatus::Complete, Utc::now())
+            .finish_run(id, RunStatus::Complete, crate::model::wallclock::now())
             .unwrap();
         id
     }
@@ -1169,7 +1233,7 @@ mod tests {
     fn last_is_never_an_unfinished_run(mut store: Store) {
         let id = store.begin_run(&run(None), &overhead()).unwrap();
         store
-            .finish_run(id, RunStatus::Interrupted, Utc::now())
+            .finish_run(id, RunStatus::Interrupted, crate::model::wallclock::now())
             .unwrap();
         let err = store.resolve("last").unwrap_err();
         assert!(

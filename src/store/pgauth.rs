@@ -4,7 +4,7 @@
 //! matching anything, used only when no one but its owner may read it, as libpq does).
 
 use std::io::BufRead;
-use std::os::unix::fs::PermissionsExt;
+use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 use std::path::PathBuf;
 
 /// Give `config` the password from the environment or a passfile when its URL had none.
@@ -41,6 +41,15 @@ fn passfile() -> Option<PathBuf> {
         .map(PathBuf::from)
         .or_else(|| dirs::home_dir().map(|h| h.join(".pgpass")))?;
     let meta = std::fs::metadata(&file).ok()?;
+    // A FIFO, a device or a directory named as the passfile would block the read (a FIFO
+    // nobody writes to hangs every command) or mean nothing: only a regular file is read.
+    if !meta.is_file() {
+        eprintln!(
+            "warning: passfile {} is not a regular file; not used",
+            file.display().to_string().escape_debug()
+        );
+        return None;
+    }
     if meta.permissions().mode() & 0o077 != 0 {
         eprintln!(
             "warning: passfile {} is readable by others (chmod 0600 it); not used",
@@ -53,7 +62,16 @@ fn passfile() -> Option<PathBuf> {
 
 /// The password of the first line of the passfile whose fields match `want`.
 fn lookup(file: &std::path::Path, want: [&str; 4]) -> Option<String> {
-    let f = std::fs::File::open(file).ok()?;
+    // Opened without blocking, and read only if it is still a regular file once open (a
+    // FIFO swapped in after the check above would otherwise hang here).
+    let f = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(file)
+        .ok()?;
+    if !f.metadata().ok()?.is_file() {
+        return None;
+    }
     for line in std::io::BufReader::new(f).lines() {
         let line = line.ok()?;
         if line.starts_with('#') {
@@ -106,5 +124,21 @@ mod tests {
             Some("p:w\\d")
         );
         assert_eq!(lookup(&file, ["db.lab", "5433", "timeshare", "ts"]), None);
+    }
+
+    #[test]
+    fn a_fifo_as_the_passfile_is_not_waited_on() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("pgpass");
+        let c = std::ffi::CString::new(fifo.as_os_str().as_encoded_bytes()).unwrap();
+        // SAFETY: a valid NUL-terminated path; mkfifo only creates the node.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        let (tx, rx) = std::sync::mpsc::channel();
+        let path = fifo.clone();
+        std::thread::spawn(move || {
+            let _ = tx.send(lookup(&path, ["h", "5432", "d", "u"]));
+        });
+        let found = rx.recv_timeout(std::time::Duration::from_secs(10));
+        assert_eq!(found, Ok(None), "the read of a FIFO passfile blocked");
     }
 }

@@ -7,7 +7,6 @@
 //! interrupted.
 
 use anyhow::{Context, Result};
-use chrono::Utc;
 
 use super::error::StoreError;
 use super::Store;
@@ -144,9 +143,9 @@ impl Drop for Recorder {
     fn drop(&mut self) {
         if let (Some(id), false) = (self.run_id, self.finished) {
             // Best effort: the run did not end normally, and there is nobody to tell.
-            let _ = self
-                .store
-                .finish_run(id, RunStatus::Interrupted, Utc::now());
+            let _ =
+                self.store
+                    .finish_run(id, RunStatus::Interrupted, crate::model::wallclock::now());
         }
     }
 }

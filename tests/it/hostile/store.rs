@@ -476,3 +476,106 @@ fn fleet_csv_neutralises_formulas_in_host_names() {
     }
     assert!(rows > 0, "{text}");
 }
+
+/// A "server" that answers the start-up message with an error of `size` bytes over
+/// many lines, with escapes in it: the error is one line of bounded length.
+#[test]
+fn a_huge_server_error_is_cut_to_one_line() {
+    use std::io::{Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let size = 8 << 20;
+    std::thread::spawn(move || {
+        for conn in listener.incoming().take(2) {
+            let Ok(mut conn) = conn else { continue };
+            let mut len = [0u8; 4];
+            if conn.read_exact(&mut len).is_err() {
+                continue;
+            }
+            let mut startup = vec![0u8; u32::from_be_bytes(len) as usize - 4];
+            let _ = conn.read_exact(&mut startup);
+            let message = "no such thing\n\x1b[2Jforged line\n".repeat(size / 30);
+            let mut body = Vec::new();
+            for (code, text) in [(b'S', "FATAL"), (b'C', "28000"), (b'M', message.as_str())] {
+                body.push(code);
+                body.extend_from_slice(text.as_bytes());
+                body.push(0);
+            }
+            body.push(0);
+            let mut packet = vec![b'E'];
+            packet.extend_from_slice(&(body.len() as u32 + 4).to_be_bytes());
+            packet.extend_from_slice(&body);
+            let _ = conn.write_all(&packet);
+        }
+    });
+    let out = timeshare()
+        .arg("history")
+        .env(
+            "TIMESHARE_DB",
+            format!("postgresql://ts@127.0.0.1:{port}/x"),
+        )
+        .env(
+            "PGPASSFILE",
+            std::env::temp_dir().join("timeshare-no-such-passfile"),
+        )
+        .timeout(Duration::from_secs(60))
+        .output()
+        .unwrap();
+    let err = stderr_of(&out);
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "{}",
+        &err[..err.len().min(2000)]
+    );
+    assert_eq!(
+        err.trim_end().lines().count(),
+        1,
+        "{}",
+        &err[..err.len().min(2000)]
+    );
+    assert!(err.len() < 2000, "{} bytes of error", err.len());
+    assert!(
+        err.contains("no such thing") && !err.contains('\x1b'),
+        "{err}"
+    );
+}
+
+/// A file size limit while the store is opened (its `-shm` cannot grow) is named as
+/// such, not as "not a timeshare database"; a `-wal` beside the store that is a link is
+/// named as the link.
+#[test]
+fn a_file_size_limit_and_a_wal_link_are_named_at_the_store() {
+    let dir = store_with(FIXTURE.as_ref());
+    let db = dir.path().join("runs.db");
+    let big = dir.path().join("big.json");
+    let (code, err) = super::under_rlimit(
+        libc::RLIMIT_FSIZE,
+        1024,
+        &[
+            "export",
+            "1",
+            "--db",
+            db.to_str().unwrap(),
+            "-o",
+            big.to_str().unwrap(),
+        ],
+    );
+    assert_ne!(code, 0, "{err}");
+    assert!(err.contains("File too large"), "{err}");
+    assert!(!err.contains("not a timeshare database"), "{err}");
+    let elsewhere = dir.path().join("elsewhere");
+    std::fs::write(&elsewhere, b"").unwrap();
+    let wal = dir.path().join("runs.db-wal");
+    let _ = std::fs::remove_file(&wal);
+    std::os::unix::fs::symlink(&elsewhere, &wal).unwrap();
+    let out = timeshare()
+        .args(["history", "--db"])
+        .arg(&db)
+        .output()
+        .unwrap();
+    let err = stderr_of(&out);
+    assert_ne!(out.status.code(), Some(0), "{err}");
+    assert!(err.contains("-wal") && err.contains("link"), "{err}");
+    assert!(!err.contains("not a timeshare database"), "{err}");
+}
