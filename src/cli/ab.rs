@@ -10,14 +10,15 @@ use std::path::PathBuf;
 use anyhow::{Context, Result};
 use clap::Args;
 
+use super::compare::CompareFormat;
 use super::errors::UsageError;
-use super::{output, suggest, Exit};
+use super::{suggest, Exit};
 use crate::bench::Registry;
 use crate::harness::invocations::{self, Side};
 use crate::harness::{interrupt, sysinfo};
 use crate::model::change::DEFAULT_MIN_EFFECT;
 use crate::model::{Mode, Run, RunOptions, RunStatus, Tool, SCHEMA_VERSION};
-use crate::report::compare::{compare_table, Column};
+use crate::report::compare::Column;
 
 #[derive(Debug, Args)]
 pub struct AbArgs {
@@ -45,6 +46,10 @@ pub struct AbArgs {
     /// The same for side B
     #[arg(long, value_name = "FILE")]
     pub json_b: Option<PathBuf>,
+    /// How to print the comparison: a table, or JSON, CSV or Markdown (every id: both
+    /// figures and their intervals, the ratio and its range, the verdict with its test)
+    #[arg(long, value_enum, default_value_t = CompareFormat::Text)]
+    pub format: CompareFormat,
 }
 
 fn side(spec: &str, options: &RunOptions, dir: &std::path::Path) -> Result<Side> {
@@ -148,9 +153,7 @@ pub fn execute(args: AbArgs) -> Result<Exit> {
             }),
         })
         .collect();
-    let table =
-        compare_table(&columns, args.threshold / 100.0).map_err(|e| UsageError(e.to_string()))?;
-    output::print_text(&table)?;
+    super::compare::print_as(&columns, args.format, args.threshold)?;
     for (out, column) in json.into_iter().zip(&columns) {
         if let (Some(out), Column::Run { run, .. }) = (out, column) {
             out.write(&crate::report::json::to_json(run)?)?;

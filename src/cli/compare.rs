@@ -24,8 +24,8 @@ pub struct CompareArgs {
     /// The smallest difference of medians, in percent, that is called a change
     #[arg(long, value_name = "PCT", default_value_t = DEFAULT_MIN_EFFECT * 100.0)]
     pub threshold: f64,
-    /// How to print the comparison: a table, or JSON (every common id: both figures and
-    /// their intervals, the ratio and its range, the verdict with its test)
+    /// How to print the comparison: a table, or JSON, CSV or Markdown (every id: both
+    /// figures and their intervals, the ratio and its range, the verdict with its test)
     #[arg(long, value_enum, default_value_t = CompareFormat::Text)]
     pub format: CompareFormat,
     /// Exit with status 1 when any row is judged slower than the baseline (for CI; the
@@ -40,6 +40,8 @@ pub struct CompareArgs {
 pub enum CompareFormat {
     Text,
     Json,
+    Csv,
+    Markdown,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -83,28 +85,7 @@ pub fn execute(args: CompareArgs) -> Result<Exit> {
     for n in &args.names {
         columns.extend(self::columns(store.as_ref(), n)?);
     }
-    let min_effect = args.threshold / 100.0;
-    let judged =
-        report::compare::judgements(&columns, min_effect).map_err(|e| UsageError(e.to_string()))?;
-    match args.format {
-        CompareFormat::Text => {
-            let table =
-                compare_table(&columns, min_effect).map_err(|e| UsageError(e.to_string()))?;
-            output::print_text(&table)?;
-            if let Some(found) = detection_of(&columns, min_effect) {
-                output::print_text(&detection_line(&found))?;
-            }
-        }
-        CompareFormat::Json => {
-            let mut json = as_json(&columns, &judged, args.threshold);
-            if let Some(found) = detection_of(&columns, min_effect) {
-                json["detection"] = detection_json(&found);
-            }
-            let mut text = serde_json::to_string_pretty(&json)?;
-            text.push('\n');
-            output::print(text)?;
-        }
-    }
+    let judged = print_as(&columns, args.format, args.threshold)?;
     let slower = judged
         .iter()
         .flat_map(|(_, rows)| rows)
@@ -113,6 +94,40 @@ pub fn execute(args: CompareArgs) -> Result<Exit> {
         Some(FailOn::Slower) if slower => Exit::Failed,
         _ => Exit::Success,
     })
+}
+
+/// Prints the comparison of `columns` (the first is the baseline) in `format`, and
+/// returns its verdicts: for `compare` and `ab`.
+pub(super) fn print_as(
+    columns: &[Column],
+    format: CompareFormat,
+    threshold_pct: f64,
+) -> Result<Vec<(String, Vec<report::compare::Judgement>)>> {
+    let min_effect = threshold_pct / 100.0;
+    let judged =
+        report::compare::judgements(columns, min_effect).map_err(|e| UsageError(e.to_string()))?;
+    match format {
+        CompareFormat::Text => {
+            let table =
+                compare_table(columns, min_effect).map_err(|e| UsageError(e.to_string()))?;
+            output::print_text(&table)?;
+            if let Some(found) = detection_of(columns, min_effect) {
+                output::print_text(&detection_line(&found))?;
+            }
+        }
+        CompareFormat::Json => {
+            let mut json = as_json(columns, &judged, threshold_pct);
+            if let Some(found) = detection_of(columns, min_effect) {
+                json["detection"] = detection_json(&found);
+            }
+            let mut text = serde_json::to_string_pretty(&json)?;
+            text.push('\n');
+            output::print(text)?;
+        }
+        CompareFormat::Csv => output::print(report::compare_export::to_csv(&judged)?)?,
+        CompareFormat::Markdown => output::print(report::compare_export::to_markdown(&judged))?,
+    }
+    Ok(judged)
 }
 
 /// The comparison as JSON: the baseline's name, and per later column every id with both
@@ -147,7 +162,7 @@ fn as_json(
                         "ratio": j.ratio,
                         "ratio_low": j.ratio_range.map(|r| r.0),
                         "ratio_high": j.ratio_range.map(|r| r.1),
-                        "verdict": verdict_word(&j.verdict),
+                        "verdict": report::compare_export::verdict_word(&j.verdict),
                         "verdict_text": j.verdict,
                     })
                 })
@@ -160,28 +175,6 @@ fn as_json(
         "threshold_pct": threshold_pct,
         "columns": compared,
     })
-}
-
-/// The verdict's short word for a program: "faster", "slower", "no change", "not
-/// comparable", "historical" (today beside a machine of the papers), "no verdict" (not
-/// resolved, too few samples: `verdict_text` says why) or "none" (a side without a
-/// figure).
-fn verdict_word(verdict: &str) -> &'static str {
-    if verdict.starts_with("slower") {
-        "slower"
-    } else if verdict.starts_with("faster") {
-        "faster"
-    } else if verdict.starts_with("no significant change") {
-        "no change"
-    } else if verdict.starts_with("not comparable") {
-        "not comparable"
-    } else if verdict.is_empty() {
-        "none"
-    } else if verdict.starts_with("today") {
-        "historical"
-    } else {
-        "no verdict"
-    }
 }
 
 /// The slow-downs injected into each id in turn, to say how large a change this pair of

@@ -29,7 +29,7 @@ pub fn execute(args: CompletionsArgs) -> Result<Exit> {
 /// clap's script for `shell`, with the completion of names added where the shell allows.
 pub fn script(shell: Shell) -> String {
     let mut out = Vec::new();
-    clap_complete::generate(shell, &mut Cli::command(), "timeshare", &mut out);
+    clap_complete::generate(shell, &mut offered(), "timeshare", &mut out);
     let clap = String::from_utf8_lossy(&out).into_owned();
     let named = named_commands();
     match shell {
@@ -38,6 +38,25 @@ pub fn script(shell: Shell) -> String {
         Shell::Fish => with_fish_words(clap, &named),
         _ => clap,
     }
+}
+
+/// The command line as people are offered it: the hidden internal subcommands (the words
+/// the scripts ask for, the processes a run starts) left out, which clap's scripts would
+/// otherwise offer beside `run` and `show`.
+fn offered() -> clap::Command {
+    let full = Cli::command();
+    let mut cmd = clap::Command::new(full.get_name().to_string())
+        .version(full.get_version().unwrap_or_default().to_string());
+    if let Some(about) = full.get_about() {
+        cmd = cmd.about(about.clone());
+    }
+    for a in full.get_arguments() {
+        cmd = cmd.arg(a.clone());
+    }
+    for c in full.get_subcommands().filter(|c| !c.is_hide_set()) {
+        cmd = cmd.subcommand(c.clone());
+    }
+    cmd
 }
 
 /// The subcommands whose arguments name things, each with its options that take a value
@@ -165,6 +184,26 @@ mod tests {
             "zsh: run's selection"
         );
         let fish = script(Shell::Fish);
+        assert!(
+            !fish.contains("-a \"__words\""),
+            "fish offers no hidden command"
+        );
+        assert!(!zsh.contains("'__words:"), "zsh offers no hidden command");
+        let top = bash
+            .lines()
+            .skip_while(|l| l.trim() != "timeshare)")
+            .find(|l| l.trim_start().starts_with("opts="))
+            .expect("bash: the top level's words");
+        assert!(top.contains(" show "), "{top}");
+        let hidden: Vec<String> = Cli::command()
+            .get_subcommands()
+            .filter(|c| c.is_hide_set())
+            .map(|c| format!(" {} ", c.get_name()))
+            .collect();
+        assert!(hidden.iter().any(|h| h.contains("__words")), "{hidden:?}");
+        for name in &hidden {
+            assert!(!top.contains(name.as_str()), "bash offers {name}: {top}");
+        }
         assert!(fish.contains(
             "__fish_seen_subcommand_from compare\" -f -a \"(command timeshare __words compare"
         ));

@@ -167,7 +167,9 @@ pub fn execute(args: ObserveArgs) -> Result<Exit> {
     let (o, name) = match store.as_mut() {
         Some(s) => {
             let mut keeper = StoreKeeper { store: s, id: None };
-            let o = observe(&plan, &mut |line| output::say(line), Some(&mut keeper))?;
+            let o = with_clock(&plan, |say| {
+                observe(&plan, say, Some(&mut keeper as &mut dyn Keeper))
+            })?;
             let name = match keeper.id {
                 Some(id) => format!("o{id}"),
                 None => observation_name(s.save_observation(&o, None)?),
@@ -175,7 +177,7 @@ pub fn execute(args: ObserveArgs) -> Result<Exit> {
             (o, name)
         }
         None => (
-            observe(&plan, &mut |line| output::say(line), None)?,
+            with_clock(&plan, |say| observe(&plan, say, None))?,
             "(not saved)".to_string(),
         ),
     };
@@ -225,6 +227,46 @@ impl Keeper for StoreKeeper<'_> {
         let id = self.row(o)?;
         Ok(self.store.update_observation(id, o)?)
     }
+}
+
+/// Runs `f` with a line on the terminal (stderr, only when it is one) that says how long
+/// the observation has run and, for `--for`, how long is left; the lines `f` says are
+/// printed above it. Piped, the lines alone.
+fn with_clock<T>(plan: &Plan, f: impl FnOnce(&mut dyn FnMut(&str)) -> T) -> T {
+    use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+    use std::io::IsTerminal;
+    if !std::io::stderr().is_terminal() {
+        return f(&mut |line| output::say(line));
+    }
+    let (bar, template) = match &plan.span {
+        PlanSpan::For(d) => (
+            ProgressBar::with_draw_target(Some(d.as_secs()), ProgressDrawTarget::stderr()),
+            "observing: {elapsed} of {len} s, {eta} left  [{wide_bar}]",
+        ),
+        _ => (
+            ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr()),
+            "observing the command: {elapsed} so far {spinner}",
+        ),
+    };
+    if let Ok(style) = ProgressStyle::with_template(template) {
+        bar.set_style(style);
+    }
+    let stop = std::sync::atomic::AtomicBool::new(false);
+    let start = std::time::Instant::now();
+    std::thread::scope(|scope| {
+        // The position is the seconds observed, so the bar's ETA is the time left.
+        scope.spawn(|| {
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                bar.set_position(start.elapsed().as_secs());
+                bar.tick();
+                std::thread::sleep(Duration::from_millis(200));
+            }
+        });
+        let out = f(&mut |line| bar.suspend(|| output::say(line)));
+        stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        bar.finish_and_clear();
+        out
+    })
 }
 
 /// The name a stored observation goes by (`o12`), newly stored or found already there.

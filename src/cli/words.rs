@@ -38,7 +38,7 @@ enum Kind {
 fn kind_of(command: &str) -> Kind {
     match command {
         "run" | "list" | "crosscheck" | "selftest" | "ab" => Kind::Benchmarks,
-        "show" | "export" | "profile" | "report" => Kind::Runs,
+        "show" | "export" | "profile" | "report" | "forget" => Kind::Runs,
         "compare" | "fleet" => Kind::RunsAndMachines,
         "reference" => Kind::Machines,
         "table" => Kind::Tables,
@@ -106,6 +106,7 @@ mod tests {
         assert!(!run.iter().any(|w| w == "last"));
         let show = words("show", runs);
         assert_eq!(show, ["last", "before-upgrade"]);
+        assert_eq!(words("forget", runs), show, "forget names a run too");
         let compare = words("compare", runs);
         assert!(compare.iter().any(|w| w == "vax750-4.3bsd"));
         assert!(compare.iter().any(|w| w == "before-upgrade"));

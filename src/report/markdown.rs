@@ -89,7 +89,7 @@ fn empty(note: String) -> [String; 5] {
 /// Markdown that shows it and does nothing else: it cannot end the row early (`|`), break
 /// the line, open a code span (`` ` ``) or become HTML (`<`, `>`, `&`); other control
 /// characters are shown escaped.
-fn escape(cell: &str) -> String {
+pub(crate) fn escape(cell: &str) -> String {
     let mut out = String::with_capacity(cell.len());
     for c in cell.chars() {
         match c {

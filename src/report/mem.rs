@@ -133,19 +133,23 @@ pub fn html_chart(run: &Run) -> Markup {
                  is the best of its timings; dashed verticals: the caches sysfs reports. Sizes: "
                 (sampled.join("; ")) "."
             }
-            table.data {
-                thead { tr { th { "row" } th { "threads" } th { "buffer" } th { "best/s" }
-                    th { "median/s" } th { "level" } } }
-                tbody {
-                    @for (id, d) in &all {
-                        @for p in &d.sizes {
-                            tr {
-                                td { (id) }
-                                td.n { (d.threads) }
-                                td.n { (human(p.bytes)) }
-                                td.n { (format_rate(p.best_bps)) }
-                                td.n { (format_rate(p.median_bps)) }
-                                td { (d.level_of(p.bytes)) }
+            // Folded: the chart is what is read; the numbers are there to check it.
+            details.numbers {
+                summary { "the numbers drawn" }
+                table.data {
+                    thead { tr { th { "row" } th { "threads" } th { "buffer" } th { "best/s" }
+                        th { "median/s" } th { "level" } } }
+                    tbody {
+                        @for (id, d) in &all {
+                            @for p in &d.sizes {
+                                tr {
+                                    td { (id) }
+                                    td.n { (d.threads) }
+                                    td.n { (human(p.bytes)) }
+                                    td.n { (format_rate(p.best_bps)) }
+                                    td.n { (format_rate(p.median_bps)) }
+                                    td { (d.level_of(p.bytes)) }
+                                }
                             }
                         }
                     }

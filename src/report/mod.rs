@@ -3,6 +3,7 @@
 pub mod answer;
 pub mod cache;
 pub mod compare;
+pub mod compare_export;
 pub mod cpu;
 pub mod crosscheck;
 pub mod csv;

@@ -396,3 +396,90 @@ fn compare_takes_last_as_the_newest_ordinary_run_and_names_what_it_passed_over()
     let text = output(db.path(), &["compare", "1", "2"]);
     assert!(text.contains("measured beside --observe-system"), "{text}");
 }
+
+#[test]
+fn compare_of_a_quick_and_a_full_run_is_one_table_and_parses_as_json_csv_and_markdown() {
+    let db = store_with_fixture();
+    // The second run: the fixture with getpid twice as slow, stored as a full run.
+    let full_path = fixture_with_getpid_doubled(db.path());
+    let mut full_run: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&full_path).unwrap()).unwrap();
+    full_run["options"]["mode"] = "full".into();
+    std::fs::write(&full_path, serde_json::to_vec(&full_run).unwrap()).unwrap();
+    import_into(db.path(), &full_path);
+    let full_file = full_path.to_str().unwrap().to_string();
+    let full_name = full_file.as_str();
+    let ids_of = |file: &str| -> Vec<String> {
+        let run: serde_json::Value = serde_json::from_slice(&std::fs::read(file).unwrap()).unwrap();
+        run["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["id"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let full = ids_of(full_name);
+    let common: Vec<String> = ids_of(FIXTURE)
+        .into_iter()
+        .filter(|id| full.contains(id))
+        .collect();
+    assert!(common.len() > 10, "{common:?}");
+
+    let json: serde_json::Value = serde_json::from_str(&output(
+        db.path(),
+        &["compare", "1", "2", "--format", "json"],
+    ))
+    .expect("JSON");
+    let rows = json["columns"][0]["rows"].as_array().unwrap();
+    for id in &common {
+        let row = rows.iter().find(|r| r["id"] == id.as_str());
+        let row = row.unwrap_or_else(|| panic!("{id} missing"));
+        assert!(row["verdict"].is_string(), "{row}");
+        for side in ["baseline", "other"] {
+            assert!(row[side]["shown"].is_string(), "{id}: {row}");
+        }
+    }
+    let both = rows
+        .iter()
+        .filter(|r| r["baseline"]["value"].is_f64() && r["other"]["value"].is_f64())
+        .count();
+    assert!(
+        both > 10,
+        "figures on both sides for most common ids: {both}"
+    );
+
+    let csv_text = output(db.path(), &["compare", "1", "2", "--format", "csv"]);
+    let mut reader = csv::Reader::from_reader(csv_text.as_bytes());
+    let header = reader.headers().unwrap().clone();
+    let col = |name: &str| header.iter().position(|h| h == name).unwrap();
+    let records: Vec<csv::StringRecord> = reader.records().map(Result::unwrap).collect();
+    assert_eq!(records.len(), rows.len(), "one line per id, as the JSON");
+    for (r, j) in records.iter().zip(rows) {
+        assert_eq!(&r[col("id")], j["id"].as_str().unwrap());
+        assert_eq!(&r[col("verdict")], j["verdict"].as_str().unwrap());
+        if let Some(v) = j["other"]["value"].as_f64() {
+            assert_eq!(r[col("other")].parse::<f64>().unwrap(), v, "{r:?}");
+        }
+    }
+
+    let md = output(db.path(), &["compare", "1", "2", "--format", "markdown"]);
+    let lines: Vec<&str> = md.lines().collect();
+    assert_eq!(
+        lines.len(),
+        rows.len() + 2,
+        "header, rule and a line per id"
+    );
+    assert!(lines
+        .iter()
+        .all(|l| l.starts_with("| ") || l.starts_with("|---")));
+
+    let text = output(db.path(), &["compare", "1", "2"]);
+    for l in text.lines() {
+        assert!(l.chars().count() <= 100, "wider than 100: {l}");
+    }
+    assert_eq!(
+        text.lines().filter(|l| l.contains(" benchmark ")).count(),
+        1,
+        "one table: {text}"
+    );
+}

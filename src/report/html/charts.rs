@@ -56,9 +56,13 @@ fn figure(
         figure.chart {
             @for p in &plots { (p.svg()) }
             figcaption { (caption) }
-            table.data {
-                thead { tr { @for h in head { th { (h) } } } }
-                tbody { @for row in &rows { tr { @for c in row { td.n { (c) } } } } }
+            // Folded: the chart is what is read; the numbers are there to check it.
+            details.numbers {
+                summary { "the numbers drawn" }
+                table.data {
+                    thead { tr { @for h in head { th { (h) } } } }
+                    tbody { @for row in &rows { tr { @for c in row { td.n { (c) } } } } }
+                }
             }
         }
     }

@@ -7,6 +7,7 @@
 //! errors, commands) goes through maud, which escapes it.
 
 mod charts;
+mod flame;
 pub mod fleet;
 pub mod observation;
 pub mod svg;
@@ -32,15 +33,67 @@ pub fn report(columns: &[Column], min_effect: f64) -> String {
             Column::Machine { .. } => None,
         })
         .collect();
+    // The page opens on what people look at (a summary, the contents, the seeds'
+    // charts, today beside the papers) and folds what they look up (the environment,
+    // the processes, the warnings) at its end.
+    let comparison = (columns.len() > 1).then(|| comparisons(columns, min_effect));
     let body = html! {
         ul.columns {
             @for c in columns { li { (c.describe()) } }
         }
+        @for (name, run) in &runs { (summary_section(name, run)) }
+        (contents(&runs, comparison.is_some()))
+        @for (name, run) in &runs { (charts_section(name, run, runs.len() > 1)) }
+        @if let Some(c) = comparison { (c) }
+        @for (name, run) in &runs { (families_section(name, run)) }
         @if !runs.is_empty() { (environment(&runs)) }
-        @if columns.len() > 1 { (comparisons(columns, min_effect)) }
-        @for (name, run) in &runs { (run_section(name, run)) }
     };
     page(&title, body)
+}
+
+/// The table of contents: one link per part of the page, each run's families listed so
+/// a reader can jump to one.
+fn contents(runs: &[(&str, &Run)], comparison: bool) -> Markup {
+    html! {
+        nav.toc {
+            h2 id="contents" { "Contents" }
+            ol {
+                @for (name, _) in runs {
+                    li { a href=(format!("#charts-{}", anchor(name))) { "The seeds' charts: " (name) } }
+                }
+                @if comparison {
+                    li { a href="#comparison" { "Beside the papers' machines and the other columns" } }
+                }
+                @for (name, run) in runs {
+                    li {
+                        a href=(format!("#families-{}", anchor(name))) { "Families: " (name) }
+                        " — "
+                        @for (k, f) in families_of(run).iter().enumerate() {
+                            @if k > 0 { ", " }
+                            a href=(format!("#family-{}-{f}", anchor(name))) { (f) }
+                        }
+                    }
+                }
+                @if !runs.is_empty() {
+                    li { a href="#environment" { "Environment, processes and warnings (folded)" } }
+                }
+            }
+        }
+    }
+}
+
+fn anchor(name: &str) -> String {
+    name.replace(' ', "-")
+}
+
+fn families_of(run: &Run) -> Vec<&str> {
+    let mut families: Vec<&str> = Vec::new();
+    for r in &run.results {
+        if !families.contains(&family_of(&r.id)) {
+            families.push(family_of(&r.id));
+        }
+    }
+    families
 }
 
 /// One stored run's figure for an id, for `report --trend`.
@@ -152,7 +205,7 @@ svg text{font:11px system-ui,sans-serif;fill:#222}svg .t{font-size:13px;font-wei
 svg .yl{text-anchor:end}svg .xl{text-anchor:middle}svg .ml{fill:#555;font-size:10px}
 svg .grid{stroke:#e4e4e4}svg .frame{fill:none;stroke:#999}svg .mark{stroke:#777;stroke-dasharray:3 3}
 svg .s{fill:none;stroke-width:2}svg .band{opacity:.18}svg .ref{stroke:#444}
-svg .alt{fill:#f6f6f6}svg .dot{fill:#1f5fa8;opacity:.7}svg .culled{stroke:#c0392b;stroke-width:1.6}
+svg .alt{fill:#f6f6f6}svg.flame text.fn{font-size:11px}svg.flame rect{stroke:#fff;stroke-width:.5}svg .dot{fill:#1f5fa8;opacity:.7}svg .culled{stroke:#c0392b;stroke-width:1.6}
 svg .centre{fill:#111}svg .whisker{stroke:#333;stroke-width:1.3}
 svg .faster{fill:#1d7a32}svg .slower{fill:#b02a1e}svg .same{fill:#666}
 .faster{color:#1d7a32}.slower{color:#b02a1e}
@@ -221,8 +274,12 @@ fn environment(runs: &[(&str, &Run)]) -> Markup {
             v
         })
         .collect();
+    // Folded: what a reader looks up, not what the page is read for; the process lists
+    // alone were two screens.
     html! {
         h2 id="environment" { "Environment" }
+        details.env {
+        summary { "The machine, its load and busy processes, and each run's warnings" }
         table.env {
             thead { tr { th {} @for (name, _) in runs { th { (name) } } } }
             tbody {
@@ -240,6 +297,7 @@ fn environment(runs: &[(&str, &Run)]) -> Markup {
         }
         @for (name, run) in runs {
             @for w in &run.warnings { p.warn { (name) ": warning: " (w) } }
+        }
         }
     }
 }
@@ -280,19 +338,11 @@ fn ci_text(r: &BenchResult) -> String {
     }
 }
 
-/// A run: the rows with no figure first (never hidden), the seeds' charts, then each
-/// family's rows with their samples.
-fn run_section(name: &str, run: &Run) -> Markup {
+/// A run's summary: its one line, then the rows with no figure (never hidden).
+fn summary_section(name: &str, run: &Run) -> Markup {
     let not_ok: Vec<&BenchResult> = run.results.iter().filter(|r| !r.status.is_ok()).collect();
-    let mut families: Vec<&str> = Vec::new();
-    for r in &run.results {
-        if !families.contains(&family_of(&r.id)) {
-            families.push(family_of(&r.id));
-        }
-    }
-    let anchor = name.replace(' ', "-");
     html! {
-        h2 id=(anchor) { (name) }
+        h2 id=(anchor(name)) { "Summary: " (name) }
         p { (crate::report::table::summary_line(run)) }
         @if !not_ok.is_empty() {
             h3 { "Skipped and failed rows" }
@@ -310,14 +360,30 @@ fn run_section(name: &str, run: &Run) -> Markup {
                 }
             }
         }
+    }
+}
+
+/// A run's seed charts (memory hierarchy, paging, load, sweep…) under one heading.
+fn charts_section(name: &str, run: &Run, named: bool) -> Markup {
+    html! {
+        h2 id=(format!("charts-{}", anchor(name))) {
+            "The seeds' charts" @if named { ": " (name) }
+        }
         (charts::all(run))
-        @for f in &families { (family_section(run, f)) }
+    }
+}
+
+/// A run's families, each with its strip chart and its table.
+fn families_section(name: &str, run: &Run) -> Markup {
+    html! {
+        h2 id=(format!("families-{}", anchor(name))) { "Families: " (name) }
+        @for f in families_of(run) { (family_section(name, run, f)) }
     }
 }
 
 /// A family's rows: the strip chart of every measured row's samples (each divided by its
 /// median, culled ones as ×), and the table of every row, which is the chart's data.
-fn family_section(run: &Run, family: &str) -> Markup {
+fn family_section(name: &str, run: &Run, family: &str) -> Markup {
     let rows: Vec<&BenchResult> = run
         .results
         .iter()
@@ -369,7 +435,11 @@ fn family_section(run: &Run, family: &str) -> Markup {
         .svg()
     });
     html! {
-        h3 id=(format!("family-{family}")) { (family) }
+        h3 id=(format!("family-{}-{family}", anchor(name))) { (family) }
+        // Folded: every row's samples and notes are what a reader looks up; the page is
+        // read for the seeds' charts, and the rows alone made it 30,000 px tall.
+        details.family {
+        summary { (family_summary(&rows)) }
         figure.chart {
             @if let Some(svg) = strip { (svg) }
             table.data.family {
@@ -417,7 +487,21 @@ fn family_section(run: &Run, family: &str) -> Markup {
                 p { (legend) }
             }
         }
+        }
     }
+}
+
+/// A folded family's one line: its rows, and how many did not measure.
+fn family_summary(rows: &[&BenchResult]) -> String {
+    let ok = rows.iter().filter(|r| r.status.is_ok()).count();
+    let mut line = format!(
+        "{} rows: the strip chart of their samples and their table",
+        rows.len()
+    );
+    if ok < rows.len() {
+        line.push_str(&format!(" ({} skipped or failed)", rows.len() - ok));
+    }
+    line
 }
 
 /// The bound and why, for a row whose median is under one cycle, under the clock's
@@ -460,6 +544,7 @@ fn comparisons(columns: &[Column], min_effect: f64) -> Markup {
         Err(e) => return html! { h2 { "Comparison" } p.warn { (e.to_string()) } },
     };
     let mut groups: Vec<(&str, &str, Vec<&Judgement>)> = Vec::new();
+    let mut empty: Vec<(&str, &str)> = Vec::new();
     for (name, rows) in &judged {
         let mut families: Vec<&str> = Vec::new();
         for j in rows {
@@ -468,8 +553,17 @@ fn comparisons(columns: &[Column], min_effect: f64) -> Markup {
             }
         }
         for f in families {
-            let in_family = rows.iter().filter(|j| family_of(&j.id) == f).collect();
-            groups.push((name, f, in_family));
+            // Only the ids the later column has a figure for: a machine of the papers
+            // has figures for a few families, and rows of "—" filled most of the page.
+            let in_family: Vec<&Judgement> = rows
+                .iter()
+                .filter(|j| family_of(&j.id) == f && j.other_figure.is_some())
+                .collect();
+            if in_family.is_empty() {
+                empty.push((name, f));
+            } else {
+                groups.push((name, f, in_family));
+            }
         }
     }
     html! {
@@ -480,6 +574,10 @@ fn comparisons(columns: &[Column], min_effect: f64) -> Markup {
             "against a historical machine, the verdict is today's speed-up." }
         @for (name, family, rows) in &groups {
             (comparison_chart(first, name, family, rows))
+        }
+        @if !empty.is_empty() {
+            p.legend { "No figures to compare: "
+                (empty.iter().map(|(n, f)| format!("{f} from {n}")).collect::<Vec<_>>().join("; ")) "." }
         }
     }
 }
@@ -530,6 +628,8 @@ fn comparison_chart(first: &str, other: &str, family: &str, rows: &[&Judgement])
         h3 { (family) ": " (other) " against " (first) }
         figure.chart {
             @if let Some(svg) = svg { (svg) }
+            details.numbers {
+            summary { "the figures and verdicts drawn" }
             table.data {
                 thead { tr { th { "benchmark" } th { (first) } th { (other) } th { "ratio" } th { "range" } th { "verdict" } } }
                 tbody {
@@ -542,6 +642,7 @@ fn comparison_chart(first: &str, other: &str, family: &str, rows: &[&Judgement])
                         }
                     }
                 }
+            }
             }
         }
     }

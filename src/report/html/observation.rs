@@ -1,7 +1,6 @@
 //! An observation as an HTML page: the text report's tables, the rates' time series as
-//! charts, and the kernel profile's flame graph — an SVG drawn by the `inferno` crate
-//! from the folded stacks, shown as an image (a `data:` URL), so that its own style sheet
-//! stays inside it and its script never runs (the page runs none).
+//! charts, and the kernel profile's flame graph, drawn inline as SVG from the folded
+//! stacks (no script: each frame's `<title>` names it on hover).
 
 use maud::{html, Markup};
 
@@ -46,10 +45,12 @@ const GROUPS: &[(&str, &[&str], &str)] = &[
         "% of all CPUs",
     ),
     (
-        "memory",
-        &["faults", "major_faults", "pgin_kb", "pgout_kb", "scan"],
+        "page faults and scanning",
+        &["faults", "major_faults", "scan"],
         "per second",
     ),
+    // Kilobytes on their own axis: on the faults' "per second" axis they read as a count.
+    ("paging I/O", &["pgin_kb", "pgout_kb"], "KB per second"),
 ];
 
 /// Points drawn per line at most: a day of one-second lines is drawn as minutes.
@@ -211,14 +212,12 @@ fn span_axis(xs: &[f64], span_s: f64) -> Axis {
 
 fn flame_section(o: &SystemObservation) -> Markup {
     match &o.profile {
-        Part::Measured(p) => match flame_svg(p) {
-            Ok(svg) => html! {
-                figure.flame {
-                    img.flame src=(data_url(&svg)) alt="flame graph of the kernel profile" style="max-width:100%";
-                }
-                p { "The kernel's stacks of every CPU's samples of system time (idle loops and user time left out), under the command that was running; a frame's width is its share of system time." }
+        Part::Measured(p) => match flame_of(p) {
+            Some(svg) => html! {
+                figure.flame { (svg) }
+                p { "The kernel's stacks of every CPU's samples of system time (idle loops and user time left out), under the command that was running; a frame's width is its share of system time. A name too long for its frame is in its tooltip." }
             },
-            Err(why) => html! { p.warn { "No flame graph: " (why) } },
+            None => html! { p.warn { "No flame graph: no sample outside the idle loop" } },
         },
         Part::Unavailable { reason } => html! {
             p.warn { "No kernel profile: " (reason) }
@@ -226,41 +225,14 @@ fn flame_section(o: &SystemObservation) -> Markup {
     }
 }
 
-/// An SVG document as a `data:` URL.
-pub fn data_url(svg: &str) -> String {
-    use base64::Engine;
-    format!(
-        "data:image/svg+xml;base64,{}",
-        base64::engine::general_purpose::STANDARD.encode(svg)
-    )
-}
-
-/// The flame graph of `p`'s folded stacks, as an SVG document.
-pub fn flame_svg(p: &KernelProfile) -> Result<String, String> {
-    if p.folded.is_empty() {
-        return Err("no sample outside the idle loop".into());
-    }
-    let lines: Vec<String> = p
+/// The flame graph of `p`'s folded stacks, inline.
+fn flame_of(p: &KernelProfile) -> Option<Markup> {
+    let folded: Vec<(&str, u64)> = p
         .folded
         .iter()
-        .map(|f| format!("{} {}", f.stack, f.count))
+        .map(|f| (f.stack.as_str(), f.count))
         .collect();
-    let mut opts = inferno::flamegraph::Options::default();
-    opts.title = "system time: the kernel's stacks, every CPU".into();
-    opts.count_name = "samples".into();
-    opts.no_javascript = true;
-    opts.image_width = Some(1200);
-    opts.deterministic = true;
-    opts.hash = true;
-    opts.colors = "java".parse().map_err(|e| format!("{e:?}"))?;
-    let mut out = Vec::new();
-    inferno::flamegraph::from_lines(&mut opts, lines.iter().map(String::as_str), &mut out)
-        .map_err(|e| format!("drawing it: {e}"))?;
-    let svg = String::from_utf8_lossy(&out).into_owned();
-    if !svg.contains("<svg") {
-        return Err("the drawing has no <svg> element".into());
-    }
-    Ok(svg)
+    super::flame::svg("system time: the kernel's stacks, every CPU", &folded)
 }
 
 #[cfg(test)]
@@ -304,25 +276,25 @@ mod tests {
         let html = report("o1", &o, None);
         assert!(!html.contains("<script"), "no script in the page");
         let doc = scraper::Html::parse_document(&html);
-        let img = scraper::Selector::parse("figure.flame img").unwrap();
-        let src = doc
-            .select(&img)
-            .next()
-            .and_then(|e| e.value().attr("src"))
-            .expect("the flame graph's image");
-        use base64::Engine;
-        let b64 = src.strip_prefix("data:image/svg+xml;base64,").unwrap();
-        let svg = String::from_utf8(
-            base64::engine::general_purpose::STANDARD
-                .decode(b64)
-                .unwrap(),
-        )
-        .unwrap();
+        let svg = scraper::Selector::parse("figure.flame svg").unwrap();
+        let svg = doc.select(&svg).next().expect("the flame graph inline");
+        let titles: Vec<String> = svg
+            .select(&scraper::Selector::parse("g > title").unwrap())
+            .map(|t| t.text().collect())
+            .collect();
         assert!(
-            svg.contains("<svg") && svg.contains("strncpy_from_user"),
-            "{svg}"
+            titles.iter().any(|t| t.starts_with("strncpy_from_user")),
+            "{titles:?}"
         );
-        assert!(svg.matches("<rect").count() >= 3, "frames are drawn");
+        assert!(titles.len() >= 2, "a frame per function: {titles:?}");
+    }
+
+    #[test]
+    fn kilobytes_paged_are_not_on_the_per_second_axis_of_counts() {
+        for (_, keys, unit) in GROUPS {
+            let kb = keys.iter().any(|k| k.ends_with("_kb"));
+            assert_eq!(kb, unit.starts_with("KB"), "{keys:?} on {unit}");
+        }
     }
 
     #[test]
