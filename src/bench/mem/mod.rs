@@ -161,7 +161,7 @@ impl Words {
             .unwrap_or_default();
             bail!(
                 "cannot allocate a {} MiB buffer: the address-space limit was reached ({limit})",
-                words * 4 >> 20
+                (words * 4) >> 20
             );
         }
         v.extend((0..words as u32).map(fill));

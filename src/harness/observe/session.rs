@@ -252,7 +252,6 @@ pub fn observe(
             )
         }
     };
-    drop(tick);
     let sent = going.sent;
     let interrupted = interrupt::requested();
     let duration_s = start.elapsed().as_secs_f64();
