@@ -5,7 +5,7 @@
 use maud::{html, Markup};
 
 use super::page;
-use super::svg::{Axis, Plot};
+use super::svg::{Axis, Band, Plot};
 use crate::model::observation::predict::Prediction;
 use crate::model::observation::rates::rate_key;
 use crate::model::observation::{KernelProfile, Part, SystemObservation};
@@ -56,10 +56,18 @@ const GROUPS: &[(&str, &[&str], &str)] = &[
 /// Points drawn per line at most: a day of one-second lines is drawn as minutes.
 pub const MAX_POINTS: usize = 1_440;
 
-/// One line per recorded column of `keys`: (label, (t, value) points). A long series is
-/// cut into [`MAX_POINTS`] stretches, each drawn as its mean, with two thin lines beside
-/// it for each stretch's least and greatest value (the band a peak stays visible in).
-fn lines_of(o: &SystemObservation, keys: &[&str]) -> Vec<(String, Vec<(f64, f64)>)> {
+/// One drawn column: its mean line and, for a long series, the band each stretch's least
+/// and greatest value span (where a peak stays visible).
+struct Drawn {
+    label: String,
+    points: Vec<(f64, f64)>,
+    band: Option<Vec<(f64, f64, f64)>>,
+}
+
+/// One line per recorded column of `keys`, its time in `per` seconds (3600 draws hours).
+/// A long series is cut into [`MAX_POINTS`] stretches, each drawn as its mean inside a
+/// band from its least to its greatest value.
+fn lines_of(o: &SystemObservation, keys: &[&str], per: f64) -> Vec<Drawn> {
     let mut out = Vec::new();
     for k in keys {
         let Some(col) = o.rates.column(k) else {
@@ -70,7 +78,7 @@ fn lines_of(o: &SystemObservation, keys: &[&str]) -> Vec<(String, Vec<(f64, f64)
             .lines
             .iter()
             .zip(col)
-            .map(|(l, v)| (l.t_s, v))
+            .map(|(l, v)| (l.t_s / per, v))
             .filter(|p| p.1.is_finite())
             .collect();
         if pts.is_empty() {
@@ -78,13 +86,24 @@ fn lines_of(o: &SystemObservation, keys: &[&str]) -> Vec<(String, Vec<(f64, f64)
         }
         let label = rate_key(k).map_or(k.to_string(), |r| r.label.to_string());
         if pts.len() <= MAX_POINTS {
-            out.push((label, pts));
+            out.push(Drawn {
+                label,
+                points: pts,
+                band: None,
+            });
             continue;
         }
         let (mean, low, high) = downsample(&pts, MAX_POINTS);
-        out.push((format!("{label} (mean)"), mean));
-        out.push((format!("{label} (least)"), low));
-        out.push((format!("{label} (greatest)"), high));
+        let band = low
+            .iter()
+            .zip(&high)
+            .map(|(l, h)| (l.0, l.1, h.1))
+            .collect();
+        out.push(Drawn {
+            label: format!("{label} (mean; band: least to greatest)"),
+            points: mean,
+            band: Some(band),
+        });
     }
     out
 }
@@ -166,27 +185,45 @@ fn hour_mean(o: &SystemObservation, col: &[f64], h: usize) -> Option<f64> {
 }
 
 fn series_charts(o: &SystemObservation) -> Markup {
+    // A span of hours is drawn in hours, as seed 001 showed its day.
+    let (per, unit) = if o.duration_s > 2.0 * 3600.0 {
+        (3600.0, "hours")
+    } else {
+        (1.0, "seconds")
+    };
     let charts: Vec<Markup> = GROUPS
         .iter()
-        .filter_map(|(title, keys, unit)| {
-            let lines = lines_of(o, keys);
+        .filter_map(|(title, keys, y_unit)| {
+            let lines = lines_of(o, keys, per);
             if lines.is_empty() {
                 return None;
             }
-            let xs: Vec<f64> = lines.iter().flat_map(|l| l.1.iter().map(|p| p.0)).collect();
+            let xs: Vec<f64> = lines
+                .iter()
+                .flat_map(|l| l.points.iter().map(|p| p.0))
+                .collect();
             let ys: Vec<f64> = lines
                 .iter()
-                .flat_map(|l| l.1.iter().map(|p| p.1))
+                .flat_map(|l| {
+                    let band = l.band.iter().flatten().map(|b| b.2);
+                    l.points.iter().map(|p| p.1).chain(band)
+                })
                 .chain([0.0])
                 .collect();
-            let plot = Plot::new(
+            let mut plot = Plot::new(
                 *title,
-                span_axis(&xs, o.duration_s),
-                Axis::linear(unit, &ys, &|v| format!("{v:.0}")),
+                span_axis(&xs, o.duration_s / per, unit),
+                Axis::linear(y_unit, &ys, &|v| format!("{v:.0}")),
             );
-            let plot = lines
-                .into_iter()
-                .fold(plot, |p, (label, pts)| p.line(label, pts));
+            for l in lines {
+                if let Some(points) = l.band {
+                    plot.bands.push(Band {
+                        name: String::new(),
+                        points,
+                    });
+                }
+                plot = plot.line(l.label, l.points);
+            }
             Some(plot.svg())
         })
         .collect();
@@ -200,8 +237,8 @@ fn series_charts(o: &SystemObservation) -> Markup {
 
 /// The time axis, from 0 to the end of the span (or of the last interval, a moment
 /// later): a round number beyond it would leave the chart's end empty.
-fn span_axis(xs: &[f64], span_s: f64) -> Axis {
-    let mut axis = Axis::linear("seconds", xs, &|v| format!("{v:.0}"));
+fn span_axis(xs: &[f64], span_s: f64, unit: &str) -> Axis {
+    let mut axis = Axis::linear(unit, xs, &|v| format!("{v:.0}"));
     let end = xs.iter().copied().fold(span_s, f64::max);
     if end > axis.min {
         axis.max = end;
@@ -243,7 +280,7 @@ mod tests {
     #[test]
     fn the_time_axis_ends_at_the_span() {
         let xs: Vec<f64> = (1..=60).map(f64::from).chain([60.02]).collect();
-        let a = span_axis(&xs, 60.0);
+        let a = span_axis(&xs, 60.0, "seconds");
         assert!((a.max - 60.02).abs() < 1e-9, "{a:?}");
         assert!(a.ticks.iter().all(|t| t.0 <= 60.02), "{:?}", a.ticks);
         assert_eq!(a.ticks.last().unwrap().1, "60");

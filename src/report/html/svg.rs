@@ -205,6 +205,10 @@ pub struct Plot {
 }
 
 const WIDTH: f64 = 660.0;
+/// A series of at most this many points has a dot at each (a sweep's sizes, a short
+/// observation); past it the dots are only ink — one every few pixels of a 564-pixel plot —
+/// and a day's series would carry tens of thousands of them (1.3 MB of a chart).
+const MARKED_UP_TO: usize = 120;
 const LEFT: f64 = 72.0;
 const RIGHT: f64 = 24.0;
 const TOP: f64 = 30.0;
@@ -239,6 +243,8 @@ impl Plot {
             .bands
             .iter()
             .enumerate()
+            // A band drawn around its line (named with it) has no entry of its own.
+            .filter(|(_, b)| !b.name.is_empty())
             .map(|(i, b)| (b.name.clone(), i, true))
             .chain(
                 self.series
@@ -283,8 +289,10 @@ impl Plot {
                 @for (i, s) in self.series.iter().enumerate() {
                     polyline class="s" stroke=(colour(i)) stroke-dasharray=(dash(i))
                         points=(line_points(&s.points, &px, &py)) {}
-                    @for (x, y) in &s.points {
-                        circle cx=(r(px(*x))) cy=(r(py(*y))) r="2.5" fill=(colour(i)) {}
+                    @if s.points.len() <= MARKED_UP_TO {
+                        @for (x, y) in &s.points {
+                            circle cx=(r(px(*x))) cy=(r(py(*y))) r="2.5" fill=(colour(i)) {}
+                        }
                     }
                 }
                 @for ((name, i, band), (lx, row)) in legend.iter().zip(&places) {
