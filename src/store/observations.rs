@@ -55,26 +55,22 @@ impl Store {
     /// Whether this database has the observations table (a database written by an older
     /// timeshare and opened read-only has not).
     fn has_observations(&self) -> Result<bool, StoreError> {
-        let found = if self.db.is_postgres() {
-            self.db
-                .query_one("SELECT to_regclass('observations')::text", &[])?
-        } else {
-            self.db.query_one(
-                "SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'observations'",
-                &[],
-            )?
-        };
-        Ok(!matches!(found, Value::Null))
+        self.has_table("observations")
     }
 
     /// Whether this database keeps observations as they go (schema version 3).
     fn has_observation_lines(&self) -> Result<bool, StoreError> {
+        self.has_table("observation_lines")
+    }
+
+    /// Whether the table `name` (one of ours, a fixed name) exists, on either backend.
+    fn has_table(&self, name: &'static str) -> Result<bool, StoreError> {
         let found = if self.db.is_postgres() {
             self.db
-                .query_one("SELECT to_regclass('observation_lines')::text", &[])?
+                .query_one(&format!("SELECT to_regclass('{name}')::text"), &[])?
         } else {
             self.db.query_one(
-                "SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'observation_lines'",
+                &format!("SELECT name FROM sqlite_master WHERE type = 'table' AND name = '{name}'"),
                 &[],
             )?
         };

@@ -194,19 +194,8 @@ impl Recording {
     /// Stop perf and return `perf script --show-task-events -F FIELDS`'s text, with the
     /// CPU time perf used to record and to write it.
     pub fn stop_script(mut self, fields: &str) -> Result<Script> {
-        let mut child = self.child.take().expect("stopped once");
-        let recorder_cpu_s = process_cpu_s(child.id());
-        // SAFETY: kill with a pid we spawned and have not yet reaped.
-        unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
-        let deadline = Instant::now() + Duration::from_secs(30);
-        while child.try_wait()?.is_none() {
-            if Instant::now() > deadline {
-                let _ = child.kill();
-                let _ = child.wait();
-                bail!("perf record did not end within 30 s of being told to");
-            }
-            std::thread::sleep(Duration::from_millis(10));
-        }
+        assert!(self.child.is_some(), "stopped once");
+        let recorder_cpu_s = self.end()?;
         let before = children_cpu_s();
         let out = Command::new(&self.perf)
             .args(["script", "--show-task-events", "-F", fields, "-i"])

@@ -92,27 +92,13 @@ fn kill_9_in_any_phase_of_run_then_clean_leaves_nothing() {
     }
 }
 
-/// lmbench's `lat_tcp -s` servers running.
-fn lat_tcp_servers() -> usize {
-    std::fs::read_dir("/proc")
-        .unwrap()
-        .flatten()
-        .filter_map(|e| std::fs::read(e.path().join("cmdline")).ok())
-        .filter(|c| {
-            let args: Vec<&[u8]> = c.split(|b| *b == 0).collect();
-            args.first().is_some_and(|a| a.ends_with(b"lat_tcp"))
-                && args.get(1) == Some(&&b"-s"[..])
-        })
-        .count()
-}
-
 #[test]
 fn kill_9_in_any_phase_of_crosscheck_then_clean_leaves_nothing_and_no_server() {
     if !std::path::Path::new("/usr/lib/lmbench/bin").exists() {
         eprintln!("skipped: needs lmbench");
         return;
     }
-    let before = lat_tcp_servers();
+    let before = super::servers::lat_tcp_servers();
     for after in [200, 1000, 2500, 5000].map(Duration::from_millis) {
         let (left, procs) = kill_then_clean(
             &[
@@ -129,13 +115,13 @@ fn kill_9_in_any_phase_of_crosscheck_then_clean_leaves_nothing_and_no_server() {
         assert!(left.is_empty(), "{case}: left {left:?}");
         assert!(procs.is_empty(), "{case}: still running {procs:?}");
         // The server dies with its namespace's holder, which dies with crosscheck.
-        let mut servers = lat_tcp_servers();
+        let mut servers = super::servers::lat_tcp_servers();
         for _ in 0..100 {
             if servers <= before {
                 break;
             }
             std::thread::sleep(Duration::from_millis(20));
-            servers = lat_tcp_servers();
+            servers = super::servers::lat_tcp_servers();
         }
         assert!(servers <= before, "{case}: lat_tcp's server left running");
     }

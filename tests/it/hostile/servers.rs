@@ -38,7 +38,7 @@ fn listening_ports() -> BTreeSet<u16> {
 }
 
 /// Processes running `lat_tcp -s` (lmbench's server, put in the background).
-fn lat_tcp_servers() -> usize {
+pub(super) fn lat_tcp_servers() -> usize {
     std::fs::read_dir("/proc")
         .unwrap()
         .flatten()

@@ -76,7 +76,6 @@ fn no_imported_escape_reaches_a_terminal() {
             .assert()
             .success();
     }
-    let exe = command().get_program().to_owned();
     let mut checked = 0;
     for args in [
         "history",
@@ -90,22 +89,7 @@ fn no_imported_escape_reaches_a_terminal() {
         "fleet",
         "report 2 -o -",
     ] {
-        let line = format!(
-            "{} {args} --db {}",
-            exe.to_string_lossy(),
-            db.to_string_lossy()
-        );
-        let mut script = std::process::Command::new("script");
-        crate::common::isolate(&mut script);
-        let out = script
-            .env("TERM", "xterm")
-            .env_remove("NO_COLOR")
-            .args(["-qec"])
-            .arg(&line)
-            .arg("/dev/null")
-            .output()
-            .unwrap_or_else(|e| panic!("script: {e}"));
-        let text = String::from_utf8_lossy(&out.stdout);
+        let text = on_a_pty("", args, &db);
         let bad = foreign(&text);
         assert!(
             bad.is_empty(),
@@ -251,9 +235,15 @@ fn poisoned_store(dir: &Path) -> PathBuf {
 /// What a command line printed on a pseudo-terminal (standard output and error both),
 /// colour on, wide enough that no table wraps.
 fn on_a_terminal(args: &str, db: &Path) -> String {
+    on_a_pty("stty cols 4000 2>/dev/null; ", args, db)
+}
+
+/// What `timeshare ARGS --db DB` printed on a pseudo-terminal, colour on, after the shell
+/// commands `before` set the terminal up.
+fn on_a_pty(before: &str, args: &str, db: &Path) -> String {
     let exe = command().get_program().to_owned();
     let line = format!(
-        "stty cols 4000 2>/dev/null; {} {args} --db {}",
+        "{before}{} {args} --db {}",
         exe.to_string_lossy(),
         db.to_string_lossy()
     );
