@@ -14,6 +14,7 @@ use super::errors::UsageError;
 use super::outfile::OutputFile;
 use super::{output, Exit};
 use crate::harness::interrupt;
+use crate::harness::observe::callmix::CallTimes;
 use crate::harness::observe::session::{observe, Beside, Keeper, Parts, Plan, PlanSpan};
 use crate::model::observation::predict::{predict, Prediction};
 use crate::model::observation::rates::SeriesLine;
@@ -36,6 +37,10 @@ pub struct ObserveArgs {
     /// as its entry roughly doubles what counting costs every call)
     #[arg(long)]
     pub no_call_times: bool,
+    /// Time one call in N of each number on each CPU (a power of two; 1 times every
+    /// call), the others only counted: in the kernel each timed call costs two clock reads
+    #[arg(long, value_name = "N", default_value_t = 16, value_parser = power_of_two)]
+    pub time_one_in: u32,
     /// Do not trace the page cache's reads (the hit ratio and read-ahead figures)
     #[arg(long)]
     pub no_caches: bool,
@@ -105,13 +110,26 @@ fn plan(args: &ObserveArgs) -> Result<Plan> {
         interval: Duration::from_secs_f64(args.interval),
         parts: Parts {
             calls: !args.no_calls,
-            call_times: !args.no_call_times,
+            call_times: if args.no_call_times {
+                CallTimes::Off
+            } else {
+                CallTimes::OneIn(args.time_one_in)
+            },
             caches: !args.no_caches,
             profile: !args.no_profile,
         },
         label: args.label.clone(),
         keep_every: Duration::from_secs_f64(args.keep_every.clamp(0.05, 3600.0)),
     })
+}
+
+/// `--time-one-in`'s N: a power of two up to 1024 (the kernel's program tests it with a
+/// mask).
+fn power_of_two(s: &str) -> Result<u32, String> {
+    match s.parse::<u32>() {
+        Ok(n) if n.is_power_of_two() && n <= 1024 => Ok(n),
+        _ => Err(format!("'{s}' is not a power of two from 1 to 1024")),
+    }
 }
 
 /// Whether `program` can be started: a path that is an executable file, or a name found

@@ -304,6 +304,8 @@ fn timing_text(mix: &CallMix, span_s: f64) -> String {
     };
     let mut by_time: Vec<&CallCount> = mix.calls.iter().filter(|c| c.total_s() > 0.0).collect();
     by_time.sort_by(|a, b| b.total_s().total_cmp(&a.total_s()));
+    // Each call's time, estimated from its sample when only a sample was timed.
+    let in_kernel: f64 = mix.calls.iter().map(CallCount::total_s).sum();
     let mut t = new_table(&[
         "call",
         "in kernel",
@@ -317,7 +319,7 @@ fn timing_text(mix: &CallMix, span_s: f64) -> String {
             c.name.clone(),
             format_seconds(c.total_s()),
             format_seconds(c.total_s() / span_s.max(1e-6)),
-            pct(c.total_s() / timing.total_s.max(1e-12)),
+            pct(c.total_s() / in_kernel.max(1e-12)),
             c.time.as_ref().map_or(0, |t| t.timed).to_string(),
             c.mean_s().map_or("–".into(), format_seconds),
         ]);
@@ -325,11 +327,21 @@ fn timing_text(mix: &CallMix, span_s: f64) -> String {
     right(&mut t, &[1, 2, 3, 4, 5]);
     format!(
         "top calls by time in the kernel (wall time from entry to exit: a call that sleeps \
-         counts its sleep)\n{t}\n{} calls timed, {} in the kernel together; not timed: {} \
+         counts its sleep)\n{t}\n{} calls timed{}, {}{} in the kernel together; not timed: {} \
          still in a call at the end, {} returned from calls entered before the span, {} \
          without their exit (a lost or late record); {}\n",
         timing.timed,
-        format_seconds(timing.total_s),
+        if timing.sampled() {
+            format!(" (one in {})", timing.one_in)
+        } else {
+            String::new()
+        },
+        if timing.sampled() {
+            "an estimated "
+        } else {
+            ""
+        },
+        format_seconds(in_kernel),
         timing.unfinished,
         timing.exits_unentered,
         timing.unpaired,

@@ -451,3 +451,71 @@ fn a_killed_observation_keeps_what_was_stored_marked_partial_and_clean_leaves_no
         .collect();
     assert!(left.is_empty(), "{left:?}");
 }
+
+/// Counted in the kernel, the call mix is kept as the observation goes too: after a
+/// `kill -9` the stored, partial observation holds the calls counted up to its last
+/// keeping (a loop of `true` commands makes them), not "read at the end". Root only (the
+/// kernel path); where BPF cannot be loaded the mix is the record path's, read at the end,
+/// and the test says so and stops.
+#[test]
+fn a_killed_observation_keeps_its_call_mix_counted_in_the_kernel() {
+    const LOOP: &str = "while :; do /bin/true; sleep 0.05; done # killed-observation test";
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    if unsafe { libc::geteuid() } != 0 {
+        eprintln!("skipped: counting in the kernel needs root");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let db = db(&dir, "runs.db");
+    let bin = assert_cmd::cargo::cargo_bin("timeshare");
+    let mut child = std::process::Command::new(&bin)
+        .args(["observe", "--no-profile", "--no-caches", "-i", "0.2"])
+        .args(["--keep-every", "0.5", "--db", &db, "--"])
+        .args(["sh", "-c", LOOP])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let calls = || {
+        let out = timeshare()
+            .args(["export", "o-last", "--db", &db])
+            .output()
+            .unwrap();
+        serde_json::from_slice::<serde_json::Value>(&out.stdout)
+            .ok()
+            .map(|v| v["calls"].clone())
+    };
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    let kept = loop {
+        if let Some(c) = calls().filter(|c| c["total"].as_u64().unwrap_or(0) > 0) {
+            break c;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no call mix stored in 60 s: {:?}",
+            calls()
+        );
+        std::thread::sleep(std::time::Duration::from_millis(300));
+    };
+    // SAFETY: kills the observer we started.
+    unsafe { libc::kill(child.id() as i32, libc::SIGKILL) };
+    child.wait().unwrap();
+    // The loop runs in a process group of its own, which outlives a killed observer.
+    let _ = std::process::Command::new("pkill")
+        .args(["-f", LOOP])
+        .status();
+    let method = kept["method"].as_str().unwrap_or_default();
+    if !method.contains("counted in the kernel") {
+        eprintln!("skipped: the calls were counted from perf's records ({method})");
+        return;
+    }
+    let stored = calls().expect("the partial observation is stored");
+    assert!(stored["total"].as_u64().unwrap() > 0, "{stored}");
+    let tree = &stored["command_tree"];
+    assert!(
+        tree["calls"]
+            .as_array()
+            .is_some_and(|c| c.iter().any(|c| c["name"] == "execve")),
+        "the observed loop's tree, counted apart mid-way: {tree}"
+    );
+}

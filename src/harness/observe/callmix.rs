@@ -285,6 +285,31 @@ impl Consumer for CallReader {
     }
 }
 
+/// Whether the calls counted are timed as well, and how many of them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CallTimes {
+    /// Counted at their entry only (`--no-call-times`): no exit traced.
+    Off,
+    /// One call in N of each number on each CPU timed, the first included (1: every call),
+    /// the others counted at their entry. In the kernel only: the record path times every
+    /// call, its cost being the records, not the clock.
+    OneIn(u32),
+}
+
+impl CallTimes {
+    /// One call in 16: on the VM of docs/observe.md the two clock reads of a timed call
+    /// were two thirds of what counting it cost; sampled, they are a sixteenth of that.
+    pub const DEFAULT: CallTimes = CallTimes::OneIn(16);
+
+    /// N of "one in N" (1 when every call, or none, is timed).
+    pub fn one_in(self) -> u32 {
+        match self {
+            CallTimes::Off => 1,
+            CallTimes::OneIn(n) => n.max(1),
+        }
+    }
+}
+
 /// Counting every call on the machine; [`CallCounting::stop`] ends it.
 pub struct CallCounting {
     total: Arc<AtomicU64>,
@@ -292,6 +317,8 @@ pub struct CallCounting {
     started: std::time::Instant,
     /// Why calls are not timed, when they are not.
     untimed: Option<String>,
+    /// One call in how many timed, in the kernel (1: every call).
+    one_in: u32,
 }
 
 /// Where the calls are counted.
@@ -321,30 +348,34 @@ impl CallCounting {
     pub fn start(
         is_root: bool,
         leave_out: LeaveOut,
-        timed: bool,
+        timing: CallTimes,
         notes: &mut Vec<String>,
     ) -> std::result::Result<Self, String> {
         // TIMESHARE_NO_BPF takes the record path, to compare the two on one machine.
         if is_root && std::env::var_os("TIMESHARE_NO_BPF").is_none() {
-            match Self::start_in_kernel(leave_out, timed) {
+            match Self::start_in_kernel(leave_out, timing) {
                 Ok(counting) => return Ok(counting),
                 Err(why) => notes.push(format!(
                     "calls counted from perf's records, not in the kernel: {why}"
                 )),
             }
         }
-        Self::start_records(is_root, leave_out, timed, notes)
+        Self::start_records(is_root, leave_out, timing != CallTimes::Off, notes)
     }
 
     /// Count in the kernel (the BPF path), or say why it cannot.
-    pub fn start_in_kernel(leave_out: LeaveOut, timed: bool) -> std::result::Result<Self, String> {
+    pub fn start_in_kernel(
+        leave_out: LeaveOut,
+        timing: CallTimes,
+    ) -> std::result::Result<Self, String> {
         let total = Arc::new(AtomicU64::new(0));
-        let k = super::kcount::KernelCounting::start(leave_out, timed, Arc::clone(&total))?;
+        let k = super::kcount::KernelCounting::start(leave_out, timing, Arc::clone(&total))?;
         Ok(CallCounting {
             total,
             path: CountingPath::Kernel(k),
             started: std::time::Instant::now(),
-            untimed: (!timed).then(|| "not asked for (--no-call-times)".into()),
+            untimed: (timing == CallTimes::Off).then(|| "not asked for (--no-call-times)".into()),
+            one_in: timing.one_in(),
         })
     }
 
@@ -398,7 +429,25 @@ impl CallCounting {
             path: CountingPath::Records(reading),
             started: std::time::Instant::now(),
             untimed,
+            one_in: 1,
         })
+    }
+
+    /// The mix so far, the counting going on, where it is counted in the kernel (the
+    /// record path's tally lives in its reader until the end: None).
+    pub fn so_far(
+        &self,
+        tree_root: Option<(u32, String)>,
+        not_in_tree: &[u32],
+    ) -> Option<Result<CallMix>> {
+        let CountingPath::Kernel(k) = &self.path else {
+            return None;
+        };
+        let secs = self.started.elapsed().as_secs_f64().max(1e-6);
+        Some(k.so_far().map(|kt| {
+            let mix = summarise(&kt.tally, secs, tree_root, not_in_tree);
+            kernel_mix(mix, &kt, self.one_in, self.untimed.as_deref())
+        }))
     }
 
     /// The running total of calls counted (for the series' `syscalls` column).
@@ -411,30 +460,42 @@ impl CallCounting {
     /// children, such as `perf record`, when the root is this process).
     pub fn stop(self, tree_root: Option<(u32, String)>, not_in_tree: &[u32]) -> Result<CallMix> {
         let secs = self.started.elapsed().as_secs_f64().max(1e-6);
-        let mut mix = match self.path {
+        match self.path {
             CountingPath::Records(reading) => {
                 let reader = reading.finish()?;
                 let mut mix = summarise(&reader.tally, secs, tree_root, not_in_tree);
                 mix.method = format!("{}; {RECORD_PATH_COST}", mix.method);
-                mix
+                if let Some(why) = self.untimed {
+                    mix.timing = Some(Part::unavailable(why));
+                }
+                Ok(mix)
             }
             CountingPath::Kernel(k) => {
                 let kt = k.stop()?;
-                let mut mix = summarise(&kt.tally, secs, tree_root, not_in_tree);
-                kernel_methods(&mut mix);
-                add_histograms(&mut mix, &kt.histograms);
-                mix
+                let mix = summarise(&kt.tally, secs, tree_root, not_in_tree);
+                Ok(kernel_mix(mix, &kt, self.one_in, self.untimed.as_deref()))
             }
-        };
-        if let Some(why) = self.untimed {
-            mix.timing = Some(Part::unavailable(why));
         }
-        Ok(mix)
     }
 }
 
+/// The kernel path's mix with its methods, its histograms, and why calls were not timed.
+fn kernel_mix(
+    mut mix: CallMix,
+    kt: &super::kcount::KernelTally,
+    one_in: u32,
+    untimed: Option<&str>,
+) -> CallMix {
+    kernel_methods(&mut mix, one_in);
+    add_histograms(&mut mix, &kt.histograms);
+    if let Some(why) = untimed {
+        mix.timing = Some(Part::unavailable(why));
+    }
+    mix
+}
+
 /// Say how the kernel path counted and timed.
-fn kernel_methods(mix: &mut CallMix) {
+fn kernel_methods(mix: &mut CallMix, one_in: u32) {
     let timed = mix.timing.is_some();
     mix.method = format!(
         "counted in the kernel: BPF programs on raw_syscalls:sys_enter{} tally each call \
@@ -449,10 +510,21 @@ fn kernel_methods(mix: &mut CallMix) {
         }
     );
     if let Some(Part::Measured(t)) = mix.timing.as_mut() {
-        t.method = "each thread's entry held in a BPF map until its exit, both stamped by \
-                    the kernel (bpf_ktime_get_ns): wall time in the kernel, sleeping in the \
-                    call included; a log2 histogram of nanoseconds per call"
-            .into();
+        t.one_in = u64::from(one_in);
+        let sample = if one_in > 1 {
+            format!(
+                "one call in {one_in} of each number on each CPU timed (the first \
+                 included), the others counted at their entry; each call's time in the \
+                 kernel is its sample's mean times its count; "
+            )
+        } else {
+            String::new()
+        };
+        t.method = format!(
+            "{sample}each timed thread's entry held in a BPF map until its exit, both \
+             stamped by the kernel (bpf_ktime_get_ns): wall time in the kernel, sleeping in \
+             the call included; a log2 histogram of nanoseconds per call timed"
+        );
     }
 }
 
@@ -600,6 +672,7 @@ fn summarise(
             unfinished: t.in_call.len() as u64,
             exits_unentered: t.exits_unentered,
             unpaired: t.unpaired,
+            one_in: 1,
         })
     });
     CallMix {

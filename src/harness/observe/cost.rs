@@ -19,6 +19,7 @@ use std::time::Duration;
 
 use anyhow::Result;
 
+use super::callmix::CallTimes;
 use super::session::{Beside, Parts};
 use crate::harness::children::AffinityGuard;
 use crate::harness::clock;
@@ -36,7 +37,7 @@ const SETTLE: Duration = Duration::from_millis(300);
 pub fn settings() -> Vec<(&'static str, Option<Parts>)> {
     let none = Parts {
         calls: false,
-        call_times: false,
+        call_times: CallTimes::Off,
         caches: false,
         profile: false,
     };
@@ -51,10 +52,18 @@ pub fn settings() -> Vec<(&'static str, Option<Parts>)> {
             }),
         ),
         (
-            "rates + call mix timed",
+            "rates + call mix, every call timed",
             Some(Parts {
                 calls: true,
-                call_times: true,
+                call_times: CallTimes::OneIn(1),
+                ..none
+            }),
+        ),
+        (
+            "rates + call mix timed (1 in 16)",
+            Some(Parts {
+                calls: true,
+                call_times: CallTimes::DEFAULT,
                 ..none
             }),
         ),
@@ -62,7 +71,7 @@ pub fn settings() -> Vec<(&'static str, Option<Parts>)> {
             "rates + call mix timed + page cache",
             Some(Parts {
                 calls: true,
-                call_times: true,
+                call_times: CallTimes::DEFAULT,
                 caches: true,
                 profile: false,
             }),

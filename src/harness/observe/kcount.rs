@@ -26,11 +26,11 @@
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use super::callmix::{InCall, LeaveOut, Tallied, Tally};
+use super::callmix::{CallTimes, InCall, LeaveOut, Tallied, Tally};
 
 /// The object clang built from `bpf/callmix.bpf.c`, when it did (build.rs).
 #[cfg(timeshare_bpf)]
@@ -80,6 +80,7 @@ struct Pending {
 #[derive(Clone, Copy, Debug)]
 struct Hist {
     slot: [u64; SLOTS],
+    entries: u64,
 }
 
 /// The program's `struct cpu`: one CPU's call in progress and its run of calls not yet
@@ -105,6 +106,7 @@ struct Config {
     timed: u32,
     fork_child_at: u32,
     empty: u32,
+    sample_mask: u32,
 }
 
 // SAFETY: plain C structs of integers, laid out as the program's (repr(C)), with no
@@ -120,6 +122,10 @@ unsafe impl aya::Pod for Hist {}
 unsafe impl aya::Pod for Config {}
 // SAFETY: as above.
 unsafe impl aya::Pod for Cpu {}
+
+/// The program's `enum in_call`: the CPU's thread is in a call that waits for its exit
+/// to be timed (a call only counted, the other state, was tallied at its entry).
+const IN_TIMED: u32 = 1;
 
 /// The program's `enum stat`.
 const STAT_TALLY_FULL: u32 = 0;
@@ -151,7 +157,10 @@ pub fn built() -> bool {
 /// Counting every call in the kernel; `KernelCounting::stop` ends it.
 pub struct KernelCounting {
     stop: Arc<AtomicBool>,
-    reader: Option<JoinHandle<aya::Ebpf>>,
+    /// The programs and their maps, shared with the reader (which refreshes the running
+    /// total) and read mid-way by [`KernelCounting::so_far`].
+    bpf: Arc<Mutex<aya::Ebpf>>,
+    reader: Option<JoinHandle<()>>,
     timed: bool,
 }
 
@@ -167,9 +176,10 @@ impl KernelCounting {
     /// with the reason (not built, not allowed, not supported) for the caller to say.
     pub fn start(
         leave_out: LeaveOut,
-        timed: bool,
+        timing: CallTimes,
         total: Arc<AtomicU64>,
     ) -> Result<KernelCounting, String> {
+        let timed = timing != CallTimes::Off;
         let built = OBJECT.ok_or(
             "this timeshare was built without clang, so without its BPF call counter \
              (build.rs)",
@@ -183,6 +193,7 @@ impl KernelCounting {
             fork_child_at: super::stream::field_of("sched/sched_process_fork", "child_pid")
                 .unwrap_or(20) as u32,
             empty: u32::from(std::env::var_os("TIMESHARE_BPF_EMPTY").is_some()),
+            sample_mask: timing.one_in().saturating_sub(1),
         };
         // A constant of the programs, not a map: read for nothing on every call.
         let mut bpf = aya::EbpfLoader::new()
@@ -192,38 +203,48 @@ impl KernelCounting {
         refresh_observer_threads(&mut bpf, leave_out);
         attach(&mut bpf, timed).map_err(|e| format!("attaching the BPF counter: {e}"))?;
         let stop = Arc::new(AtomicBool::new(false));
+        let bpf = Arc::new(Mutex::new(bpf));
         let reader = {
-            let stop = Arc::clone(&stop);
+            let (stop, bpf) = (Arc::clone(&stop), Arc::clone(&bpf));
             std::thread::Builder::new()
                 .name("timeshare-observe-kcalls".into())
                 .spawn(move || {
                     let _me = super::ObserverThread::register();
                     while !stop.load(Ordering::Relaxed) {
-                        refresh_observer_threads(&mut bpf, leave_out);
-                        total.store(calls_counted(&bpf), Ordering::Relaxed);
+                        {
+                            let mut bpf = locked(&bpf);
+                            refresh_observer_threads(&mut bpf, leave_out);
+                            total.store(calls_counted(&bpf), Ordering::Relaxed);
+                        }
                         std::thread::sleep(TICK);
                     }
-                    total.store(calls_counted(&bpf), Ordering::Relaxed);
-                    bpf
+                    total.store(calls_counted(&locked(&bpf)), Ordering::Relaxed);
                 })
                 .map_err(|e| format!("starting the reader of the BPF counter: {e}"))?
         };
         Ok(KernelCounting {
             stop,
+            bpf,
             reader: Some(reader),
             timed,
         })
     }
 
+    /// What the maps hold so far, the programs still counting: for an observation kept
+    /// as it goes, so that a killed observer keeps its call mix up to the last keeping.
+    pub(super) fn so_far(&self) -> anyhow::Result<KernelTally> {
+        read_tally(&locked(&self.bpf), self.timed)
+    }
+
     /// Detach the programs and read what they tallied.
     pub(super) fn stop(mut self) -> anyhow::Result<KernelTally> {
         self.stop.store(true, Ordering::Relaxed);
-        let mut bpf = self
-            .reader
+        self.reader
             .take()
             .expect("stopped once")
             .join()
             .map_err(|_| anyhow::anyhow!("the BPF counter's reader panicked"))?;
+        let mut bpf = locked(&self.bpf);
         detach(&mut bpf);
         read_tally(&bpf, self.timed)
     }
@@ -231,13 +252,18 @@ impl KernelCounting {
 
 impl Drop for KernelCounting {
     fn drop(&mut self) {
-        // Dropping the Ebpf (in the reader's return) detaches the programs and frees
-        // the maps.
+        // Dropping the Ebpf (with the last of its two holders) detaches the programs and
+        // frees the maps.
         self.stop.store(true, Ordering::Relaxed);
         if let Some(r) = self.reader.take() {
             let _ = r.join();
         }
     }
+}
+
+/// The programs, whoever held them last having panicked or not (the maps stay readable).
+fn locked(bpf: &Mutex<aya::Ebpf>) -> MutexGuard<'_, aya::Ebpf> {
+    bpf.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 fn attach(bpf: &mut aya::Ebpf, timed: bool) -> anyhow::Result<()> {
@@ -367,7 +393,7 @@ fn read_tally(bpf: &aya::Ebpf, timed: bool) -> anyhow::Result<KernelTally> {
         Ok((
             c.tid,
             Pending {
-                since: c.since,
+                since: if c.in_call == IN_TIMED { c.since } else { 0 },
                 key: c.key,
             },
         ))
@@ -380,7 +406,11 @@ fn read_tally(bpf: &aya::Ebpf, timed: bool) -> anyhow::Result<KernelTally> {
         let (tid, p) = entry?;
         let cmd = tally.command_index(comm_name(&p.key.comm));
         let key = (p.key.tgid, cmd, p.key.nr);
-        tally.counts.entry(key).or_default().count += 1;
+        // A timed call is counted at its exit; one not timed (a time of 0) was counted at
+        // its entry already.
+        if p.since != 0 {
+            tally.counts.entry(key).or_default().count += 1;
+        }
         tally.in_call.insert(
             tid,
             InCall {

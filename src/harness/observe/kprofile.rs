@@ -17,7 +17,9 @@ use std::time::Duration;
 use anyhow::Result;
 
 use super::profile::{self, parse_frame, Recording};
-use crate::model::observation::subsystem::{build_weighted_profile, Frame, NetShares, StackSample};
+use crate::model::observation::subsystem::{
+    build_weighted_profile, Frame, NetShares, StackSample, SyscallTracing,
+};
 use crate::model::observation::KernelProfile;
 
 /// Samples per second per CPU of `observe`'s profile: 99, near the 100 Hz clock 001's
@@ -46,6 +48,8 @@ pub struct KernelRecording {
     folded: Arc<Mutex<Folded>>,
     stop: Arc<AtomicBool>,
     folder: Option<JoinHandle<()>>,
+    /// Whether the observer traces every call meanwhile (its slow path then its own).
+    tracing: SyscallTracing,
 }
 
 impl KernelRecording {
@@ -94,7 +98,15 @@ impl KernelRecording {
             folded,
             stop,
             folder: Some(folder),
+            tracing: SyscallTracing::Off,
         })
+    }
+
+    /// Say that every system call is traced while this records (the call mix is counted),
+    /// so that the slow path it puts every call on is counted as the observer's.
+    pub fn while_tracing(mut self, tracing: SyscallTracing) -> Self {
+        self.tracing = tracing;
+        self
     }
 
     /// The `perf record` process (a child of this one, not part of an observed workload).
@@ -132,11 +144,18 @@ impl KernelRecording {
             &format!(
                 "perf record -a -g -F {} (cpu-clock where there is no hardware PMU, cycles \
                  where there is one), every CPU, kernel and user call chains, read back \
-                 and folded every {} s{}",
+                 and folded every {} s{}{}",
                 self.hz,
                 WINDOW.as_secs(),
-                folded.cut_text()
+                folded.cut_text(),
+                if self.tracing == SyscallTracing::On {
+                    "; every call being traced, the slow path's own time (syscall_trace_enter \
+                     or syscall_exit_work as the leaf) counted as the observer's"
+                } else {
+                    ""
+                }
             ),
+            self.tracing,
         );
         p.profiler_cpu_s = recorder_cpu_s + folded.script_cpu_s;
         (p, net)
@@ -370,7 +389,12 @@ mod tests {
             4 + MAX_STACKS as u64 + 5,
             "no sample lost from the totals"
         );
-        let (p, _) = build_weighted_profile(f.stacks.iter().map(|(s, &n)| (s, n)), 99, "t");
+        let (p, _) = build_weighted_profile(
+            f.stacks.iter().map(|(s, &n)| (s, n)),
+            99,
+            "t",
+            SyscallTracing::Off,
+        );
         assert_eq!(p.samples, total);
         assert_eq!((p.idle_samples, p.user_samples), (1, 1));
         let deep: Vec<(String, bool)> = (0..200).map(|i| (format!("k{i}"), true)).collect();

@@ -5,6 +5,7 @@
 //! measured (the observation is then marked incomplete); a command still running is sent
 //! TERM, then KILL after five seconds.
 
+use std::cell::RefCell;
 use std::os::unix::process::CommandExt;
 use std::process::{Child, Command};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -16,12 +17,12 @@ use anyhow::{Context, Result};
 use chrono::Utc;
 
 use super::caches::CacheCounting;
-use super::callmix::{CallCounting, LeaveOut};
+use super::callmix::{CallCounting, CallTimes, LeaveOut};
 use super::kprofile::{KernelRecording, OBSERVE_HZ};
 use super::system::{Series, SeriesOutcome};
 use crate::harness::contract::Host;
 use crate::harness::interrupt;
-use crate::model::observation::subsystem::NetShares;
+use crate::model::observation::subsystem::{NetShares, SyscallTracing};
 use crate::model::observation::{
     CommandExit, NetworkShare, ObserverCost, Part, Rates, SeriesLine, Span, SystemObservation,
     FORMAT, VERSION,
@@ -52,8 +53,9 @@ pub trait Keeper {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Parts {
     pub calls: bool,
-    /// Each call's time too (its exit traced as well as its entry).
-    pub call_times: bool,
+    /// Each call's time too (its exit traced as well as its entry), of every call or a
+    /// sample.
+    pub call_times: CallTimes,
     /// The page cache's reads (the filemap tracepoints).
     pub caches: bool,
     pub profile: bool,
@@ -62,7 +64,7 @@ pub struct Parts {
 impl Parts {
     pub const ALL: Parts = Parts {
         calls: true,
-        call_times: true,
+        call_times: CallTimes::DEFAULT,
         caches: true,
         profile: true,
     };
@@ -172,7 +174,13 @@ pub fn observe(
         Err("not asked for (--no-caches)".to_string())
     };
     let profile = if parts.profile {
+        let tracing = if calls.is_ok() {
+            SyscallTracing::On
+        } else {
+            SyscallTracing::Off
+        };
         KernelRecording::start(host.find_program("perf"), host.is_root, OBSERVE_HZ)
+            .map(|r| r.while_tracing(tracing))
     } else {
         Err("not asked for (--no-profile)".to_string())
     };
@@ -201,13 +209,19 @@ pub fn observe(
     };
     if let Some(k) = keeper.as_deref_mut() {
         // The row first, so that even the first minute's lines have somewhere to go.
-        k.so_far(&going.so_far(None, 0.0))?;
+        k.so_far(&going.so_far(Sources::default(), 0.0))?;
     }
+    // The observed command's process, once started: its tree is counted apart mid-way too.
+    let root_so_far: RefCell<Option<(u32, String)>> = RefCell::new(None);
     let mut tick = || {
         let lines = series.fresh_lines();
         if let Some(k) = keeper.as_deref_mut() {
-            let profile = profile.as_ref().ok();
-            going.keep(k, &lines, profile, observer_cpu_s(beside) - cpu_before);
+            let sources = Sources {
+                profile: profile.as_ref().ok(),
+                calls: calls.as_ref().ok(),
+                tree_root: root_so_far.borrow().clone(),
+            };
+            going.keep(k, &lines, sources, observer_cpu_s(beside) - cpu_before);
         }
     };
     let (span, tree_root) = match &plan.span {
@@ -222,8 +236,9 @@ pub fn observe(
             )
         }
         PlanSpan::Workload { what, stop } => {
-            wait(|| stop.load(Ordering::Relaxed), &mut tick);
             let root = (std::process::id(), what.clone());
+            *root_so_far.borrow_mut() = Some(root.clone());
+            wait(|| stop.load(Ordering::Relaxed), &mut tick);
             (
                 Span::Workload {
                     what: what.clone(),
@@ -240,6 +255,7 @@ pub fn observe(
                 .spawn()
                 .with_context(|| format!("cannot start {}", argv[0]))?;
             let root = (child.id(), command_name(&argv[0]));
+            *root_so_far.borrow_mut() = Some(root.clone());
             let exit = wait_child(&mut child, &mut tick);
             kill_group(child.id());
             let exit = exit?;
@@ -312,6 +328,14 @@ pub fn observe(
     Ok(o)
 }
 
+/// What an observation under way can be read from mid-way.
+#[derive(Default)]
+struct Sources<'a> {
+    profile: Option<&'a KernelRecording>,
+    calls: Option<&'a CallCounting>,
+    tree_root: Option<(u32, String)>,
+}
+
 /// An observation under way, as a [`Keeper`] is told of it.
 struct Going<'a> {
     plan: &'a Plan,
@@ -331,7 +355,7 @@ impl Going<'_> {
         &mut self,
         k: &mut dyn Keeper,
         lines: &[SeriesLine],
-        profile: Option<&KernelRecording>,
+        sources: Sources<'_>,
         observer_cpu_s: f64,
     ) {
         if self.failed {
@@ -341,7 +365,7 @@ impl Going<'_> {
         self.sent += lines.len();
         if kept.is_ok() && self.last_kept.elapsed() >= self.plan.keep_every {
             self.last_kept = Instant::now();
-            kept = k.so_far(&self.so_far(profile, observer_cpu_s));
+            kept = k.so_far(&self.so_far(sources, observer_cpu_s));
         }
         if let Err(e) = kept {
             self.failed = true;
@@ -350,10 +374,25 @@ impl Going<'_> {
     }
 
     /// What is known mid-way: the span so far, the profile of the windows folded, the
-    /// observer's cost; the call mix and the caches are read from the kernel at the end.
-    fn so_far(&self, profile: Option<&KernelRecording>, observer_cpu_s: f64) -> SystemObservation {
+    /// call mix counted in the kernel so far, the observer's cost; the caches (and the
+    /// call mix counted from perf's records) are read at the end.
+    fn so_far(&self, sources: Sources<'_>, observer_cpu_s: f64) -> SystemObservation {
         let duration_s = self.start.elapsed().as_secs_f64();
         let at_end = "read when the observation ends: not stored while it goes";
+        let perf_pid: Vec<u32> = sources
+            .profile
+            .and_then(KernelRecording::pid)
+            .into_iter()
+            .collect();
+        let calls = match sources
+            .calls
+            .and_then(|c| c.so_far(sources.tree_root, &perf_pid))
+        {
+            Some(Ok(mix)) => Part::Measured(mix),
+            Some(Err(e)) => Part::unavailable(format!("{e:#}")),
+            None => Part::unavailable(at_end),
+        };
+        let profile = sources.profile;
         SystemObservation {
             format: FORMAT.into(),
             version: VERSION,
@@ -386,7 +425,7 @@ impl Going<'_> {
                 interfaces: Vec::new(),
                 terminal: None,
             },
-            calls: Part::unavailable(at_end),
+            calls,
             profile: profile.map_or_else(
                 || Part::unavailable("not recorded"),
                 |p| Part::Measured(p.so_far()),

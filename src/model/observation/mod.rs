@@ -189,6 +189,26 @@ pub struct CallTiming {
     /// Entries followed by another entry of the same thread with no exit between (a lost
     /// or late record): counted, not timed.
     pub unpaired: u64,
+    /// One call in how many of each number was timed (1: every call; more when counted in
+    /// the kernel, where each clock read costs the call). Each call's time in the kernel
+    /// is then its sample's mean times its count ([`CallCount::total_s`]).
+    #[serde(default = "every_call", skip_serializing_if = "is_every_call")]
+    pub one_in: u64,
+}
+
+fn every_call() -> u64 {
+    1
+}
+
+fn is_every_call(n: &u64) -> bool {
+    *n <= 1
+}
+
+impl CallTiming {
+    /// Whether the calls' times are of a sample of them.
+    pub fn sampled(&self) -> bool {
+        self.one_in > 1
+    }
 }
 
 impl CallMix {
@@ -219,9 +239,18 @@ impl CallCount {
         self.time.as_ref().and_then(CallTime::mean_s)
     }
 
-    /// Seconds in the kernel, all the calls timed (0 when not timed).
+    /// Seconds in the kernel of all the calls that returned (0 when not timed): the
+    /// time of those timed, or, when only a sample of them was, the sample's mean times
+    /// their count.
     pub fn total_s(&self) -> f64 {
-        self.time.as_ref().map_or(0.0, |t| t.total_s)
+        let Some(t) = self.time.as_ref() else {
+            return 0.0;
+        };
+        let returned = self.count.saturating_sub(t.unfinished);
+        match t.mean_s() {
+            Some(mean) if t.timed < returned => mean * returned as f64,
+            _ => t.total_s,
+        }
     }
 }
 

@@ -20,8 +20,13 @@
 //! leaf under it (a spin lock, a copy) does the handler's work. Such a sample is counted
 //! apart (`observer_samples`) and left out of system time, of the function table, the
 //! shares and the flame graph, so that every figure set beside the paper is the
-//! machine's without the observer. The entry path's `syscall_trace_enter` stays the
-//! entry path's: it runs for any tracer (seccomp, audit) and its own time is small.
+//! machine's without the observer. The system-call slow path (`syscall_trace_enter`,
+//! `syscall_exit_work`) runs only when a call has work to do at its entry or exit — a
+//! tracepoint, seccomp, audit, ptrace: while the observer traces every call
+//! ([`SyscallTracing::On`]) a sample whose leaf is one of those two is the observer's too
+//! (their own time is the tracepoints' dispatch, inlined into them; with the calls not
+//! traced they are absent from the profile of a getppid loop, docs/observe.md). Samples
+//! under them in seccomp's or audit's own functions stay the machine's.
 //!
 //! A rule is a list of globs: `name*` matches a prefix, `*name*` a substring, `a*b*` a prefix
 //! then a substring, a name without `*` the whole name.
@@ -511,11 +516,35 @@ pub const OBSERVER_FRAMES: &[&str] = &[
     "get_perf_callchain",
 ];
 
+/// The system-call slow path's own frames: the observer's as a leaf while it traces every
+/// call (module doc).
+pub const TRACED_SLOW_PATH: &[&str] = &["syscall_trace_enter", "syscall_exit_work"];
+
+/// Whether every system call was traced (the observer's call mix) while the profile's
+/// samples were taken.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SyscallTracing {
+    Off,
+    On,
+}
+
 /// Whether a sample's kernel frames are the observer's own.
 pub fn is_observer<S: AsRef<str>>(kernel_frames_leaf_first: &[S]) -> bool {
     kernel_frames_leaf_first
         .iter()
         .any(|f| any(OBSERVER_FRAMES, f.as_ref()))
+}
+
+/// [`is_observer`], or a leaf in the slow path the observer's tracing put every call on.
+pub fn is_observer_while<S: AsRef<str>>(
+    kernel_frames_leaf_first: &[S],
+    tracing: SyscallTracing,
+) -> bool {
+    let slow_path_leaf = tracing == SyscallTracing::On
+        && kernel_frames_leaf_first
+            .first()
+            .is_some_and(|leaf| any(TRACED_SLOW_PATH, leaf.as_ref()));
+    slow_path_leaf || is_observer(kernel_frames_leaf_first)
 }
 
 /// The entry and exit path of a system call, tried only when no other rule matched.
@@ -706,7 +735,12 @@ pub fn build_profile(
     frequency_hz: u32,
     method: &str,
 ) -> (KernelProfile, NetShares) {
-    build_weighted_profile(samples.iter().map(|s| (s, 1)), frequency_hz, method)
+    build_weighted_profile(
+        samples.iter().map(|s| (s, 1)),
+        frequency_hz,
+        method,
+        SyscallTracing::Off,
+    )
 }
 
 /// [`build_profile`] of samples folded as they came: each distinct stack with how many
@@ -715,6 +749,7 @@ pub fn build_weighted_profile<'a>(
     samples: impl IntoIterator<Item = (&'a StackSample, u64)>,
     frequency_hz: u32,
     method: &str,
+    tracing: SyscallTracing,
 ) -> (KernelProfile, NetShares) {
     let mut p = KernelProfile {
         method: method.to_string(),
@@ -748,7 +783,7 @@ pub fn build_weighted_profile<'a>(
             .take_while(|f| f.kernel)
             .map(|f| f.name.as_str())
             .collect();
-        if is_observer(&kernel) {
+        if is_observer_while(&kernel, tracing) {
             p.system_samples -= w;
             p.observer_samples += w;
             continue;
@@ -1030,6 +1065,31 @@ mod tests {
         ] {
             assert!(!is_observer(&[name]), "{name}");
         }
+    }
+
+    #[test]
+    fn the_slow_path_is_the_observers_only_while_it_traces_every_call() {
+        let leaf = ["syscall_trace_enter", "do_syscall_64"];
+        let exit = ["syscall_exit_work", "do_syscall_64"];
+        let seccomp = ["__seccomp_filter", "syscall_trace_enter", "do_syscall_64"];
+        for frames in [&leaf[..], &exit[..]] {
+            assert!(is_observer_while(frames, SyscallTracing::On), "{frames:?}");
+            assert!(
+                !is_observer_while(frames, SyscallTracing::Off),
+                "{frames:?}"
+            );
+        }
+        assert!(!is_observer_while(&seccomp, SyscallTracing::On));
+        let samples = [
+            sample(10, &leaf, &["getppid"]),
+            sample(10, &seccomp, &["getppid"]),
+            sample(10, &["do_syscall_64"], &["getppid"]),
+        ];
+        let traced =
+            build_weighted_profile(samples.iter().map(|s| (s, 1)), 999, "t", SyscallTracing::On).0;
+        let untraced = build_profile(&samples, 999, "t").0;
+        assert_eq!((traced.system_samples, traced.observer_samples), (2, 1));
+        assert_eq!((untraced.system_samples, untraced.observer_samples), (3, 0));
     }
 
     #[test]

@@ -55,15 +55,20 @@ struct pending {
 
 struct hist {
     __u64 slot[SLOTS];
+    __u64 entries; // calls of this number entered on this CPU: which of them are timed
 };
 
 // What one CPU holds between two calls, so that the common call touches no shared map:
 // the call its current thread is in (moved to `pending` if the thread is switched out
 // inside it), and a run of calls of one key not yet added to `tallies` (added when the
 // key changes; the reader adds what is left).
+// What the CPU's current thread is in.
+enum in_call { IN_NOTHING, IN_TIMED, IN_COUNTED };
+
 struct cpu {
     __u32 tid;
-    __u32 in_call;
+    __u32 in_call; // enum in_call: a timed call waits for its exit; a counted one only
+                   // for its exit to be recognised (it was tallied at its entry)
     __u64 since;
     struct key key;
     struct key run_key;
@@ -77,6 +82,8 @@ struct config {
     __u32 timed;         // entries wait for their exits (the call's time)
     __u32 fork_child_at; // offset of child_pid in sched_process_fork's record
     __u32 empty;         // count nothing: what the tracepoints cost bare (--cost)
+    __u32 sample_mask;   // time one call in mask + 1 of each number on each CPU (a power
+                         // of two): the two clock reads are most of what timing costs
 };
 
 enum stat {
@@ -176,6 +183,22 @@ INLINE void histogram(__u32 nr, __u64 ns) {
     h->slot[s] += 1; // per CPU: no other writer
 }
 
+// Whether this entry of call `nr` is one of those timed: every (mask + 1)th of its number on
+// this CPU, the first included, so that each call's sample spreads over the span and a
+// call made only a few times is timed at least once on each CPU it ran on.
+INLINE int sampled(__u32 nr) {
+    if (!cfg.sample_mask)
+        return 1;
+    if (nr >= MAX_CALL)
+        return 1;
+    struct hist *h = bpf_map_lookup_elem(&hists, &nr);
+    if (!h)
+        return 1;
+    __u64 seen = h->entries;
+    h->entries = seen + 1; // per CPU: no other writer
+    return (seen & cfg.sample_mask) == 0;
+}
+
 INLINE struct cpu *this_cpu(void) {
     __u32 zero = 0;
     return bpf_map_lookup_elem(&cpus, &zero);
@@ -197,9 +220,11 @@ int timeshare_sys_enter(struct bpf_raw_tracepoint_args *ctx) {
     c->calls += 1;
     __u32 nr = (__u32)ctx->args[1];
     if (c->in_call && c->tid == tid) {
-        // The thread's last entry had no exit: count it, untimed.
-        struct key k = c->key;
-        tally(c, &k, 0, 0);
+        // The thread's last entry had no exit: count it untimed (a counted one already was).
+        if (c->in_call == IN_TIMED) {
+            struct key k = c->key;
+            tally(c, &k, 0, 0);
+        }
         bump(STAT_UNPAIRED);
     }
     // The command is the thread's comm, read again only when another thread calls on
@@ -213,12 +238,19 @@ int timeshare_sys_enter(struct bpf_raw_tracepoint_args *ctx) {
     c->tid = tid;
     // exit and exit_group never return: counted now, untimed.
     if (!cfg.timed || nr == 60 || nr == 231) {
-        c->in_call = 0;
+        c->in_call = IN_NOTHING;
         struct key k = c->key;
         tally(c, &k, 0, 0);
         return 0;
     }
-    c->in_call = 1;
+    if (!sampled(nr)) {
+        // Counted now; its exit only clears the mark.
+        c->in_call = IN_COUNTED;
+        struct key k = c->key;
+        tally(c, &k, 0, 0);
+        return 0;
+    }
+    c->in_call = IN_TIMED;
     c->since = bpf_ktime_get_ns();
     return 0;
 }
@@ -233,12 +265,14 @@ int timeshare_sys_exit(struct bpf_raw_tracepoint_args *ctx) {
     struct cpu *c = this_cpu();
     if (!c)
         return 0;
-    __u64 now = bpf_ktime_get_ns();
     __u32 tid = (__u32)bpf_get_current_pid_tgid();
     struct key k;
     __u64 since;
     if (c->in_call && c->tid == tid) {
-        c->in_call = 0;
+        int timed = c->in_call == IN_TIMED;
+        c->in_call = IN_NOTHING;
+        if (!timed)
+            return 0;
         k = c->key;
         since = c->since;
     } else {
@@ -250,7 +284,11 @@ int timeshare_sys_exit(struct bpf_raw_tracepoint_args *ctx) {
         k = p->key;
         since = p->since;
         bpf_map_delete_elem(&pending, &tid);
+        if (!since)
+            return 0; // counted at its entry, not timed
     }
+    // The clock read only for a timed call: it is what timing costs most.
+    __u64 now = bpf_ktime_get_ns();
     __u64 ns = now > since ? now - since : 0;
     tally(c, &k, 1, ns);
     histogram(k.nr, ns);
@@ -268,9 +306,11 @@ int timeshare_switch(struct bpf_raw_tracepoint_args *ctx) {
     __u32 tid = (__u32)bpf_get_current_pid_tgid();
     if (c->tid != tid)
         return 0;
-    struct pending p = {.since = c->since, .key = c->key};
-    c->in_call = 0;
-    if (bpf_map_update_elem(&pending, &tid, &p, BPF_ANY)) {
+    // A counted call goes with a time of 0, so that its exit knows it and times nothing.
+    int timed = c->in_call == IN_TIMED;
+    struct pending p = {.since = timed ? c->since : 0, .key = c->key};
+    c->in_call = IN_NOTHING;
+    if (bpf_map_update_elem(&pending, &tid, &p, BPF_ANY) && timed) {
         bump(STAT_PENDING_FULL);
         tally(c, &p.key, 0, 0);
     }

@@ -11,7 +11,12 @@ fn is_root() -> bool {
 /// mix, and the whole mix. None (and why, printed) where the machine does not allow it.
 fn observe_child(child: fn()) -> Option<(CallMix, CommandCalls)> {
     let mut notes = Vec::new();
-    let counting = match CallCounting::start(is_root(), LeaveOut::ThisProcess, true, &mut notes) {
+    let counting = match CallCounting::start(
+        is_root(),
+        LeaveOut::ThisProcess,
+        CallTimes::OneIn(1),
+        &mut notes,
+    ) {
         Ok(c) => c,
         Err(why) => {
             eprintln!("skipped: {why}");
@@ -158,6 +163,50 @@ fn a_sleeping_call_is_timed_with_its_sleep() {
     assert!(timing.timed >= SLEEPS + GETPPIDS, "{timing:?}");
 }
 
+/// In the kernel with one call in 16 timed (the default): every call is still counted
+/// exactly, about a sixteenth of them are timed (the per-CPU tally of each call number
+/// is shared with the rest of the machine, so not exactly one in 16 of the child's), and
+/// each call's time in the kernel is its sample's mean times its count, so a sleep of
+/// 1 ms still adds up to at least 1 ms a call.
+#[test]
+fn a_sample_of_the_calls_is_timed_and_every_call_counted() {
+    let counting = match CallCounting::start_in_kernel(LeaveOut::ThisProcess, CallTimes::DEFAULT) {
+        Ok(c) => c,
+        Err(why) => {
+            eprintln!("skipped: {why}");
+            assert!(!is_root() || !super::super::kcount::built(), "{why}");
+            return;
+        }
+    };
+    let mix = count_child(counting, sleep_then_getppid);
+    let tree = mix.command_tree.clone().unwrap();
+    let call = |name: &str| tree.calls.iter().find(|c| c.name == name).unwrap().clone();
+    let (sleep, getppid) = (call("nanosleep"), call("getppid"));
+    assert_eq!((sleep.count, getppid.count), (SLEEPS, GETPPIDS), "{tree:?}");
+    let timed = getppid.time.as_ref().expect("timed").timed;
+    assert!(
+        (GETPPIDS / 32..=GETPPIDS / 8).contains(&timed),
+        "about one getppid in 16 timed: {timed} of {GETPPIDS}"
+    );
+    let sleep_time = sleep.time.as_ref().expect("timed");
+    assert!(
+        sleep_time.timed >= 1 && sleep_time.timed < SLEEPS,
+        "{sleep_time:?}"
+    );
+    assert!(
+        sleep.total_s() >= SLEEPS as f64 * 1e-3,
+        "the sample's mean times the count: {} s for {SLEEPS} sleeps of 1 ms",
+        sleep.total_s()
+    );
+    let timing = mix.timing.as_ref().and_then(Part::measured).expect("timed");
+    assert_eq!(timing.one_in, 16, "{timing:?}");
+    assert!(
+        timing.method.contains("one call in 16"),
+        "{}",
+        timing.method
+    );
+}
+
 /// Which path a test counts on.
 #[derive(Debug, Clone, Copy)]
 enum Path {
@@ -167,7 +216,7 @@ enum Path {
 
 fn start_on(path: Path) -> Option<CallCounting> {
     let started = match path {
-        Path::Kernel => CallCounting::start_in_kernel(LeaveOut::ThisProcess, true),
+        Path::Kernel => CallCounting::start_in_kernel(LeaveOut::ThisProcess, CallTimes::OneIn(1)),
         Path::Records => {
             CallCounting::start_records(is_root(), LeaveOut::ThisProcess, true, &mut Vec::new())
         }
