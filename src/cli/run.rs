@@ -322,6 +322,22 @@ fn strategy(options: &RunOptions, dir: &Path, store: Option<&Store>) -> Result<S
 
 /// Where the run is written besides the terminal: `--json`, `--html`, the tables' stream
 /// and what `--wide` and `--chart` add to them; opened (and refused) before anything runs.
+/// Whether two output paths are one file: the same path, or (when it exists) the same
+/// device and inode reached another way (`./x`, a link).
+fn same_file(a: &std::path::Path, b: &std::path::Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    if a == b {
+        return true;
+    }
+    match (std::fs::metadata(a), std::fs::metadata(b)) {
+        (Ok(x), Ok(y)) => (x.dev(), x.ino()) == (y.dev(), y.ino()),
+        _ => {
+            let absolute = |p: &std::path::Path| std::path::absolute(p).ok();
+            absolute(a).is_some_and(|x| Some(x) == absolute(b))
+        }
+    }
+}
+
 struct Outputs {
     json: Option<OutputFile>,
     html: Option<OutputFile>,
@@ -332,6 +348,16 @@ struct Outputs {
 
 impl Outputs {
     fn open(args: &RunArgs) -> Result<Outputs> {
+        if let (Some(json), Some(html)) = (&args.json, &args.html) {
+            if same_file(json, html) {
+                return Err(UsageError(format!(
+                    "--json and --html both name {}: the HTML would overwrite the JSON; \
+                     give each its own file",
+                    json.display()
+                ))
+                .into());
+            }
+        }
         let rules = args.db.output_rules();
         let open = |path: &Option<PathBuf>, flag| {
             path.as_deref()

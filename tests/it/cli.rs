@@ -529,3 +529,26 @@ fn the_users_data_directory_is_never_written() {
         assert!(left.is_empty(), "written to the test's {sub}: {left:?}");
     }
 }
+
+/// `--json` and `--html` naming one file, however spelled, would leave only the HTML: the
+/// run is refused before it measures anything, and nothing is stored or written.
+#[test]
+fn json_and_html_into_one_file_is_refused_before_running() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("runs.db");
+    let out = dir.path().join("run.out");
+    let spelled_otherwise = dir.path().join(".").join("run.out");
+    timeshare()
+        .args(["run", "syscall.getpid", "--quick", "--db"])
+        .arg(&db)
+        .arg("--json")
+        .arg(&out)
+        .arg("--html")
+        .arg(&spelled_otherwise)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--json and --html both name"))
+        .stderr(predicate::function(|s: &str| s.lines().count() == 1));
+    assert!(!out.exists(), "nothing written");
+    assert_eq!(crate::common::stored_results(&db), 0, "nothing stored");
+}
