@@ -138,8 +138,9 @@ impl KernelRecording {
     }
 
     fn build(&self, folded: &Folded, recorder_cpu_s: f64) -> (KernelProfile, NetShares) {
+        let samples = folded.samples();
         let (mut p, net) = build_weighted_profile(
-            folded.stacks.iter().map(|(s, &n)| (s, n)),
+            samples.iter().map(|(s, n)| (s, *n)),
             self.hz,
             &format!(
                 "perf record -a -g -F {} (cpu-clock where there is no hardware PMU, cycles \
@@ -187,13 +188,28 @@ fn fold_closed(perf: &Path, dir: &Path, folded: &Mutex<Folded>) {
     }
 }
 
-/// The samples so far, one entry per distinct (shortened) stack.
+/// The samples so far, one entry per distinct (shortened) stack, each stack a list of
+/// numbers into one table of names: over hours the same few thousand kernel functions
+/// make every stack, and a stack of 64 frames as strings was kilobytes where as numbers
+/// it is 256 bytes (the observer's memory then grew by tens of MB an hour until the cap).
 #[derive(Debug, Default)]
 pub struct Folded {
-    pub stacks: HashMap<StackSample, u64>,
+    /// Each name (a frame or a command) once; a key's numbers index it.
+    names: Vec<String>,
+    ids: HashMap<String, u32>,
+    stacks: HashMap<StackKey, u64>,
     /// Samples of stacks beyond [`MAX_STACKS`], counted in the `[stacks cut]` stack.
     pub cut: u64,
     pub script_cpu_s: f64,
+}
+
+/// A shortened stack by its names' numbers: the command, whether it is the idle task
+/// (pid 0), and its kernel frames leaf first (none: a sample in user mode).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+struct StackKey {
+    comm: u32,
+    idle: bool,
+    kernel_frames: Box<[u32]>,
 }
 
 impl Folded {
@@ -202,15 +218,83 @@ impl Folded {
     /// task. Which user code and which process (but the idle task) are dropped: they
     /// would make every process's stacks distinct.
     pub fn add(&mut self, s: StackSample) {
-        let key = shortened(s);
-        if let Some(n) = self.stacks.get_mut(&key) {
-            *n += 1;
-        } else if self.stacks.len() < MAX_STACKS {
-            self.stacks.insert(key, 1);
+        let shortened = shortened(s);
+        let key = if self.stacks.len() < MAX_STACKS {
+            self.key_of(&shortened)
         } else {
-            self.cut += 1;
-            *self.stacks.entry(cut_stack()).or_default() += 1;
+            // Full: only a stack already kept is counted as itself; nothing new is named.
+            match self.known_key_of(&shortened) {
+                Some(key) if self.stacks.contains_key(&key) => key,
+                _ => {
+                    self.cut += 1;
+                    let cut = cut_stack();
+                    self.key_of(&cut)
+                }
+            }
+        };
+        *self.stacks.entry(key).or_default() += 1;
+    }
+
+    /// Distinct stacks kept (the `[stacks cut]` one included).
+    pub fn distinct_stacks(&self) -> usize {
+        self.stacks.len()
+    }
+
+    /// Every stack kept with its count, as samples the profile is built from.
+    pub fn samples(&self) -> Vec<(StackSample, u64)> {
+        let name = |id: &u32| self.names[*id as usize].clone();
+        self.stacks
+            .iter()
+            .map(|(k, &n)| {
+                let frames = if k.kernel_frames.is_empty() {
+                    vec![user_frame()]
+                } else {
+                    k.kernel_frames
+                        .iter()
+                        .map(|id| Frame {
+                            name: name(id),
+                            kernel: true,
+                        })
+                        .collect()
+                };
+                let sample = StackSample {
+                    comm: name(&k.comm),
+                    pid: u32::from(!k.idle),
+                    frames,
+                };
+                (sample, n)
+            })
+            .collect()
+    }
+
+    fn id(&mut self, name: &str) -> u32 {
+        if let Some(&id) = self.ids.get(name) {
+            return id;
         }
+        let id = self.names.len() as u32;
+        self.names.push(name.to_string());
+        self.ids.insert(name.to_string(), id);
+        id
+    }
+
+    /// The key of a shortened sample, naming what is new.
+    fn key_of(&mut self, s: &StackSample) -> StackKey {
+        StackKey {
+            comm: self.id(&s.comm),
+            idle: s.pid == 0,
+            kernel_frames: kernel_names(s).map(|f| self.id(f)).collect(),
+        }
+    }
+
+    /// The key of a shortened sample all of whose names are known already.
+    fn known_key_of(&self, s: &StackSample) -> Option<StackKey> {
+        Some(StackKey {
+            comm: *self.ids.get(&s.comm)?,
+            idle: s.pid == 0,
+            kernel_frames: kernel_names(s)
+                .map(|f| self.ids.get(f).copied())
+                .collect::<Option<_>>()?,
+        })
     }
 
     fn cut_text(&self) -> String {
@@ -226,13 +310,26 @@ impl Folded {
     }
 }
 
+/// A shortened sample's kernel frames' names (none when it was in user mode).
+fn kernel_names(s: &StackSample) -> impl Iterator<Item = &str> {
+    s.frames
+        .iter()
+        .take_while(|f| f.kernel)
+        .map(|f| f.name.as_str())
+}
+
+/// The one frame a sample in user mode is shortened to.
+fn user_frame() -> Frame {
+    Frame {
+        name: "[user]".into(),
+        kernel: false,
+    }
+}
+
 fn shortened(mut s: StackSample) -> StackSample {
     let kernel = s.frames.iter().take_while(|f| f.kernel).count();
     if kernel == 0 {
-        s.frames = vec![Frame {
-            name: "[user]".into(),
-            kernel: false,
-        }];
+        s.frames = vec![user_frame()];
     } else {
         s.frames.truncate(kernel.min(MAX_FRAMES));
     }
@@ -376,21 +473,38 @@ mod tests {
         f.add(stack("ls", 11, &[("vfs_read", true), ("other", false)]));
         f.add(stack("ls", 12, &[("main", false)]));
         f.add(stack("swapper", 0, &[("default_idle", true)]));
-        assert_eq!(f.stacks.len(), 3, "{:?}", f.stacks);
-        assert_eq!(f.stacks[&stack("ls", 1, &[("vfs_read", true)])], 2);
+        assert_eq!(f.distinct_stacks(), 3, "{:?}", f.samples());
+        let count_of =
+            |f: &Folded, s: &StackSample| f.samples().iter().find(|(k, _)| k == s).map(|(_, n)| *n);
+        assert_eq!(
+            count_of(&f, &stack("ls", 1, &[("vfs_read", true)])),
+            Some(2)
+        );
+        assert_eq!(count_of(&f, &stack("ls", 1, &[("[user]", false)])), Some(1));
         for i in 0..MAX_STACKS + 5 {
             f.add(stack("x", 5, &[(&format!("fn{i}"), true)]));
         }
-        assert_eq!(f.stacks.len(), MAX_STACKS + 1, "capped, plus the cut stack");
+        // A stack already kept is still counted as itself once the map is full.
+        f.add(stack("ls", 10, &[("vfs_read", true), ("main", false)]));
+        assert_eq!(
+            f.distinct_stacks(),
+            MAX_STACKS + 1,
+            "capped, plus the cut stack"
+        );
         assert_eq!(f.cut, 8);
-        let total: u64 = f.stacks.values().sum();
+        assert_eq!(
+            count_of(&f, &stack("ls", 1, &[("vfs_read", true)])),
+            Some(3)
+        );
+        let samples = f.samples();
+        let total: u64 = samples.iter().map(|(_, n)| n).sum();
         assert_eq!(
             total,
-            4 + MAX_STACKS as u64 + 5,
+            4 + MAX_STACKS as u64 + 5 + 1,
             "no sample lost from the totals"
         );
         let (p, _) = build_weighted_profile(
-            f.stacks.iter().map(|(s, &n)| (s, n)),
+            samples.iter().map(|(s, n)| (s, *n)),
             99,
             "t",
             SyscallTracing::Off,
@@ -401,7 +515,7 @@ mod tests {
         let deep: Vec<(&str, bool)> = deep.iter().map(|(n, k)| (n.as_str(), *k)).collect();
         let mut g = Folded::default();
         g.add(stack("d", 3, &deep));
-        assert_eq!(g.stacks.keys().next().unwrap().frames.len(), MAX_FRAMES);
+        assert_eq!(g.samples()[0].0.frames.len(), MAX_FRAMES);
     }
 
     /// perf closes a file a second; the folding thread reads and deletes each, and the
