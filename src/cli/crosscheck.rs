@@ -51,6 +51,7 @@ use std::time::{Duration, Instant};
 use anyhow::{bail, Context, Result};
 use clap::Args;
 
+use super::compare::CompareFormat;
 use super::errors::UsageError;
 use super::{output, suggest, Exit};
 use crate::bench::Registry;
@@ -97,6 +98,10 @@ pub struct CrosscheckArgs {
     /// machine
     #[arg(long)]
     pub recalibrate: bool,
+    /// How to print the pairs: a table, or JSON, CSV or Markdown (every pair: both figures
+    /// and their intervals, the ratio with its interval, the verdict and its test)
+    #[arg(long, value_enum, default_value_t = CompareFormat::Text)]
+    pub format: CompareFormat,
 }
 
 pub fn execute(args: CrosscheckArgs) -> Result<Exit> {
@@ -193,19 +198,41 @@ pub fn execute(args: CrosscheckArgs) -> Result<Exit> {
     } else {
         String::new()
     };
-    output::print_text(&format!(
-        "pinned to CPU {pin}; interleaved pairs per row: {} while undecided, up to {} s \
-         a row and {} s in all (looks at {:?}, each interval at {:.1}%, {:.0}% for a \
-         verdict in all); took {}{lmbench_line}\n{}{stopped}",
-        plan.max(),
-        args.budget,
-        args.total,
-        plan.looks(),
-        (1.0 - plan.alpha_per_look()) * 100.0,
-        (1.0 - FAMILY_ALPHA) * 100.0,
-        rough_duration(share.start.elapsed().as_secs_f64()),
-        report::crosscheck::crosscheck_table(&rows)
-    ))?;
+    let took = share.start.elapsed().as_secs_f64();
+    match args.format {
+        CompareFormat::Text => output::print_text(&format!(
+            "pinned to CPU {pin}; interleaved pairs per row: {} while undecided, up to {} s \
+             a row and {} s in all (looks at {:?}, each interval at {:.1}%, {:.0}% for a \
+             verdict in all); took {}{lmbench_line}\n{}{stopped}",
+            plan.max(),
+            args.budget,
+            args.total,
+            plan.looks(),
+            (1.0 - plan.alpha_per_look()) * 100.0,
+            (1.0 - FAMILY_ALPHA) * 100.0,
+            rough_duration(took),
+            report::crosscheck::crosscheck_table(&rows)
+        ))?,
+        CompareFormat::Json => {
+            let settings = serde_json::json!({
+                "cpu": pin,
+                "pairs_first": args.pairs,
+                "pairs_max": plan.max(),
+                "budget_s": args.budget,
+                "total_s": args.total,
+                "looks": plan.looks(),
+                "interval_level": 1.0 - plan.alpha_per_look(),
+                "family_level": 1.0 - FAMILY_ALPHA,
+                "took_s": took,
+                "lmbench_calibration": lmbench_env.iter().cloned().collect::<std::collections::BTreeMap<_, _>>(),
+                "interrupted": interrupt::requested(),
+            });
+            let json = report::crosscheck_export::to_json(&rows, settings);
+            output::print(format!("{}\n", serde_json::to_string_pretty(&json)?))?;
+        }
+        CompareFormat::Csv => output::print(report::crosscheck_export::to_csv(&rows)?)?,
+        CompareFormat::Markdown => output::print(report::crosscheck_export::to_markdown(&rows))?,
+    }
     Ok(if interrupt::requested() {
         Exit::Interrupted
     } else if rows.iter().any(CheckRow::fails) {

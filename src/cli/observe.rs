@@ -256,14 +256,18 @@ fn with_clock<T>(plan: &Plan, f: impl FnOnce(&mut dyn FnMut(&str)) -> T) -> T {
     if !std::io::stderr().is_terminal() {
         return f(&mut |line| output::say(line));
     }
-    let (bar, template) = match &plan.span {
-        PlanSpan::For(d) => (
-            ProgressBar::with_draw_target(Some(d.as_secs()), ProgressDrawTarget::stderr()),
-            "observing: {elapsed} of {len} s, {eta} left  [{wide_bar}]",
+    let span = match &plan.span {
+        PlanSpan::For(d) => Some(d.as_secs().max(1)),
+        _ => None,
+    };
+    let (bar, template) = match span {
+        Some(len) => (
+            ProgressBar::with_draw_target(Some(len), ProgressDrawTarget::stderr()),
+            "observing: {msg}  [{wide_bar}]",
         ),
-        _ => (
+        None => (
             ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr()),
-            "observing the command: {elapsed} so far {spinner}",
+            "observing the command: {msg} {spinner}",
         ),
     };
     if let Ok(style) = ProgressStyle::with_template(template) {
@@ -272,10 +276,13 @@ fn with_clock<T>(plan: &Plan, f: impl FnOnce(&mut dyn FnMut(&str)) -> T) -> T {
     let stop = std::sync::atomic::AtomicBool::new(false);
     let start = std::time::Instant::now();
     std::thread::scope(|scope| {
-        // The position is the seconds observed, so the bar's ETA is the time left.
+        // The time left is the span less the time observed, not a rate's estimate (which
+        // read "21s left" at the first second of twenty).
         scope.spawn(|| {
             while !stop.load(std::sync::atomic::Ordering::Relaxed) {
-                bar.set_position(start.elapsed().as_secs());
+                let seconds = start.elapsed().as_secs();
+                bar.set_message(clock_text(seconds, span));
+                bar.set_position(span.map_or(seconds, |len| seconds.min(len)));
                 bar.tick();
                 std::thread::sleep(Duration::from_millis(200));
             }
@@ -285,6 +292,17 @@ fn with_clock<T>(plan: &Plan, f: impl FnOnce(&mut dyn FnMut(&str)) -> T) -> T {
         bar.finish_and_clear();
         out
     })
+}
+
+/// The clock's words after `seconds` observed: "12 s of 20 s, 8 s left" for a span of
+/// `len` seconds ("finishing" once it is over: the profile and the store take a moment),
+/// "12 s so far" for a command's.
+fn clock_text(seconds: u64, span: Option<u64>) -> String {
+    match span {
+        Some(len) if seconds >= len => format!("{len} s of {len} s, finishing"),
+        Some(len) => format!("{seconds} s of {len} s, {} s left", len - seconds),
+        None => format!("{seconds} s so far"),
+    }
 }
 
 /// The name a stored observation goes by (`o12`), newly stored or found already there.

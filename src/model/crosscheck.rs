@@ -133,6 +133,12 @@ pub struct Pairing {
     /// The interval's level, 1 − α per look (e.g. 0.99 for five looks at α 0.05).
     #[serde(default)]
     pub confidence: Option<f64>,
+    /// Each side's interval at the same level, (low, high) in seconds per row operation,
+    /// from its figures' logarithms as the ratio's; `None` with fewer than two pairs.
+    #[serde(default)]
+    pub row_ci: Option<(f64, f64)>,
+    #[serde(default)]
+    pub anchor_ci: Option<(f64, f64)>,
 }
 
 impl Pairing {
@@ -145,6 +151,12 @@ impl Pairing {
             p.ci_high = Some(hi);
             p.confidence = Some(1.0 - alpha);
         }
+        let side = |pick: fn(&(f64, f64)) -> f64| {
+            let logs: Vec<f64> = pairs.iter().map(|p| pick(p).ln()).collect();
+            log_mean_interval(&logs, alpha)
+        };
+        p.row_ci = side(|p| p.0);
+        p.anchor_ci = side(|p| p.1);
         Some(p)
     }
 
@@ -171,6 +183,8 @@ impl Pairing {
             ci_low: None,
             ci_high: None,
             confidence: None,
+            row_ci: None,
+            anchor_ci: None,
         })
     }
 

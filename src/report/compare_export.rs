@@ -1,4 +1,5 @@
-//! A comparison's verdicts as CSV and Markdown (JSON is `compare --format json`): one line
+//! A comparison's verdicts as CSV and Markdown (JSON is `compare --format json`), and the
+//! writers every export of verdicts shares ([`csv_table`], [`markdown_table`]): one line
 //! per later column and id, with both figures as stored (SI units), their intervals, the
 //! ratio and its range, the verdict's word and its whole text (the test that decided it).
 
@@ -78,32 +79,47 @@ fn cells(column: &str, j: &Judgement) -> [String; 15] {
 
 /// The verdicts as CSV, a header line first.
 pub fn to_csv(judged: &[(String, Vec<Judgement>)]) -> anyhow::Result<Vec<u8>> {
-    let mut w = csv::Writer::from_writer(Vec::new());
-    w.write_record(HEADER)?;
-    for (column, rows) in judged {
-        for j in rows {
-            let mut c = cells(column, j);
-            for text in [0, 1, 14] {
-                c[text] = super::csv::text(&c[text]);
-            }
-            w.write_record(&c)?;
-        }
-    }
-    Ok(w.into_inner()?)
+    csv_table(&HEADER, &lines(judged), &[0, 1, 14])
 }
 
 /// The verdicts as one Markdown table.
 pub fn to_markdown(judged: &[(String, Vec<Judgement>)]) -> String {
-    let mut out = format!("| {} |\n", HEADER.join(" | "));
-    out.push_str(&format!("|{}\n", "---|".repeat(HEADER.len())));
-    for (column, rows) in judged {
-        for j in rows {
-            let c: Vec<String> = cells(column, j)
-                .iter()
-                .map(|c| super::markdown::escape(c))
-                .collect();
-            out.push_str(&format!("| {} |\n", c.join(" | ")));
+    markdown_table(&HEADER, &lines(judged))
+}
+
+/// The cells of every judged id, column after column.
+fn lines(judged: &[(String, Vec<Judgement>)]) -> Vec<Vec<String>> {
+    judged
+        .iter()
+        .flat_map(|(column, rows)| rows.iter().map(move |j| cells(column, j).to_vec()))
+        .collect()
+}
+
+/// `rows` under `header` as CSV; the cells of the `text` columns (names, free text) are
+/// written so that a spreadsheet does not take them for formulas. For every export of
+/// verdicts (`compare`, `ab`, `crosscheck`).
+pub fn csv_table(header: &[&str], rows: &[Vec<String>], text: &[usize]) -> anyhow::Result<Vec<u8>> {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    w.write_record(header)?;
+    for row in rows {
+        let mut c = row.clone();
+        for &i in text {
+            if let Some(cell) = c.get_mut(i) {
+                *cell = super::csv::text(cell);
+            }
         }
+        w.write_record(&c)?;
+    }
+    Ok(w.into_inner()?)
+}
+
+/// `rows` under `header` as one Markdown table, every cell escaped.
+pub fn markdown_table(header: &[&str], rows: &[Vec<String>]) -> String {
+    let mut out = format!("| {} |\n", header.join(" | "));
+    out.push_str(&format!("|{}\n", "---|".repeat(header.len())));
+    for row in rows {
+        let c: Vec<String> = row.iter().map(|c| super::markdown::escape(c)).collect();
+        out.push_str(&format!("| {} |\n", c.join(" | ")));
     }
     out
 }

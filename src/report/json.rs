@@ -495,6 +495,15 @@ mod tests {
             "{}",
             refused(&v)
         );
+        // The raw figure is a time, not a difference: its interval stops at zero too (as
+        // an interval of three processes is written since it stops there).
+        v["results"][0]["raw_summary"]["min"] = v["results"][0]["summary"]["median"].clone();
+        v["results"][0]["raw_summary"]["ci_low"] = (-1e-9).into();
+        assert!(
+            refused(&v).contains("results[0].raw_summary.ci_low: -0.000000001 is negative"),
+            "{}",
+            refused(&v)
+        );
         let mut v = fixture();
         v["results"][1]["id"] = v["results"][0]["id"].clone();
         assert!(refused(&v).contains("results[1].id"), "{}", refused(&v));

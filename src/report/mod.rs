@@ -6,6 +6,7 @@ pub mod compare;
 pub mod compare_export;
 pub mod cpu;
 pub mod crosscheck;
+pub mod crosscheck_export;
 pub mod csv;
 pub mod docs;
 pub mod exercise;

@@ -146,9 +146,10 @@ fn compare_between_runs_prints_bounds_and_gives_them_no_verdict() {
     assert_bounds_only("compare", &text);
     let text = flat(&text);
     for verdict in [
-        "below one CPU cycle: not resolved: no verdict",
-        "below the clock's resolution: not resolved: no verdict",
-        "no positive cost resolved (the correction exceeds it): no verdict",
+        "no verdict (1)",
+        "(1) below one CPU cycle: not resolved — cpu.stmt.i32.assign",
+        "(2) below the clock's resolution: not resolved — call.subroutine",
+        "(3) no positive cost resolved (the correction exceeds it) — proc.exec.env_byte",
     ] {
         assert!(text.contains(verdict), "no {verdict:?}:\n{text}");
     }
@@ -179,7 +180,8 @@ fn compare_against_a_historical_machine_prints_bounds() {
     assert!(!text.contains("0.08 ns"), "{text}");
     assert!(text.contains("< 0.36 ns"), "{text}");
     assert!(
-        text.contains("below one CPU cycle: not resolved: no verdict"),
+        text.contains("no verdict (1)")
+            && text.contains("(1) below one CPU cycle: not resolved — cpu.stmt.i32.assign"),
         "{text}"
     );
 }

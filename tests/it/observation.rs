@@ -519,3 +519,66 @@ fn a_killed_observation_keeps_its_call_mix_counted_in_the_kernel() {
         "the observed loop's tree, counted apart mid-way: {tree}"
     );
 }
+
+/// The clock's readings "N s of 3 s, M s left" in what a terminal was sent, in order,
+/// each once.
+fn clock_readings(text: &str) -> Vec<(u64, u64)> {
+    let mut seen: Vec<(u64, u64)> = Vec::new();
+    for part in text.split("observing: ").skip(1) {
+        let words: Vec<&str> = part.split_whitespace().take(6).collect();
+        if let [n, "s", "of", "3", "s,", m] = words.as_slice() {
+            if let (Ok(n), Ok(m)) = (n.parse(), m.parse()) {
+                if seen.last() != Some(&(n, m)) {
+                    seen.push((n, m));
+                }
+            }
+        }
+    }
+    seen
+}
+
+#[test]
+fn observe_shows_a_clock_that_moves_on_a_terminal_and_none_on_a_pipe() {
+    let dir = tempfile::tempdir().unwrap();
+    let args = format!(
+        "observe --for 3s --interval 0.5 --no-profile --no-calls --db {}",
+        db(&dir, "clock.db")
+    );
+    let exe = crate::common::command().get_program().to_owned();
+    let line = format!("{} {args}", exe.to_string_lossy());
+    let mut script = std::process::Command::new("script");
+    crate::common::isolate(&mut script);
+    let out = script
+        .env("TERM", "xterm")
+        .args(["-qec", &line, "/dev/null"])
+        .output()
+        .unwrap_or_else(|e| panic!("script: {e}"));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    // On a pseudo-terminal: the time observed rises from 0 to at least 2 of 3 s, and the
+    // time left is what remains of the span, not a rate's estimate.
+    let clock = clock_readings(&text);
+    assert!(
+        clock.first().is_some_and(|&(n, _)| n == 0),
+        "{clock:?}\n{text}"
+    );
+    assert!(clock.iter().any(|&(n, _)| n >= 2), "{clock:?}\n{text}");
+    assert!(clock.windows(2).all(|w| w[0].0 < w[1].0), "{clock:?}");
+    assert!(clock.iter().all(|&(n, m)| n + m == 3), "{clock:?}");
+    // Piped: the same observation says nothing of a clock, on either stream.
+    let piped = timeshare()
+        .args(args.split(' '))
+        .arg("--label")
+        .arg("piped")
+        .output()
+        .unwrap();
+    assert!(
+        piped.status.success(),
+        "{}",
+        String::from_utf8_lossy(&piped.stderr)
+    );
+    for stream in [&piped.stdout, &piped.stderr] {
+        let s = String::from_utf8_lossy(stream);
+        assert!(!s.contains(" s left") && !s.contains('\r'), "{s}");
+    }
+}

@@ -483,3 +483,89 @@ fn compare_of_a_quick_and_a_full_run_is_one_table_and_parses_as_json_csv_and_mar
         "one table: {text}"
     );
 }
+
+/// A full run of the syscall family as the tool recorded it: three processes a row, kept
+/// with their summaries (no samples).
+const FULL_RUN: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/aa-1.json");
+
+#[test]
+fn compare_of_a_recorded_quick_run_and_a_recorded_full_run_gives_every_common_id_as_json() {
+    let read = |file: &str| -> serde_json::Value {
+        serde_json::from_slice(&std::fs::read(file).unwrap()).unwrap()
+    };
+    let (quick, full) = (read(FIXTURE), read(FULL_RUN));
+    assert_eq!(quick["options"]["mode"], "quick");
+    assert_eq!(full["options"]["mode"], "full");
+    let db = store_with_fixture();
+    import_into(db.path(), Path::new(FULL_RUN));
+    let json: serde_json::Value = serde_json::from_str(&output(
+        db.path(),
+        &["compare", "1", "2", "--format", "json"],
+    ))
+    .expect("JSON");
+    let rows = json["columns"][0]["rows"].as_array().unwrap();
+    let result = |run: &serde_json::Value, id: &str| {
+        run["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["id"] == id)
+            .cloned()
+    };
+    let mut common = 0;
+    for stored in full["results"].as_array().unwrap() {
+        let id = stored["id"].as_str().unwrap();
+        let Some(in_quick) = result(&quick, id) else {
+            continue;
+        };
+        common += 1;
+        let row = rows.iter().find(|r| r["id"] == id);
+        let row = row.unwrap_or_else(|| panic!("{id} missing"));
+        let verdict = row["verdict"].as_str().unwrap();
+        let text = row["verdict_text"].as_str().unwrap();
+        for (side, run) in [("baseline", &in_quick), ("other", stored)] {
+            match row[side]["value"].as_f64() {
+                // Each figure is the run's stored headline, as it was recorded.
+                Some(v) => assert_eq!(Some(v), run["summary"]["median"].as_f64(), "{id}"),
+                // Only a figure below what the clock resolves is withheld: a bound.
+                None => assert!(
+                    row[side]["shown"].as_str().unwrap().starts_with('<'),
+                    "{id}: {row}"
+                ),
+            }
+        }
+        match (
+            row["baseline"]["value"].as_f64(),
+            row["other"]["value"].as_f64(),
+        ) {
+            (Some(a), Some(b)) if verdict != "not comparable" => {
+                let ratio = row["ratio"].as_f64().unwrap();
+                assert!((ratio - b / a).abs() < 1e-9 * ratio, "{id}: {row}");
+                // One process with samples against three without: nothing to test, and
+                // the verdict says why rather than "no change".
+                assert_eq!(verdict, "no verdict", "{id}: {row}");
+                assert!(
+                    text.starts_with("not tested: run 2 holds no samples"),
+                    "{row}"
+                );
+            }
+            (Some(_), Some(_)) => {
+                assert!(row["ratio"].is_null(), "{row}");
+                assert!(text.contains(" per "), "names both operations: {row}");
+            }
+            _ => assert_eq!(verdict, "no verdict", "{id}: {row}"),
+        }
+    }
+    assert_eq!(common, 32, "every row of the full run is in the quick one");
+    // The same comparison as a table: one, and no line over 100 columns.
+    let text = output(db.path(), &["compare", "1", "2"]);
+    assert_eq!(
+        text.lines()
+            .filter(|l| l.starts_with(" benchmark "))
+            .count(),
+        1,
+        "{text}"
+    );
+    assert!(text.lines().all(|l| l.chars().count() <= 100), "{text}");
+    assert!(text.contains("only in run 1: 190 ids"), "{text}");
+}
