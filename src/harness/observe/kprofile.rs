@@ -175,15 +175,18 @@ impl Drop for KernelRecording {
 /// Read, fold and delete every window perf has closed in `dir`. A window that cannot
 /// be read is deleted all the same: the scratch space must not grow.
 fn fold_closed(perf: &Path, dir: &Path, folded: &Mutex<Folded>) {
+    let lock = || folded.lock().unwrap_or_else(|p| p.into_inner());
     for window in profile::closed_windows(dir) {
-        let script = profile::script_file(perf, &window, FIELDS);
+        // Each record folded as it is read: the lock is held a moment a sample, so the
+        // profile so far can be read meanwhile.
+        let script_cpu_s = profile::script_each(perf, &window, FIELDS, |record| {
+            for s in parse_stacks(record) {
+                lock().add(s);
+            }
+        });
         let _ = std::fs::remove_file(&window);
-        let Ok(script) = script else { continue };
-        let samples = parse_stacks(&script.text);
-        let mut f = folded.lock().unwrap_or_else(|p| p.into_inner());
-        f.script_cpu_s += script.cpu_s;
-        for s in samples {
-            f.add(s);
+        if let Ok(cpu_s) = script_cpu_s {
+            lock().script_cpu_s += cpu_s;
         }
     }
 }

@@ -242,23 +242,51 @@ pub fn closed_windows(dir: &Path) -> Vec<PathBuf> {
     found
 }
 
-/// `perf script --show-task-events -F FIELDS` of one file, and the CPU time it took.
-pub fn script_file(perf: &Path, data: &Path, fields: &str) -> Result<Script> {
+/// `perf script --show-task-events -F FIELDS` of one file read as perf writes it, handed
+/// to `each` one record at a time (a header line and its indented frames), and the CPU
+/// time it took: a window of an hour-long profile is never held whole in memory (read
+/// whole, each minute's window left the observer's resident memory some 15 MB higher).
+pub fn script_each(
+    perf: &Path,
+    data: &Path,
+    fields: &str,
+    mut each: impl FnMut(&str),
+) -> Result<f64> {
+    use std::io::BufRead;
     let before = children_cpu_s();
-    let out = Command::new(perf)
+    let mut child = Command::new(perf)
         .args(["script", "--show-task-events", "-F", fields, "-i"])
         .arg(data)
         .stdin(Stdio::null())
         .stderr(Stdio::null())
-        .output()
+        .stdout(Stdio::piped())
+        .spawn()
         .context("running perf script")?;
-    if !out.status.success() {
-        bail!("perf script of {} failed ({})", data.display(), out.status);
+    let mut out = std::io::BufReader::new(child.stdout.take().context("perf script's output")?);
+    let (mut record, mut line) = (String::new(), Vec::new());
+    loop {
+        line.clear();
+        if out.read_until(b'\n', &mut line)? == 0 {
+            break;
+        }
+        let text = String::from_utf8_lossy(&line);
+        let header = !text.trim().is_empty() && !text.starts_with(char::is_whitespace);
+        if (header || text.trim().is_empty()) && !record.is_empty() {
+            each(&record);
+            record.clear();
+        }
+        if !text.trim().is_empty() {
+            record.push_str(&text);
+        }
     }
-    Ok(Script {
-        text: String::from_utf8_lossy(&out.stdout).into_owned(),
-        cpu_s: (children_cpu_s() - before).max(0.0),
-    })
+    if !record.is_empty() {
+        each(&record);
+    }
+    let status = child.wait().context("waiting for perf script")?;
+    if !status.success() {
+        bail!("perf script of {} failed ({status})", data.display());
+    }
+    Ok((children_cpu_s() - before).max(0.0))
 }
 
 /// What `perf script` wrote, and the CPU time recording and writing it took.
