@@ -2,7 +2,7 @@
 //! 9, 10, 11 and Attachment C).
 //!
 //! - `load.cpu.N` (`cpu.rs`): N copies of a compute-bound program at once (Table 9).
-//! - `load.script.N` (`script.rs`): N users running a command script, started at staggered
+//! - `load.script.N` (`script/`): N users running a command script, started at staggered
 //!   intervals, with per-command accounting (Table 10, Attachment C).
 //! - `load.iointerference.K` (`io.rs`): a compute-bound program alone and beside K
 //!   sequential readers (Table 11).
