@@ -809,7 +809,7 @@ fn kept_lmbench_calibration(scratch: &Path, recalibrate: bool) -> Vec<(String, S
     if !(recalibrate || in_env) {
         if let Some(kept) = path
             .as_deref()
-            .and_then(|p| calibration::load(p, &machine, chrono::Utc::now()))
+            .and_then(|p| calibration::load(p, &machine, crate::model::wallclock::now()))
         {
             eprintln!(
                 "crosscheck: lmbench's timing calibration kept for this machine ({}; \

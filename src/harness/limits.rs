@@ -115,6 +115,23 @@ impl Cgroup {
     }
 }
 
+/// This process's cgroup's memory limit and what is charged to it that the kernel cannot
+/// simply drop — its usage less the page cache (`memory.stat` `file`, v1 `total_cache`) —
+/// in bytes; `None` without a limit. Past the limit the kernel's OOM killer ends the
+/// largest process, taking a whole run with it: a row about to allocate asks first.
+pub fn cgroup_memory() -> Option<(u64, u64)> {
+    let d = cgroup_dir("memory")?;
+    let cg = Cgroup::read();
+    let max = cg.memory_max?;
+    let stat = std::fs::read_to_string(d.join("memory.stat")).unwrap_or_default();
+    let cache = [event(&stat, "file "), event(&stat, "total_cache ")]
+        .into_iter()
+        .max()
+        .unwrap_or(0);
+    let used = cg.memory_current.unwrap_or(0).saturating_sub(cache);
+    Some((max, used))
+}
+
 /// What a piece of work needs, for [`preflight`].
 #[derive(Debug, Clone, Copy)]
 pub struct Needs<'a> {

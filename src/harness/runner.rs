@@ -182,6 +182,7 @@ impl Runner {
                     self.scratch_root.display()
                 )
             })?;
+        crate::model::testpause::at("scratch");
         let plan = invocations::plan_for(b, &self.options);
         let ctx = Ctx {
             mode: self.options.mode,
@@ -200,6 +201,7 @@ impl Runner {
         let mut observation = Observation::default();
         let profiling = self.watch.start_profile();
         let series = self.watch.start_series()?;
+        crate::model::testpause::at("row");
         let m = sampler::measure(workload.as_mut(), &plan, b.metric(), &overhead);
         if let Some(s) = series {
             observation.series = Some(s.stop()?);

@@ -189,6 +189,7 @@ impl Store {
         seq: usize,
         result: &BenchResult,
     ) -> Result<(), StoreError> {
+        crate::model::testpause::at("store");
         insert_result(&self.db, run_id, seq, result)
     }
 
@@ -264,6 +265,7 @@ impl Store {
         for (seq, r) in run.results.iter().enumerate() {
             insert_result(&tx, id, seq, r)?;
         }
+        crate::model::testpause::at("store");
         tx.commit()?;
         Ok(id)
     }

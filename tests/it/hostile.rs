@@ -877,6 +877,7 @@ fn every_bad_dir_is_exit_2_with_one_line() {
 
 // ---------------------------------------------------------------------------------------
 // Other users on the same machine.
+mod clock;
 mod imports;
 mod killed;
 mod limits;

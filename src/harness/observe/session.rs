@@ -27,6 +27,7 @@ use crate::model::observation::{
     CommandExit, NetworkShare, ObserverCost, Part, Rates, SeriesLine, Span, SystemObservation,
     FORMAT, VERSION,
 };
+use crate::model::wallclock;
 
 /// What to observe, and how.
 #[derive(Debug, Clone)]
@@ -187,7 +188,7 @@ pub fn observe(
     let series = Series::start(plan.interval, calls.as_ref().ok().map(|c| c.total()))?;
     let beside = matches!(plan.span, PlanSpan::Workload { .. });
     let cpu_before = observer_cpu_s(beside);
-    let started_at = Utc::now();
+    let started_at = wallclock::now();
     let start = Instant::now();
     let on = |yes: bool| if yes { "on" } else { "off" };
     progress(&format!(
@@ -271,7 +272,7 @@ pub fn observe(
     let sent = going.sent;
     let interrupted = interrupt::requested();
     let duration_s = start.elapsed().as_secs_f64();
-    let finished_at = Utc::now();
+    let finished_at = wallclock::now();
     let outcome = series.stop()?;
     let perf_pid: Vec<u32> = profile
         .as_ref()
@@ -397,7 +398,7 @@ impl Going<'_> {
             format: FORMAT.into(),
             version: VERSION,
             started_at: self.started_at,
-            finished_at: Utc::now(),
+            finished_at: wallclock::now(),
             duration_s,
             span: match &self.plan.span {
                 // Whole seconds: the row's span reads "for 120 s", not nine decimals.
