@@ -197,9 +197,7 @@ impl Recording {
         assert!(self.child.is_some(), "stopped once");
         let recorder_cpu_s = self.end()?;
         let before = children_cpu_s();
-        let out = Command::new(&self.perf)
-            .args(["script", "--show-task-events", "-F", fields, "-i"])
-            .arg(self.dir.path().join("perf.data"))
+        let out = perf_script(&self.perf, &self.dir.path().join("perf.data"), fields)
             .stdin(Stdio::null())
             .stderr(Stdio::null())
             .output()
@@ -242,6 +240,21 @@ pub fn closed_windows(dir: &Path) -> Vec<PathBuf> {
     found
 }
 
+/// `perf script --show-task-events -F FIELDS -i DATA`, which dies with the thread that
+/// starts it: a timeshare killed outright while perf script read a profile left it
+/// reading, in a directory `clean` then removed.
+fn perf_script(perf: &Path, data: &Path, fields: &str) -> Command {
+    let mut cmd = Command::new(perf);
+    cmd.args(["script", "--show-task-events", "-F", fields, "-i"])
+        .arg(data);
+    let parent = std::process::id() as libc::pid_t;
+    // SAFETY: die_with_parent calls prctl, getppid and kill, all async-signal-safe.
+    unsafe {
+        cmd.pre_exec(move || crate::harness::children::die_with_parent(libc::SIGKILL, parent));
+    }
+    cmd
+}
+
 /// `perf script --show-task-events -F FIELDS` of one file read as perf writes it, handed
 /// to `each` one record at a time (a header line and its indented frames), and the CPU
 /// time it took: a window of an hour-long profile is never held whole in memory (read
@@ -254,9 +267,7 @@ pub fn script_each(
 ) -> Result<f64> {
     use std::io::BufRead;
     let before = children_cpu_s();
-    let mut child = Command::new(perf)
-        .args(["script", "--show-task-events", "-F", fields, "-i"])
-        .arg(data)
+    let mut child = perf_script(perf, data, fields)
         .stdin(Stdio::null())
         .stderr(Stdio::null())
         .stdout(Stdio::piped())

@@ -212,7 +212,6 @@ fn kill_9_during_observe_and_a_profiled_run_then_clean_leaves_nothing() {
 /// Open: killed while its profile is read, a `--profile`d run leaves `perf script`
 /// running on the recording in the scratch directory, after `clean`.
 #[test]
-#[ignore = "open: perf script outlives a kill -9 of a --profile run (docs/hardening.md)"]
 fn kill_9_while_a_profile_is_read_then_clean_leaves_no_perf() {
     kill_at_moments_then_clean(&[(
         &["run", "proc.fork.0", "--quick", "--no-save", "--profile"],
