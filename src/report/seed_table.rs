@@ -58,8 +58,14 @@ fn no_lines(_key: &str) -> Vec<String> {
 
 const H: &[Quantity] = &[Quantity::Headline];
 const HUS: &[Quantity] = &[Quantity::Headline, Quantity::User, Quantity::System];
-/// Seed 000 Tables 9 and 10: real and CPU per copy (script), and Inc, the load's effect.
-const HCI: &[Quantity] = &[Quantity::Headline, Quantity::Cpu, Quantity::Inc];
+/// Seed 000 Tables 9 and 10 (and Attachment B, their configurations): real and CPU per
+/// copy (script), Inc, the load's effect, and Ratio Real, the 11/45's real over the 11/70's.
+const HCIR: &[Quantity] = &[
+    Quantity::Headline,
+    Quantity::Cpu,
+    Quantity::Inc,
+    Quantity::RatioReal,
+];
 /// Seed 002's columns: median, mean and SD per call, the mean and SD of single calls as
 /// the paper's; then today's mean and SD of the batches, which the paper has not.
 const MMS: &[Quantity] = &[
@@ -226,14 +232,14 @@ pub const TABLES: &[SeedTable] = &[
         why: &["the paper used /etc/passwd and the 72,000 words of /usr/dict/words with the 1975 crypt; \
                 mixed.crypt uses a bundled word list and today's crypt, so no ratio is given"], ..T },
     SeedTable { key: "000-9", seed: "000", prefix: "Table 9,", title: "N copies of a compute-bound program (real and CPU per copy)",
-        quantities: HCI,
+        quantities: HCIR,
         why: &["the comparison is Inc, each machine's average real time per copy over one copy's \
                 alone: today's beside the paper's on each row's inc line. Today's copy is \
                 calibrated to about 0.5 s of CPU alone on this machine (the paper's program took \
                 8.5 s on the 11/70), so the real and CPU times are of two programs' lengths and \
                 get no speed-up (—); the batch's wall time is in `timeshare show RUN`"], ..T },
     SeedTable { key: "000-10", seed: "000", prefix: "Table 10,", title: "N command scripts (real and CPU per script)",
-        quantities: HCI,
+        quantities: HCIR,
         why: &["the 1975 script ran the commands of its day; load.script runs the bundled user1975 \
                 script's nearest modern equivalents",
                "the like-for-like comparison is Inc, each machine's average real time per script \
@@ -245,7 +251,7 @@ pub const TABLES: &[SeedTable] = &[
                 run with 1 and 5 scripts only; each has its column and its ratio"], ..T },
     SeedTable { key: "000-B", seed: "000", prefix: "Table 10,", name: Some("Attachment B"),
         title: "the configuration sweep: the command scripts and copies per configuration (`run --configs`)",
-        quantities: HCI, ids: &["load.script.1", "load.cpu.1"], why: super::seed_configs::WHY, ..T },
+        quantities: HCIR, ids: &["load.script.1", "load.cpu.1"], why: super::seed_configs::WHY, ..T },
     SeedTable { key: "000-11", seed: "000", prefix: "Table 11,", title: "a compute-bound program beside K disk readers (usr CPU, ratio alone, read rate)",
         quantities: TABLE11,
         why: &["the paper's readers were dd's of raw RS04, RP04, RP03 and RK05 devices; today's read \
@@ -595,7 +601,7 @@ pub fn column_kind(quantity: Quantity, unit: Unit, basis: &Basis) -> (Unit, Basi
         Quantity::FaultService => (Unit::SecondsPerOp, Basis::per(PAGE_FAULT)),
         Quantity::Faults => (Unit::Count, basis.clone()),
         Quantity::ProgramUser => (Unit::SecondsPerOp, basis.clone()),
-        Quantity::RatioAlone | Quantity::Inc => (Unit::Ratio, basis.clone()),
+        Quantity::RatioAlone | Quantity::Inc | Quantity::RatioReal => (Unit::Ratio, basis.clone()),
         Quantity::ReadRate => (Unit::BytesPerSecond, Basis::per(BYTE_READ_BESIDE)),
         // A `load.script.N` row's per-command accounting, whatever the row's own basis.
         Quantity::CommandShare
@@ -644,6 +650,8 @@ pub fn today(r: Option<&BenchResult>, quantity: Quantity, mhz: Option<f64>) -> O
         Quantity::ProgramUser => r.details_as::<IoInterference>()?.user_s,
         Quantity::RatioAlone => r.details_as::<IoInterference>()?.ratio_alone?,
         Quantity::Inc => load_inc(r)?,
+        // Two historical machines' ratio: nothing of today's.
+        Quantity::RatioReal => return None,
         // The details count bytes per µs; the column is bytes per second.
         Quantity::ReadRate => r.details_as::<IoInterference>()?.bytes_per_us * 1e6,
         // Per command, not per row: `super::seed_commands` reads them.
@@ -1624,6 +1632,28 @@ mod tests {
             }
         }
         assert!(with_lines >= 5, "{with_lines} tables with paper: lines");
+    }
+
+    #[test]
+    fn tables_9_and_10_have_the_paper_s_ratio_real_in_c7_and_c8() {
+        let ratio_real = |key: &str, config: &str| -> Vec<f64> {
+            find(key)
+                .unwrap()
+                .figures()
+                .iter()
+                .filter(|f| f.quantity == Quantity::RatioReal && f.config() == Some(config))
+                .map(|f| f.value)
+                .collect()
+        };
+        assert_eq!(ratio_real("000-9", "C7"), [2.6, 3.5, 3.7, 4.2]);
+        assert_eq!(ratio_real("000-10", "C7"), [2.2, 2.7, 3.0]);
+        assert_eq!(ratio_real("000-10", "C8"), [2.3, 2.7]);
+        let text = render(find("000-9").unwrap(), &Run::of(vec![]), "run 1", false);
+        assert!(text.contains("ratio real"), "{text}");
+        // The 10-copy row's 11/70 cell holds its real, CPU, Inc and Ratio Real.
+        let start = text.find("load.cpu.10").unwrap();
+        let row: String = text[start..].lines().take(4).collect::<Vec<_>>().join("\n");
+        assert!(row.contains("4.2"), "{row}");
     }
 
     #[test]
