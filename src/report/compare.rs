@@ -16,6 +16,7 @@ use std::fmt;
 
 use crate::model::agreement;
 use crate::model::change::{self, Verdict};
+use crate::model::details::vm::Paging;
 use crate::model::resolution;
 use crate::model::unit::format_value;
 use crate::model::{BenchResult, Better, Measure, NotComparable, Run, Status, Unit};
@@ -100,6 +101,7 @@ impl Column {
                     source: Some(short_source(f.seed, &f.place, machine.name)),
                     below_resolution: false,
                     comparability: f.comparability,
+                    did_not_page: false,
                 }),
             },
         }
@@ -137,6 +139,9 @@ struct Value {
     /// A historical figure's comparability with today's row; a run's is the same
     /// operation as another run's.
     comparability: Comparability,
+    /// A run's paging row (vm.*) that had no major fault: it measured memory, never the
+    /// disk, so it is no counterpart of a machine's paging figure (`table 001-7` says so).
+    did_not_page: bool,
 }
 
 impl Value {
@@ -197,6 +202,9 @@ fn run_cell(r: &BenchResult, mhz: Option<f64>) -> Cell {
                 source: None,
                 below_resolution: r.below_resolution,
                 comparability: Comparability::Same,
+                did_not_page: r
+                    .details_as::<Paging>()
+                    .is_some_and(|p| p.major_faults == 0.0),
             })
         }
     }
@@ -746,6 +754,9 @@ fn judge(
         Ok(r) => r,
         Err(why) => return (String::new(), not_comparable(first_col, other_col, why)),
     };
+    if paging_against_a_machine_that_paged(first_col, a, other_col, b) {
+        return (String::new(), format!("not comparable: {DID_NOT_PAGE}"));
+    }
     let ratio_text = format!("×{}", figures3(time_ratio(ratio, a.better)));
     let verdict = match (first_col.is_machine(), other_col.is_machine()) {
         // A raw figure below the clock's resolution measures the clock, not the operation:
@@ -790,11 +801,30 @@ fn historical(ratio: String, speed_up: String, then: &Value) -> (String, String)
     }
 }
 
-/// Whether the historical side of `a` and `b` withholds a ratio ([`Comparability::Not`]).
+/// Whether the historical side of `a` and `b` withholds a ratio ([`Comparability::Not`]),
+/// or today's paging row did not page beside a machine's that did.
 fn withheld(a: &Value, b: &Value) -> bool {
+    let machine_and_unpaged = |x: &Value, y: &Value| x.source.is_some() && y.did_not_page;
     [a, b]
         .iter()
         .any(|v| matches!(v.comparability, Comparability::Not(_)))
+        || machine_and_unpaged(a, b)
+        || machine_and_unpaged(b, a)
+}
+
+/// Why a run's paging row that did not page gets no ratio against a machine's.
+const DID_NOT_PAGE: &str = "today's row did not page (no major fault: every page was served \
+                            from memory), the machine's paged from its disk";
+
+/// Whether one side is a run's paging row that did not page and the other a machine's
+/// figure (every historical paging figure is of a machine paging from its disk).
+fn paging_against_a_machine_that_paged(
+    first_col: &Column,
+    a: &Value,
+    other_col: &Column,
+    b: &Value,
+) -> bool {
+    (other_col.is_machine() && a.did_not_page) || (first_col.is_machine() && b.did_not_page)
 }
 
 /// A verdict's cell; its reason, when it has one (a pair not comparable, a ratio of the
