@@ -8,7 +8,7 @@ use super::errors::UsageError;
 use super::{output, suggest, Exit};
 use crate::model::unit::format_value;
 use crate::model::Unit;
-use crate::reference::{self, Quantity};
+use crate::reference::{self, Figure, Quantity};
 use crate::report::table::{fold_words, new_table, right};
 
 #[derive(Debug, Args)]
@@ -93,6 +93,39 @@ fn table_of(place: &str) -> &str {
     place.split(", row ").next().unwrap_or(place)
 }
 
+/// The seed's tables that hold this machine in more than one configuration (seed 000's
+/// Table 10: the 11/70 in C7 and C8).
+fn tables_in_several_configs(figures: &[Figure]) -> Vec<String> {
+    let mut configs: Vec<(String, &str)> = figures
+        .iter()
+        .filter_map(|f| {
+            Some((
+                format!("seed {}, {}", f.seed, table_of(&f.place)),
+                f.config()?,
+            ))
+        })
+        .collect();
+    configs.sort();
+    configs.dedup();
+    let mut out: Vec<String> = configs
+        .windows(2)
+        .filter(|w| w[0].0 == w[1].0)
+        .map(|w| w[0].0.clone())
+        .collect();
+    out.dedup();
+    out
+}
+
+/// A figure's source: the seed's table, and its configuration where that table holds
+/// the machine in several, so that C8's figures are never read as C7's.
+fn source_of(f: &Figure, several: &[String]) -> String {
+    let table = format!("seed {}, {}", f.seed, table_of(&f.place));
+    match f.config() {
+        Some(config) if several.contains(&table) => format!("{table}, Config {config}"),
+        _ => table,
+    }
+}
+
 fn one(name: &str) -> Result<String> {
     let m = reference::machine(name).ok_or_else(|| {
         let names: Vec<_> = reference::machines().iter().map(|m| m.name).collect();
@@ -125,14 +158,15 @@ fn one(name: &str) -> Result<String> {
     // under the table when the width is short), its row and column being the id and
     // the figure beside it.
     let mut t = new_table(&["id", "figure", "value", "per", "from", "source"]);
-    for f in figures {
+    let several = tables_in_several_configs(&figures);
+    for f in &figures {
         t.add_row(vec![
             f.id.clone(),
             f.quantity.name().to_string(),
             figure_text(f.value, f.unit),
             f.basis.op.to_string(),
             printed_and_converted(&f.printed, &f.conversion),
-            format!("seed {}, {}", f.seed, table_of(&f.place)),
+            source_of(f, &several),
         ]);
     }
     right(&mut t, &[2]);

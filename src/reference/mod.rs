@@ -51,6 +51,10 @@ pub enum Quantity {
     /// copy's alone on the same machine, a dimensionless ratio of a machine to itself and
     /// so the figure comparable across machines.
     Inc,
+    /// Seed 000 Tables 9 and 10's Ratio Real: the 11/45's average real time over the
+    /// 11/70's for the same number of copies (scripts), printed on the 11/70's rows. A
+    /// ratio of two historical machines: today has no counterpart, so no speed-up.
+    RatioReal,
     /// The mean of single calls, each timed by itself (seed 002), where the headline is
     /// the median of calibrated batches.
     Mean,
@@ -98,6 +102,7 @@ impl Quantity {
             Quantity::System => "system",
             Quantity::Cpu => "cpu",
             Quantity::Inc => "inc",
+            Quantity::RatioReal => "ratio real",
             Quantity::Mean => "mean",
             Quantity::Sd => "SD",
             Quantity::BatchMean => "mean (batches)",
@@ -418,8 +423,8 @@ mod tests {
         let c8 = other_config_figures();
         assert_eq!(
             c8.len(),
-            5,
-            "real and CPU of 1 and 5 scripts, Inc of 5: {c8:#?}"
+            7,
+            "real and CPU of 1 and 5 scripts, Inc of 5, Ratio Real of 1 and 5: {c8:#?}"
         );
         for f in &c8 {
             assert_eq!((f.machine, f.config()), ("pdp11-70", Some("C8")), "{f:?}");

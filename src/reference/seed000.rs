@@ -124,6 +124,40 @@ const INC: &[(&str, &str, &str, &str, &str, &str)] = &[
     ("Table 10", "# Scripts 5", "load.script.5", "pdp11-70", "C8", "4.0"),
 ];
 
+/// Tables 9 and 10's Ratio Real column: (table, row, id, config, Ratio Real), as printed
+/// on the 11/70's rows (the 11/45's real over the 11/70's; C8's over C2's as well). 15
+/// copies has "-": the 11/45 ran out of swap space.
+#[rustfmt::skip]
+const RATIO_REAL: &[(&str, &str, &str, &str, &str)] = &[
+    ("Table 9", "# Execs 1", "load.cpu.1", "C7", "2.6"),
+    ("Table 9", "# Execs 2", "load.cpu.2", "C7", "3.5"),
+    ("Table 9", "# Execs 5", "load.cpu.5", "C7", "3.7"),
+    ("Table 9", "# Execs 10", "load.cpu.10", "C7", "4.2"),
+    ("Table 10", "# Scripts 1", "load.script.1", "C7", "2.2"),
+    ("Table 10", "# Scripts 5", "load.script.5", "C7", "2.7"),
+    ("Table 10", "# Scripts 9", "load.script.9", "C7", "3.0"),
+    ("Table 10", "# Scripts 1", "load.script.1", "C8", "2.3"),
+    ("Table 10", "# Scripts 5", "load.script.5", "C8", "2.7"),
+];
+
+/// The Ratio Real figures of the 11/70 in C7, or in C8 (kept apart, as its other figures).
+fn ratio_real_figures(c8: bool) -> Vec<Figure> {
+    RATIO_REAL
+        .iter()
+        .filter(|r| (r.3 == "C8") == c8)
+        .map(|&(table, row, id, config, printed)| {
+            let mut f = job("pdp11-70", id, table, row, config, "0");
+            f.quantity = Quantity::RatioReal;
+            f.place = format!("{table}, row {row}, Config {config}, Ratio Real");
+            f.printed = printed.to_string();
+            f.conversion = format!("{printed}: the 11/45's real over the 11/70's, as printed");
+            f.value = printed.parse().expect(printed);
+            f.unit = Unit::Ratio;
+            f
+        })
+        .collect()
+}
+
 /// The Inc figures of `config` (C8's are kept apart, as its other figures).
 fn inc_figures(c8: bool) -> Vec<Figure> {
     INC.iter()
@@ -202,6 +236,7 @@ pub fn figures() -> Vec<Figure> {
         "8.8",
     ));
     out.extend(inc_figures(false));
+    out.extend(ratio_real_figures(false));
     out
 }
 
@@ -215,6 +250,10 @@ pub fn comparability(f: &Figure) -> Comparability {
     match (family, f.quantity) {
         // A machine against itself, loaded and not: comparable across machines.
         (_, Quantity::Inc) => Same,
+        (_, Quantity::RatioReal) => Not(
+            "Ratio Real is the 11/45's real time over the 11/70's: a ratio of two machines of \
+             1975, with no figure of today's to divide",
+        ),
         ("chess", _) => Like(
             "the paper timed its own chess program; cpu.chess is timeshare's engine playing \
              a fixed 130-ply game: the same kind of work, another program",
@@ -282,6 +321,7 @@ pub fn config_c8() -> Vec<Figure> {
         out.push(cpu("pdp11-70", id, "Table 10", row, "C8", cpu_time));
     }
     out.extend(inc_figures(true));
+    out.extend(ratio_real_figures(true));
     out
 }
 

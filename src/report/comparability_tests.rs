@@ -262,3 +262,63 @@ fn a_rate_s_ratio_reads_as_time_like_a_time_s() {
     assert!(line.contains(&verdict), "{verdict}\n{text}");
     assert_eq!(Unit::BytesPerSecond.default_better(), Better::Higher);
 }
+
+/// `vm.seqpage` of `everything_run` with its paging details: `major` faults from the disk.
+fn run_that_paged(major: f64) -> Run {
+    let mut run = everything_run();
+    let paging: crate::model::details::vm::Paging = serde_json::from_value(serde_json::json!({
+        "pages": 1000, "page_size": 4096, "pattern": "seq", "advice": "normal",
+        "distinct_pages": 1000, "real_s": 1.0, "user_s": 0.1, "system_s": 0.5,
+        "minor_faults": 1000.0, "major_faults": major,
+        "memory_limit": { "applied": false }, "jobs": []
+    }))
+    .expect("a paging record");
+    let r = run
+        .results
+        .iter_mut()
+        .find(|r| r.id == "vm.seqpage")
+        .unwrap();
+    r.details = Some(crate::model::Details::of(&paging));
+    run
+}
+
+#[test]
+fn a_paging_row_that_did_not_page_gets_no_ratio_against_a_machine_that_did() {
+    let machine = reference::machine("vax750-4.2bsd").unwrap();
+    let judged = |major: f64| {
+        let columns = vec![
+            Column::Run {
+                name: "run 1".into(),
+                about: "fixture".into(),
+                run: Box::new(run_that_paged(major)),
+            },
+            Column::Machine {
+                machine,
+                figures: vec![headline(machine.name, "vm.seqpage")],
+            },
+        ];
+        let j = compare::judgements(&columns, 0.05).unwrap()[0]
+            .1
+            .iter()
+            .find(|j| j.id == "vm.seqpage")
+            .cloned()
+            .unwrap();
+        (j, compare::compare_table(&columns, 0.05).unwrap())
+    };
+    // Every page served from memory: no ratio, no speed-up, the reason under the table.
+    let (j, text) = judged(0.0);
+    assert_eq!(j.ratio, None, "{j:?}");
+    assert!(j.verdict.contains("did not page"), "{j:?}");
+    assert!(
+        !row_of(&text, "vm.seqpage").unwrap().contains("faster"),
+        "{text}"
+    );
+    assert!(text.contains("did not page (no major fault"), "{text}");
+    // The same row having paged from the disk is compared as before.
+    let (j, text) = judged(12.0);
+    assert!(j.ratio.is_some(), "{j:?}");
+    assert!(
+        row_of(&text, "vm.seqpage").unwrap().contains("faster"),
+        "{text}"
+    );
+}

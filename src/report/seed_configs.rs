@@ -16,12 +16,14 @@ use crate::reference::{self, Figure, Quantity};
 use super::seed_table::{today, Source};
 use super::table::{new_table, right};
 
-/// The statistics of each row, one line each in a cell: real and CPU per script (copy)
-/// and Inc.
-const STATS: [(Quantity, &str); 3] = [
+/// The statistics of each row, one line each in a cell: real and CPU per script (copy),
+/// Inc, and the paper's Ratio Real (C2's real over C7's or C8's: two configurations, of
+/// two machines, so today's line of it is "—").
+const STATS: [(Quantity, &str); 4] = [
     (Quantity::Headline, "real"),
     (Quantity::Cpu, "cpu"),
     (Quantity::Inc, "inc"),
+    (Quantity::RatioReal, "ratio real"),
 ];
 
 /// The paper's configurations with figures for these rows: (machine, config, header).

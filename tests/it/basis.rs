@@ -336,8 +336,8 @@ fn config_c8_s_figures_are_in_their_tables_with_the_basis_of_c7_s_and_today_s() 
         .collect();
     assert_eq!(
         c8.len(),
-        5,
-        "real and CPU of 1 and 5 scripts, Inc of 5: {c8:#?}"
+        7,
+        "real and CPU of 1 and 5 scripts, Inc of 5, Ratio Real of 1 and 5: {c8:#?}"
     );
     for f in &c8 {
         let c7 = reference::figures()

@@ -473,3 +473,58 @@ fn the_paper_s_words_and_bounds_are_printed_where_it_prints_no_figure() {
         .unwrap_or_else(|| panic!("{vax}"));
     assert!(faults.contains("0.228"), "{faults}");
 }
+
+#[test]
+fn reference_names_c8_apart_from_c7_and_tables_9_and_10_print_ratio_real() {
+    let text = stdout_of(
+        timeshare()
+            .env("COLUMNS", "200")
+            .args(["reference", "pdp11-70"]),
+        &"reference",
+    );
+    // Each Table 10 figure's source names its configuration: C8's 4:07.0 is not C7's 4:18.7.
+    let line = |printed: &str| {
+        text.lines()
+            .find(|l| l.contains(printed))
+            .unwrap_or_else(|| panic!("no {printed}: {text}"))
+            .to_string()
+    };
+    assert!(
+        line("printed 4:07.0").contains("Table 10, Config C8"),
+        "{text}"
+    );
+    assert!(
+        line("printed 4:18.7").contains("Table 10, Config C7"),
+        "{text}"
+    );
+    // Table 1 holds the 11/70 in one configuration: no label.
+    assert!(
+        line("printed 13:16")
+            .trim_end()
+            .ends_with("seed 000, Table 1"),
+        "{text}"
+    );
+    let db = store_with(Path::new(FIXTURE));
+    let t9 = table(db.path(), &["000-9"]);
+    let ratios: Vec<&str> = t9
+        .lines()
+        .filter(|l| l.contains("ratio real"))
+        .filter_map(|l| l.split_whitespace().last())
+        .collect();
+    // The 11/70's column is the last on these lines (15 copies: "-", as printed).
+    assert_eq!(ratios, ["2.60", "3.50", "3.70", "4.20", "—"], "{t9}");
+    let t10 = table(db.path(), &["000-10"]);
+    let c7_c8: Vec<(&str, &str)> = t10
+        .lines()
+        .filter(|l| l.contains("ratio real"))
+        .map(|l| {
+            let w: Vec<&str> = l.split_whitespace().collect();
+            (w[4], w.get(5).copied().unwrap_or(""))
+        })
+        .collect();
+    assert_eq!(
+        c7_c8,
+        [("2.20", "2.30"), ("2.70", "2.70"), ("3.00", "")],
+        "{t10}"
+    );
+}

@@ -1,6 +1,7 @@
 //! A column's figure for one id, as the comparison reads it: missing, without a figure,
 //! not resolved (a bound and why), or a value with its basis, samples and interval.
 
+use crate::model::details::vm::Paging;
 use crate::model::resolution;
 use crate::model::unit::format_value;
 use crate::model::{BenchResult, Better, Measure, Status, Unit};
@@ -41,6 +42,9 @@ pub(super) struct Value {
     /// A historical figure's comparability with today's row; a run's is the same
     /// operation as another run's.
     pub(super) comparability: Comparability,
+    /// A run's paging row (vm.*) that had no major fault: it measured memory, never the
+    /// disk, so it is no counterpart of a machine's paging figure (`table 001-7` says so).
+    pub(super) did_not_page: bool,
 }
 
 impl Value {
@@ -123,6 +127,9 @@ pub(super) fn run_cell(r: &BenchResult, mhz: Option<f64>) -> Cell {
                 below_resolution: r.below_resolution,
                 derived: r.derived,
                 comparability: Comparability::Same,
+                did_not_page: r
+                    .details_as::<Paging>()
+                    .is_some_and(|p| p.major_faults == 0.0),
             })
         }
     }

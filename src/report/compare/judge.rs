@@ -158,6 +158,9 @@ pub(super) fn judge(
         Ok(r) => r,
         Err(why) => return (String::new(), not_comparable(first_col, other_col, why)),
     };
+    if paging_against_a_machine_that_paged(first_col, a, other_col, b) {
+        return (String::new(), format!("not comparable: {DID_NOT_PAGE}"));
+    }
     let ratio_text = format!("×{}", short_figures(time_ratio(ratio, a.better)));
     let verdict = match (first_col.is_machine(), other_col.is_machine()) {
         // A raw figure below the clock's resolution measures the clock, not the operation:
@@ -219,11 +222,30 @@ pub(super) fn historical(ratio: String, speed_up: String, then: &Value) -> (Stri
     }
 }
 
-/// Whether the historical side of `a` and `b` withholds a ratio ([`Comparability::Not`]).
+/// Whether the historical side of `a` and `b` withholds a ratio ([`Comparability::Not`]),
+/// or today's paging row did not page beside a machine's that did.
 pub(super) fn withheld(a: &Value, b: &Value) -> bool {
+    let machine_and_unpaged = |x: &Value, y: &Value| x.source.is_some() && y.did_not_page;
     [a, b]
         .iter()
         .any(|v| matches!(v.comparability, Comparability::Not(_)))
+        || machine_and_unpaged(a, b)
+        || machine_and_unpaged(b, a)
+}
+
+/// Why a run's paging row that did not page gets no ratio against a machine's.
+const DID_NOT_PAGE: &str = "today's row did not page (no major fault: every page was served \
+                            from memory), the machine's paged from its disk";
+
+/// Whether one side is a run's paging row that did not page and the other a machine's
+/// figure (every historical paging figure is of a machine paging from its disk).
+fn paging_against_a_machine_that_paged(
+    first_col: &Column,
+    a: &Value,
+    other_col: &Column,
+    b: &Value,
+) -> bool {
+    (other_col.is_machine() && a.did_not_page) || (first_col.is_machine() && b.did_not_page)
 }
 
 /// `then_over_today`: the historical figure over today's, both per operation.

@@ -112,6 +112,7 @@ impl Column {
                     below_resolution: false,
                     derived: false,
                     comparability: f.comparability,
+                    did_not_page: false,
                 }),
             },
         }

@@ -2,7 +2,7 @@
 //! taken once out of a run's results and their typed details. The text tables, the text
 //! charts, the HTML charts and the seed tables draw what a view gives them and never pick
 //! rows by id themselves, so a family's ids are written in `report/` only here (and in
-//! the seed tables' definitions, `seed_table.rs`).
+//! the seed tables' definitions, `seed_table/`).
 
 use crate::model::details::Record;
 use crate::model::{BenchResult, Run};
