@@ -209,7 +209,7 @@ pub(super) fn time_ratio(ratio: f64, better: Better) -> f64 {
 
 /// The ratio and speed-up of today's row against a historical figure, as the figure's
 /// [`Comparability`] lets them be printed: as they are, marked with the reason after a
-/// colon ([`verdict_cell`] moves it under the table), or no ratio and the reason.
+/// colon (the table's short verdict moves it to a note under the table), or no ratio and the reason.
 pub(super) fn historical(ratio: String, speed_up: String, then: &Value) -> (String, String) {
     let c = then.comparability;
     match (c.shown(&ratio), c.shown(&speed_up), c.reason()) {

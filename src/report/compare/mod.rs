@@ -13,9 +13,9 @@
 //! columns, every figure is shown per operation, as the seeds' are.
 
 //!
-//! One concern a file: [`cell`] reads a column's figure for an id, [`decide`] tests two
-//! runs' ids together, [`judge`] gives each pair its ratio and verdict (and
-//! [`judgements`], the same as numbers for JSON, CSV and the report), [`text`] lays them
+//! One concern a file: `cell` reads a column's figure for an id, `decide` tests two
+//! runs' ids together, `judge` gives each pair its ratio and verdict (and
+//! [`judgements`], the same as numbers for JSON, CSV and the report), `text` lays them
 //! out as the terminal's table.
 
 use std::fmt;
