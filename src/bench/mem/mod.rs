@@ -153,7 +153,6 @@ impl Words {
     /// allocation refused (`ulimit -v`) is an error naming the limit, not an abort that
     /// takes the whole process and its run with it.
     fn new(words: usize, fill: impl Fn(u32) -> u32) -> Result<Words> {
-        let _room = CgroupRoom::claim(words * 4)?;
         let mut v = Vec::new();
         if v.try_reserve_exact(words).is_err() {
             let limit = crate::harness::procgroup::limit_hit(&std::io::Error::from_raw_os_error(
@@ -185,47 +184,28 @@ impl Words {
     }
 }
 
-/// Bytes of buffers being allocated and written right now, by any thread: the cgroup
-/// charges them only as their pages are touched, so a second thread asking at the same
-/// moment must count them.
-static BYTES_COMING: std::sync::Mutex<u64> = std::sync::Mutex::new(0);
-
-/// Room claimed under the cgroup's memory limit for one buffer while it is made; a
-/// buffer that would pass the limit is an error naming it (the row fails, the run goes
-/// on), where the kernel's OOM killer would end the whole process and its run.
-struct CgroupRoom(u64);
-
-impl CgroupRoom {
-    /// Besides the buffers, the process needs room of its own to go on (its other
-    /// allocations, a multi-process run's parent in the same group).
+/// Whether `bytes` of new buffers fit under the cgroup's memory limit, all of a row's
+/// threads' together (asked once, before any is made: the cgroup charges a buffer only as
+/// its pages are written, so threads asking one by one would each see room for theirs);
+/// if not, an error naming the limit (the row fails, the run goes on), where the kernel's
+/// OOM killer would end the whole process and its run. Besides the buffers the process
+/// needs room of its own to go on (its other allocations, a multi-process run's parent in
+/// the same group): 32 MiB.
+fn check_cgroup_room(bytes: u64) -> Result<()> {
     const SPARE: u64 = 32 << 20;
-
-    fn claim(bytes: usize) -> Result<CgroupRoom> {
-        let bytes = bytes as u64;
-        let mut coming = BYTES_COMING.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some((max, used)) = crate::harness::limits::cgroup_memory() {
-            if used + *coming + bytes + Self::SPARE > max {
-                bail!(
-                    "cannot allocate a {} MiB buffer: it would pass the cgroup's memory \
-                     limit (memory.max = {} MiB, {} MiB in use besides the page cache), \
-                     where the kernel's OOM killer would end the process",
-                    bytes >> 20,
-                    max >> 20,
-                    (used + *coming) >> 20
-                );
-            }
+    if let Some((max, used)) = crate::harness::limits::cgroup_memory() {
+        if used + bytes + SPARE > max {
+            bail!(
+                "cannot allocate {} MiB of buffers: it would pass the cgroup's memory \
+                 limit (memory.max = {} MiB, {} MiB in use besides the page cache), where \
+                 the kernel's OOM killer would end the process",
+                bytes >> 20,
+                max >> 20,
+                used >> 20
+            );
         }
-        *coming += bytes;
-        Ok(CgroupRoom(bytes))
     }
-}
-
-impl Drop for CgroupRoom {
-    fn drop(&mut self) {
-        // The buffer is written (charged) or was never made: no longer coming.
-        let mut coming = BYTES_COMING.lock().unwrap_or_else(|e| e.into_inner());
-        *coming = coming.saturating_sub(self.0);
-    }
+    Ok(())
 }
 
 impl Drop for Words {
@@ -307,6 +287,13 @@ impl Team {
                 (src, dst)
             })
             .collect();
+        let new_buffers = kept
+            .iter()
+            .map(|(src, dst)| {
+                usize::from(src.is_none()) + usize::from(op.needs_destination() && dst.is_none())
+            })
+            .sum::<usize>();
+        check_cgroup_room((new_buffers * bytes) as u64)?;
         let buffers: Result<Vec<Buffers>> = if threads == 1 {
             kept.into_iter()
                 .map(|k| Buffers::new(op, bytes, k))

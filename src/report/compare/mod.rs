@@ -24,10 +24,10 @@ use crate::model::Run;
 use crate::reference::{Figure, Machine};
 
 mod cell;
+#[cfg(test)]
+mod compare_tests;
 mod decide;
 mod judge;
-#[cfg(test)]
-mod tests;
 mod text;
 
 pub use cell::SideFigure;
