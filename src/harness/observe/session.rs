@@ -217,10 +217,11 @@ pub fn observe(
     let mut tick = || {
         let lines = series.fresh_lines();
         if let Some(k) = keeper.as_deref_mut() {
+            let root = root_so_far.borrow();
             let sources = Sources {
                 profile: profile.as_ref().ok(),
                 calls: calls.as_ref().ok(),
-                tree_root: root_so_far.borrow().clone(),
+                tree_root: root.as_ref(),
             };
             going.keep(k, &lines, sources, observer_cpu_s(beside) - cpu_before);
         }
@@ -274,12 +275,7 @@ pub fn observe(
     let duration_s = start.elapsed().as_secs_f64();
     let finished_at = wallclock::now();
     let outcome = series.stop()?;
-    let perf_pid: Vec<u32> = profile
-        .as_ref()
-        .ok()
-        .and_then(|p| p.pid())
-        .into_iter()
-        .collect();
+    let perf_pid = recorder_pids(profile.as_ref().ok());
     let calls = match calls {
         Ok(c) => c
             .stop(tree_root, &perf_pid)
@@ -334,7 +330,12 @@ pub fn observe(
 struct Sources<'a> {
     profile: Option<&'a KernelRecording>,
     calls: Option<&'a CallCounting>,
-    tree_root: Option<(u32, String)>,
+    tree_root: Option<&'a (u32, String)>,
+}
+
+/// The observer's own `perf record`, to leave out of the observed command's tree.
+fn recorder_pids(profile: Option<&KernelRecording>) -> Vec<u32> {
+    profile.and_then(KernelRecording::pid).into_iter().collect()
 }
 
 /// An observation under way, as a [`Keeper`] is told of it.
@@ -380,14 +381,11 @@ impl Going<'_> {
     fn so_far(&self, sources: Sources<'_>, observer_cpu_s: f64) -> SystemObservation {
         let duration_s = self.start.elapsed().as_secs_f64();
         let at_end = "read when the observation ends: not stored while it goes";
-        let perf_pid: Vec<u32> = sources
-            .profile
-            .and_then(KernelRecording::pid)
-            .into_iter()
-            .collect();
+        // Read only when kept (once a minute), not at each tick that hands over lines.
+        let perf_pid = recorder_pids(sources.profile);
         let calls = match sources
             .calls
-            .and_then(|c| c.so_far(sources.tree_root, &perf_pid))
+            .and_then(|c| c.so_far(sources.tree_root.cloned(), &perf_pid))
         {
             Some(Ok(mix)) => Part::Measured(mix),
             Some(Err(e)) => Part::unavailable(format!("{e:#}")),
