@@ -4,10 +4,11 @@
 //! builds the bundled SQLite — so a plain `cargo build` or `cargo install` needs nothing
 //! more.
 //!
-//! It also builds the BPF program that counts system calls in the kernel
-//! (`src/harness/observe/bpf/callmix.bpf.c`) with clang, when clang is there (`CLANG`
-//! names another): then `cfg(timeshare_bpf)` is set and the object is embedded. Without
-//! clang the build goes on, warns once, and `observe` counts calls through perf's records.
+//! It also builds the BPF programs that count system calls and sample the kernel's stacks
+//! in the kernel (`src/harness/observe/bpf/*.bpf.c`) with clang, when clang is there
+//! (`CLANG` names another): then `cfg(timeshare_bpf)` is set and the objects are
+//! embedded. Without clang the build goes on, warns once, and `observe` counts calls
+//! through perf's records and profiles with `perf record`.
 
 use std::path::{Path, PathBuf};
 
@@ -35,42 +36,62 @@ fn main() {
     let out = PathBuf::from(std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
     build(&out.join("timeshare-null"), &[]);
     build(&out.join("timeshare-big"), &["-DTIMESHARE_BIG_JOB"]);
-    build_bpf(&out.join("callmix.bpf.o"));
+    build_bpf(&out);
 }
 
-const BPF_SOURCE: &str = "src/harness/observe/bpf/callmix.bpf.c";
+/// The BPF programs: the call counter and the kernel profile's sampler.
+const BPF_SOURCES: &[&str] = &[
+    "src/harness/observe/bpf/callmix.bpf.c",
+    "src/harness/observe/bpf/kprofile.bpf.c",
+];
 
-/// Compile the BPF call counter with clang, or say why not (a warning, never a failure:
-/// the perf path needs no clang).
-fn build_bpf(output: &Path) {
+/// Compile the BPF programs with clang, or say why not (a warning, never a failure: the
+/// perf path needs no clang). `cfg(timeshare_bpf)` only when every one was built.
+fn build_bpf(out: &Path) {
     println!("cargo::rustc-check-cfg=cfg(timeshare_bpf)");
-    println!("cargo:rerun-if-changed={BPF_SOURCE}");
     println!("cargo:rerun-if-env-changed=CLANG");
+    for source in BPF_SOURCES {
+        println!("cargo:rerun-if-changed={source}");
+    }
     let arch = std::env::var("CARGO_CFG_TARGET_ARCH").unwrap_or_default();
     if arch != "x86_64" {
-        // The program names exit and exit_group by their x86-64 numbers.
-        println!("cargo:warning=the BPF call counter is built for x86-64 only; observe counts calls through perf");
+        // The call counter names exit and exit_group by their x86-64 numbers.
+        println!("cargo:warning=the BPF programs are built for x86-64 only; observe counts calls and samples the kernel through perf");
         return;
     }
     let clang = std::env::var("CLANG").unwrap_or_else(|_| "clang".into());
-    let mut cmd = std::process::Command::new(&clang);
-    // Debian keeps <asm/types.h>, which <linux/types.h> includes, under the multiarch
-    // directory, which clang does not search when its target is bpf.
-    cmd.args(["-O2", "-g0", "-target", "bpf", "-Wall", "-Werror"])
-        .arg("-I/usr/include/x86_64-linux-gnu")
-        .arg("-c")
-        .arg(BPF_SOURCE)
-        .arg("-o")
-        .arg(output);
-    match cmd.status() {
-        Ok(s) if s.success() => println!("cargo:rustc-cfg=timeshare_bpf"),
-        Ok(s) => println!(
-            "cargo:warning=building the BPF call counter failed ({s}): observe counts calls through perf"
-        ),
-        Err(e) => println!(
-            "cargo:warning=no {clang} ({e}): the BPF call counter is not built; observe counts calls through perf"
-        ),
+    for source in BPF_SOURCES {
+        let object = Path::new(source)
+            .file_stem()
+            .expect("a file name")
+            .to_string_lossy()
+            .into_owned();
+        let mut cmd = std::process::Command::new(&clang);
+        // Debian keeps <asm/types.h>, which <linux/types.h> includes, under the multiarch
+        // directory, which clang does not search when its target is bpf.
+        cmd.args(["-O2", "-g0", "-target", "bpf", "-Wall", "-Werror"])
+            .arg("-I/usr/include/x86_64-linux-gnu")
+            .arg("-c")
+            .arg(source)
+            .arg("-o")
+            .arg(out.join(format!("{object}.o")));
+        match cmd.status() {
+            Ok(s) if s.success() => {}
+            Ok(s) => {
+                println!(
+                    "cargo:warning=building {source} failed ({s}): observe counts calls and samples the kernel through perf"
+                );
+                return;
+            }
+            Err(e) => {
+                println!(
+                    "cargo:warning=no {clang} ({e}): the BPF programs are not built; observe counts calls and samples the kernel through perf"
+                );
+                return;
+            }
+        }
     }
+    println!("cargo:rustc-cfg=timeshare_bpf");
 }
 
 fn build(output: &Path, defines: &[&str]) {

@@ -89,7 +89,9 @@ pub fn text(name: &str, o: &SystemObservation, prediction: Option<&Prediction>) 
         "observing cost {} of CPU ({} of one CPU over the span); the profiler {}\n",
         format_seconds(o.overhead.observer_cpu_s),
         pct(o.overhead.share_of_one_cpu),
-        if o.profile.measured().is_some() {
+        if o.profile.measured().is_some_and(|p| p.in_kernel) {
+            "sampled in the kernel (no perf process)".to_string()
+        } else if o.profile.measured().is_some() {
             format!(
                 "{} ({} of one CPU)",
                 format_seconds(o.overhead.profiler_cpu_s),

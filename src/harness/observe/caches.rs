@@ -49,8 +49,8 @@ use crate::model::observation::{CacheFigure, CacheValue, Part};
 /// The kprobe PMU, through which perf_event_open counts a kernel function's calls.
 const KPROBE_PMU: &str = "/sys/bus/event_source/devices/kprobe";
 /// Ring buffer per CPU: a record is about 64 bytes, one per folio added or deleted and
-/// one per read batch; 2 MiB holds 30,000 between two reads 10 ms apart.
-const BUFFER_BYTES: usize = 2 << 20;
+/// one per read batch; 4 MiB holds 60,000, and the reader is woken at a quarter of it.
+const BUFFER_BYTES: usize = 4 << 20;
 /// How long after adding a page a thread's read may still claim it as its miss.
 const CLAIM_NS: u64 = 1_000_000_000;
 /// Pages a thread may have added without reading (writes, faults) before the oldest are

@@ -42,10 +42,11 @@ use super::stream::{
     self, record_time, sample_raw, u32_at, u64_at, Consumer, Reading, TraceStream, RECORD_COMM,
     RECORD_FORK, RECORD_LOST, RECORD_SAMPLE,
 };
+use super::tally::{CallTimes, Event, LeaveOut, Mine, Tallied, Tally};
 use crate::model::observation::{CallCount, CallMix, CallTime, CallTiming, CommandCalls, Part};
 
 /// Ring buffer per CPU: 8 MiB holds about 55,000 timed calls (an entry record of 96
-/// bytes, an exit of 56), half a second of a busy CPU between two 10 ms reads.
+/// bytes, an exit of 56), half a second of a busy CPU; the reader is woken at a quarter.
 const BUFFER_BYTES: usize = 8 << 20;
 /// Calls named per command in the by-command table.
 const TOP_PER_COMMAND: usize = 5;
@@ -59,16 +60,6 @@ struct Ids {
     /// The call's number (`long id`) in each raw record.
     enter_id_at: usize,
     exit_id_at: usize,
-}
-
-/// One record of the stream, decoded.
-#[derive(Debug, Clone, PartialEq)]
-enum Event {
-    Enter { pid: u32, tid: u32, id: u32 },
-    Exit { pid: u32, tid: u32, id: u32 },
-    Fork { pid: u32, ppid: u32 },
-    Comm { pid: u32, name: String },
-    Lost(u64),
 }
 
 /// Decode one record (its bytes after the header) and its time.
@@ -116,143 +107,6 @@ fn decode(ty: u32, b: &[u8], ids: &Ids) -> Option<(u64, Event)> {
     Some((time, event))
 }
 
-/// Calls counted and timed, for one (process, command, call) or one call.
-#[derive(Debug, Default, Clone, Copy)]
-pub(super) struct Tallied {
-    pub(super) count: u64,
-    pub(super) timed: u64,
-    pub(super) ns: u64,
-    pub(super) unfinished: u64,
-}
-
-/// A thread inside a call.
-#[derive(Debug, Clone, Copy)]
-pub(super) struct InCall {
-    pub(super) id: u32,
-    pub(super) since: u64,
-    pub(super) key: (u32, u32, u32),
-}
-
-/// What the reader thread has counted so far.
-#[derive(Default)]
-pub(super) struct Tally {
-    /// (pid, command index, call number) → calls.
-    pub(super) counts: HashMap<(u32, u32, u32), Tallied>,
-    commands: Vec<String>,
-    command_of: HashMap<u32, u32>,
-    pub(super) parent_of: HashMap<u32, u32>,
-    pub(super) lost: u64,
-    /// Whether exits are read (calls timed).
-    pub(super) timing: bool,
-    pub(super) in_call: HashMap<u32, InCall>,
-    pub(super) exits_unentered: u64,
-    pub(super) unpaired: u64,
-}
-
-impl Tally {
-    pub(super) fn command_index(&mut self, name: String) -> u32 {
-        match self.commands.iter().position(|c| *c == name) {
-            Some(i) => i as u32,
-            None => {
-                self.commands.push(name);
-                (self.commands.len() - 1) as u32
-            }
-        }
-    }
-
-    /// The command of `pid`: from its comm or fork record, else /proc (a process that
-    /// was running before the span began), else its number.
-    fn command_of(&mut self, pid: u32) -> u32 {
-        if let Some(&i) = self.command_of.get(&pid) {
-            return i;
-        }
-        let name = std::fs::read_to_string(format!("/proc/{pid}/comm"))
-            .map(|s| s.trim_end().to_string())
-            .unwrap_or_else(|_| format!("[pid {pid}]"));
-        let i = self.command_index(name);
-        self.command_of.insert(pid, i);
-        i
-    }
-
-    /// Take one event at `time`; returns the calls it added.
-    fn take(&mut self, time: u64, event: Event, mine: &Mine) -> u64 {
-        match event {
-            Event::Enter { pid, tid, id } => {
-                if mine.made(pid, tid) {
-                    return 0;
-                }
-                let key = (pid, self.command_of(pid), id);
-                self.counts.entry(key).or_default().count += 1;
-                if self.timing {
-                    let never_returns =
-                        [libc::SYS_exit, libc::SYS_exit_group].contains(&(id as libc::c_long));
-                    let before = if never_returns {
-                        self.in_call.remove(&tid)
-                    } else {
-                        self.in_call.insert(
-                            tid,
-                            InCall {
-                                id,
-                                since: time,
-                                key,
-                            },
-                        )
-                    };
-                    if before.is_some() {
-                        self.unpaired += 1;
-                    }
-                }
-                1
-            }
-            Event::Exit { pid, tid, id } => {
-                if mine.made(pid, tid) {
-                    return 0;
-                }
-                match self.in_call.remove(&tid) {
-                    // rt_sigreturn restores the registers its exit reads the call's number
-                    // from, which then says -1.
-                    Some(c) if (c.id == id || id == u32::MAX) && time >= c.since => {
-                        let t = self.counts.entry(c.key).or_default();
-                        t.timed += 1;
-                        t.ns += time - c.since;
-                    }
-                    Some(_) => self.unpaired += 1,
-                    None => self.exits_unentered += 1,
-                }
-                0
-            }
-            Event::Fork { pid, ppid } => {
-                if pid != ppid {
-                    self.parent_of.insert(pid, ppid);
-                    if let Some(&c) = self.command_of.get(&ppid) {
-                        self.command_of.insert(pid, c);
-                    }
-                }
-                0
-            }
-            Event::Comm { pid, name } => {
-                let i = self.command_index(name);
-                self.command_of.insert(pid, i);
-                0
-            }
-            Event::Lost(n) => {
-                self.lost += n;
-                0
-            }
-        }
-    }
-}
-
-/// Whose calls the count leaves out.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum LeaveOut {
-    /// This whole process (it only observes).
-    ThisProcess,
-    /// Only this process's observing threads ([`super::register_observer_thread`]): the
-    /// rest of it is the workload being observed.
-    ObserverThreads,
-}
-
 /// The reader's side: the records decoded and tallied as they come.
 struct CallReader {
     ids: Ids,
@@ -281,31 +135,6 @@ impl Consumer for CallReader {
         let calls = self.tally.take(time, event, &self.mine);
         if calls > 0 {
             self.total.fetch_add(calls, Ordering::Relaxed);
-        }
-    }
-}
-
-/// Whether the calls counted are timed as well, and how many of them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum CallTimes {
-    /// Counted at their entry only (`--no-call-times`): no exit traced.
-    Off,
-    /// One call in N of each number on each CPU timed, the first included (1: every call),
-    /// the others counted at their entry. In the kernel only: the record path times every
-    /// call, its cost being the records, not the clock.
-    OneIn(u32),
-}
-
-impl CallTimes {
-    /// One call in 16: on the VM of docs/observe.md the two clock reads of a timed call
-    /// were two thirds of what counting it cost; sampled, they are a sixteenth of that.
-    pub const DEFAULT: CallTimes = CallTimes::OneIn(16);
-
-    /// N of "one in N" (1 when every call, or none, is timed).
-    pub fn one_in(self) -> u32 {
-        match self {
-            CallTimes::Off => 1,
-            CallTimes::OneIn(n) => n.max(1),
         }
     }
 }
@@ -542,18 +371,6 @@ fn add_histograms(mix: &mut CallMix, histograms: &HashMap<u32, [u64; super::kcou
             let last = h.iter().rposition(|&n| n > 0).map_or(0, |i| i + 1);
             t.log2_ns = h[..last].to_vec();
         }
-    }
-}
-
-/// The observer's own calls, to leave out: the process, or only some of its threads.
-struct Mine {
-    pid: u32,
-    threads: Option<Vec<u32>>,
-}
-
-impl Mine {
-    fn made(&self, pid: u32, tid: u32) -> bool {
-        pid == self.pid && self.threads.as_ref().is_none_or(|t| t.contains(&tid))
     }
 }
 

@@ -19,8 +19,8 @@ use std::time::Duration;
 
 use anyhow::Result;
 
-use super::callmix::CallTimes;
 use super::session::{Beside, Parts};
+use super::tally::CallTimes;
 use crate::harness::children::AffinityGuard;
 use crate::harness::clock;
 use crate::harness::cpu;

@@ -30,7 +30,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use super::callmix::{CallTimes, InCall, LeaveOut, Tallied, Tally};
+use super::tally::{CallTimes, InCall, LeaveOut, Tallied, Tally};
 
 /// The object clang built from `bpf/callmix.bpf.c`, when it did (build.rs).
 #[cfg(timeshare_bpf)]
@@ -195,8 +195,11 @@ impl KernelCounting {
             empty: u32::from(std::env::var_os("TIMESHARE_BPF_EMPTY").is_some()),
             sample_mask: timing.one_in().saturating_sub(1),
         };
-        // A constant of the programs, not a map: read for nothing on every call.
+        // A constant of the programs, not a map: read for nothing on every call. No
+        // relocation against the kernel's types is needed: not parsing its BTF (megabytes)
+        // keeps the observer's memory down.
         let mut bpf = aya::EbpfLoader::new()
+            .btf(None)
             .set_global("cfg", &config, true)
             .load(object)
             .map_err(|e| format!("loading the BPF maps: {e}"))?;
@@ -359,8 +362,10 @@ fn comm_name(comm: &[u8; COMM_LEN]) -> String {
 
 /// The maps, as the perf path's [`Tally`].
 fn read_tally(bpf: &aya::Ebpf, timed: bool) -> anyhow::Result<KernelTally> {
-    let mut tally = Tally::default();
-    tally.timing = timed;
+    let mut tally = Tally {
+        timing: timed,
+        ..Tally::default()
+    };
     let map = |name: &str| {
         bpf.map(name)
             .ok_or_else(|| anyhow::anyhow!("no {name} map in the BPF object"))

@@ -16,6 +16,7 @@ use std::time::Duration;
 
 use anyhow::Result;
 
+use super::ksample::KernelSampling;
 use super::profile::{self, parse_frame, Recording};
 use crate::model::observation::subsystem::{
     build_weighted_profile, Frame, NetShares, StackSample, SyscallTracing,
@@ -36,14 +37,14 @@ pub const WINDOW: Duration = Duration::from_secs(60);
 /// in one `[stacks cut]` stack, so the totals stay right and the memory bounded.
 pub const MAX_STACKS: usize = 10_000;
 /// Kernel frames kept of one stack (perf records at most 127): the leaf end, which
-/// decides the subsystem and the self share.
-pub const MAX_FRAMES: usize = 64;
+/// decides the subsystem and the self share. The BPF sampler keeps as many.
+pub const MAX_FRAMES: usize = super::ksample::MAX_FRAMES;
 
 const FIELDS: &str = "comm,pid,tid,ip,sym,dso";
 
 /// A recording of the whole machine, folded window by window.
 pub struct KernelRecording {
-    recording: Recording,
+    source: Source,
     hz: u32,
     folded: Arc<Mutex<Folded>>,
     stop: Arc<AtomicBool>,
@@ -52,18 +53,64 @@ pub struct KernelRecording {
     tracing: SyscallTracing,
 }
 
+/// Where the samples come from: counted in the kernel by BPF, or `perf record`'s files.
+enum Source {
+    Bpf(Arc<Mutex<KernelSampling>>),
+    Perf(Recording),
+}
+
 impl KernelRecording {
-    /// Start `perf record -a -g` at `hz` in windows of [`WINDOW`], or say exactly why it
-    /// cannot be.
+    /// Sample the kernel in BPF at `hz` where this user and build may; else `perf record
+    /// -a -g` in windows of [`WINDOW`]; or say exactly why neither can be.
     pub fn start(
         perf: Option<PathBuf>,
         is_root: bool,
         hz: u32,
     ) -> std::result::Result<Self, String> {
+        if is_root {
+            match KernelSampling::start(hz) {
+                Ok(s) => return Ok(Self::sampling_in_the_kernel(s, hz, WINDOW)),
+                Err(why) => fallback_note(&why),
+            }
+        }
         Self::start_windows(perf, is_root, hz, WINDOW)
     }
 
-    /// As [`KernelRecording::start`], in windows of `window` (whole seconds).
+    /// Sampling in BPF, the closed window folded every `window`.
+    fn sampling_in_the_kernel(sampling: KernelSampling, hz: u32, window: Duration) -> Self {
+        let sampling = Arc::new(Mutex::new(sampling));
+        let folded = Arc::new(Mutex::new(Folded::default()));
+        let stop = Arc::new(AtomicBool::new(false));
+        let (s, f, st) = (
+            Arc::clone(&sampling),
+            Arc::clone(&folded),
+            Arc::clone(&stop),
+        );
+        let folder = std::thread::Builder::new()
+            .name("timeshare-observe-fold".into())
+            .spawn(move || {
+                let _observer = super::ObserverThread::register();
+                let mut since = std::time::Instant::now();
+                while !st.load(Ordering::Relaxed) {
+                    if since.elapsed() >= window {
+                        fold_sampled(&s, &f);
+                        since = std::time::Instant::now();
+                    }
+                    std::thread::sleep(Duration::from_millis(250));
+                }
+            })
+            .ok();
+        KernelRecording {
+            source: Source::Bpf(sampling),
+            hz,
+            folded,
+            stop,
+            folder,
+            tracing: SyscallTracing::Off,
+        }
+    }
+
+    /// `perf record -a -g` at `hz` in windows of `window` (whole seconds).
     pub fn start_windows(
         perf: Option<PathBuf>,
         is_root: bool,
@@ -93,7 +140,7 @@ impl KernelRecording {
                 .map_err(|e| format!("cannot start the profile's folding thread: {e}"))?
         };
         Ok(KernelRecording {
-            recording,
+            source: Source::Perf(recording),
             hz,
             folded,
             stop,
@@ -109,9 +156,18 @@ impl KernelRecording {
         self
     }
 
-    /// The `perf record` process (a child of this one, not part of an observed workload).
+    /// The `perf record` process (a child of this one, not part of an observed workload);
+    /// none when the kernel is sampled in BPF.
     pub fn pid(&self) -> Option<u32> {
-        self.recording.pid()
+        match &self.source {
+            Source::Perf(r) => r.pid(),
+            Source::Bpf(_) => None,
+        }
+    }
+
+    /// Whether the samples are counted in the kernel (no `perf` process runs).
+    pub fn in_the_kernel(&self) -> bool {
+        matches!(self.source, Source::Bpf(_))
     }
 
     /// The profile of the windows folded so far (the one being written is not in it).
@@ -126,15 +182,59 @@ impl KernelRecording {
         if let Some(t) = self.folder.take() {
             let _ = t.join();
         }
-        let recorder_cpu_s = self.recording.end()?;
-        fold_closed(self.recording.perf(), self.recording.dir(), &self.folded);
+        let recorder_cpu_s = match &mut self.source {
+            Source::Perf(recording) => {
+                let cpu_s = recording.end()?;
+                fold_closed(recording.perf(), recording.dir(), &self.folded);
+                cpu_s
+            }
+            Source::Bpf(sampling) => {
+                let mut s = sampling.lock().unwrap_or_else(|p| p.into_inner());
+                s.detach();
+                drop(s);
+                fold_sampled(sampling, &self.folded);
+                0.0
+            }
+        };
         let folded = self.folded.lock().unwrap_or_else(|p| p.into_inner());
         Ok(self.build(&folded, recorder_cpu_s))
     }
 
-    /// The scratch directory perf writes its windows into.
-    pub fn scratch(&self) -> &Path {
-        self.recording.dir()
+    /// The scratch directory perf writes its windows into (none when sampled in BPF).
+    pub fn scratch(&self) -> Option<&Path> {
+        match &self.source {
+            Source::Perf(r) => Some(r.dir()),
+            Source::Bpf(_) => None,
+        }
+    }
+
+    fn method(&self, folded: &Folded) -> String {
+        let how = match &self.source {
+            Source::Bpf(_) => format!(
+                "sampled in the kernel by a BPF program on a {} Hz CPU clock on every CPU: \
+                 each sample's kernel frames (at most {MAX_FRAMES}) counted with its command \
+                 in a map, folded every {} s and named from /proc/kallsyms; no perf process",
+                self.hz,
+                WINDOW.as_secs()
+            ),
+            Source::Perf(_) => format!(
+                "perf record -a -g -F {} (cpu-clock where there is no hardware PMU, cycles \
+                 where there is one), every CPU, kernel and user call chains, read back \
+                 and folded every {} s",
+                self.hz,
+                WINDOW.as_secs()
+            ),
+        };
+        format!(
+            "{how}{}{}",
+            folded.cut_text(),
+            if self.tracing == SyscallTracing::On {
+                "; every call being traced, the slow path's own time (syscall_trace_enter \
+                 or syscall_exit_work as the leaf) counted as the observer's"
+            } else {
+                ""
+            }
+        )
     }
 
     fn build(&self, folded: &Folded, recorder_cpu_s: f64) -> (KernelProfile, NetShares) {
@@ -142,24 +242,19 @@ impl KernelRecording {
         let (mut p, net) = build_weighted_profile(
             samples.iter().map(|(s, n)| (s, *n)),
             self.hz,
-            &format!(
-                "perf record -a -g -F {} (cpu-clock where there is no hardware PMU, cycles \
-                 where there is one), every CPU, kernel and user call chains, read back \
-                 and folded every {} s{}{}",
-                self.hz,
-                WINDOW.as_secs(),
-                folded.cut_text(),
-                if self.tracing == SyscallTracing::On {
-                    "; every call being traced, the slow path's own time (syscall_trace_enter \
-                     or syscall_exit_work as the leaf) counted as the observer's"
-                } else {
-                    ""
-                }
-            ),
+            &self.method(folded),
             self.tracing,
         );
         p.profiler_cpu_s = recorder_cpu_s + folded.script_cpu_s;
+        p.in_kernel = self.in_the_kernel();
         (p, net)
+    }
+}
+
+/// Why the kernel is not sampled in BPF, for whoever debugs a fallback to perf.
+fn fallback_note(why: &str) {
+    if std::env::var_os("TIMESHARE_DEBUG").is_some() {
+        eprintln!("timeshare: the kernel profile falls back to perf record: {why}");
     }
 }
 
@@ -169,6 +264,23 @@ impl Drop for KernelRecording {
         if let Some(t) = self.folder.take() {
             let _ = t.join();
         }
+    }
+}
+
+/// Fold the BPF sampler's closed window into the aggregate. The window is kept apart
+/// while it is read, so the lock on the aggregate is held only to add.
+fn fold_sampled(sampling: &Mutex<KernelSampling>, folded: &Mutex<Folded>) {
+    let mut window = Vec::new();
+    let read = sampling
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .fold_window(&mut |s, n| window.push((s, n)));
+    if let Ok(lost) = read {
+        let mut f = folded.lock().unwrap_or_else(|p| p.into_inner());
+        for (s, n) in window {
+            f.add_weighted(s, n);
+        }
+        f.add_cut(lost);
     }
 }
 
@@ -221,6 +333,11 @@ impl Folded {
     /// task. Which user code and which process (but the idle task) are dropped: they
     /// would make every process's stacks distinct.
     pub fn add(&mut self, s: StackSample) {
+        self.add_weighted(s, 1);
+    }
+
+    /// Count `n` samples of one stack (the BPF sampler counts them in the kernel).
+    pub fn add_weighted(&mut self, s: StackSample, n: u64) {
         let shortened = shortened(s);
         let key = if self.stacks.len() < MAX_STACKS {
             self.key_of(&shortened)
@@ -229,13 +346,23 @@ impl Folded {
             match self.known_key_of(&shortened) {
                 Some(key) if self.stacks.contains_key(&key) => key,
                 _ => {
-                    self.cut += 1;
+                    self.cut += n;
                     let cut = cut_stack();
                     self.key_of(&cut)
                 }
             }
         };
-        *self.stacks.entry(key).or_default() += 1;
+        *self.stacks.entry(key).or_default() += n;
+    }
+
+    /// Count `n` samples that were not kept as themselves (the kernel's map was full).
+    pub fn add_cut(&mut self, n: u64) {
+        if n == 0 {
+            return;
+        }
+        self.cut += n;
+        let key = self.key_of(&cut_stack());
+        *self.stacks.entry(key).or_default() += n;
     }
 
     /// Distinct stacks kept (the `[stacks cut]` one included).
@@ -540,7 +667,7 @@ mod tests {
                 return;
             }
         };
-        let dir = rec.scratch().to_path_buf();
+        let dir = rec.scratch().expect("perf writes files").to_path_buf();
         assert!(dir
             .file_name()
             .unwrap()
@@ -557,10 +684,17 @@ mod tests {
             );
             std::thread::sleep(Duration::from_millis(100));
         }
-        assert!(
-            profile::closed_windows(&dir).len() <= 3,
-            "closed windows are deleted as they are folded"
-        );
+        // The oldest closed window is the one folded first: it is deleted before the end
+        // (how many others wait beside it depends on the machine's load).
+        if let Some(oldest) = profile::closed_windows(&dir).first().cloned() {
+            while oldest.exists() {
+                assert!(
+                    std::time::Instant::now() < deadline,
+                    "a folded window is deleted before the end"
+                );
+                std::thread::sleep(Duration::from_millis(100));
+            }
+        }
         let before_end = rec.so_far();
         assert!(
             before_end.samples > 0,

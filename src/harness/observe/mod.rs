@@ -6,14 +6,17 @@
 pub mod caches;
 pub mod callmix;
 pub mod cost;
+pub mod kallsyms;
 pub mod kcount;
 pub mod kprofile;
+pub mod ksample;
 pub mod perf;
 pub mod profile;
 pub mod series;
 pub mod session;
 pub mod stream;
 pub mod system;
+pub mod tally;
 pub mod vmstat;
 
 use std::path::PathBuf;

@@ -6,6 +6,7 @@
 //! TERM, then KILL after five seconds.
 
 use std::cell::RefCell;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::os::unix::process::CommandExt;
 use std::process::{Child, Command};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -17,9 +18,10 @@ use anyhow::{Context, Result};
 use chrono::Utc;
 
 use super::caches::CacheCounting;
-use super::callmix::{CallCounting, CallTimes, LeaveOut};
+use super::callmix::CallCounting;
 use super::kprofile::{KernelRecording, OBSERVE_HZ};
 use super::system::{Series, SeriesOutcome};
+use super::tally::{CallTimes, LeaveOut};
 use crate::harness::contract::Host;
 use crate::harness::interrupt;
 use crate::model::observation::subsystem::{NetShares, SyscallTracing};
@@ -228,8 +230,7 @@ pub fn observe(
     };
     let (span, tree_root) = match &plan.span {
         PlanSpan::For(d) => {
-            let end = Instant::now() + *d;
-            wait(|| Instant::now() >= end, &mut tick);
+            wait(Some(Instant::now() + *d), || false, &mut tick);
             (
                 Span::For {
                     seconds: d.as_secs_f64(),
@@ -240,7 +241,7 @@ pub fn observe(
         PlanSpan::Workload { what, stop } => {
             let root = (std::process::id(), what.clone());
             *root_so_far.borrow_mut() = Some(root.clone());
-            wait(|| stop.load(Ordering::Relaxed), &mut tick);
+            wait(None, || stop.load(Ordering::Relaxed), &mut tick);
             (
                 Span::Workload {
                     what: what.clone(),
@@ -441,13 +442,43 @@ impl Going<'_> {
     }
 }
 
-/// Sleep in short steps until `done` says so or the user asks to stop, calling `tick`
-/// at each.
-fn wait(done: impl Fn() -> bool, tick: &mut dyn FnMut()) {
-    while !done() && !interrupt::requested() {
+/// How long an observation sleeps between two looks at its lines, its keeping and its
+/// end when nothing wakes it sooner (the command's end, a signal): a wake-up costs the
+/// observer tens of microseconds on a VM, and over a day they add up.
+const TICK: Duration = Duration::from_millis(250);
+
+/// Sleep in steps of at most [`TICK`] until `end` (if any), until `done` says so or the
+/// user asks to stop, calling `tick` at each.
+fn wait(end: Option<Instant>, done: impl Fn() -> bool, tick: &mut dyn FnMut()) {
+    while !done() && end.is_none_or(|e| Instant::now() < e) && !interrupt::requested() {
         tick();
-        std::thread::sleep(Duration::from_millis(20));
+        let left = end.map_or(TICK, |e| e.saturating_duration_since(Instant::now()));
+        nap(None, left.min(TICK));
     }
+}
+
+/// Sleep for `most`, or until `pidfd`'s process ends or a signal comes (poll is never
+/// restarted after a signal handler).
+fn nap(pidfd: Option<&OwnedFd>, most: Duration) {
+    let mut fds: Vec<libc::pollfd> = pidfd
+        .map(|fd| libc::pollfd {
+            fd: fd.as_raw_fd(),
+            events: libc::POLLIN,
+            revents: 0,
+        })
+        .into_iter()
+        .collect();
+    let ms = most.as_millis().min(i32::MAX as u128) as i32;
+    // SAFETY: a valid array of pollfd of the stated length (none or our own descriptor).
+    unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, ms) };
+}
+
+/// A descriptor that becomes readable when the process `pid` (our own child) ends.
+fn pidfd_of(pid: u32) -> Option<OwnedFd> {
+    // SAFETY: pidfd_open takes a pid and flags and returns a new descriptor or -1.
+    let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid as libc::pid_t, 0) };
+    // SAFETY: a descriptor the kernel just gave us, owned by nothing else.
+    (fd >= 0).then(|| unsafe { OwnedFd::from_raw_fd(fd as i32) })
 }
 
 /// Wait for the observed command; when the user asks to stop, pass TERM on (a Ctrl-C at
@@ -455,6 +486,8 @@ fn wait(done: impl Fn() -> bool, tick: &mut dyn FnMut()) {
 fn wait_child(child: &mut Child, tick: &mut dyn FnMut()) -> Result<CommandExit> {
     use std::os::unix::process::ExitStatusExt;
     let mut told: Option<Instant> = None;
+    // Without a pidfd (a kernel before 5.3) the end is seen at the next tick.
+    let ended = pidfd_of(child.id());
     loop {
         if let Some(status) = child.try_wait()? {
             return Ok(match (status.code(), status.signal()) {
@@ -477,7 +510,7 @@ fn wait_child(child: &mut Child, tick: &mut dyn FnMut()) -> Result<CommandExit> 
             }
         }
         tick();
-        std::thread::sleep(Duration::from_millis(20));
+        nap(ended.as_ref(), TICK);
     }
 }
 

@@ -34,6 +34,10 @@ const PERF_EVENT_IOC_SET_OUTPUT: libc::c_ulong = 0x2405;
 
 /// How late a record may be written after its time and still be handed over in order.
 pub const SLACK_NS: u64 = 20_000_000;
+/// The longest the reader sleeps between two reads when the buffers fill slowly: a
+/// wake-up costs the observer tens of microseconds on a VM, so a quiet machine is read
+/// four times a second, not a hundred. A buffer a quarter full wakes it at once.
+pub const READ_EVERY: Duration = Duration::from_millis(250);
 
 pub const RECORD_LOST: u32 = 2;
 pub const RECORD_COMM: u32 = 3;
@@ -76,8 +80,14 @@ impl TraceStream {
         let mut followers = Vec::new();
         for &cpu in cpus {
             let event = |id: u64, first: bool| {
-                Builder::new(Tracepoint::with_id(id))
-                    .any_pid()
+                let mut b = Builder::new(Tracepoint::with_id(id));
+                if first {
+                    // The buffer's owner wakes its reader when a quarter of it is
+                    // written, so that a burst is read long before the buffer is full,
+                    // however long the reader otherwise sleeps (READ_EVERY).
+                    b.wakeup_watermark(buffer_bytes / 4);
+                }
+                b.any_pid()
                     .one_cpu(cpu)
                     // A tracepoint fires in the kernel, which the builder leaves out by default.
                     .exclude_kernel(false)
@@ -131,6 +141,22 @@ impl TraceStream {
         Ok(())
     }
 
+    /// Sleep until a buffer is a quarter full, a signal comes, or `most` has passed.
+    pub fn wait(&self, most: Duration) {
+        let mut fds: Vec<libc::pollfd> = self
+            .buffers
+            .iter()
+            .map(|b| libc::pollfd {
+                fd: b.as_raw_fd(),
+                events: libc::POLLIN,
+                revents: 0,
+            })
+            .collect();
+        let ms = most.as_millis().min(i32::MAX as u128) as i32;
+        // SAFETY: a valid array of pollfd of the stated length, our own descriptors.
+        unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, ms) };
+    }
+
     /// Empty every buffer, handing each record's type and bytes (after the header) to
     /// `take`.
     pub fn drain(&mut self, take: &mut dyn FnMut(u32, &[u8])) {
@@ -153,7 +179,8 @@ pub trait Consumer: Send + 'static {
     fn take(&mut self, time: u64, event: Self::Event);
 }
 
-/// A thread emptying a [`TraceStream`] every 10 ms for a [`Consumer`], until
+/// A thread emptying a [`TraceStream`] as it fills, at least every [`READ_EVERY`], for a
+/// [`Consumer`], until
 /// [`Reading::finish`].
 pub struct Reading<C> {
     stop: Arc<AtomicBool>,
@@ -224,7 +251,7 @@ fn read_loop<C: Consumer>(mut trace: TraceStream, mut consumer: C, stop: &Atomic
         if stopping {
             return Ok(consumer);
         }
-        std::thread::sleep(Duration::from_millis(10));
+        trace.wait(READ_EVERY);
     }
 }
 

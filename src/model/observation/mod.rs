@@ -348,6 +348,10 @@ pub struct KernelProfile {
     /// `system_samples` and of every share, so that the shares are the machine's.
     #[serde(default)]
     pub observer_samples: u64,
+    /// Sampled and counted in the kernel by a BPF program: no recorder process ran, and
+    /// what sampling cost is in the sampled tasks' own time, not in `profiler_cpu_s`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub in_kernel: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
