@@ -171,6 +171,18 @@ fn store_with_failures() -> (tempfile::TempDir, tempfile::TempDir) {
 
 /// What `args` prints to a terminal of `cols` columns, with `env` set.
 fn on_a_terminal(args: &[&str], db: Option<&Path>, cols: u16, env: &[(&str, &str)]) -> String {
+    terminal_output(args, db, cols, env, false)
+}
+
+/// What `args` prints to a terminal of `cols` columns, with `env` set: standard output,
+/// and standard error too when `with_stderr` (where a progress bar is drawn).
+fn terminal_output(
+    args: &[&str],
+    db: Option<&Path>,
+    cols: u16,
+    env: &[(&str, &str)],
+    with_stderr: bool,
+) -> String {
     let (mut master, mut slave) = (0, 0);
     let size = libc::winsize {
         ws_row: 50,
@@ -193,9 +205,13 @@ fn on_a_terminal(args: &[&str], db: Option<&Path>, cols: u16, env: &[(&str, &str
     let (master, slave) = unsafe { (OwnedFd::from_raw_fd(master), OwnedFd::from_raw_fd(slave)) };
     let mut cmd = raw(args, db);
     cmd.env("TERM", "xterm").envs(env.iter().copied());
+    let stderr = match with_stderr {
+        true => Stdio::from(slave.try_clone().unwrap()),
+        false => Stdio::null(),
+    };
     let mut child = cmd
         .stdout(slave)
-        .stderr(Stdio::null())
+        .stderr(stderr)
         .stdin(Stdio::null())
         .spawn()
         .unwrap();
@@ -227,6 +243,67 @@ fn colour_marks_failures_on_a_terminal_only_and_never_with_no_color() {
     let piped = String::from_utf8(piped.get_output().stdout.clone()).unwrap();
     assert!(piped.contains("FAILED: boom"));
     assert!(!piped.contains('\x1b'), "colour into a pipe");
+}
+
+/// The counts the main job's bar showed ("12/24 rows × processes, ~3s left"), in order,
+/// and the total it counted to.
+fn bar_counts(text: &str) -> (Vec<usize>, Option<usize>) {
+    let mut counts = Vec::new();
+    let mut total = None;
+    for part in text.split(['\r', '\n']) {
+        let Some(at) = part.find(" rows × processes, ~") else {
+            continue;
+        };
+        assert!(part[at..].contains(" left"), "no time left: {part}");
+        let Some(count) = part[..at].rsplit(' ').next() else {
+            continue;
+        };
+        if let Some((done, of)) = count.split_once('/') {
+            counts.push(done.parse().unwrap());
+            total = Some(of.parse().unwrap());
+        }
+    }
+    (counts, total)
+}
+
+/// The main job on a terminal draws a bar over rows × processes that moves as each
+/// process finishes each row, with the time left; piped, neither stream carries it.
+#[test]
+fn the_main_job_s_bar_counts_rows_times_processes_on_a_terminal_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("runs.db");
+    let args = [
+        "run",
+        "syscall.getpid*",
+        "syscall.getuid",
+        "--quick",
+        "--dir",
+        dir.path().to_str().unwrap(),
+    ];
+    let text = terminal_output(&args, Some(&db), 100, &[("NO_COLOR", "1")], true);
+    let (counts, total) = bar_counts(&text);
+    let rows: usize = text
+        .lines()
+        .find_map(|l| l.split(" ok, ").next()?.trim().parse().ok())
+        .unwrap_or_else(|| panic!("no summary line: {text}"));
+    // Three processes (the quick run's default), each reporting each row it finishes.
+    assert_eq!(total, Some(3 * rows), "{text}");
+    assert!(
+        counts.windows(2).all(|w| w[0] <= w[1]),
+        "the count went back: {counts:?}"
+    );
+    let seen: std::collections::BTreeSet<usize> = counts.iter().copied().collect();
+    assert!(
+        seen.len() >= 2 && counts.iter().all(|&c| c <= 3 * rows),
+        "the bar did not move: {counts:?}\n{text}"
+    );
+    // Piped, nothing of a bar on either stream.
+    let piped = raw(&args, Some(&db)).output().unwrap();
+    assert!(piped.status.success());
+    for stream in [&piped.stdout, &piped.stderr] {
+        let s = String::from_utf8_lossy(stream);
+        assert!(!s.contains("rows × processes") && !s.contains('\r'), "{s}");
+    }
 }
 
 #[test]

@@ -223,14 +223,23 @@ fn trend_draws_an_id_across_runs() {
         .code(2);
 }
 
+/// Chromium's path; `None`, said on standard error, when it is not installed, which fails
+/// the calling test under CI (`CI` set) only.
+fn chromium_or_skip() -> Option<PathBuf> {
+    let found = ["chromium", "chromium-browser"].into_iter().find_map(which);
+    if found.is_none() {
+        let why = "chromium is not installed (apt-get install chromium): browser test skipped";
+        assert!(std::env::var_os("CI").is_none(), "{why}");
+        eprintln!("{why}");
+    }
+    found
+}
+
 /// Headless Chromium opens the report from file://, and its screenshot is not blank.
 /// Without Chromium the test says so and passes only outside CI (`CI` set: it fails).
 #[test]
 fn chromium_draws_the_report() {
-    let Some(chromium) = ["chromium", "chromium-browser"].into_iter().find_map(which) else {
-        let why = "chromium is not installed (apt-get install chromium): browser test skipped";
-        assert!(std::env::var_os("CI").is_none(), "{why}");
-        eprintln!("{why}");
+    let Some(chromium) = chromium_or_skip() else {
         return;
     };
     let dir = store_with(FIXTURE.as_ref());
@@ -281,6 +290,74 @@ fn chromium_draws_the_report() {
     assert!(
         var > 100.0,
         "the screenshot looks blank (variance {var:.1})"
+    );
+}
+
+/// The default report of a quick run (the fixture's 222 rows, with the papers' machines the
+/// report adds) laid out by Chromium in a window of 1280 × 800: the page is at most 15,000
+/// px tall, and its first screen holds the summary, the contents and the start of the
+/// seeds' charts, the environment far below. The page's own heights are read by a line of
+/// script added to a copy (the report itself has none) and printed with the DOM.
+#[test]
+fn the_default_report_of_a_quick_run_opens_on_its_summary_and_charts_within_15000_px() {
+    let Some(chromium) = chromium_or_skip() else {
+        return;
+    };
+    let dir = store_with(FIXTURE.as_ref());
+    let (_, text) = report(dir.path(), &["1"], "r.html");
+    assert!(!text.contains("<script"), "the report carries a script");
+    let measure = "<script>const at = id => document.getElementById(id)\
+        .getBoundingClientRect().top + window.scrollY; document.title = 'H=' + \
+        document.documentElement.scrollHeight + ' S=' + at('run-1') + ' C=' + \
+        at('charts-run-1') + ' E=' + at('environment') + ';'</script></body>";
+    let measured = dir.path().join("measured.html");
+    std::fs::write(&measured, text.replace("</body>", measure)).unwrap();
+    let out = std::process::Command::new(&chromium)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--window-size=1280,800",
+            "--dump-dom",
+        ])
+        .arg(format!(
+            "--user-data-dir={}",
+            dir.path().join("profile").display()
+        ))
+        .arg(format!("file://{}", measured.display()))
+        .env("HOME", dir.path())
+        .output()
+        .expect("chromium runs");
+    let dom = String::from_utf8_lossy(&out.stdout);
+    // The page's title as the script left it (the script's own text holds "H=" too).
+    let dom = dom
+        .split("<title>")
+        .nth(1)
+        .and_then(|t| t.split("</title>").next())
+        .unwrap_or_default();
+    let figure = |key: &str| -> f64 {
+        let at = dom.find(&format!("{key}=")).unwrap_or_else(|| {
+            panic!(
+                "no {key}= in the title: {}",
+                String::from_utf8_lossy(&out.stderr)
+            )
+        });
+        let rest = &dom[at + key.len() + 1..];
+        let end = rest.find([' ', ';']).unwrap_or(rest.len());
+        rest[..end]
+            .parse()
+            .unwrap_or_else(|e| panic!("{key}={}: {e}", &rest[..end]))
+    };
+    let (height, summary, charts, environment) =
+        (figure("H"), figure("S"), figure("C"), figure("E"));
+    assert!(height <= 15_000.0, "the page is {height} px tall");
+    assert!(
+        summary < 800.0 && charts < 800.0,
+        "the summary at {summary} px and the charts at {charts} px: not on the first screen"
+    );
+    assert!(
+        environment > 4.0 * 800.0 && environment < height,
+        "the environment at {environment} px of {height}"
     );
 }
 

@@ -207,6 +207,38 @@ fn compare_calls_noise_no_change_and_a_thirty_percent_shift_slower() {
     assert!(line.contains("×1.30"), "{out}");
     // The p-value in the note the verdict's number points to.
     assert!(out.contains("slower (p ="), "{out}");
+    // At 80 columns the two comparisons do not fit side by side: a table each, under its
+    // heading, each row with its own verdict, no line wider than the output.
+    let narrow = timeshare()
+        .env("COLUMNS", "80")
+        .args(["compare", "1", "2", "3", "--db"])
+        .arg(&fixtures.path)
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let narrow = String::from_utf8(narrow).unwrap();
+    assert!(narrow.lines().all(|l| l.chars().count() <= 80), "{narrow}");
+    let headers: Vec<&str> = narrow
+        .lines()
+        .filter(|l| l.starts_with(" benchmark "))
+        .collect();
+    assert_eq!(headers.len(), 2, "{narrow}");
+    assert!(
+        headers.iter().all(|h| h.matches("verdict").count() == 1),
+        "{narrow}"
+    );
+    let tables: Vec<&str> = narrow.split(" against run 1: 3 ids\n").skip(1).collect();
+    assert_eq!(tables.len(), 2, "{narrow}");
+    assert!(
+        row(tables[0], "syscall.getpid").contains("no change"),
+        "{narrow}"
+    );
+    assert!(
+        row(tables[1], "syscall.getpid").contains("slower ("),
+        "{narrow}"
+    );
 }
 
 #[test]

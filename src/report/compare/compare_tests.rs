@@ -341,3 +341,94 @@ fn every_line_fits_100_columns_whatever_the_ids_and_figures() {
         "a header and three rows, none of a missing figure: {t}"
     );
 }
+
+/// The rows of `table` (a line of one space, then an id), in its tables' order.
+fn id_rows(table: &str) -> Vec<&str> {
+    table
+        .lines()
+        .filter(|l| l.starts_with(' ') && !l.starts_with("  ") && !l.starts_with(" benchmark"))
+        .collect()
+}
+
+#[test]
+fn more_than_two_columns_print_one_table_per_comparison_within_100_columns() {
+    let unbroken = format!("syscall.{}", "x".repeat(300));
+    let dotted = format!("syscall{}", ".a_long_part".repeat(12));
+    let first = [
+        (unbroken.clone(), 1e300),
+        (dotted.clone(), 1e-300),
+        ("syscall.getpid".to_string(), 1e-7),
+    ];
+    let second = [
+        (unbroken.clone(), 1e-300),
+        (dotted.clone(), 1e300),
+        ("syscall.getpid".to_string(), 3e-7),
+    ];
+    // The third has one id of the first only: its table has that row alone.
+    let third = [("syscall.getpid".to_string(), 1e-7)];
+    let long_name = "a host of a campaign with a very long name (run 123456)";
+    let machine = crate::reference::machine("vax750-4.3bsd").unwrap();
+    let figures = crate::reference::figures_of("vax750-4.3bsd")
+        .into_iter()
+        .filter(|f| f.quantity == crate::reference::Quantity::Headline)
+        .collect();
+    let columns = [
+        run_of("run 1", &first, 1),
+        run_of(long_name, &second, 2),
+        run_of("run 3", &third, 3),
+        Column::Machine { machine, figures },
+    ];
+    let t = compare_table(&columns, 0.05).unwrap();
+    for line in t.lines() {
+        assert!(
+            line.chars().count() <= 100,
+            "{} wide: {line}",
+            line.chars().count()
+        );
+    }
+    // One table per comparison, each under its heading, each with one figure, one ratio
+    // and one verdict beside the first column's figure: never a comparison cut in parts.
+    let headers: Vec<&str> = t.lines().filter(|l| l.starts_with(" benchmark ")).collect();
+    assert_eq!(headers.len(), 3, "{t}");
+    for h in &headers {
+        let words: Vec<&str> = h.split_whitespace().collect();
+        assert_eq!(words.iter().filter(|w| **w == "ratio").count(), 1, "{h}");
+        assert_eq!(words.last(), Some(&"verdict"), "{h}");
+    }
+    let unfolded = unfolded(&t);
+    assert!(
+        unfolded.contains(
+            "a host of a campaign with a very long name (run 123456) against run 1: 3 ids"
+        ),
+        "{t}"
+    );
+    assert!(
+        unfolded.contains(
+            "run 3 against run 1: 1 id (2 ids the other tables compare are not in run 3)"
+        ),
+        "{t}"
+    );
+    assert!(
+        unfolded.contains("vax750-4.3bsd against run 1: 1 id"),
+        "{t}"
+    );
+    // Three rows, then the one id run 3 has, then the one the machine has: no row of
+    // dashes, the extreme figures with an exponent, the long ids shortened.
+    let rows = id_rows(&t);
+    assert_eq!(rows.len(), 5, "{t}");
+    assert!(rows.iter().all(|r| !r.contains('—')), "{t}");
+    assert!(
+        rows[0].contains("e300 s") && rows[0].contains("e-300 s") && rows[0].contains("… ("),
+        "{t}"
+    );
+    assert!(
+        rows[3..].iter().all(|r| r.starts_with(" syscall.getpid ")),
+        "{t}"
+    );
+    assert!(
+        rows[2].contains("×3.0") && rows[2].contains("slower ("),
+        "{t}"
+    );
+    let whole: String = t.lines().map(str::trim_start).collect();
+    assert!(whole.contains(&unbroken) && whole.contains(&dotted), "{t}");
+}

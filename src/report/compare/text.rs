@@ -2,6 +2,9 @@
 //! another; per later column its figure, the ratio and a short verdict ("slower",
 //! "no change", "no verdict", …); why a verdict is what it is as numbered notes under the
 //! table, each reason once with its ids; the ids of one side only counted in a line.
+//! Several later columns share the table when the width holds them all beside readable
+//! ids; otherwise each has a table of its own under a heading ("run 3 against run 1"),
+//! so that a comparison is never cut between parts of a table.
 //!
 //! Every line fits the output's width whatever the ids and figures: an id too long for the
 //! room the figures leave is shortened in its cell (the whole id in a note), a figure too
@@ -194,10 +197,13 @@ fn only_line(name: &str, ids: &[String]) -> Option<String> {
     }
 }
 
-/// One row of the table before its id is fitted: the id, then the cells.
+/// One row of the table before its id is fitted: the id, then the cells, and for each
+/// later column whether it has the id at all (a table of one comparison shows only those).
+#[derive(Clone)]
 struct Row {
     id: String,
     cells: Vec<String>,
+    present: Vec<bool>,
 }
 
 /// What the rows leave beside them: the historical sources and today's jobs divided by
@@ -220,9 +226,11 @@ fn row_of(
     let with_machine = columns.iter().any(Column::is_machine);
     let first = columns[0].cell(id);
     let mut cells = vec![show(&first, with_machine)];
+    let mut present = Vec::new();
     let mut source = String::new();
     for (k, c) in columns.iter().enumerate().skip(1) {
         let other = c.cell(id);
+        present.push(!matches!(other, Cell::Missing));
         cells.push(show(&other, with_machine));
         let decided = decisions[k - 1]
             .as_ref()
@@ -262,29 +270,126 @@ fn row_of(
     Row {
         id: id.to_string(),
         cells,
+        present,
     }
 }
 
-/// The room the id column has at `width` beside the widest first figure and the widest
-/// later column (figure, ratio and verdict): the table in parts holds at least those.
-fn id_room(header: &[String], rows: &[Row], width: usize) -> usize {
-    let widest = |col: usize| {
-        rows.iter()
-            .map(|r| r.cells[col - 1].chars().count())
-            .chain([header[col].chars().count()])
-            .max()
-            .unwrap_or(0)
-    };
-    let later = (2..header.len())
-        .step_by(3)
-        .map(|c| widest(c) + widest(c + 1) + widest(c + 2))
+/// How the comparisons are laid out: all in one table when every column fits the width
+/// beside ids of a readable length, else one table for each later column (its figure,
+/// ratio and verdict beside the first column's figure), which always fits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Layout {
+    /// One table; the id column has `room` characters.
+    Together { room: usize },
+    /// One table per comparison; the id column has `room` characters in each.
+    Apart { room: usize },
+}
+
+/// The fewest characters an id keeps when several comparisons share one table: below
+/// that they go to tables of their own, where an id has more room.
+const TOGETHER_ID_CHARS: usize = 24;
+
+/// The widest cell of each of the table's columns, its header included.
+fn column_widths(header: &[String], rows: &[Row]) -> Vec<usize> {
+    (0..header.len())
+        .map(|col| {
+            rows.iter()
+                .map(|r| match col {
+                    0 => r.id.chars().count(),
+                    _ => r.cells[col - 1].chars().count(),
+                })
+                .chain([header[col].chars().count()])
+                .max()
+                .unwrap_or(0)
+        })
+        .collect()
+}
+
+/// The columns of comparison `k` (0 for the second name): the id, the first column's
+/// figure, then the later column's figure, ratio and verdict.
+fn comparison_columns(k: usize) -> [usize; 5] {
+    [0, 1, 2 + 3 * k, 3 + 3 * k, 4 + 3 * k]
+}
+
+/// The layout at `width`: together when the id column keeps at least
+/// [`TOGETHER_ID_CHARS`] (or its longest id, if shorter) beside every figure; else apart,
+/// the id column as wide as the widest comparison leaves (never under [`MIN_ID_CHARS`]).
+fn layout(header: &[String], rows: &[Row], width: usize) -> Layout {
+    let widths = column_widths(header, rows);
+    let figures: usize = widths[1..].iter().sum();
+    let together = width.saturating_sub(figures + frame(widths.len()));
+    let longest_id = widths[0];
+    let comparisons = (widths.len() - 2) / 3;
+    if comparisons == 1 || together >= longest_id.min(TOGETHER_ID_CHARS) {
+        return Layout::Together {
+            room: together.max(MIN_ID_CHARS),
+        };
+    }
+    let widest: usize = (0..comparisons)
+        .map(|k| comparison_columns(k)[1..].iter().map(|&c| widths[c]).sum())
         .max()
         .unwrap_or(0);
-    // A space either side of each of the five columns, and one between each two.
-    let frame = 3 * 5;
-    width
-        .saturating_sub(frame + widest(1) + later)
-        .max(MIN_ID_CHARS)
+    Layout::Apart {
+        room: width.saturating_sub(widest + frame(5)).max(MIN_ID_CHARS),
+    }
+}
+
+/// The spaces a table of `columns` columns takes besides its cells: one either side of
+/// each column and one between each two (the rules' characters are not drawn).
+fn frame(columns: usize) -> usize {
+    3 * columns
+}
+
+/// A text table of the `cols` of `header` and `rows` (ids already fitted): figures and
+/// ratios right-aligned, verdicts toned and never wrapped.
+fn table_of(header: &[String], rows: &[Row], cols: &[usize]) -> String {
+    let header_refs: Vec<&str> = cols.iter().map(|&c| header[c].as_str()).collect();
+    let mut t = new_table(&header_refs);
+    // In `cols`' order: the id, the first figure, then (figure, ratio, verdict) each.
+    let is_verdict = |i: usize| i >= 4 && (i - 4).is_multiple_of(3);
+    for row in rows {
+        let cells: Vec<String> = cols
+            .iter()
+            .map(|&c| match c {
+                0 => row.id.clone(),
+                _ => row.cells[c - 1].clone(),
+            })
+            .collect();
+        t.add_row(style::toned(cells, |i, text| {
+            if is_verdict(i) {
+                style::verdict_tone(text)
+            } else {
+                style::Tone::Plain
+            }
+        }));
+    }
+    let right_cols: Vec<usize> = (1..cols.len()).filter(|&i| !is_verdict(i)).collect();
+    let verdict_cols: Vec<usize> = (1..cols.len()).filter(|&i| is_verdict(i)).collect();
+    right(&mut t, &right_cols);
+    no_wrap(&mut t, &verdict_cols);
+    // Laid out to fit, a table is never printed in parts; were it wider all the same (a
+    // terminal narrower than the figures), each part keeps the id and the first figure.
+    repeat_columns(&mut t, 2);
+    format!("{t}\n")
+}
+
+/// "run 3 against run 1: 12 ids (5 ids the other tables compare are not in run 3)", the
+/// heading of comparison `k`'s own table.
+fn comparison_heading(columns: &[Column], k: usize, shown: usize, missing: usize) -> String {
+    let (first, other) = (columns[0].name(), columns[k + 1].name());
+    let ids = match shown {
+        0 => return format!("{other} against {first}: no id in common"),
+        1 => "1 id".to_string(),
+        n => format!("{n} ids"),
+    };
+    match missing {
+        0 => format!("{other} against {first}: {ids}"),
+        m => format!(
+            "{other} against {first}: {ids} ({m} {} the other tables compare {} not in {other})",
+            if m == 1 { "id" } else { "ids" },
+            if m == 1 { "is" } else { "are" },
+        ),
+    }
 }
 
 /// The comparison table; `min_effect` is the smallest relative change called a change.
@@ -316,42 +421,44 @@ pub fn compare_table(columns: &[Column], min_effect: f64) -> Result<String, NoCo
         .iter()
         .map(|id| row_of(id, columns, &decisions, &mut notes, &mut beside))
         .collect();
-    let room = id_room(&header, &rows, width);
-    let header_refs: Vec<&str> = header.iter().map(String::as_str).collect();
-    let mut t = new_table(&header_refs);
-    // Each later column is (figure, ratio, verdict) from index 2: verdicts at 4, 7, …
-    let verdict_cols: Vec<usize> = (0..columns.len() - 1).map(|k| 4 + 3 * k).collect();
+    let layout = layout(&header, &rows, width);
+    let room = match layout {
+        Layout::Together { room } | Layout::Apart { room } => room,
+    };
     let mut shown_ids: Vec<(String, String)> = Vec::new();
-    for row in rows {
-        let id = fitted_id(&row.id, room, &mut notes);
-        if id != row.id {
-            shown_ids.push((row.id.clone(), id.clone()));
-        }
-        let mut cells = vec![id];
-        cells.extend(row.cells);
-        t.add_row(style::toned(cells, |i, text| {
-            if verdict_cols.contains(&i) {
-                style::verdict_tone(text)
-            } else {
-                style::Tone::Plain
+    let rows: Vec<Row> = rows
+        .into_iter()
+        .map(|row| {
+            let id = fitted_id(&row.id, room, &mut notes);
+            if id != row.id {
+                shown_ids.push((row.id.clone(), id.clone()));
             }
-        }));
-    }
-    let mut right_cols = vec![1];
-    for k in 0..columns.len() - 1 {
-        right_cols.push(2 + 3 * k);
-        right_cols.push(3 + 3 * k);
-    }
-    right(&mut t, &right_cols);
-    no_wrap(&mut t, &verdict_cols);
-    // With more columns than the width holds, the table is printed in parts, each with
-    // the ids and the first column's figures beside one or more of the other columns.
-    repeat_columns(&mut t, 2);
+            Row { id, ..row }
+        })
+        .collect();
     let mut out = String::new();
     for c in columns {
         push_folded(&c.describe(), width, 2, &mut out);
     }
-    out.push_str(&format!("{t}\n"));
+    match layout {
+        Layout::Together { .. } => {
+            let all: Vec<usize> = (0..header.len()).collect();
+            out.push_str(&table_of(&header, &rows, &all));
+        }
+        Layout::Apart { .. } => {
+            for k in 0..columns.len() - 1 {
+                let present: Vec<Row> = rows.iter().filter(|r| r.present[k]).cloned().collect();
+                let missing = rows.len() - present.len();
+                let heading = comparison_heading(columns, k, present.len(), missing);
+                out.push('\n');
+                push_folded(&heading, width, 2, &mut out);
+                if !present.is_empty() {
+                    out.push_str(&table_of(&header, &present, &comparison_columns(k)));
+                }
+            }
+            out.push('\n');
+        }
+    }
     notes.write(width, &shown_ids, &mut out);
     for line in one_side_only(columns) {
         push_folded(&line, width, 2, &mut out);
