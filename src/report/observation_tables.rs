@@ -133,10 +133,26 @@ fn rates(o: Option<&SystemObservation>) -> Vec<Row> {
         ("pages scanned/s", "25", mean(o, "scan")),
         ("CPU user %", "43", mean(o, "cpu_user")),
         ("CPU system %", "57", mean(o, "cpu_system")),
+        (
+            "clock processing, % of system time (§3.2.3)",
+            "nearly 25%",
+            clock_share(o),
+        ),
         ("transfers/s, busiest disk", "25–35 per arm at peak", disk),
         ("terminal characters in/s", "180", terminal(true)),
         ("terminal characters out/s", "450", terminal(false)),
     ]
+}
+
+/// Today's counterpart of §3.2.3's "nearly 25% of the time spent in the kernel is spent
+/// in the clock processing routines": the kernel profile's "timers and clock" share of
+/// system time (the clock interrupt, the tick, timer expiry and hrtimers; the subsystem
+/// rules in `model::observation::subsystem`). A row of `001-rates`, beside the CPU's
+/// system share the paper's percentage is of.
+fn clock_share(o: Option<&SystemObservation>) -> Result<String, String> {
+    profile_share(o, |p, _| {
+        Some(p.share_of(crate::model::observation::subsystem::TIMERS))
+    })
 }
 
 fn cache(o: Option<&SystemObservation>, name: &str) -> Result<String, String> {
@@ -270,5 +286,37 @@ mod tests {
             "the profile's reason: {namei}"
         );
         assert!(find("001-4").is_none());
+    }
+
+    #[test]
+    fn the_clock_share_is_the_profiles_timers_share_beside_the_papers_25_percent() {
+        use crate::model::observation::subsystem::{SCHEDULER, TIMERS};
+        use crate::model::observation::{KernelProfile, SubsystemShare};
+        let mut o = sample();
+        let without = render(find("001-rates").unwrap(), Some(("o1", &o)));
+        assert!(
+            without.contains("clock processing, % of system time (§3.2.3): "),
+            "a missing profile says why: {without}"
+        );
+        let share = |name: &str, share: f64| SubsystemShare {
+            subsystem: name.to_string(),
+            samples: (share * 1000.0) as u64,
+            share,
+        };
+        o.profile = Part::Measured(KernelProfile {
+            system_samples: 1000,
+            subsystems: vec![share(SCHEDULER, 0.4), share(TIMERS, 0.137)],
+            ..Default::default()
+        });
+        let with = render(find("001-rates").unwrap(), Some(("o1", &o)));
+        let line = with
+            .lines()
+            .find(|l| l.contains("clock processing"))
+            .expect("a clock row");
+        assert!(line.contains("nearly 25%"), "{line}");
+        assert!(
+            line.trim_end().ends_with("13.7%"),
+            "the timers share: {line}"
+        );
     }
 }
