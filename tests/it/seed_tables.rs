@@ -61,6 +61,24 @@ fn wide_adds_user_and_system_to_table_2_of_seed_001() {
     assert!(first.contains("elapsed"), "{wide}");
     assert!(second.trim_start().starts_with("user"), "{wide}");
     assert!(third.trim_start().starts_with("system"), "{wide}");
+    // Two statistics in a row, named in today's header: the median of the samples, the
+    // window's mean CPU time (signal.pingpong's sys beside its elapsed, issue 45).
+    let header: Vec<&str> = wide
+        .lines()
+        .take_while(|l| !l.contains("syscall.getpid"))
+        .collect();
+    let header = header.join("\n");
+    for word in ["elapsed:", "median;", "cpu:", "mean"] {
+        assert!(header.contains(word), "{word} in the header: {wide}");
+    }
+    assert!(
+        wide.contains("two statistics, so a row's system time"),
+        "{wide}"
+    );
+    assert!(
+        !narrow.contains("median;"),
+        "one statistic, no names: {narrow}"
+    );
     assert!(!wide.contains("--wide`"), "{wide}");
 }
 

@@ -21,6 +21,7 @@ use crate::model::{Metric, Mode, Source};
 
 pub mod connect;
 pub mod cpustat;
+pub mod login;
 pub mod netns;
 pub mod socket;
 pub mod sweep;
@@ -31,6 +32,7 @@ use sweep::{Carrier, UDP_HEADLINE_BYTES, UDP_HEADLINE_DATAGRAMS};
 pub fn all() -> Vec<Benchmark> {
     let mut rows = round_trips();
     rows.push(connection());
+    rows.extend(login::rows());
     rows.extend(throughput());
     rows.push(netns::benchmark());
     rows

@@ -4,7 +4,8 @@
 //!
 //! Ids: `proc.<fork|vfork>.<0|1k|100k>`, `proc.<exec|vexec>.<null|big>.<0|1k|100k>`,
 //! `proc.exec.<null|big>.<0|1k|100k>.env1k`, `proc.spawn`, `proc.shell`; the last
-//! component of the seed's rows is the heap growth before the loop.
+//! component of the seed's rows is the heap growth before the loop. And finding a process
+//! among N (001 §3.2.5), `proc.table.<kill|walk>.N`: see [`table`].
 
 use anyhow::Result;
 
@@ -15,12 +16,15 @@ use crate::model::{Basis, Source, Unit};
 
 pub mod create;
 pub mod jobs;
+pub mod table;
 
 use create::{Create, Creation};
 use jobs::{ExecArgs, Job};
 
 pub fn all() -> Vec<Benchmark> {
-    rows()
+    let mut all = rows();
+    all.extend(table::rows());
+    all
 }
 
 pub fn derived() -> Vec<Derived> {

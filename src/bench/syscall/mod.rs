@@ -19,6 +19,9 @@ pub mod raw;
 mod time;
 mod tty;
 
+/// A new pseudo-terminal pair (master, slave), for the rows that need one.
+pub use tty::open_pty;
+
 pub fn all() -> Vec<Benchmark> {
     [
         time::rows(),

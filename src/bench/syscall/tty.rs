@@ -34,7 +34,7 @@ fn prepare(_: &Ctx) -> Result<Box<dyn Workload>> {
 }
 
 /// A new pseudo-terminal pair (master, slave), both closed on drop.
-fn open_pty() -> Result<(File, File)> {
+pub fn open_pty() -> Result<(File, File)> {
     // SAFETY: standard posix_openpt sequence; every descriptor is owned by a File at once.
     unsafe {
         let m = libc::posix_openpt(libc::O_RDWR | libc::O_NOCTTY | libc::O_CLOEXEC);
