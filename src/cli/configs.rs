@@ -31,6 +31,7 @@ use super::run::RunArgs;
 use super::Exit;
 use crate::harness::interrupt;
 use crate::harness::memlimit::MemoryCgroup;
+use crate::harness::process::is_root;
 
 /// The smallest memory cgroup a run of the load rows can live in: the timeshare process
 /// itself, its shells and their commands. Less is a typing slip (`mem=64K`).
@@ -229,11 +230,6 @@ fn fs_magic(dir: &Path) -> Option<i64> {
     let mut st: libc::statfs = unsafe { std::mem::zeroed() };
     // SAFETY: as above; both live for the call.
     (unsafe { libc::statfs(c.as_ptr(), &mut st) } == 0).then_some(st.f_type as i64)
-}
-
-fn is_root() -> bool {
-    // SAFETY: geteuid has no failure and no memory effects.
-    unsafe { libc::geteuid() == 0 }
 }
 
 /// The disk directory of `tmp=disk`: `--dir`, or /var/tmp (the temporary directory may

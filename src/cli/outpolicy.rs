@@ -26,6 +26,8 @@
 use std::os::unix::fs::{FileTypeExt, MetadataExt};
 use std::path::{Component, Path, PathBuf};
 
+use crate::harness::process::effective_uid;
+
 /// What the command allows, besides the rules above.
 #[derive(Debug, Clone, Default)]
 pub struct Rules {
@@ -394,11 +396,6 @@ fn parent_of(path: &Path) -> PathBuf {
         _ if path.components().next() == Some(Component::RootDir) => PathBuf::from("/"),
         _ => PathBuf::from("."),
     }
-}
-
-fn effective_uid() -> u32 {
-    // SAFETY: geteuid cannot fail and touches no memory of ours.
-    unsafe { libc::geteuid() }
 }
 
 /// Why a file is refused: another user's, in a world-writable sticky directory.

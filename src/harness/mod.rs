@@ -24,6 +24,7 @@ pub mod netview;
 pub mod observe;
 pub mod options;
 pub mod precision;
+pub mod process;
 pub mod procgroup;
 pub mod quiet;
 pub mod runner;

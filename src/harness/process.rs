@@ -1,7 +1,8 @@
-//! Process limits met before anything else runs: `ulimit -f` (a file past it raises
-//! SIGXFSZ, which kills silently; ignored, the write fails with EFBIG and the error is
-//! reported like any other) and `ulimit -s` (a stack too small for the command-line
-//! parser and the reports overflows and aborts; refused first, in one line).
+//! This process: who it runs as, and the limits met before anything else runs: `ulimit
+//! -f` (a file past it raises SIGXFSZ, which kills silently; ignored, the write fails
+//! with EFBIG and the error is reported like any other) and `ulimit -s` (a stack too
+//! small for the command-line parser and the reports overflows and aborts; refused
+//! first, in one line). The command line asks here rather than the C library itself.
 
 /// The least stack the commands need (parsing, reports, the chess search), with room.
 const MIN_STACK: u64 = 1024 * 1024;
@@ -12,6 +13,17 @@ pub fn ignore_file_size_signal() {
     unsafe {
         libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
     }
+}
+
+/// The user this process acts as (its effective user id).
+pub fn effective_uid() -> u32 {
+    // SAFETY: geteuid cannot fail and touches no memory of ours.
+    unsafe { libc::geteuid() }
+}
+
+/// Whether this process acts as root: what mounting, cgroups and loop devices need.
+pub fn is_root() -> bool {
+    effective_uid() == 0
 }
 
 /// Why the stack limit is too small to run, if it is.
