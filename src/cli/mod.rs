@@ -34,7 +34,6 @@ mod man;
 mod monitor;
 mod observe;
 mod outfile;
-mod outpolicy;
 mod output;
 mod profile;
 mod reference;

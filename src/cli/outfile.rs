@@ -1,6 +1,6 @@
 //! Files the user names for output (`run --json`, `exercise --json`, `export --output`):
 //! checked when the command starts, so a typo costs nothing; `-` is standard output.
-//! Whether and how a path is written is decided in one place, [`super::outpolicy`]:
+//! Whether and how a path is written is decided in one place, [`crate::harness::outpolicy`]:
 //!
 //! - a new path: written to a hidden sibling (`.timeshare-PID-*.tmp`) and renamed into
 //!   place at the end, so an error or an interrupt never leaves half a file; made with
@@ -24,9 +24,9 @@ use anyhow::Result;
 use tempfile::NamedTempFile;
 
 use super::errors::{io_reason, UsageError};
-use super::outpolicy::{self, Decision, Rules};
 use super::output;
 use crate::harness::debris;
+use crate::harness::outpolicy::{self, Decision, Rules};
 
 /// An output destination, opened and checked.
 pub enum OutputFile {

@@ -23,6 +23,7 @@ pub mod mock;
 pub mod netview;
 pub mod observe;
 pub mod options;
+pub mod outpolicy;
 pub mod precision;
 pub mod process;
 pub mod procgroup;

@@ -28,6 +28,16 @@ use std::path::{Component, Path, PathBuf};
 
 use crate::harness::process::effective_uid;
 
+/// What went wrong in an I/O error, without any path a wrapper added to it (a temporary
+/// file's random name means nothing to the user): "Permission denied (os error 13)", or
+/// only its kind ("permission denied") when a wrapper kept no OS error code.
+pub fn io_reason(e: &std::io::Error) -> String {
+    match e.raw_os_error() {
+        Some(code) => std::io::Error::from_raw_os_error(code).to_string(),
+        None => e.kind().to_string(),
+    }
+}
+
 /// What the command allows, besides the rules above.
 #[derive(Debug, Clone, Default)]
 pub struct Rules {
@@ -103,15 +113,15 @@ fn follow(path: &Path, euid: u32) -> Result<Found, String> {
                     at.display()
                 ));
             }
-            Err(e) => return Err(super::errors::io_reason(&e)),
+            Err(e) => return Err(io_reason(&e)),
         };
         let dir = parent_of(&at);
-        let dir_meta = std::fs::metadata(&dir).map_err(|e| super::errors::io_reason(&e))?;
+        let dir_meta = std::fs::metadata(&dir).map_err(|e| io_reason(&e))?;
         if meta.file_type().is_symlink() {
             if !may_follow(meta.uid(), &dir_meta, euid) {
                 return Err(not_followed(&at, meta.uid(), &dir));
             }
-            let to = std::fs::read_link(&at).map_err(|e| super::errors::io_reason(&e))?;
+            let to = std::fs::read_link(&at).map_err(|e| io_reason(&e))?;
             at = if to.is_relative() { dir.join(to) } else { to };
             continue;
         }
@@ -188,7 +198,7 @@ fn check_companion(path: &Path, euid: u32) -> Result<(), String> {
     let meta = match std::fs::symlink_metadata(path) {
         Ok(m) => m,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
-        Err(e) => return Err(super::errors::io_reason(&e)),
+        Err(e) => return Err(io_reason(&e)),
     };
     if meta.file_type().is_symlink() {
         return Err(format!(
@@ -200,7 +210,7 @@ fn check_companion(path: &Path, euid: u32) -> Result<(), String> {
         return Err(format!("{} is not a regular file", path.display()));
     }
     let dir = parent_of(path);
-    let dir_meta = std::fs::metadata(&dir).map_err(|e| super::errors::io_reason(&e))?;
+    let dir_meta = std::fs::metadata(&dir).map_err(|e| io_reason(&e))?;
     if !may_follow(meta.uid(), &dir_meta, euid) {
         return Err(not_written(path, meta.uid(), &dir));
     }
@@ -260,7 +270,7 @@ fn check_ancestors(path: &Path, euid: u32, depth: usize) -> Result<(), String> {
         if !may_follow(meta.uid(), &parent_meta, euid) {
             return Err(not_followed(&at, meta.uid(), &parent));
         }
-        let to = std::fs::read_link(&at).map_err(|e| super::errors::io_reason(&e))?;
+        let to = std::fs::read_link(&at).map_err(|e| io_reason(&e))?;
         let target = if to.is_relative() {
             parent.join(to)
         } else {
