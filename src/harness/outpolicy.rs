@@ -23,7 +23,7 @@
 //! refused; what SQLite is then given is the file's real path, opened without following
 //! any link (SQLite's own files beside it are opened with `O_NOFOLLOW` too).
 
-use std::os::unix::fs::{FileTypeExt, MetadataExt};
+use std::os::unix::fs::{FileTypeExt, MetadataExt, OpenOptionsExt};
 use std::path::{Component, Path, PathBuf};
 
 use crate::harness::process::effective_uid;
@@ -426,6 +426,47 @@ fn not_followed(link: &Path, owner: u32, dir: &Path) -> String {
         link.display(),
         dir.display()
     )
+}
+
+/// Open a FIFO or a character device for writing, never following a link (the policy
+/// decided on this very entry). A FIFO is opened without waiting: with no process
+/// reading it, that is an error now rather than a wait no signal could end.
+pub fn open_stream(target: &Path, fifo: bool) -> std::io::Result<std::fs::File> {
+    let mut flags = libc::O_NOFOLLOW;
+    if fifo {
+        flags |= libc::O_NONBLOCK;
+    }
+    let f = std::fs::OpenOptions::new()
+        .write(true)
+        .custom_flags(flags)
+        .open(target)
+        .map_err(|e| {
+            if e.raw_os_error() == Some(libc::ENXIO) {
+                std::io::Error::other("no process is reading the FIFO")
+            } else {
+                e
+            }
+        })?;
+    if fifo {
+        // Blocking again for the writes: a slow reader is waited for, not an error.
+        let fd = std::os::fd::AsRawFd::as_raw_fd(&f);
+        // SAFETY: fd is open for the life of `f`; F_GETFL/F_SETFL touch no memory.
+        unsafe {
+            let fl = libc::fcntl(fd, libc::F_GETFL);
+            libc::fcntl(fd, libc::F_SETFL, fl & !libc::O_NONBLOCK);
+        }
+    }
+    Ok(f)
+}
+
+/// Whether this process may open `path` for writing (access(2) with W_OK).
+pub fn writable(path: &Path) -> bool {
+    use std::os::unix::ffi::OsStrExt;
+    let Ok(c) = std::ffi::CString::new(path.as_os_str().as_bytes()) else {
+        return false;
+    };
+    // SAFETY: `c` is a valid NUL-terminated string that outlives the call.
+    unsafe { libc::access(c.as_ptr(), libc::W_OK) == 0 }
 }
 
 #[cfg(test)]
