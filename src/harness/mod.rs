@@ -35,6 +35,7 @@ pub mod session;
 pub mod state;
 pub mod sysinfo;
 pub mod tee;
+pub mod tmpfs;
 pub mod toolview;
 
 pub use hooks::Observer;
