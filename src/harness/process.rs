@@ -4,6 +4,8 @@
 //! small for the command-line parser and the reports overflows and aborts; refused
 //! first, in one line). The command line asks here rather than the C library itself.
 
+use std::sync::atomic::{AtomicBool, Ordering};
+
 /// The least stack the commands need (parsing, reports, the chess search), with room.
 const MIN_STACK: u64 = 1024 * 1024;
 
@@ -25,6 +27,28 @@ pub fn effective_uid() -> u32 {
 pub fn is_root() -> bool {
     effective_uid() == 0
 }
+
+/// Whether descriptor 1 was closed when the process started (`timeshare history >&-`),
+/// which Rust's runtime hides before `main` by opening `/dev/null` in its place.
+pub fn stdout_closed_at_start() -> bool {
+    STDOUT_CLOSED_AT_START.load(Ordering::Relaxed)
+}
+
+/// Set before Rust's runtime starts (and hides it) when descriptor 1 was closed.
+static STDOUT_CLOSED_AT_START: AtomicBool = AtomicBool::new(false);
+
+/// Look at descriptor 1 before Rust's runtime does: the C library runs `.init_array`
+/// entries before it calls `main`, whose first step is to fill closed standard
+/// descriptors with `/dev/null`.
+extern "C" fn note_stdout_at_start() {
+    // SAFETY: F_GETFD on a descriptor number reads no memory of ours.
+    let closed = unsafe { libc::fcntl(1, libc::F_GETFD) } == -1;
+    STDOUT_CLOSED_AT_START.store(closed, Ordering::Relaxed);
+}
+
+#[used]
+#[link_section = ".init_array"]
+static NOTE_STDOUT_AT_START: extern "C" fn() = note_stdout_at_start;
 
 /// Why the stack limit is too small to run, if it is.
 pub fn stack_too_small() -> Option<String> {
