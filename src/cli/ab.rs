@@ -15,9 +15,9 @@ use super::errors::UsageError;
 use super::{suggest, Exit};
 use crate::bench::Registry;
 use crate::harness::invocations::{self, Side};
-use crate::harness::{interrupt, sysinfo};
+use crate::harness::{interrupt, quiet, Session, Strategy};
 use crate::model::change::DEFAULT_MIN_EFFECT;
-use crate::model::{Mode, Run, RunOptions, RunStatus, Tool, SCHEMA_VERSION};
+use crate::model::{Mode, RunOptions};
 use crate::report::compare::Column;
 
 #[derive(Debug, Args)]
@@ -104,53 +104,32 @@ pub fn execute(args: AbArgs) -> Result<Exit> {
     };
     let reg = Registry::new(&options);
     let benches = suggest::select(&reg, &args.select)?;
-    let ids: Vec<String> = benches.iter().map(|b| b.id().to_string()).collect();
     let sides = [
         side(&args.a, &options, &dir)?,
         side(&args.b, &options, &dir)?,
     ];
     interrupt::install()?;
-    let environment = sysinfo::detect(&dir);
-    let started_at = crate::model::wallclock::now();
-    let rounds = invocations::measure(&sides, &benches, args.rounds as usize, &dir, &mut |step| {
-        if let invocations::Step::Round(r) = step {
-            eprintln!("round {}/{}", r + 1, args.rounds)
-        }
-    })?;
+    let session = Session::new(options, &dir, Strategy::OneProcess)?;
+    let ended = session.run_two_sided(
+        &sides,
+        &benches,
+        args.rounds as usize,
+        reg.find(quiet::REFERENCE),
+        &mut |step| {
+            if let invocations::Step::Round(r) = step {
+                eprintln!("round {}/{}", r + 1, args.rounds)
+            }
+        },
+    )?;
     let columns: Vec<Column> = sides
         .iter()
-        .zip(&rounds.runs)
+        .zip(ended.runs)
+        .zip(ended.processes)
         .zip(["A", "B"])
-        .map(|((s, runs), name)| Column::Run {
+        .map(|(((s, run), processes), name)| Column::Run {
             name: name.to_string(),
-            about: format!("{} ({} processes)", s.name, runs.len()),
-            run: Box::new(Run {
-                schema_version: SCHEMA_VERSION,
-                tool: Tool::this(),
-                options: s.options.clone(),
-                environment: environment.clone(),
-                // Each side's own span (its first process's start to its last's end): a
-                // side is a run of its own, and two runs of one host that started at the
-                // same instant are one run to `import`, which would keep one side only.
-                started_at: runs
-                    .iter()
-                    .map(|r| r.started_at)
-                    .min()
-                    .unwrap_or(started_at),
-                finished_at: Some(
-                    runs.iter()
-                        .filter_map(|r| r.finished_at)
-                        .max()
-                        .unwrap_or_else(crate::model::wallclock::now),
-                ),
-                status: if rounds.interrupted {
-                    RunStatus::Interrupted
-                } else {
-                    RunStatus::Complete
-                },
-                warnings: vec![],
-                results: crate::model::levels::merge_runs(runs, &ids),
-            }),
+            about: format!("{} ({processes} processes)", s.name),
+            run: Box::new(run),
         })
         .collect();
     super::compare::print_as(&columns, args.format, args.threshold)?;
@@ -159,7 +138,10 @@ pub fn execute(args: AbArgs) -> Result<Exit> {
             out.write(&crate::report::json::to_json(run)?)?;
         }
     }
-    Ok(if rounds.interrupted {
+    for w in &ended.late_warnings {
+        super::output::warn(w);
+    }
+    Ok(if ended.interrupted {
         Exit::Interrupted
     } else {
         Exit::Success

@@ -19,7 +19,6 @@
 //! configuration, also when the sweep is interrupted.
 
 use std::ffi::{OsStr, OsString};
-use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
@@ -30,7 +29,11 @@ use super::errors::UsageError;
 use super::run::RunArgs;
 use super::Exit;
 use crate::harness::interrupt;
+use crate::harness::limits::on_tmpfs;
 use crate::harness::memlimit::MemoryCgroup;
+use crate::harness::process::is_root;
+use crate::harness::procgroup;
+use crate::harness::tmpfs;
 
 /// The smallest memory cgroup a run of the load rows can live in: the timeshare process
 /// itself, its shells and their commands. Less is a typing slip (`mem=64K`).
@@ -200,7 +203,7 @@ struct Prepared {
 impl Drop for Prepared {
     fn drop(&mut self) {
         if self.mounted {
-            unmount(&self.dir);
+            tmpfs::unmount(&self.dir);
         }
         if let Some(d) = &self.made {
             let _ = std::fs::remove_dir_all(d);
@@ -208,32 +211,6 @@ impl Drop for Prepared {
         // The cgroup's own Drop removes it, its processes reaped.
         self.cgroup.take();
     }
-}
-
-fn unmount(dir: &Path) {
-    use std::os::unix::ffi::OsStrExt;
-    let Ok(c) = std::ffi::CString::new(dir.as_os_str().as_bytes()) else {
-        return;
-    };
-    // SAFETY: a NUL-terminated path; MNT_DETACH lets go even if something still holds it.
-    unsafe { libc::umount2(c.as_ptr(), libc::MNT_DETACH) };
-}
-
-const TMPFS_MAGIC: i64 = 0x0102_1994;
-
-/// The file system type of `dir` by `statfs`'s magic number, None if unreadable.
-fn fs_magic(dir: &Path) -> Option<i64> {
-    use std::os::unix::ffi::OsStrExt;
-    let c = std::ffi::CString::new(dir.as_os_str().as_bytes()).ok()?;
-    // SAFETY: statfs fills a plain struct for a NUL-terminated path.
-    let mut st: libc::statfs = unsafe { std::mem::zeroed() };
-    // SAFETY: as above; both live for the call.
-    (unsafe { libc::statfs(c.as_ptr(), &mut st) } == 0).then_some(st.f_type as i64)
-}
-
-fn is_root() -> bool {
-    // SAFETY: geteuid has no failure and no memory effects.
-    unsafe { libc::geteuid() == 0 }
 }
 
 /// The disk directory of `tmp=disk`: `--dir`, or /var/tmp (the temporary directory may
@@ -255,7 +232,7 @@ fn check(config: &Config, given_dir: Option<&Path>) -> Result<(), String> {
     }
     .checked()
     .map_err(|e| format!("configuration {}: {e}", config.name))?;
-    if config.tmp == Tmp::Disk && fs_magic(&dir) == Some(TMPFS_MAGIC) {
+    if config.tmp == Tmp::Disk && on_tmpfs(&dir) {
         return Err(format!(
             "configuration {}: {} is a tmpfs, not a disk; give a disk directory with --dir",
             config.name,
@@ -300,7 +277,7 @@ fn prepare(config: &Config, given_dir: Option<&Path>) -> Result<Prepared, String
             let point = make_dir_in(&std::env::temp_dir())?;
             p.made = Some(point.clone());
             p.dir = point;
-            if is_root() && mount_tmpfs(&p.dir).is_ok() {
+            if is_root() && tmpfs::mount(&p.dir, TMPFS_SIZE).is_ok() {
                 p.mounted = true;
                 notes.push(format!(
                     "scratch on a tmpfs ({TMPFS_SIZE}) mounted for the run at {}",
@@ -311,7 +288,7 @@ fn prepare(config: &Config, given_dir: Option<&Path>) -> Result<Prepared, String
                 // there for everyone.
                 let _ = std::fs::remove_dir(&p.dir);
                 let shm = Path::new("/dev/shm");
-                if fs_magic(shm) != Some(TMPFS_MAGIC) {
+                if !on_tmpfs(shm) {
                     p.made = None;
                     return Err("cannot mount a tmpfs and /dev/shm is not one".into());
                 }
@@ -340,32 +317,6 @@ fn make_dir_in(parent: &Path) -> Result<PathBuf, String> {
         .tempdir_in(parent)
         .map_err(|e| format!("cannot make a directory in {}: {e}", parent.display()))?;
     Ok(d.keep())
-}
-
-fn mount_tmpfs(dir: &Path) -> std::io::Result<()> {
-    use std::os::unix::ffi::OsStrExt;
-    let c = |s: &[u8]| std::ffi::CString::new(s).expect("no NUL");
-    let (src, target, kind, data) = (
-        c(b"tmpfs"),
-        c(dir.as_os_str().as_bytes()),
-        c(b"tmpfs"),
-        c(TMPFS_SIZE.as_bytes()),
-    );
-    // SAFETY: NUL-terminated strings that live for the call.
-    let rc = unsafe {
-        libc::mount(
-            src.as_ptr(),
-            target.as_ptr(),
-            kind.as_ptr(),
-            libc::MS_NOSUID | libc::MS_NODEV,
-            data.as_ptr().cast(),
-        )
-    };
-    if rc == 0 {
-        Ok(())
-    } else {
-        Err(std::io::Error::last_os_error())
-    }
 }
 
 /// Refuse what a sweep cannot do: one output file for several runs, or no store.
@@ -448,26 +399,7 @@ fn run_child(argv: &[OsString], prepared: &Prepared) -> Result<Exit> {
     let mut cmd = Command::new("/proc/self/exe");
     cmd.args(argv).env("TMPDIR", &prepared.dir);
     if let Some(g) = &prepared.cgroup {
-        let procs = std::ffi::CString::new(g.procs_file().to_string_lossy().as_bytes())
-            .context("cgroup path")?;
-        // SAFETY: the closure runs between fork and exec and calls only async-signal-safe
-        // functions (open, write, close) on memory made before the fork.
-        unsafe {
-            cmd.pre_exec(move || {
-                let fd = libc::open(procs.as_ptr(), libc::O_WRONLY);
-                if fd < 0 {
-                    return Err(std::io::Error::last_os_error());
-                }
-                // "0" moves the writing process itself.
-                let ok = libc::write(fd, b"0".as_ptr().cast(), 1) == 1;
-                libc::close(fd);
-                if ok {
-                    Ok(())
-                } else {
-                    Err(std::io::Error::last_os_error())
-                }
-            });
-        }
+        g.enter_at_exec(&mut cmd).context("cgroup path")?;
     }
     let mut child = cmd.spawn().context("starting a configuration's run")?;
     let mut forwarded = false;
@@ -478,8 +410,7 @@ fn run_child(argv: &[OsString], prepared: &Prepared) -> Result<Exit> {
         if interrupt::requested() && !forwarded {
             // A terminal's Ctrl-C reaches the child too; a SIGTERM to the sweep alone
             // does not.
-            // SAFETY: kill has no memory effects; the pid is our unreaped child's.
-            unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) };
+            procgroup::interrupt(child.id() as i32);
             forwarded = true;
         }
         std::thread::sleep(Duration::from_millis(50));
@@ -571,7 +502,7 @@ mod tests {
     #[test]
     fn a_disk_configuration_refuses_a_tmpfs_and_an_unwritable_directory() {
         let shm = Path::new("/dev/shm");
-        if fs_magic(shm) == Some(TMPFS_MAGIC) {
+        if on_tmpfs(shm) {
             let c = &parse("tmp=disk", 0).unwrap()[0];
             let e = check(c, Some(shm)).unwrap_err();
             assert!(e.contains("is a tmpfs, not a disk"), "{e}");
@@ -585,7 +516,7 @@ mod tests {
         let c = &parse("tmp=tmpfs", 0).unwrap()[0];
         let p = prepare(c, None).unwrap();
         let dir = p.dir.clone();
-        assert_eq!(fs_magic(&dir), Some(TMPFS_MAGIC));
+        assert!(on_tmpfs(&dir));
         std::fs::write(dir.join("f"), b"x").unwrap();
         drop(p);
         assert!(!dir.exists(), "{} left behind", dir.display());

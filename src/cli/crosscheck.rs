@@ -529,8 +529,7 @@ fn run_stoppable(
 /// Stop the group led by `pid`: SIGTERM (a timeshare row then removes its scratch
 /// directory), a second to end, then SIGKILL to all of it, and reap the leader.
 fn stop_group(pid: i32) {
-    // SAFETY: kill on a negative pid signals our child's process group.
-    unsafe { libc::kill(-pid, libc::SIGTERM) };
+    procgroup::terminate_group(pid);
     let deadline = Instant::now() + Duration::from_secs(1);
     let mut reaped = false;
     while !reaped && Instant::now() < deadline {

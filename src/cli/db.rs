@@ -8,7 +8,7 @@ use anyhow::Result;
 use clap::Args;
 
 use super::errors::UsageError;
-use super::outpolicy::{self, Rules};
+use crate::harness::outpolicy::{self, Rules};
 use crate::store::{self, Location, Store, StoredRun};
 
 #[derive(Debug, Args, Clone, Default)]

@@ -8,6 +8,7 @@ use anyhow::Result;
 use clap::Args;
 
 use super::errors::{io_reason, UsageError};
+use crate::harness::limits::pseudo_file_system;
 
 #[derive(Debug, Args, Clone, Default)]
 pub struct DirArgs {
@@ -48,31 +49,6 @@ fn check(dir: &Path) -> Result<(), String> {
         .tempdir_in(dir)
         .and_then(|probe| probe.close())
         .map_err(|e| format!("cannot create files there ({})", io_reason(&e)))
-}
-
-/// The kernel's pseudo file systems (proc, sysfs, cgroup…), by `statfs`'s magic number.
-fn pseudo_file_system(dir: &Path) -> Option<&'static str> {
-    use std::os::unix::ffi::OsStrExt;
-    let c = std::ffi::CString::new(dir.as_os_str().as_bytes()).ok()?;
-    // SAFETY: statfs fills a plain struct for a NUL-terminated path.
-    let mut st: libc::statfs = unsafe { std::mem::zeroed() };
-    // SAFETY: as above; both live for the call.
-    if unsafe { libc::statfs(c.as_ptr(), &mut st) } != 0 {
-        return None;
-    }
-    Some(match st.f_type as i64 {
-        0x9fa0 => "proc",
-        0x6265_6572 => "sysfs",
-        0x0027_e0eb => "cgroup",
-        0x6367_7270 => "cgroup2",
-        0x6462_6720 => "debugfs",
-        0x7472_6163 => "tracefs",
-        0x1cd1 => "devpts",
-        0x7363_6673 => "securityfs",
-        0x6e73_6673 => "nsfs",
-        0xcafe_4a11 => "bpf",
-        _ => return None,
-    })
 }
 
 #[cfg(test)]

@@ -6,12 +6,6 @@
 #[error("{0}")]
 pub struct UsageError(pub String);
 
-/// What went wrong in an I/O error, without any path a wrapper added to it (a temporary
-/// file's random name means nothing to the user): "Permission denied (os error 13)", or
-/// only its kind ("permission denied") when a wrapper kept no OS error code.
-pub(super) fn io_reason(e: &std::io::Error) -> String {
-    match e.raw_os_error() {
-        Some(code) => std::io::Error::from_raw_os_error(code).to_string(),
-        None => e.kind().to_string(),
-    }
-}
+/// What went wrong in an I/O error, without the paths a wrapper added (one definition,
+/// beside the output rules that say it most).
+pub(super) use crate::harness::outpolicy::io_reason;

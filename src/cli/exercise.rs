@@ -433,9 +433,7 @@ fn preflight(config: &Config) -> Result<()> {
         files: 32,
         memory: 64 << 20,
     };
-    // SAFETY: geteuid has no arguments and cannot fail.
-    let is_root = unsafe { libc::geteuid() } == 0;
-    crate::harness::limits::preflight(&needs, is_root)
+    crate::harness::limits::preflight(&needs, crate::harness::process::is_root())
         .map_err(|why| UsageError(format!("cannot exercise here: {why}")).into())
 }
 

@@ -7,8 +7,8 @@ use clap::{Args, ValueEnum};
 
 use super::db::DbArgs;
 use super::outfile::OutputFile;
-use super::outpolicy::Rules;
 use super::Exit;
+use crate::harness::outpolicy::Rules;
 use crate::report;
 
 #[derive(Debug, Args)]

@@ -7,6 +7,8 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+use crate::harness::process;
+
 mod ab;
 mod chess_game;
 mod clean;
@@ -26,14 +28,12 @@ mod forget;
 mod history;
 mod import;
 mod invocation;
-mod limits;
 mod list;
 mod load_user;
 mod man;
 mod monitor;
 mod observe;
 mod outfile;
-mod outpolicy;
 mod output;
 mod profile;
 mod reference;
@@ -130,8 +130,8 @@ pub enum Command {
 }
 
 pub fn main() -> ExitCode {
-    limits::ignore_file_size_signal();
-    if let Some(why) = limits::stack_too_small() {
+    process::ignore_file_size_signal();
+    if let Some(why) = process::stack_too_small() {
         eprintln!("timeshare: error: {why}");
         return Exit::Usage.into();
     }

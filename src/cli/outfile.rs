@@ -1,6 +1,6 @@
 //! Files the user names for output (`run --json`, `exercise --json`, `export --output`):
 //! checked when the command starts, so a typo costs nothing; `-` is standard output.
-//! Whether and how a path is written is decided in one place, [`super::outpolicy`]:
+//! Whether and how a path is written is decided in one place, [`crate::harness::outpolicy`]:
 //!
 //! - a new path: written to a hidden sibling (`.timeshare-PID-*.tmp`) and renamed into
 //!   place at the end, so an error or an interrupt never leaves half a file; made with
@@ -17,16 +17,16 @@
 //! path, never the hidden sibling.
 
 use std::io::Write;
-use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
 use anyhow::Result;
 use tempfile::NamedTempFile;
 
 use super::errors::{io_reason, UsageError};
-use super::outpolicy::{self, Decision, Rules};
 use super::output;
 use crate::harness::debris;
+use crate::harness::outpolicy::{self, open_stream, writable, Decision, Rules};
 
 /// An output destination, opened and checked.
 pub enum OutputFile {
@@ -151,47 +151,6 @@ fn keep_mode_and_owner(f: &std::fs::File, mode: u32, uid: u32, gid: u32) -> Resu
     }
     f.set_permissions(std::fs::Permissions::from_mode(mode))
         .map_err(|e| format!("cannot give the new file its mode: {}", io_reason(&e)))
-}
-
-/// Open a FIFO or a character device for writing, never following a link (the policy
-/// decided on this very entry). A FIFO is opened without waiting: with no process
-/// reading it, that is an error now rather than a wait no signal could end.
-fn open_stream(target: &Path, fifo: bool) -> std::io::Result<std::fs::File> {
-    let mut flags = libc::O_NOFOLLOW;
-    if fifo {
-        flags |= libc::O_NONBLOCK;
-    }
-    let f = std::fs::OpenOptions::new()
-        .write(true)
-        .custom_flags(flags)
-        .open(target)
-        .map_err(|e| {
-            if e.raw_os_error() == Some(libc::ENXIO) {
-                std::io::Error::other("no process is reading the FIFO")
-            } else {
-                e
-            }
-        })?;
-    if fifo {
-        // Blocking again for the writes: a slow reader is waited for, not an error.
-        let fd = std::os::fd::AsRawFd::as_raw_fd(&f);
-        // SAFETY: fd is open for the life of `f`; F_GETFL/F_SETFL touch no memory.
-        unsafe {
-            let fl = libc::fcntl(fd, libc::F_GETFL);
-            libc::fcntl(fd, libc::F_SETFL, fl & !libc::O_NONBLOCK);
-        }
-    }
-    Ok(f)
-}
-
-/// Whether this process may open `path` for writing (access(2) with W_OK).
-fn writable(path: &Path) -> bool {
-    use std::os::unix::ffi::OsStrExt;
-    let Ok(c) = std::ffi::CString::new(path.as_os_str().as_bytes()) else {
-        return false;
-    };
-    // SAFETY: `c` is a valid NUL-terminated string that outlives the call.
-    unsafe { libc::access(c.as_ptr(), libc::W_OK) == 0 }
 }
 
 #[cfg(test)]

@@ -51,29 +51,13 @@ pub fn reader_gone() -> bool {
 fn stdout_closed() -> bool {
     static CLOSED: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
     *CLOSED.get_or_init(|| {
-        let closed = STDOUT_CLOSED_AT_START.load(Ordering::Relaxed);
+        let closed = crate::harness::process::stdout_closed_at_start();
         if closed {
             eprintln!("timeshare: standard output is closed; what would be printed is lost");
         }
         closed
     })
 }
-
-/// Set before Rust's runtime starts (and hides it) when descriptor 1 was closed.
-static STDOUT_CLOSED_AT_START: AtomicBool = AtomicBool::new(false);
-
-/// Look at descriptor 1 before Rust's runtime does: the C library runs `.init_array`
-/// entries before it calls `main`, whose first step is to fill closed standard
-/// descriptors with `/dev/null`.
-extern "C" fn note_stdout_at_start() {
-    // SAFETY: F_GETFD on a descriptor number reads no memory of ours.
-    let closed = unsafe { libc::fcntl(1, libc::F_GETFD) } == -1;
-    STDOUT_CLOSED_AT_START.store(closed, Ordering::Relaxed);
-}
-
-#[used]
-#[link_section = ".init_array"]
-static NOTE_STDOUT_AT_START: extern "C" fn() = note_stdout_at_start;
 
 fn write_out(text: &[u8]) -> io::Result<()> {
     if READER_GONE.load(Ordering::Relaxed) || stdout_closed() {

@@ -34,6 +34,40 @@ pub fn read_only_fs(path: &Path) -> bool {
     unsafe { libc::statvfs(c.as_ptr(), &mut s) == 0 && s.f_flag & libc::ST_RDONLY != 0 }
 }
 
+/// The file system type of `path` by `statfs`'s magic number, `None` if unreadable.
+pub fn file_system_magic(path: &Path) -> Option<i64> {
+    let c = CString::new(path.as_os_str().as_bytes()).ok()?;
+    // SAFETY: statfs fills a plain struct for a NUL-terminated path.
+    let mut st: libc::statfs = unsafe { std::mem::zeroed() };
+    // SAFETY: as above; both live for the call.
+    (unsafe { libc::statfs(c.as_ptr(), &mut st) } == 0).then_some(st.f_type as i64)
+}
+
+/// `statfs`'s magic number of a tmpfs.
+pub const TMPFS_MAGIC: i64 = 0x0102_1994;
+
+/// Whether `path` is on a tmpfs (memory, not a disk).
+pub fn on_tmpfs(path: &Path) -> bool {
+    file_system_magic(path) == Some(TMPFS_MAGIC)
+}
+
+/// The kernel's pseudo file systems (proc, sysfs, cgroup…), by `statfs`'s magic number.
+pub fn pseudo_file_system(dir: &Path) -> Option<&'static str> {
+    Some(match file_system_magic(dir)? {
+        0x9fa0 => "proc",
+        0x6265_6572 => "sysfs",
+        0x0027_e0eb => "cgroup",
+        0x6367_7270 => "cgroup2",
+        0x6462_6720 => "debugfs",
+        0x7472_6163 => "tracefs",
+        0x1cd1 => "devpts",
+        0x7363_6673 => "securityfs",
+        0x6e73_6673 => "nsfs",
+        0xcafe_4a11 => "bpf",
+        _ => return None,
+    })
+}
+
 /// The soft limit of `resource`, `None` when unlimited.
 pub fn rlimit(resource: libc::__rlimit_resource_t) -> Option<u64> {
     // SAFETY: rlimit is plain data that getrlimit fills.

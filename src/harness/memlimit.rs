@@ -8,7 +8,9 @@
 //! `Drop` removes the directory; the caller must have reaped every process it put there.
 
 use std::fs;
+use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
+use std::process::Command;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Duration;
 
@@ -62,6 +64,32 @@ impl MemoryCgroup {
     /// Move process `pid` into the group.
     pub fn add(&self, pid: libc::pid_t) -> std::io::Result<()> {
         fs::write(self.procs_file(), pid.to_string())
+    }
+
+    /// Make `cmd`'s process enter the group between its fork and its exec, so that
+    /// everything it runs is in the group from its first instruction.
+    pub fn enter_at_exec(&self, cmd: &mut Command) -> std::io::Result<()> {
+        let procs = std::ffi::CString::new(self.procs_file().to_string_lossy().as_bytes())
+            .map_err(std::io::Error::other)?;
+        // SAFETY: the closure runs between fork and exec and calls only async-signal-safe
+        // functions (open, write, close) on memory made before the fork.
+        unsafe {
+            cmd.pre_exec(move || {
+                let fd = libc::open(procs.as_ptr(), libc::O_WRONLY);
+                if fd < 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                // "0" moves the writing process itself.
+                let ok = libc::write(fd, b"0".as_ptr().cast(), 1) == 1;
+                libc::close(fd);
+                if ok {
+                    Ok(())
+                } else {
+                    Err(std::io::Error::last_os_error())
+                }
+            });
+        }
+        Ok(())
     }
 
     /// How the limit was set, for the result's notes.

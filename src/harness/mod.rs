@@ -23,7 +23,9 @@ pub mod mock;
 pub mod netview;
 pub mod observe;
 pub mod options;
+pub mod outpolicy;
 pub mod precision;
+pub mod process;
 pub mod procgroup;
 pub mod quiet;
 pub mod runner;
@@ -33,6 +35,7 @@ pub mod session;
 pub mod state;
 pub mod sysinfo;
 pub mod tee;
+pub mod tmpfs;
 pub mod toolview;
 
 pub use hooks::Observer;

@@ -112,6 +112,20 @@ fn reap(pid: i32, flags: libc::c_int) -> io::Result<Option<Reaped>> {
     }))
 }
 
+/// SIGINT to process `pid` (our unreaped child): a stop request passed on, as a
+/// terminal's Ctrl-C would.
+pub fn interrupt(pid: i32) {
+    // SAFETY: kill has no memory effects; an error (already gone) is fine.
+    unsafe { libc::kill(pid, libc::SIGINT) };
+}
+
+/// SIGTERM to every process of the group led by `pgid`: asked to end, cleaning up.
+pub fn terminate_group(pgid: i32) {
+    // SAFETY: kill on a negative pid signals a process group; errors (already gone) are
+    // fine.
+    unsafe { libc::kill(-pgid, libc::SIGTERM) };
+}
+
 /// SIGKILL to every process of the group led by `pgid`.
 pub fn kill_group(pgid: i32) {
     // SAFETY: kill on a negative pid signals a process group; errors (already gone) are

@@ -67,6 +67,18 @@ pub struct Ended {
     pub late_warnings: Vec<String>,
 }
 
+/// What a two-sided experiment ([`Session::run_two_sided`]) ends with.
+pub struct TwoSided {
+    /// Each side's run: its rows merged across its processes, the run's checks in its
+    /// environment and warnings.
+    pub runs: [Run; 2],
+    /// The warnings the checks at the end added, as [`Ended::late_warnings`].
+    pub late_warnings: Vec<String>,
+    /// The processes each side was measured in (fewer than asked when interrupted).
+    pub processes: [usize; 2],
+    pub interrupted: bool,
+}
+
 pub struct Session {
     runner: Runner,
     strategy: Strategy,
@@ -149,6 +161,60 @@ impl Session {
         measure: &mut dyn FnMut(&mut Run, &mut dyn Observer) -> Result<()>,
     ) -> Result<Ended> {
         self.life(total, None, false, observer, measure)
+    }
+
+    /// Two sides (two builds, two settings) measured alternately in `rounds` fresh
+    /// processes each (see [`invocations::measure`]), with the checks a run has around
+    /// them: the quiet-machine `reference` measured before and after in this process,
+    /// the clock's rate over the whole experiment. Each side becomes a run of its own,
+    /// spanning its own processes (two runs of one host that began at the same instant
+    /// would be one run to `import`), and both carry the checks' findings.
+    pub fn run_two_sided(
+        &self,
+        sides: &[Side; 2],
+        benches: &[&Benchmark],
+        rounds: usize,
+        reference: Option<&Benchmark>,
+        on_step: &mut dyn FnMut(Step),
+    ) -> Result<TwoSided> {
+        let reference = reference.filter(|b| b.supported(&self.runner.host).is_ok());
+        let before = reference.and_then(|b| self.measure_reference(b));
+        let clock_start = clock::monotonic_and_raw_ns();
+        let begun = self.runner.begin(false);
+        let measured =
+            invocations::measure(sides, benches, rounds, &self.runner.scratch_root, on_step)?;
+        let ids: Vec<String> = benches.iter().map(|b| b.id().to_string()).collect();
+        let status = if measured.interrupted {
+            RunStatus::Interrupted
+        } else {
+            RunStatus::Complete
+        };
+        let mut runs = [0, 1].map(|k| {
+            let processes = &measured.runs[k];
+            let mut run = begun.clone();
+            run.options = sides[k].options.clone();
+            run.status = status;
+            if let Some(first) = processes.iter().map(|r| r.started_at).min() {
+                run.started_at = first;
+            }
+            self.runner.finish(&mut run);
+            if let Some(last) = processes.iter().filter_map(|r| r.finished_at).max() {
+                run.finished_at = Some(last);
+            }
+            run.results = crate::model::levels::merge_runs(processes, &ids);
+            run
+        });
+        let [a, b] = &mut runs;
+        let had = a.warnings.len();
+        let late_warnings = self.end_checks(a, clock_start, reference, before);
+        b.environment.clock_rate = a.environment.clock_rate;
+        b.warnings.extend(a.warnings[had..].iter().cloned());
+        Ok(TwoSided {
+            runs,
+            late_warnings,
+            processes: [measured.runs[0].len(), measured.runs[1].len()],
+            interrupted: measured.interrupted,
+        })
     }
 
     /// Steps 1, 2 and 4–6 around `measure` (step 3); `sampled`: whether `measure` samples

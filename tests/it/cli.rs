@@ -187,6 +187,18 @@ fn both_sides_of_ab_import_as_runs_of_their_own_and_compare() {
         .arg(dir.path())
         .assert()
         .success();
+    // The run-level checks a `run` has: the clock's rate over the whole experiment, the
+    // same on both sides (one sitting), in each side's environment.
+    let rates: Vec<serde_json::Value> = [&a, &b]
+        .iter()
+        .map(|f| {
+            let run: serde_json::Value =
+                serde_json::from_str(&std::fs::read_to_string(f).unwrap()).unwrap();
+            run["environment"]["clock_rate"].clone()
+        })
+        .collect();
+    assert!(rates[0].is_object(), "no clock rate in side A: {rates:?}");
+    assert_eq!(rates[0], rates[1]);
     for file in [&a, &b] {
         timeshare()
             .arg("import")

@@ -23,8 +23,20 @@
 //! refused; what SQLite is then given is the file's real path, opened without following
 //! any link (SQLite's own files beside it are opened with `O_NOFOLLOW` too).
 
-use std::os::unix::fs::{FileTypeExt, MetadataExt};
+use std::os::unix::fs::{FileTypeExt, MetadataExt, OpenOptionsExt};
 use std::path::{Component, Path, PathBuf};
+
+use crate::harness::process::effective_uid;
+
+/// What went wrong in an I/O error, without any path a wrapper added to it (a temporary
+/// file's random name means nothing to the user): "Permission denied (os error 13)", or
+/// only its kind ("permission denied") when a wrapper kept no OS error code.
+pub fn io_reason(e: &std::io::Error) -> String {
+    match e.raw_os_error() {
+        Some(code) => std::io::Error::from_raw_os_error(code).to_string(),
+        None => e.kind().to_string(),
+    }
+}
 
 /// What the command allows, besides the rules above.
 #[derive(Debug, Clone, Default)]
@@ -101,15 +113,15 @@ fn follow(path: &Path, euid: u32) -> Result<Found, String> {
                     at.display()
                 ));
             }
-            Err(e) => return Err(super::errors::io_reason(&e)),
+            Err(e) => return Err(io_reason(&e)),
         };
         let dir = parent_of(&at);
-        let dir_meta = std::fs::metadata(&dir).map_err(|e| super::errors::io_reason(&e))?;
+        let dir_meta = std::fs::metadata(&dir).map_err(|e| io_reason(&e))?;
         if meta.file_type().is_symlink() {
             if !may_follow(meta.uid(), &dir_meta, euid) {
                 return Err(not_followed(&at, meta.uid(), &dir));
             }
-            let to = std::fs::read_link(&at).map_err(|e| super::errors::io_reason(&e))?;
+            let to = std::fs::read_link(&at).map_err(|e| io_reason(&e))?;
             at = if to.is_relative() { dir.join(to) } else { to };
             continue;
         }
@@ -186,7 +198,7 @@ fn check_companion(path: &Path, euid: u32) -> Result<(), String> {
     let meta = match std::fs::symlink_metadata(path) {
         Ok(m) => m,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
-        Err(e) => return Err(super::errors::io_reason(&e)),
+        Err(e) => return Err(io_reason(&e)),
     };
     if meta.file_type().is_symlink() {
         return Err(format!(
@@ -198,7 +210,7 @@ fn check_companion(path: &Path, euid: u32) -> Result<(), String> {
         return Err(format!("{} is not a regular file", path.display()));
     }
     let dir = parent_of(path);
-    let dir_meta = std::fs::metadata(&dir).map_err(|e| super::errors::io_reason(&e))?;
+    let dir_meta = std::fs::metadata(&dir).map_err(|e| io_reason(&e))?;
     if !may_follow(meta.uid(), &dir_meta, euid) {
         return Err(not_written(path, meta.uid(), &dir));
     }
@@ -258,7 +270,7 @@ fn check_ancestors(path: &Path, euid: u32, depth: usize) -> Result<(), String> {
         if !may_follow(meta.uid(), &parent_meta, euid) {
             return Err(not_followed(&at, meta.uid(), &parent));
         }
-        let to = std::fs::read_link(&at).map_err(|e| super::errors::io_reason(&e))?;
+        let to = std::fs::read_link(&at).map_err(|e| io_reason(&e))?;
         let target = if to.is_relative() {
             parent.join(to)
         } else {
@@ -396,11 +408,6 @@ fn parent_of(path: &Path) -> PathBuf {
     }
 }
 
-fn effective_uid() -> u32 {
-    // SAFETY: geteuid cannot fail and touches no memory of ours.
-    unsafe { libc::geteuid() }
-}
-
 /// Why a file is refused: another user's, in a world-writable sticky directory.
 fn not_written(path: &Path, owner: u32, dir: &Path) -> String {
     format!(
@@ -419,6 +426,47 @@ fn not_followed(link: &Path, owner: u32, dir: &Path) -> String {
         link.display(),
         dir.display()
     )
+}
+
+/// Open a FIFO or a character device for writing, never following a link (the policy
+/// decided on this very entry). A FIFO is opened without waiting: with no process
+/// reading it, that is an error now rather than a wait no signal could end.
+pub fn open_stream(target: &Path, fifo: bool) -> std::io::Result<std::fs::File> {
+    let mut flags = libc::O_NOFOLLOW;
+    if fifo {
+        flags |= libc::O_NONBLOCK;
+    }
+    let f = std::fs::OpenOptions::new()
+        .write(true)
+        .custom_flags(flags)
+        .open(target)
+        .map_err(|e| {
+            if e.raw_os_error() == Some(libc::ENXIO) {
+                std::io::Error::other("no process is reading the FIFO")
+            } else {
+                e
+            }
+        })?;
+    if fifo {
+        // Blocking again for the writes: a slow reader is waited for, not an error.
+        let fd = std::os::fd::AsRawFd::as_raw_fd(&f);
+        // SAFETY: fd is open for the life of `f`; F_GETFL/F_SETFL touch no memory.
+        unsafe {
+            let fl = libc::fcntl(fd, libc::F_GETFL);
+            libc::fcntl(fd, libc::F_SETFL, fl & !libc::O_NONBLOCK);
+        }
+    }
+    Ok(f)
+}
+
+/// Whether this process may open `path` for writing (access(2) with W_OK).
+pub fn writable(path: &Path) -> bool {
+    use std::os::unix::ffi::OsStrExt;
+    let Ok(c) = std::ffi::CString::new(path.as_os_str().as_bytes()) else {
+        return false;
+    };
+    // SAFETY: `c` is a valid NUL-terminated string that outlives the call.
+    unsafe { libc::access(c.as_ptr(), libc::W_OK) == 0 }
 }
 
 #[cfg(test)]
