@@ -34,6 +34,7 @@ pub mod state;
 pub mod sysinfo;
 pub mod tee;
 pub mod toolview;
+pub mod userns;
 
 pub use hooks::Observer;
 pub use runner::Runner;
