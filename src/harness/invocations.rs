@@ -198,6 +198,9 @@ impl Side {
             Err(_) if interrupt::requested() => return Err(interrupt::Interrupted.into()),
             Err(e) => {
                 if let Some(reason) = killed_by(&status, memory_events) {
+                    // What the dead process left in the scratch directory (its pid is in
+                    // every name, and it is reaped: `clean`'s sweep removes it).
+                    super::debris::sweep_scratch(&self.dir);
                     let rows_done = std::fs::metadata(&rows_done).map_or(0, |m| m.len() as usize);
                     return Err(Killed { rows_done, reason }.into());
                 }

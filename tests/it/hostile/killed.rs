@@ -282,8 +282,8 @@ fn kill_9_at_crosschecks_server_phase_then_clean_leaves_no_server_and_no_socket(
     assert!(listening.is_empty(), "listening on the host: {listening:?}");
 }
 
-/// The stopped processes of `internal-invocation` working in `dir`: pid and the ids after
-/// `--` on its command line.
+/// The stopped processes working in `dir`: pid and, for an `internal-invocation`, the
+/// ids after `--` on its command line (none for any other).
 fn stopped_invocations_in(dir: &Path) -> Vec<(i32, Vec<String>)> {
     processes_in(dir)
         .iter()
@@ -291,11 +291,17 @@ fn stopped_invocations_in(dir: &Path) -> Vec<(i32, Vec<String>)> {
             let (pid, cmdline) = p.split_once(": ")?;
             let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
             let stopped = stat.rsplit_once(") ")?.1.starts_with('T');
-            let (_, ids) = cmdline.split_once(" -- ")?;
-            if !stopped || !cmdline.contains("internal-invocation") {
+            let ids = cmdline.split_once(" -- ").map_or("", |(_, ids)| ids);
+            if !stopped {
                 return None;
             }
-            let ids = ids.split_whitespace().map(str::to_owned).collect();
+            // The run's own process stops at the hook too (before its processes start);
+            // it is let go as a later invocation is.
+            let ids = if cmdline.contains("internal-invocation") {
+                ids.split_whitespace().map(str::to_owned).collect()
+            } else {
+                Vec::new()
+            };
             Some((pid.parse().ok()?, ids))
         })
         .collect()
@@ -307,7 +313,6 @@ fn stopped_invocations_in(dir: &Path) -> Vec<(i32, Vec<String>)> {
 /// process died in failed with "killed by signal 9", the other row measured in all three
 /// processes, exit 1 as for any failed row, nothing left.
 #[test]
-#[ignore = "open: ran past its 300 s bound on the first try, not yet understood"]
 fn an_invocation_killed_in_a_row_fails_that_row_and_the_run_is_kept() {
     let store = tempfile::tempdir().unwrap();
     let db = store.path().join("runs.db");
@@ -336,7 +341,7 @@ fn an_invocation_killed_in_a_row_fails_that_row_and_the_run_is_kept() {
         assert!(start.elapsed() < Duration::from_secs(300), "still running");
         for (pid, ids) in stopped_invocations_in(dir.path()) {
             // SAFETY: kill(2) on a pid just read from /proc.
-            if victim.is_none() {
+            if victim.is_none() && !ids.is_empty() {
                 victim = ids.first().cloned();
                 unsafe { libc::kill(pid, libc::SIGKILL) };
             } else {
