@@ -612,6 +612,8 @@ impl<'a> ToolServer<'a> {
                 );
             }
         }
+        // The kill -9 tests stop crosscheck here, its server up and no client yet.
+        crate::model::testpause::at("server");
         Ok(ToolServer {
             program,
             server,

@@ -195,11 +195,19 @@ impl Side {
         let text = match std::fs::read(&out) {
             Ok(t) => t,
             Err(_) if interrupt::requested() => return Err(interrupt::Interrupted.into()),
-            Err(e) => bail!(
-                "invocation {tag} of {} ended ({status}{}) without a result: {e}",
-                self.exe.display(),
-                oom_killed(&status, memory_events)
-            ),
+            Err(e) => {
+                if let Some(reason) = killed_by(&status, memory_events) {
+                    // What the dead process left in the scratch directory (its pid is in
+                    // every name, and it is reaped: `clean`'s sweep removes it).
+                    super::debris::sweep_scratch(&self.dir);
+                    let rows_done = std::fs::metadata(&rows_done).map_or(0, |m| m.len() as usize);
+                    return Err(Killed { rows_done, reason }.into());
+                }
+                bail!(
+                    "invocation {tag} of {} ended ({status}) without a result: {e}",
+                    self.exe.display(),
+                )
+            }
         };
         let run: Run = serde_json::from_slice(&text)
             .with_context(|| format!("cannot read the result of invocation {tag}"))?;
@@ -207,21 +215,129 @@ impl Side {
     }
 }
 
-/// For a child killed by SIGKILL while the OOM killer ran in our cgroup: the cgroup's
-/// memory limit named (a bare "signal 9" says nothing of why); empty otherwise.
-fn oom_killed(status: &std::process::ExitStatus, memory_events_before: u64) -> String {
+/// An invocation's process killed by a signal (the OOM killer's SIGKILL, an abort) before
+/// it wrote its result: the rows it finished before, and why it died.
+#[derive(Debug)]
+pub struct Killed {
+    pub rows_done: usize,
+    pub reason: String,
+}
+
+impl std::fmt::Display for Killed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} after {} rows", self.reason, self.rows_done)
+    }
+}
+
+impl std::error::Error for Killed {}
+
+/// Why a child that ended by a signal died: the OOM killer at our cgroup's memory limit
+/// when the cgroup counted an OOM kill while it ran (a bare "signal 9" says nothing of
+/// why), else the signal; `None` for a child that exited.
+fn killed_by(status: &std::process::ExitStatus, memory_events_before: u64) -> Option<String> {
     use std::os::unix::process::ExitStatusExt;
+    let signal = status.signal()?;
     let cg = super::limits::Cgroup::read();
-    match (status.signal(), cg.memory_max) {
-        (Some(libc::SIGKILL), Some(max)) if cg.memory_events > memory_events_before => {
+    Some(match cg.memory_max {
+        Some(max) if signal == libc::SIGKILL && cg.memory_events > memory_events_before => {
             format!(
-                ": killed by the kernel's OOM killer at the cgroup's memory limit, \
-                 memory.max = {} MiB",
+                "its process was killed by the kernel's OOM killer at the cgroup's memory \
+                 limit, memory.max = {} MiB",
                 max >> 20
             )
         }
-        _ => String::new(),
+        _ => format!(
+            "its process was killed by signal {signal}{}",
+            signal_name(signal)
+        ),
+    })
+}
+
+/// " (SIGKILL)" and the like, for the signals a measuring process dies of.
+fn signal_name(signal: i32) -> &'static str {
+    match signal {
+        libc::SIGKILL => " (SIGKILL)",
+        libc::SIGABRT => " (SIGABRT)",
+        libc::SIGSEGV => " (SIGSEGV)",
+        libc::SIGBUS => " (SIGBUS)",
+        libc::SIGTERM => " (SIGTERM)",
+        _ => "",
     }
+}
+
+/// Measure `ids` in a fresh process of `side`, as [`Side::invoke`], surviving a process
+/// killed in a row: that row is recorded in `killed` with the reason and the other rows
+/// are measured again in a fresh process (those finished before the kill included: the
+/// dead process wrote none of them), until a process ends with its result. `None` when
+/// every row was killed.
+fn invoke_surviving_kills(
+    side: &Side,
+    ids: &[String],
+    work: &Path,
+    tag: &str,
+    first: bool,
+    on_row: &mut dyn FnMut(usize),
+    killed: &mut Vec<(String, String)>,
+) -> Result<Option<Run>> {
+    let mut ids = ids.to_vec();
+    let mut attempt = 0;
+    loop {
+        if ids.is_empty() {
+            return Ok(None);
+        }
+        let tag = match attempt {
+            0 => tag.to_string(),
+            n => format!("{tag}-again{n}"),
+        };
+        match side.invoke(&ids, work, &tag, first, on_row) {
+            Ok(run) => return Ok(Some(run)),
+            Err(e) => {
+                let Some(k) = e.downcast_ref::<Killed>() else {
+                    return Err(e);
+                };
+                let Some(row) = ids.get(k.rows_done).cloned() else {
+                    // Killed after its last row, as it wrote its result: no row to blame.
+                    return Err(e.context(format!("invocation {tag} of {}", side.exe.display())));
+                };
+                killed.push((
+                    row.clone(),
+                    format!("{} while it measured this row", k.reason),
+                ));
+                ids.retain(|id| *id != row);
+            }
+        }
+        attempt += 1;
+    }
+}
+
+/// Each row a process was killed in failed in every run of its side, with the reason:
+/// its figures from the other processes are not kept (the row is what killed a process,
+/// or died with it). A row no run of the side holds is added to the side's last run.
+fn fail_killed_rows(
+    runs: &mut [Run],
+    killed: &[(String, String)],
+    benches: &[&Benchmark],
+) -> Result<()> {
+    for (id, reason) in killed {
+        let b = benches
+            .iter()
+            .find(|b| b.id() == id)
+            .with_context(|| format!("{id} is not a row of this run"))?;
+        let failed = super::runner::failed_result(b, reason.clone());
+        let mut held = false;
+        for run in runs.iter_mut() {
+            for r in run.results.iter_mut().filter(|r| r.id == *id) {
+                *r = failed.clone();
+                held = true;
+            }
+        }
+        match runs.last_mut() {
+            Some(last) if !held => last.results.push(failed),
+            Some(_) => {}
+            None => bail!("{id}: {reason}, and no process of the run ended with a result"),
+        }
+    }
+    Ok(())
 }
 
 /// What the rounds produced: per side, one `Run` per finished invocation.
@@ -249,7 +365,9 @@ pub fn planned_rows(sides: usize, benches: &[&Benchmark], rounds: usize) -> usiz
 
 /// `rounds` rounds of every side over `benches`, shuffled anew each round. `on_step` is
 /// told each round before it begins and each row as a process finishes it. Stops early,
-/// keeping what was measured, on an interrupt.
+/// keeping what was measured, on an interrupt. A process killed in a row (the OOM killer,
+/// an abort) costs that row, failed with the reason in every run of its side, not the
+/// measurement: the other rows of that process are measured again in a fresh one.
 pub fn measure(
     sides: &[Side],
     benches: &[&Benchmark],
@@ -273,6 +391,8 @@ pub fn measure(
         runs: vec![Vec::new(); sides.len()],
         interrupted: false,
     };
+    // Per side: the rows a process was killed in, and why.
+    let mut killed: Vec<Vec<(String, String)>> = vec![Vec::new(); sides.len()];
     'rounds: for r in 0..rounds {
         on_step(Step::Round(r));
         let mut order = ids_of_round(benches, r);
@@ -299,8 +419,27 @@ pub fn measure(
                 })
             };
             let tag = format!("{s}-{r}");
-            let run = match sides[s].invoke(&order, work.path(), &tag, r == 0, &mut on_row) {
-                Ok(run) => run,
+            // A row a process was killed in is not measured again in a later round.
+            let ids: Vec<String> = order
+                .iter()
+                .filter(|id| !killed[s].iter().any(|(k, _)| k == *id))
+                .cloned()
+                .collect();
+            let got = invoke_surviving_kills(
+                &sides[s],
+                &ids,
+                work.path(),
+                &tag,
+                r == 0,
+                &mut on_row,
+                &mut killed[s],
+            );
+            let run = match got {
+                Ok(Some(run)) => run,
+                Ok(None) => {
+                    finished += order.len();
+                    continue;
+                }
                 Err(e) if e.downcast_ref::<interrupt::Interrupted>().is_some() => {
                     out.interrupted = true;
                     break 'rounds;
@@ -315,6 +454,9 @@ pub fn measure(
                 break 'rounds;
             }
         }
+    }
+    for (runs, killed) in out.runs.iter_mut().zip(&killed) {
+        fail_killed_rows(runs, killed, benches)?;
     }
     work.close()
         .context("cannot remove the invocations' scratch directory")?;

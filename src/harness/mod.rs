@@ -37,6 +37,7 @@ pub mod sysinfo;
 pub mod tee;
 pub mod tmpfs;
 pub mod toolview;
+pub mod userns;
 
 pub use hooks::Observer;
 pub use runner::Runner;

@@ -20,7 +20,8 @@
 //!
 //! As root the namespaces are made directly; as another user, inside a user namespace
 //! mapping only that user onto itself (as [`super::toolview`] does). Where the kernel
-//! allows neither, the tool run fails with the reason.
+//! allows neither, the tool run fails with the reason, naming the setting that forbids
+//! it when one does ([`super::userns`]).
 
 use std::fs::File;
 use std::io::{self, Read};
@@ -93,7 +94,12 @@ impl PrivateNet {
                 bail!("the network namespace's holder ended at once");
             }
             let what = STEP_NAMES.get(step as usize).copied().unwrap_or("failed");
-            return Err(io::Error::from_raw_os_error(value)).context(what);
+            let error = io::Error::from_raw_os_error(value);
+            if maps.is_some() {
+                // In a user namespace: a setting of the kernel may be why.
+                return Err(super::userns::explained(error).context(what));
+            }
+            return Err(error).context(what);
         }
         let open = |ns: &str| {
             File::open(format!("/proc/{value}/ns/{ns}"))

@@ -276,11 +276,14 @@ impl Runner {
 }
 
 fn empty_result(b: &Benchmark) -> BenchResult {
+    failed_result(b, "not run".into())
+}
+
+/// `b`'s row, failed with `error` and nothing measured.
+pub(super) fn failed_result(b: &Benchmark, error: String) -> BenchResult {
     let metric = b.metric();
     BenchResult {
-        status: Status::Failed {
-            error: "not run".into(),
-        },
+        status: Status::Failed { error },
         ..BenchResult::new(
             b.id(),
             b.family(),

@@ -5,7 +5,8 @@
 //!
 //! Phases: `scratch` (a row's scratch directory made, before its set-up), `row` (a row
 //! set up, before its samples), `store` (a row about to be written into the store, or a
-//! whole run in the store's transaction before it commits).
+//! whole run in the store's transaction before it commits), `server` (crosscheck with a
+//! tool's server started and up, before its first client).
 
 /// The variable the tests set.
 pub const VAR: &str = "TIMESHARE_TEST_PAUSE_AT";

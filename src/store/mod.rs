@@ -215,7 +215,7 @@ impl Store {
             results: Vec::new(),
             ..run.clone()
         };
-        let finished_at = run.finished_at.unwrap_or_else(Utc::now);
+        let finished_at = run.finished_at.unwrap_or_else(crate::model::wallclock::now);
         self.db.exec(
             "UPDATE runs SET status = ?1, finished_at = ?2, run_json = ?3 WHERE id = ?4",
             vals![

@@ -887,4 +887,5 @@ mod servers;
 mod stdout;
 mod store;
 mod terminal;
+mod userns;
 mod waiting;

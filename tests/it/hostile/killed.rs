@@ -48,6 +48,15 @@ fn one_stopped_in(dir: &Path) -> bool {
 /// Start `args` with its scratch, temporary and working directory in a fresh directory,
 /// kill it with SIGKILL at `when`, then `clean` that directory: what is left.
 fn kill_then_clean(args: &[&str], when: When) -> (Vec<String>, Vec<String>) {
+    kill_then_clean_seeing(args, when, || {})
+}
+
+/// As [`kill_then_clean`], calling `before_the_kill` just before the SIGKILL.
+fn kill_then_clean_seeing(
+    args: &[&str],
+    when: When,
+    before_the_kill: impl FnOnce(),
+) -> (Vec<String>, Vec<String>) {
     let dir = tempfile::tempdir().unwrap();
     let mut cmd = command();
     cmd.args(args);
@@ -83,6 +92,7 @@ fn kill_then_clean(args: &[&str], when: When) -> (Vec<String>, Vec<String>) {
             }
         }
     }
+    before_the_kill();
     child.kill().unwrap();
     child.wait().unwrap();
     let out = command()
@@ -227,4 +237,149 @@ fn kill_at_moments_then_clean(cases: &[(&[&str], u64)]) {
         assert!(left.is_empty(), "{case}: left {left:?}");
         assert!(procs.is_empty(), "{case}: still running {procs:?}");
     }
+}
+
+/// crosscheck killed at its `server` phase (lmbench's `lat_tcp -s` started and up, no
+/// client yet), then `clean`: nothing left in the directory, no process of ours, no
+/// `lat_tcp -s` (a zombie, which holds no socket and has no command line, is not counted:
+/// the machine's init reaps it), and no socket listening on the host on lmbench's ports.
+#[test]
+fn kill_9_at_crosschecks_server_phase_then_clean_leaves_no_server_and_no_socket() {
+    if !std::path::Path::new("/usr/lib/lmbench/bin").exists() {
+        eprintln!("skipped: needs lmbench");
+        return;
+    }
+    let before = super::servers::lat_tcp_servers();
+    let ports_before = super::servers::listening_lmbench_ports();
+    let mut up_at_the_kill = 0;
+    let (left, procs) = kill_then_clean_seeing(
+        &[
+            "crosscheck",
+            "net.tcp.rtt",
+            "--pairs",
+            "2",
+            "--max-pairs",
+            "2",
+        ],
+        When::AtPhase("server"),
+        || up_at_the_kill = super::servers::lat_tcp_servers(),
+    );
+    assert!(
+        up_at_the_kill > before,
+        "no lat_tcp -s was running at the server phase"
+    );
+    assert!(left.is_empty(), "left {left:?}");
+    assert!(procs.is_empty(), "still running {procs:?}");
+    let gone = (0..100).any(|_| {
+        std::thread::sleep(Duration::from_millis(20));
+        super::servers::lat_tcp_servers() <= before
+    });
+    assert!(gone, "lat_tcp's server left running");
+    let listening: Vec<u16> = super::servers::listening_lmbench_ports()
+        .difference(&ports_before)
+        .copied()
+        .collect();
+    assert!(listening.is_empty(), "listening on the host: {listening:?}");
+}
+
+/// The stopped processes working in `dir`: pid and, for an `internal-invocation`, the
+/// ids after `--` on its command line (none for any other).
+fn stopped_invocations_in(dir: &Path) -> Vec<(i32, Vec<String>)> {
+    processes_in(dir)
+        .iter()
+        .filter_map(|p| {
+            let (pid, cmdline) = p.split_once(": ")?;
+            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+            let stopped = stat.rsplit_once(") ")?.1.starts_with('T');
+            let ids = cmdline.split_once(" -- ").map_or("", |(_, ids)| ids);
+            if !stopped {
+                return None;
+            }
+            // The run's own process stops at the hook too (before its processes start);
+            // it is let go as a later invocation is.
+            let ids = if cmdline.contains("internal-invocation") {
+                ids.split_whitespace().map(str::to_owned).collect()
+            } else {
+                Vec::new()
+            };
+            Some((pid.parse().ok()?, ids))
+        })
+        .collect()
+}
+
+/// One process of a three-process run killed with SIGKILL in its first row (the OOM
+/// killer's signal; the hook `row` stops each process at each row, the test kills the
+/// first and lets every later one go on): the run goes on and is stored, the row the
+/// process died in failed with "killed by signal 9", the other row measured in all three
+/// processes, exit 1 as for any failed row, nothing left.
+#[test]
+fn an_invocation_killed_in_a_row_fails_that_row_and_the_run_is_kept() {
+    let store = tempfile::tempdir().unwrap();
+    let db = store.path().join("runs.db");
+    let dir = tempfile::tempdir().unwrap();
+    let mut child = command()
+        .args([
+            "run",
+            "proc.fork.0",
+            "fs.create",
+            "--quick",
+            "--invocations",
+            "3",
+        ])
+        .args(["--json", "-", "--db"])
+        .arg(&db)
+        .arg("--dir")
+        .arg(dir.path())
+        .env("TIMESHARE_TEST_PAUSE_AT", "row")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = std::time::Instant::now();
+    let mut victim: Option<String> = None;
+    while child.try_wait().unwrap().is_none() {
+        assert!(start.elapsed() < Duration::from_secs(300), "still running");
+        for (pid, ids) in stopped_invocations_in(dir.path()) {
+            // SAFETY: kill(2) on a pid just read from /proc.
+            if victim.is_none() && !ids.is_empty() {
+                victim = ids.first().cloned();
+                unsafe { libc::kill(pid, libc::SIGKILL) };
+            } else {
+                unsafe { libc::kill(pid, libc::SIGCONT) };
+            }
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    let victim = victim.expect("no process was seen stopped at a row");
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    let run = crate::common::json(&out.stdout);
+    let killed = crate::common::result(&run, &victim);
+    let error = killed["status"]["error"].as_str().expect("a failed row");
+    assert!(
+        error.contains("its process was killed by signal 9 (SIGKILL) while it measured this row"),
+        "{error}"
+    );
+    let other = if victim == "fs.create" {
+        "proc.fork.0"
+    } else {
+        "fs.create"
+    };
+    let kept = crate::common::result(&run, other);
+    assert_eq!(kept["status"]["state"], "ok", "{kept}");
+    let within = kept["invocations"]["within"].as_array().map_or(0, Vec::len);
+    assert_eq!(within, 3, "{}", kept["invocations"]);
+    // Stored, with both rows.
+    let stored = command()
+        .args(["export", "last", "--format", "json", "--db"])
+        .arg(&db)
+        .output()
+        .unwrap();
+    assert!(stored.status.success(), "{stored:?}");
+    let stored = crate::common::json(&stored.stdout);
+    assert_eq!(stored["results"].as_array().unwrap().len(), 2, "{stored}");
+    assert!(processes_in(dir.path()).is_empty());
+    let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().flatten().collect();
+    assert!(left.is_empty(), "left {left:?}");
 }

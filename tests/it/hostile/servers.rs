@@ -37,6 +37,14 @@ fn listening_ports() -> BTreeSet<u16> {
         .collect()
 }
 
+/// The ports of lmbench's range in LISTEN state on the host.
+pub(super) fn listening_lmbench_ports() -> BTreeSet<u16> {
+    listening_ports()
+        .into_iter()
+        .filter(|p| LMBENCH_PORTS.contains(p))
+        .collect()
+}
+
 /// Processes running `lat_tcp -s` (lmbench's server, put in the background).
 pub(super) fn lat_tcp_servers() -> usize {
     std::fs::read_dir("/proc")
