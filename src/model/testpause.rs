@@ -6,7 +6,11 @@
 //! Phases: `scratch` (a row's scratch directory made, before its set-up), `row` (a row
 //! set up, before its samples), `store` (a row about to be written into the store, or a
 //! whole run in the store's transaction before it commits), `server` (crosscheck with a
-//! tool's server started and up, before its first client).
+//! tool's server started and up, before its first client); `observe`'s `observing` (every
+//! part started, before the span), `ending` (the span over, before the parts are stopped
+//! and read) and `store` (the whole observation about to be written); `profile` (`perf
+//! record` started and recording) and `script` (`perf script` reading a `--profile`d
+//! run's recording).
 
 /// The variable the tests set.
 pub const VAR: &str = "TIMESHARE_TEST_PAUSE_AT";

@@ -125,6 +125,7 @@ impl Recording {
         // perf writes the file's header before it has synthesised the running tasks and
         // enabled its events; give it that moment.
         std::thread::sleep(Duration::from_millis(200));
+        crate::model::testpause::at("profile");
         Ok(rec)
     }
 
@@ -197,11 +198,14 @@ impl Recording {
         assert!(self.child.is_some(), "stopped once");
         let recorder_cpu_s = self.end()?;
         let before = children_cpu_s();
-        let out = perf_script(&self.perf, &self.dir.path().join("perf.data"), fields)
+        let script = perf_script(&self.perf, &self.dir.path().join("perf.data"), fields)
             .stdin(Stdio::null())
+            .stdout(Stdio::piped())
             .stderr(Stdio::null())
-            .output()
+            .spawn()
             .context("running perf script")?;
+        crate::model::testpause::at("script");
+        let out = script.wait_with_output().context("running perf script")?;
         if !out.status.success() {
             bail!("perf script failed ({}): {}", out.status, self.log());
         }

@@ -29,7 +29,7 @@ use crate::model::observation::{
     CommandExit, NetworkShare, ObserverCost, Part, Rates, SeriesLine, Span, SystemObservation,
     FORMAT, VERSION,
 };
-use crate::model::wallclock;
+use crate::model::{testpause, wallclock};
 
 /// What to observe, and how.
 #[derive(Debug, Clone)]
@@ -200,6 +200,7 @@ pub fn observe(
         on(pages.is_ok()),
         on(profile.is_ok()),
     ));
+    testpause::at("observing");
     let mut going = Going {
         plan,
         started_at,
@@ -252,9 +253,18 @@ pub fn observe(
         }
         PlanSpan::Command(argv) => {
             // Its own process group, so that what it starts is stopped with it.
-            let mut child = Command::new(&argv[0])
-                .args(&argv[1..])
-                .process_group(0)
+            let mut cmd = Command::new(&argv[0]);
+            cmd.args(&argv[1..]).process_group(0);
+            // The span is the command's: if the observer is killed, the command is told
+            // to end (TERM, as a Ctrl-C passes on), not left running unobserved.
+            // SAFETY: prctl is async-signal-safe and touches no memory of the parent's.
+            unsafe {
+                cmd.pre_exec(|| {
+                    libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM, 0, 0, 0);
+                    Ok(())
+                });
+            }
+            let mut child = cmd
                 .spawn()
                 .with_context(|| format!("cannot start {}", argv[0]))?;
             let root = (child.id(), command_name(&argv[0]));
@@ -271,6 +281,7 @@ pub fn observe(
             )
         }
     };
+    testpause::at("ending");
     let sent = going.sent;
     let interrupted = interrupt::requested();
     let duration_s = start.elapsed().as_secs_f64();
@@ -321,6 +332,7 @@ pub fn observe(
     if let Some(k) = keeper {
         // The lines not yet kept (the last, partial one at least), then the whole.
         k.lines(sent, o.rates.lines.get(sent..).unwrap_or_default())?;
+        testpause::at("store");
         k.so_far(&o)?;
     }
     Ok(o)

@@ -210,13 +210,50 @@ fn kill_9_at_each_hooked_phase_of_run_then_clean_leaves_nothing_and_the_store_op
 #[test]
 fn kill_9_during_observe_and_a_profiled_run_then_clean_leaves_nothing() {
     let cases: [(&[&str], u64); 2] = [
-        (&["observe", "--for", "30s", "--", "sleep", "60"], 2000),
+        (&["observe", "--", "sleep", "60"], 2000),
         (
             &["run", "proc.fork.0", "--quick", "--no-save", "--profile"],
             1500,
         ),
     ];
     kill_at_moments_then_clean(&cases);
+}
+
+/// `observe` killed at each hooked phase (every part started; the span over, before the
+/// parts are read; the observation about to be written) and a `--profile`d run killed
+/// with perf recording and with `perf script` reading, then `clean`: nothing left in the
+/// directory, no process of ours (perf included), and the store opens.
+#[test]
+fn kill_9_at_each_hooked_phase_of_observe_and_a_profiled_run_then_clean_leaves_nothing() {
+    let store = tempfile::tempdir().unwrap();
+    let db = store.path().join("runs.db");
+    let db = db.to_str().unwrap();
+    let profiled: &[&str] = &["run", "proc.fork.0", "--quick", "--no-save", "--profile"];
+    let cases: [(&[&str], &'static str); 5] = [
+        (&["observe", "--db", db, "--", "sleep", "60"], "observing"),
+        (&["observe", "--for", "2s", "--db", db], "ending"),
+        (&["observe", "--for", "2s", "--db", db], "store"),
+        (profiled, "profile"),
+        (profiled, "script"),
+    ];
+    for (args, phase) in cases {
+        if phase == "profile" || phase == "script" {
+            let host_perf = std::process::Command::new("perf")
+                .arg("--version")
+                .output()
+                .is_ok_and(|o| o.status.success());
+            if !host_perf || !super::is_root() {
+                eprintln!("skipped {phase}: perf and root are needed to record the machine");
+                continue;
+            }
+        }
+        let (left, procs) = kill_then_clean(args, When::AtPhase(phase));
+        let case = format!("{args:?} killed at {phase}");
+        assert!(left.is_empty(), "{case}: left {left:?}");
+        assert!(procs.is_empty(), "{case}: still running {procs:?}");
+        let history = command().args(["history", "--db", db]).output().unwrap();
+        assert!(history.status.success(), "{case}: {history:?}");
+    }
 }
 
 /// Open: killed while its profile is read, a `--profile`d run leaves `perf script`
