@@ -76,7 +76,8 @@ fn listing(dir: &Path) -> Vec<(String, u32, u64)> {
     v
 }
 
-/// Commands that open the store: one that writes a run, one that imports, readers.
+/// Commands that open the store: one that writes a run, one that imports, readers, and an
+/// observation (stored as it goes).
 fn store_commands(db: &Path) -> Vec<Vec<std::ffi::OsString>> {
     let with_db = |args: &[&str]| -> Vec<std::ffi::OsString> {
         let mut v: Vec<std::ffi::OsString> = args.iter().map(Into::into).collect();
@@ -90,6 +91,7 @@ fn store_commands(db: &Path) -> Vec<Vec<std::ffi::OsString>> {
         with_db(&["history"]),
         with_db(&["export", "last"]),
         with_db(&["report", "last", "-o", "-"]),
+        with_db(&["observe", "--for", "1s", "--no-profile", "--no-calls"]),
     ]
 }
 
@@ -143,7 +145,7 @@ fn root_never_opens_or_makes_a_store_through_what_another_user_planted() {
         }
     }
     assert!(std::fs::read_dir(sh("nobodys")).unwrap().next().is_none());
-    assert_eq!(tried, 40);
+    assert_eq!(tried, 48);
 }
 
 #[test]
