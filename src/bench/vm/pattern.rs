@@ -14,7 +14,7 @@
 //! seed on every run, so every job touches the same pages in the same order.
 
 use rand::rngs::SmallRng;
-use rand::{RngExt, SeedableRng};
+use rand::{Rng, SeedableRng};
 
 /// Which program, with its iteration count.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -34,8 +34,8 @@ pub fn generator() -> SmallRng {
 
 /// The seed's `gauss(sd, mean)`. `1 − u` keeps the logarithm's argument in (0, 1].
 pub fn gauss(rng: &mut SmallRng, sd: f64, mean: f64) -> f64 {
-    let qa = (-2.0 * (1.0 - rng.random::<f64>()).ln()).sqrt();
-    let qb = std::f64::consts::PI * rng.random::<f64>();
+    let qa = (-2.0 * (1.0 - rng.gen::<f64>()).ln()).sqrt();
+    let qb = std::f64::consts::PI * rng.gen::<f64>();
     qa * qb.cos() * sd + mean
 }
 
@@ -83,7 +83,7 @@ pub fn walk(
         }
         Pattern::Rand { touches } => {
             for _ in 0..touches {
-                touch(rng.random_range(0..npages));
+                touch(rng.gen_range(0..npages));
             }
             touches as u64
         }
