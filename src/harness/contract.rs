@@ -195,6 +195,22 @@ impl Benchmark {
         self.source
     }
 
+    /// This row, failed with `error` and nothing measured.
+    pub fn failed_result(&self, error: String) -> crate::model::BenchResult {
+        let metric = self.metric();
+        crate::model::BenchResult {
+            status: crate::model::Status::Failed { error },
+            ..crate::model::BenchResult::new(
+                self.id(),
+                self.family(),
+                self.source().describe(),
+                metric.unit,
+                metric.better,
+                Some(metric.basis.clone()),
+            )
+        }
+    }
+
     pub fn metric(&self) -> &Metric {
         &self.metric
     }

@@ -324,7 +324,7 @@ fn fail_killed_rows(
             .iter()
             .find(|b| b.id() == id)
             .with_context(|| format!("{id} is not a row of this run"))?;
-        let failed = super::runner::failed_result(b, reason.clone());
+        let failed = b.failed_result(reason.clone());
         let mut held = false;
         for run in runs.iter_mut() {
             for r in run.results.iter_mut().filter(|r| r.id == *id) {

@@ -276,23 +276,7 @@ impl Runner {
 }
 
 fn empty_result(b: &Benchmark) -> BenchResult {
-    failed_result(b, "not run".into())
-}
-
-/// `b`'s row, failed with `error` and nothing measured.
-pub(super) fn failed_result(b: &Benchmark, error: String) -> BenchResult {
-    let metric = b.metric();
-    BenchResult {
-        status: Status::Failed { error },
-        ..BenchResult::new(
-            b.id(),
-            b.family(),
-            b.source().describe(),
-            metric.unit,
-            metric.better,
-            Some(metric.basis.clone()),
-        )
-    }
+    b.failed_result("not run".into())
 }
 
 fn panic_message(p: &Box<dyn std::any::Any + Send>) -> String {

@@ -355,7 +355,8 @@ fn per_cpu_states(bpf: &aya::Ebpf) -> Vec<Cpu> {
         .map_or_else(Vec::new, |v| v.iter().copied().collect())
 }
 
-fn comm_name(comm: &[u8; COMM_LEN]) -> String {
+/// A kernel `comm` (NUL-padded) as text.
+pub(super) fn comm_name(comm: &[u8; COMM_LEN]) -> String {
     let end = comm.iter().position(|&c| c == 0).unwrap_or(COMM_LEN);
     String::from_utf8_lossy(&comm[..end]).into_owned()
 }

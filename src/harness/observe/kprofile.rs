@@ -69,7 +69,7 @@ impl KernelRecording {
     ) -> std::result::Result<Self, String> {
         if is_root {
             match KernelSampling::start(hz) {
-                Ok(s) => return Ok(Self::sampling_in_the_kernel(s, hz, WINDOW)),
+                Ok(s) => return Self::sampling_in_the_kernel(s, hz, WINDOW),
                 Err(why) => fallback_note(&why),
             }
         }
@@ -77,37 +77,28 @@ impl KernelRecording {
     }
 
     /// Sampling in BPF, the closed window folded every `window`.
-    fn sampling_in_the_kernel(sampling: KernelSampling, hz: u32, window: Duration) -> Self {
+    fn sampling_in_the_kernel(
+        sampling: KernelSampling,
+        hz: u32,
+        window: Duration,
+    ) -> std::result::Result<Self, String> {
         let sampling = Arc::new(Mutex::new(sampling));
         let folded = Arc::new(Mutex::new(Folded::default()));
         let stop = Arc::new(AtomicBool::new(false));
-        let (s, f, st) = (
-            Arc::clone(&sampling),
-            Arc::clone(&folded),
-            Arc::clone(&stop),
-        );
-        let folder = std::thread::Builder::new()
-            .name("timeshare-observe-fold".into())
-            .spawn(move || {
-                let _observer = super::ObserverThread::register();
-                let mut since = std::time::Instant::now();
-                while !st.load(Ordering::Relaxed) {
-                    if since.elapsed() >= window {
-                        fold_sampled(&s, &f);
-                        since = std::time::Instant::now();
-                    }
-                    std::thread::sleep(Duration::from_millis(250));
-                }
-            })
-            .ok();
-        KernelRecording {
+        let folder = {
+            let (sampling, folded) = (Arc::clone(&sampling), Arc::clone(&folded));
+            folding_thread(Arc::clone(&stop), window, move || {
+                fold_sampled(&sampling, &folded)
+            })?
+        };
+        Ok(KernelRecording {
             source: Source::Bpf(sampling),
             hz,
             folded,
             stop,
-            folder,
+            folder: Some(folder),
             tracing: SyscallTracing::Off,
-        }
+        })
     }
 
     /// `perf record -a -g` at `hz` in windows of `window` (whole seconds).
@@ -122,22 +113,12 @@ impl KernelRecording {
             Recording::start_windows(&perf, hz, Some(window)).map_err(|e| format!("{e:#}"))?;
         let folded = Arc::new(Mutex::new(Folded::default()));
         let stop = Arc::new(AtomicBool::new(false));
+        // Each closed window folded as soon as the thread looks (every 250 ms).
         let folder = {
-            let (dir, folded, stop) = (
-                recording.dir().to_path_buf(),
-                Arc::clone(&folded),
-                Arc::clone(&stop),
-            );
-            std::thread::Builder::new()
-                .name("timeshare-observe-fold".into())
-                .spawn(move || {
-                    let _observer = super::ObserverThread::register();
-                    while !stop.load(Ordering::Relaxed) {
-                        fold_closed(&perf, &dir, &folded);
-                        std::thread::sleep(Duration::from_millis(250));
-                    }
-                })
-                .map_err(|e| format!("cannot start the profile's folding thread: {e}"))?
+            let (dir, folded) = (recording.dir().to_path_buf(), Arc::clone(&folded));
+            folding_thread(Arc::clone(&stop), Duration::ZERO, move || {
+                fold_closed(&perf, &dir, &folded)
+            })?
         };
         Ok(KernelRecording {
             source: Source::Perf(recording),
@@ -265,6 +246,29 @@ impl Drop for KernelRecording {
             let _ = t.join();
         }
     }
+}
+
+/// The observer's thread that calls `fold` every `every` (looking each 250 ms, so that a
+/// stop is seen at once) until `stop` is set.
+fn folding_thread(
+    stop: Arc<AtomicBool>,
+    every: Duration,
+    mut fold: impl FnMut() + Send + 'static,
+) -> std::result::Result<JoinHandle<()>, String> {
+    std::thread::Builder::new()
+        .name("timeshare-observe-fold".into())
+        .spawn(move || {
+            let _observer = super::ObserverThread::register();
+            let mut since = std::time::Instant::now();
+            while !stop.load(Ordering::Relaxed) {
+                if since.elapsed() >= every {
+                    fold();
+                    since = std::time::Instant::now();
+                }
+                std::thread::sleep(Duration::from_millis(250));
+            }
+        })
+        .map_err(|e| format!("cannot start the profile's folding thread: {e}"))
 }
 
 /// Fold the BPF sampler's closed window into the aggregate. The window is kept apart

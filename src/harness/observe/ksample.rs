@@ -148,9 +148,8 @@ impl KernelSampling {
                 kernel: false,
             });
         }
-        let end = s.comm.iter().position(|&c| c == 0).unwrap_or(COMM_LEN);
         StackSample {
-            comm: String::from_utf8_lossy(&s.comm[..end]).into_owned(),
+            comm: super::kcount::comm_name(&s.comm),
             pid: u32::from(s.idle == 0),
             frames,
         }

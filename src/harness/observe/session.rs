@@ -469,20 +469,10 @@ fn wait(end: Option<Instant>, done: impl Fn() -> bool, tick: &mut dyn FnMut()) {
     }
 }
 
-/// Sleep for `most`, or until `pidfd`'s process ends or a signal comes (poll is never
-/// restarted after a signal handler).
+/// Sleep for `most`, or until `pidfd`'s process ends or a signal comes.
 fn nap(pidfd: Option<&OwnedFd>, most: Duration) {
-    let mut fds: Vec<libc::pollfd> = pidfd
-        .map(|fd| libc::pollfd {
-            fd: fd.as_raw_fd(),
-            events: libc::POLLIN,
-            revents: 0,
-        })
-        .into_iter()
-        .collect();
-    let ms = most.as_millis().min(i32::MAX as u128) as i32;
-    // SAFETY: a valid array of pollfd of the stated length (none or our own descriptor).
-    unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, ms) };
+    let fds: Vec<_> = pidfd.map(AsRawFd::as_raw_fd).into_iter().collect();
+    super::stream::wait_readable(&fds, most);
 }
 
 /// A descriptor that becomes readable when the process `pid` (our own child) ends.

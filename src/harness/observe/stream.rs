@@ -143,18 +143,8 @@ impl TraceStream {
 
     /// Sleep until a buffer is a quarter full, a signal comes, or `most` has passed.
     pub fn wait(&self, most: Duration) {
-        let mut fds: Vec<libc::pollfd> = self
-            .buffers
-            .iter()
-            .map(|b| libc::pollfd {
-                fd: b.as_raw_fd(),
-                events: libc::POLLIN,
-                revents: 0,
-            })
-            .collect();
-        let ms = most.as_millis().min(i32::MAX as u128) as i32;
-        // SAFETY: a valid array of pollfd of the stated length, our own descriptors.
-        unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, ms) };
+        let fds: Vec<_> = self.buffers.iter().map(AsRawFd::as_raw_fd).collect();
+        wait_readable(&fds, most);
     }
 
     /// Empty every buffer, handing each record's type and bytes (after the header) to
@@ -167,6 +157,22 @@ impl TraceStream {
             }
         }
     }
+}
+
+/// Sleep until one of `fds` is readable, a signal comes (poll is never restarted after a
+/// signal handler), or `most` has passed; with no descriptor, a sleep a signal cuts short.
+pub fn wait_readable(fds: &[std::os::fd::RawFd], most: Duration) {
+    let mut polled: Vec<libc::pollfd> = fds
+        .iter()
+        .map(|&fd| libc::pollfd {
+            fd,
+            events: libc::POLLIN,
+            revents: 0,
+        })
+        .collect();
+    let ms = most.as_millis().min(i32::MAX as u128) as i32;
+    // SAFETY: a valid array of pollfd of the stated length; the caller's open descriptors.
+    unsafe { libc::poll(polled.as_mut_ptr(), polled.len() as libc::nfds_t, ms) };
 }
 
 /// What reads a [`TraceStream`]: decodes its records and takes them in time order.
