@@ -160,14 +160,29 @@ pub fn sweep_scratch(root: &Path) -> Vec<PathBuf> {
             }
             std::thread::sleep(std::time::Duration::from_millis(20));
         }
-        if meta.is_dir() && make_removable(&path) && fs::remove_dir_all(&path).is_ok() {
+        if meta.is_dir() && make_removable(&path) && remove_dir_settled(&path) {
             removed.push(path);
         }
     }
     removed
 }
 
-/// SIGKILL this user's processes whose working directory is inside `dir`; how many.
+/// Remove `dir` and everything in it. A process killed a moment ago can still finish the
+/// call it was in (a result file being created), so a removal that met a new entry is
+/// tried again, a few times, before giving up.
+fn remove_dir_settled(dir: &Path) -> bool {
+    for _ in 0..10 {
+        if fs::remove_dir_all(dir).is_ok() || !dir.exists() {
+            return true;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    false
+}
+
+/// SIGKILL this user's processes working inside `dir` — their working directory is
+/// there, or their command line names a path there (a run's process writing its
+/// results into the work directory); how many.
 fn kill_processes_in(dir: &Path) -> usize {
     let Ok(procs) = fs::read_dir("/proc") else {
         return 0;
@@ -181,7 +196,8 @@ fn kill_processes_in(dir: &Path) -> usize {
         };
         let owned = fs::symlink_metadata(e.path()).is_ok_and(|m| m.uid() == me);
         // A zombie has no working directory: it is dead already.
-        let inside = fs::read_link(e.path().join("cwd")).is_ok_and(|cwd| cwd.starts_with(dir));
+        let inside = fs::read_link(e.path().join("cwd")).is_ok_and(|cwd| cwd.starts_with(dir))
+            || names_a_path_in(&e.path(), dir);
         if owned && inside {
             // SAFETY: kill has no memory effects; the process works in a dead run's scratch.
             unsafe { libc::kill(pid, libc::SIGKILL) };
@@ -189,6 +205,18 @@ fn kill_processes_in(dir: &Path) -> usize {
         }
     }
     killed
+}
+
+/// Whether the command line of the process at `proc_dir` has an argument inside `dir`.
+fn names_a_path_in(proc_dir: &Path, dir: &Path) -> bool {
+    use std::os::unix::ffi::OsStrExt;
+    let Ok(cmdline) = fs::read(proc_dir.join("cmdline")) else {
+        return false;
+    };
+    let dir = dir.as_os_str().as_bytes();
+    cmdline
+        .split(|b| *b == 0)
+        .any(|arg| arg.starts_with(dir) && matches!(arg.get(dir.len()), None | Some(b'/')))
 }
 
 /// A benchmark may have left a directory without write permission (the `fs` family's
@@ -357,6 +385,14 @@ mod tests {
             .current_dir(gone.join("sub/deeper"))
             .spawn()
             .unwrap();
+        // A run's process that writes its results there by path, working elsewhere.
+        fs::write(gone.join("out"), b"").unwrap();
+        let mut writer = std::process::Command::new("tail")
+            .arg("-f")
+            .arg(gone.join("out"))
+            .current_dir(root.path())
+            .spawn()
+            .unwrap();
         let mut bystander = std::process::Command::new("sleep")
             .arg("30")
             .current_dir(&alive)
@@ -366,6 +402,23 @@ mod tests {
         assert_eq!(sweep_scratch(root.path()), vec![gone.clone()]);
         use std::os::unix::process::ExitStatusExt;
         assert_eq!(orphan.wait().unwrap().signal(), Some(libc::SIGKILL));
+        let mut writer_ended = None;
+        for _ in 0..100 {
+            writer_ended = writer.try_wait().unwrap();
+            if writer_ended.is_some() {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        if writer_ended.is_none() {
+            writer.kill().unwrap();
+            writer.wait().unwrap();
+        }
+        assert_eq!(
+            writer_ended.and_then(|s| s.signal()),
+            Some(libc::SIGKILL),
+            "a process naming a path in the dead run's directory is killed"
+        );
         assert!(
             bystander.try_wait().unwrap().is_none(),
             "a live run's job is left alone"
