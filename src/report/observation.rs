@@ -8,7 +8,7 @@ use crate::model::observation::cost::CostMeasurement;
 use crate::model::observation::predict::Prediction;
 use crate::model::observation::subsystem::VFS;
 use crate::model::observation::{
-    CacheFigure, CallCount, CallMix, Part, RateSummary, SystemObservation,
+    CacheFigure, CallCount, CallMix, CallTiming, Part, RateSummary, SystemObservation,
 };
 use crate::model::unit::{format_seconds, Better};
 use crate::report::style::escape;
@@ -338,17 +338,26 @@ fn timing_text(mix: &CallMix, span_s: f64) -> String {
         } else {
             String::new()
         },
-        if timing.sampled() {
-            "an estimated "
-        } else {
-            ""
-        },
+        estimate_label(timing, mix),
         format_seconds(in_kernel),
         timing.unfinished,
         timing.exits_unentered,
         timing.unpaired,
         timing.method
     )
+}
+
+/// What the total in the kernel is, when it is not the sum of every call's own time:
+/// a sample's mean times the count, or, on the record path, the timed calls' mean given to
+/// those whose records were lost.
+fn estimate_label(timing: &CallTiming, mix: &CallMix) -> &'static str {
+    if timing.sampled() {
+        "an estimated "
+    } else if mix.calls.iter().any(CallCount::extrapolated) {
+        "an estimated (calls without both records at their call's mean) "
+    } else {
+        ""
+    }
 }
 
 fn profile_text(o: &SystemObservation) -> String {
@@ -704,6 +713,29 @@ mod tests {
         assert!(t.contains("read"), "{t}");
         assert!(t.contains("rates: none"), "{t}");
         assert!(t.contains("no stored run on this host"), "{t}");
+    }
+
+    /// On the record path every call is timed that has both records; a total that gives
+    /// the others their call's mean says it is an estimate.
+    #[test]
+    fn a_total_with_calls_not_timed_is_called_an_estimate() {
+        use crate::model::observation::tests::read_timed;
+        let mix = |timed| CallMix {
+            calls: vec![read_timed(timed)],
+            timing: Some(Part::Measured(CallTiming {
+                timed,
+                one_in: 1,
+                ..CallTiming::default()
+            })),
+            ..CallMix::default()
+        };
+        let all = timing_text(&mix(8), 2.0);
+        assert!(!all.contains("estimated"), "{all}");
+        let lost = timing_text(&mix(6), 2.0);
+        assert!(
+            lost.contains("an estimated (calls without both records at their call's mean)"),
+            "{lost}"
+        );
     }
 
     #[test]

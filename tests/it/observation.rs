@@ -582,3 +582,32 @@ fn observe_shows_a_clock_that_moves_on_a_terminal_and_none_on_a_pipe() {
         assert!(!s.contains(" s left") && !s.contains('\r'), "{s}");
     }
 }
+
+/// Where root could have counted in the kernel but did not (here `TIMESHARE_NO_BPF`), the
+/// observation's notes say which path ran instead and why, without any debug setting.
+#[test]
+fn a_fallback_from_the_kernel_path_is_noted_with_its_reason() {
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    if unsafe { libc::geteuid() } != 0 || which("perf").is_none() {
+        eprintln!("skipped: needs root and perf");
+        return;
+    }
+    let out = timeshare()
+        .env("TIMESHARE_NO_BPF", "1")
+        .env_remove("TIMESHARE_DEBUG")
+        .args(["observe", "--no-caches", "--no-save", "--", "sleep", "0.3"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for note in [
+        "calls counted from perf's records, not in the kernel: TIMESHARE_NO_BPF is set",
+        "kernel profile from perf record, not sampled in the kernel: TIMESHARE_NO_BPF is set",
+    ] {
+        assert!(text.contains(note), "{note}: {text}");
+    }
+}

@@ -180,9 +180,13 @@ impl CallCounting {
         timing: CallTimes,
         notes: &mut Vec<String>,
     ) -> std::result::Result<Self, String> {
-        // TIMESHARE_NO_BPF takes the record path, to compare the two on one machine.
-        if is_root && std::env::var_os("TIMESHARE_NO_BPF").is_none() {
-            match Self::start_in_kernel(leave_out, timing) {
+        if is_root {
+            // TIMESHARE_NO_BPF takes the record path, to compare the two on one machine.
+            let kernel = match std::env::var_os("TIMESHARE_NO_BPF") {
+                Some(_) => Err("TIMESHARE_NO_BPF is set".to_string()),
+                None => Self::start_in_kernel(leave_out, timing),
+            };
+            match kernel {
                 Ok(counting) => return Ok(counting),
                 Err(why) => notes.push(format!(
                     "calls counted from perf's records, not in the kernel: {why}"

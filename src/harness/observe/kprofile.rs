@@ -62,15 +62,19 @@ enum Source {
 impl KernelRecording {
     /// Sample the kernel in BPF at `hz` where this user and build may; else `perf record
     /// -a -g` in windows of [`WINDOW`]; or say exactly why neither can be.
+    /// Why the BPF sampler could not be used, when root could have, goes into `notes`.
     pub fn start(
         perf: Option<PathBuf>,
         is_root: bool,
         hz: u32,
+        notes: &mut Vec<String>,
     ) -> std::result::Result<Self, String> {
         if is_root {
             match KernelSampling::start(hz) {
                 Ok(s) => return Self::sampling_in_the_kernel(s, hz, WINDOW),
-                Err(why) => fallback_note(&why),
+                Err(why) => notes.push(format!(
+                    "kernel profile from perf record, not sampled in the kernel: {why}"
+                )),
             }
         }
         Self::start_windows(perf, is_root, hz, WINDOW)
@@ -229,13 +233,6 @@ impl KernelRecording {
         p.profiler_cpu_s = recorder_cpu_s + folded.script_cpu_s;
         p.in_kernel = self.in_the_kernel();
         (p, net)
-    }
-}
-
-/// Why the kernel is not sampled in BPF, for whoever debugs a fallback to perf.
-fn fallback_note(why: &str) {
-    if std::env::var_os("TIMESHARE_DEBUG").is_some() {
-        eprintln!("timeshare: the kernel profile falls back to perf record: {why}");
     }
 }
 

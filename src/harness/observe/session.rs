@@ -182,8 +182,13 @@ pub fn observe(
         } else {
             SyscallTracing::Off
         };
-        KernelRecording::start(host.find_program("perf"), host.is_root, OBSERVE_HZ)
-            .map(|r| r.while_tracing(tracing))
+        KernelRecording::start(
+            host.find_program("perf"),
+            host.is_root,
+            OBSERVE_HZ,
+            &mut notes,
+        )
+        .map(|r| r.while_tracing(tracing))
     } else {
         Err("not asked for (--no-profile)".to_string())
     };

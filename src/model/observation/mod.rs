@@ -246,11 +246,24 @@ impl CallCount {
         let Some(t) = self.time.as_ref() else {
             return 0.0;
         };
-        let returned = self.count.saturating_sub(t.unfinished);
         match t.mean_s() {
-            Some(mean) if t.timed < returned => mean * returned as f64,
+            Some(mean) if self.extrapolated() => mean * self.returned() as f64,
             _ => t.total_s,
         }
+    }
+
+    /// Whether [`Self::total_s`] counts calls that returned but were not timed at their
+    /// call's mean: a sample was timed, or records were lost or late (unpaired).
+    pub fn extrapolated(&self) -> bool {
+        self.time
+            .as_ref()
+            .is_some_and(|t| t.timed > 0 && t.timed < self.returned())
+    }
+
+    /// Calls that returned within the span.
+    fn returned(&self) -> u64 {
+        let unfinished = self.time.as_ref().map_or(0, |t| t.unfinished);
+        self.count.saturating_sub(unfinished)
     }
 }
 
@@ -548,6 +561,40 @@ pub mod tests {
         assert_eq!(check_file(&o), Err(FileError::Newer(VERSION + 1)));
         o.format = "something".into();
         assert!(matches!(check_file(&o), Err(FileError::Format(_))));
+    }
+
+    /// `read` counted 10 times, 2 of them unfinished, `timed` of the others timed at
+    /// 1 µs each.
+    pub fn read_timed(timed: u64) -> CallCount {
+        CallCount {
+            name: "read".into(),
+            count: 10,
+            per_s: 5.0,
+            time: Some(CallTime {
+                timed,
+                total_s: timed as f64 * 1e-6,
+                unfinished: 2,
+                log2_ns: vec![],
+            }),
+        }
+    }
+
+    #[test]
+    fn a_calls_time_is_extrapolated_only_over_returned_calls_not_timed() {
+        let all = read_timed(8);
+        assert!(!all.extrapolated());
+        assert!((all.total_s() - 8e-6).abs() < 1e-12);
+        let some = read_timed(6);
+        assert!(some.extrapolated());
+        assert!((some.total_s() - 8e-6).abs() < 1e-12, "{}", some.total_s());
+        let none = read_timed(0);
+        assert!(!none.extrapolated());
+        assert_eq!(none.total_s(), 0.0);
+        let untimed = CallCount {
+            time: None,
+            ..read_timed(0)
+        };
+        assert!(!untimed.extrapolated());
     }
 
     #[test]
