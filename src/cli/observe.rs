@@ -503,12 +503,25 @@ mod tests {
         o.complete = false;
         let id = store.begin_observation(&o).unwrap();
         let ncol = o.rates.columns.len();
+        let columns = o.rates.columns.clone();
         let value = |t: usize, c: usize| {
-            // A working day: busy from 9 to 17, a burst every 10 minutes.
+            // A working day: busy from 9 to 17, a burst every 10 minutes; the CPU's
+            // states in percent of all CPUs, adding up to 100, the rest events a second.
             let hour = t / 3600;
             let busy = if (9..17).contains(&hour) { 5.0 } else { 1.0 };
-            let burst = if t % 600 < 5 { 20.0 } else { 1.0 };
-            busy * burst * (100.0 + c as f64 * 37.0 + (t % 97) as f64)
+            let burst = if t % 600 < 5 { 3.0 } else { 1.0 };
+            let wobble = (t % 97) as f64 / 97.0;
+            let cpu = |share: f64| (busy * burst * share * (1.0 + wobble)).min(30.0);
+            match columns[c].as_str() {
+                "cpu_user" => cpu(2.0),
+                "cpu_system" => cpu(1.5),
+                "cpu_iowait" => cpu(0.5),
+                "cpu_softirq" => cpu(0.1),
+                "cpu_nice" | "cpu_irq" | "cpu_steal" => 0.0,
+                "cpu_idle" => 100.0 - cpu(2.0) - cpu(1.5) - cpu(0.5) - cpu(0.1),
+                "runnable" | "blocked" => busy * burst * (1.0 + wobble),
+                _ => busy * burst * (100.0 + c as f64 * 37.0 + (t % 97) as f64),
+            }
         };
         let started = std::time::Instant::now();
         for hour in 0..24 {
@@ -555,6 +568,8 @@ mod tests {
         assert!(bytes <= 50_000_000, "{bytes} bytes stored for a day");
         assert!(html.len() <= 3_000_000, "{} bytes of HTML", html.len());
         assert!(html.contains("Hour by hour"));
+        // The charts' hours read against the table's clock hours.
+        assert!(html.contains("hours from 03:04 UTC"));
         assert_eq!(
             html.matches("<tr>").count() - text_rows(&html),
             25,

@@ -185,11 +185,13 @@ fn hour_mean(o: &SystemObservation, col: &[f64], h: usize) -> Option<f64> {
 }
 
 fn series_charts(o: &SystemObservation) -> Markup {
-    // A span of hours is drawn in hours, as seed 001 showed its day.
+    // A span of hours is drawn in hours, as seed 001 showed its day, counted from the
+    // start's clock time so that the axis reads against the hour-by-hour table.
     let (per, unit) = if o.duration_s > 2.0 * 3600.0 {
-        (3600.0, "hours")
+        let start = o.started_at.format("%H:%M");
+        (3600.0, format!("hours from {start} UTC"))
     } else {
-        (1.0, "seconds")
+        (1.0, "seconds".to_string())
     };
     let charts: Vec<Markup> = GROUPS
         .iter()
@@ -212,7 +214,7 @@ fn series_charts(o: &SystemObservation) -> Markup {
                 .collect();
             let mut plot = Plot::new(
                 *title,
-                span_axis(&xs, o.duration_s / per, unit),
+                span_axis(&xs, o.duration_s / per, &unit),
                 Axis::linear(y_unit, &ys, &|v| format!("{v:.0}")),
             );
             for l in lines {
