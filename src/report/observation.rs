@@ -228,7 +228,10 @@ fn calls_text(o: &SystemObservation) -> String {
         mix.total,
         num(mix.per_s),
         if mix.lost > 0 {
-            format!(" ({} more lost: the kernel's buffer was full)", mix.lost)
+            format!(
+                " ({} more not kept: the kernel's buffer or map was full)",
+                mix.lost
+            )
         } else {
             String::new()
         }

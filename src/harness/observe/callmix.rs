@@ -42,7 +42,7 @@ use super::stream::{
     self, record_time, sample_raw, u32_at, u64_at, Consumer, Reading, TraceStream, RECORD_COMM,
     RECORD_FORK, RECORD_LOST, RECORD_SAMPLE,
 };
-use super::tally::{CallTimes, Event, LeaveOut, Mine, Tallied, Tally};
+use super::tally::{CallTimes, Event, LeaveOut, Mine, Processes, Tallied, Tally};
 use crate::model::observation::{CallCount, CallMix, CallTime, CallTiming, CommandCalls, Part};
 
 /// Ring buffer per CPU: 8 MiB holds about 55,000 timed calls (an entry record of 96
@@ -172,19 +172,21 @@ impl CallCounting {
     /// Count in the kernel where BPF can be loaded, else open the tracepoints on every
     /// CPU and start the reader of their records; `timed`: the exits too, for each
     /// call's time. Why the kernel path could not be had goes into `notes`. As root the
-    /// tracefs is mounted if it is not. Fails with the exact privilege or setting it
-    /// needs.
+    /// tracefs is mounted if it is not. `processes`: whether calls are told apart by
+    /// process (for the observed command's tree). Fails with the exact privilege or
+    /// setting it needs.
     pub fn start(
         is_root: bool,
         leave_out: LeaveOut,
         timing: CallTimes,
+        processes: Processes,
         notes: &mut Vec<String>,
     ) -> std::result::Result<Self, String> {
         if is_root {
             // TIMESHARE_NO_BPF takes the record path, to compare the two on one machine.
             let kernel = match std::env::var_os("TIMESHARE_NO_BPF") {
                 Some(_) => Err("TIMESHARE_NO_BPF is set".to_string()),
-                None => Self::start_in_kernel(leave_out, timing),
+                None => Self::start_in_kernel(leave_out, timing, processes),
             };
             match kernel {
                 Ok(counting) => return Ok(counting),
@@ -193,16 +195,24 @@ impl CallCounting {
                 )),
             }
         }
-        Self::start_records(is_root, leave_out, timing != CallTimes::Off, notes)
+        Self::start_records(
+            is_root,
+            leave_out,
+            timing != CallTimes::Off,
+            processes,
+            notes,
+        )
     }
 
     /// Count in the kernel (the BPF path), or say why it cannot.
     pub fn start_in_kernel(
         leave_out: LeaveOut,
         timing: CallTimes,
+        processes: Processes,
     ) -> std::result::Result<Self, String> {
         let total = Arc::new(AtomicU64::new(0));
-        let k = super::kcount::KernelCounting::start(leave_out, timing, Arc::clone(&total))?;
+        let k =
+            super::kcount::KernelCounting::start(leave_out, timing, processes, Arc::clone(&total))?;
         Ok(CallCounting {
             total,
             path: CountingPath::Kernel(k),
@@ -217,6 +227,7 @@ impl CallCounting {
         is_root: bool,
         leave_out: LeaveOut,
         timed: bool,
+        processes: Processes,
         notes: &mut Vec<String>,
     ) -> std::result::Result<Self, String> {
         let tp = SyscallTracepoints::find(is_root, notes)?;
@@ -246,6 +257,7 @@ impl CallCounting {
             ids,
             tally: Tally {
                 timing: ids.exit.is_some(),
+                by_command_only: processes == Processes::Together,
                 ..Tally::default()
             },
             leave_out,

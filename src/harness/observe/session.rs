@@ -21,7 +21,7 @@ use super::caches::CacheCounting;
 use super::callmix::CallCounting;
 use super::kprofile::{KernelRecording, OBSERVE_HZ};
 use super::system::{Series, SeriesOutcome};
-use super::tally::{CallTimes, LeaveOut};
+use super::tally::{CallTimes, LeaveOut, Processes};
 use crate::harness::contract::Host;
 use crate::harness::interrupt;
 use crate::model::observation::subsystem::{NetShares, SyscallTracing};
@@ -167,7 +167,19 @@ pub fn observe(
             PlanSpan::Workload { .. } => LeaveOut::ObserverThreads,
             _ => LeaveOut::ThisProcess,
         };
-        CallCounting::start(host.is_root, leave_out, parts.call_times, &mut notes)
+        // A command's tree is counted apart; a span of the whole machine keeps its calls
+        // by command only, so that a day of short-lived processes fits in the maps.
+        let processes = match plan.span {
+            PlanSpan::For(_) => Processes::Together,
+            _ => Processes::Apart,
+        };
+        CallCounting::start(
+            host.is_root,
+            leave_out,
+            parts.call_times,
+            processes,
+            &mut notes,
+        )
     } else {
         Err("not asked for (--no-calls)".to_string())
     };

@@ -40,6 +40,17 @@ impl CallTimes {
     }
 }
 
+/// Whether calls are told apart by process, or only by command.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Processes {
+    /// By process, forks kept: the observed command's tree is counted apart. What is kept
+    /// grows with the processes the span sees.
+    Apart,
+    /// By command name alone (a span of the whole machine, which has no tree): what is
+    /// kept stays as small over a day of short-lived processes as over a minute.
+    Together,
+}
+
 /// One record of the stream, decoded.
 #[derive(Debug, Clone, PartialEq)]
 pub(super) enum Event {
@@ -81,6 +92,9 @@ pub(super) struct Tally {
     pub(super) in_call: HashMap<u32, InCall>,
     pub(super) exits_unentered: u64,
     pub(super) unpaired: u64,
+    /// Calls kept under process 0 and forks dropped, processes counted together
+    /// ([`Processes::Together`]); by default each process apart.
+    pub(super) by_command_only: bool,
 }
 
 impl Tally {
@@ -91,6 +105,16 @@ impl Tally {
                 self.commands.push(name);
                 (self.commands.len() - 1) as u32
             }
+        }
+    }
+
+    /// The process a call of `pid` is counted under: itself, or 0 when processes are
+    /// counted together.
+    fn keyed(&self, pid: u32) -> u32 {
+        if self.by_command_only {
+            0
+        } else {
+            pid
         }
     }
 
@@ -115,7 +139,7 @@ impl Tally {
                 if mine.made(pid, tid) {
                     return 0;
                 }
-                let key = (pid, self.command_of(pid), id);
+                let key = (self.keyed(pid), self.command_of(pid), id);
                 self.counts.entry(key).or_default().count += 1;
                 if self.timing {
                     let never_returns =
@@ -157,7 +181,9 @@ impl Tally {
             }
             Event::Fork { pid, ppid } => {
                 if pid != ppid {
-                    self.parent_of.insert(pid, ppid);
+                    if !self.by_command_only {
+                        self.parent_of.insert(pid, ppid);
+                    }
                     if let Some(&c) = self.command_of.get(&ppid) {
                         self.command_of.insert(pid, c);
                     }

@@ -84,6 +84,9 @@ struct config {
     __u32 empty;         // count nothing: what the tracepoints cost bare (--cost)
     __u32 sample_mask;   // time one call in mask + 1 of each number on each CPU (a power
                          // of two): the two clock reads are most of what timing costs
+    __u32 per_process;   // key calls by process and keep forks, for the observed command's
+                         // tree; else by command alone, so that the maps stay as small over
+                         // a day of short-lived processes as over a minute
 };
 
 enum stat {
@@ -231,9 +234,10 @@ int timeshare_sys_enter(struct bpf_raw_tracepoint_args *ctx) {
     // this CPU or the last call may have changed it (execve, execveat, prctl): the
     // helper is a good part of what a call costs.
     __u32 last = c->key.nr;
-    if (c->tid != tid || c->key.tgid != tgid || last == 59 || last == 322 || last == 157)
+    __u32 keyed = cfg.per_process ? tgid : 0;
+    if (c->tid != tid || c->key.tgid != keyed || last == 59 || last == 322 || last == 157)
         bpf_get_current_comm(c->key.comm, sizeof(c->key.comm));
-    c->key.tgid = tgid;
+    c->key.tgid = keyed;
     c->key.nr = nr;
     c->tid = tid;
     // exit and exit_group never return: counted now, untimed.
@@ -321,6 +325,8 @@ int timeshare_switch(struct bpf_raw_tracepoint_args *ctx) {
 // for the observed command's tree.
 SEC("tracepoint/sched/sched_process_fork")
 int timeshare_fork(void *ctx) {
+    if (!cfg.per_process)
+        return 0;
     __u32 child = 0, at = cfg.fork_child_at & 0xff;
     bpf_probe_read_kernel(&child, sizeof(child), (char *)ctx + at);
     __u32 parent = bpf_get_current_pid_tgid() >> 32;

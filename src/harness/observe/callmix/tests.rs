@@ -15,6 +15,7 @@ fn observe_child(child: fn()) -> Option<(CallMix, CommandCalls)> {
         is_root(),
         LeaveOut::ThisProcess,
         CallTimes::OneIn(1),
+        Processes::Apart,
         &mut notes,
     ) {
         Ok(c) => c,
@@ -170,7 +171,11 @@ fn a_sleeping_call_is_timed_with_its_sleep() {
 /// 1 ms still adds up to at least 1 ms a call.
 #[test]
 fn a_sample_of_the_calls_is_timed_and_every_call_counted() {
-    let counting = match CallCounting::start_in_kernel(LeaveOut::ThisProcess, CallTimes::DEFAULT) {
+    let counting = match CallCounting::start_in_kernel(
+        LeaveOut::ThisProcess,
+        CallTimes::DEFAULT,
+        Processes::Apart,
+    ) {
         Ok(c) => c,
         Err(why) => {
             eprintln!("skipped: {why}");
@@ -216,10 +221,18 @@ enum Path {
 
 fn start_on(path: Path) -> Option<CallCounting> {
     let started = match path {
-        Path::Kernel => CallCounting::start_in_kernel(LeaveOut::ThisProcess, CallTimes::OneIn(1)),
-        Path::Records => {
-            CallCounting::start_records(is_root(), LeaveOut::ThisProcess, true, &mut Vec::new())
-        }
+        Path::Kernel => CallCounting::start_in_kernel(
+            LeaveOut::ThisProcess,
+            CallTimes::OneIn(1),
+            Processes::Apart,
+        ),
+        Path::Records => CallCounting::start_records(
+            is_root(),
+            LeaveOut::ThisProcess,
+            true,
+            Processes::Apart,
+            &mut Vec::new(),
+        ),
     };
     match started {
         Ok(c) => Some(c),
@@ -555,6 +568,25 @@ fn entries_and_exits_are_paired_per_thread() {
     assert_eq!(timing.unfinished, 1);
     assert_eq!(timing.unpaired, 1, "pid 50's read, followed by its getppid");
     assert!((timing.total_s - (1e-3 + 500e-9)).abs() < 1e-12);
+}
+
+/// Processes counted together (a span of the whole machine): every call is counted,
+/// under process 0, and no fork is kept, whatever the processes' number.
+#[test]
+fn records_of_processes_counted_together_keep_one_key_a_command_and_call() {
+    let mut t = Tally {
+        by_command_only: true,
+        ..Tally::default()
+    };
+    let mine = nobody();
+    for pid in 100..1100 {
+        t.take(0, Event::Fork { pid, ppid: 99 }, &mine);
+        t.take(0, enter(pid, pid, libc::SYS_getppid), &mine);
+    }
+    assert!(t.parent_of.is_empty());
+    assert!(t.counts.keys().all(|k| k.0 == 0));
+    let mix = summarise(&t, 1.0, None, &[]);
+    assert_eq!(mix.count("getppid"), 1000);
 }
 
 /// Beside a workload of its own, only the observer's threads are left out: the
