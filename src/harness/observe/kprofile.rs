@@ -19,7 +19,7 @@ use anyhow::Result;
 use super::ksample::KernelSampling;
 use super::profile::{self, parse_frame, Recording};
 use crate::model::observation::subsystem::{
-    build_weighted_profile, Frame, NetShares, StackSample, SyscallTracing,
+    flame_stack, Frame, NetShares, ProfileTally, StackSample, SyscallTracing,
 };
 use crate::model::observation::KernelProfile;
 
@@ -138,6 +138,11 @@ impl KernelRecording {
     /// so that the slow path it puts every call on is counted as the observer's.
     pub fn while_tracing(mut self, tracing: SyscallTracing) -> Self {
         self.tracing = tracing;
+        // Before the first window is folded (a minute in): every sample is told by it.
+        self.folded
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .tracing = tracing;
         self
     }
 
@@ -223,13 +228,7 @@ impl KernelRecording {
     }
 
     fn build(&self, folded: &Folded, recorder_cpu_s: f64) -> (KernelProfile, NetShares) {
-        let samples = folded.samples();
-        let (mut p, net) = build_weighted_profile(
-            samples.iter().map(|(s, n)| (s, *n)),
-            self.hz,
-            &self.method(folded),
-            self.tracing,
-        );
+        let (mut p, net) = folded.profile(self.hz, &self.method(folded));
         p.profiler_cpu_s = recorder_cpu_s + folded.script_cpu_s;
         p.in_kernel = self.in_the_kernel();
         (p, net)
@@ -304,18 +303,27 @@ fn fold_closed(perf: &Path, dir: &Path, folded: &Mutex<Folded>) {
     }
 }
 
-/// The samples so far, one entry per distinct (shortened) stack, each stack a list of
-/// numbers into one table of names: over hours the same few thousand kernel functions
-/// make every stack, and a stack of 64 frames as strings was kilobytes where as numbers
-/// it is 256 bytes (the observer's memory then grew by tens of MB an hour until the cap).
+/// The samples so far: the profile's tables counted sample by sample ([`ProfileTally`],
+/// exact whatever the span), and for the flame graph one entry per distinct (shortened)
+/// stack, each stack a list of numbers into one table of names: over hours the same few
+/// thousand kernel functions make every stack, and a stack of 64 frames as strings was
+/// kilobytes where as numbers it is 256 bytes (the observer's memory then grew by tens of
+/// MB an hour until the cap). Beyond [`MAX_STACKS`] a new stack is counted in the tables
+/// and, in the flame graph only, as `[stacks cut]`.
 #[derive(Debug, Default)]
 pub struct Folded {
+    tally: ProfileTally,
+    /// Whether every call was being traced, which decides the observer's samples.
+    tracing: SyscallTracing,
     /// Each name (a frame or a command) once; a key's numbers index it.
     names: Vec<String>,
     ids: HashMap<String, u32>,
     stacks: HashMap<StackKey, u64>,
-    /// Samples of stacks beyond [`MAX_STACKS`], counted in the `[stacks cut]` stack.
+    /// Samples of stacks beyond [`MAX_STACKS`], drawn as the `[stacks cut]` stack in the
+    /// flame graph (the tables count them as themselves).
     pub cut: u64,
+    /// Samples the kernel's map had no room for: counted, their stacks unknown.
+    pub unseen: u64,
     pub script_cpu_s: f64,
 }
 
@@ -340,6 +348,7 @@ impl Folded {
     /// Count `n` samples of one stack (the BPF sampler counts them in the kernel).
     pub fn add_weighted(&mut self, s: StackSample, n: u64) {
         let shortened = shortened(s);
+        self.tally.add(&shortened, n, self.tracing);
         let key = if self.stacks.len() < MAX_STACKS {
             self.key_of(&shortened)
         } else {
@@ -361,9 +370,22 @@ impl Folded {
         if n == 0 {
             return;
         }
-        self.cut += n;
-        let key = self.key_of(&cut_stack());
+        self.unseen += n;
+        let cut = cut_stack();
+        self.tally.add(&cut, n, self.tracing);
+        let key = self.key_of(&cut);
         *self.stacks.entry(key).or_default() += n;
+    }
+
+    /// The profile: the tables from the tally, the flame graph from the stacks kept.
+    pub fn profile(&self, frequency_hz: u32, method: &str) -> (KernelProfile, NetShares) {
+        let mut flame: HashMap<String, u64> = HashMap::new();
+        for (s, n) in self.samples() {
+            if let Some(stack) = flame_stack(&s, self.tracing) {
+                *flame.entry(stack).or_default() += n;
+            }
+        }
+        self.tally.profile(flame, frequency_hz, method)
     }
 
     /// Distinct stacks kept (the `[stacks cut]` one included).
@@ -429,15 +451,21 @@ impl Folded {
     }
 
     fn cut_text(&self) -> String {
-        if self.cut == 0 {
-            String::new()
-        } else {
-            format!(
-                "; {} samples beyond the {MAX_STACKS} distinct stacks kept counted as one \
-                 [stacks cut] stack",
+        let mut text = String::new();
+        if self.cut > 0 {
+            text += &format!(
+                "; {} samples of stacks beyond the {MAX_STACKS} distinct ones kept drawn as one \
+                 [stacks cut] stack in the flame graph (counted as themselves in the tables)",
                 self.cut
-            )
+            );
         }
+        if self.unseen > 0 {
+            text += &format!(
+                "; {} samples the kernel's map had no room for counted as [stacks cut]",
+                self.unseen
+            );
+        }
+        text
     }
 }
 
@@ -632,16 +660,32 @@ mod tests {
         assert_eq!(
             total,
             4 + MAX_STACKS as u64 + 5 + 1,
-            "no sample lost from the totals"
+            "no sample lost from the flame graph's totals"
         );
-        let (p, _) = build_weighted_profile(
-            samples.iter().map(|(s, n)| (s, *n)),
-            99,
-            "t",
-            SyscallTracing::Off,
-        );
+        let (p, _) = f.profile(99, "t");
         assert_eq!(p.samples, total);
         assert_eq!((p.idle_samples, p.user_samples), (1, 1));
+        // The tables count the samples beyond the cap as themselves: no [stacks cut]
+        // function, and the last of the x stacks is a function of its own.
+        assert!(p.functions.iter().all(|f| f.name != "[stacks cut]"));
+        let flame_cut: u64 = p
+            .folded
+            .iter()
+            .filter(|s| s.stack.contains("[stacks_cut]"))
+            .map(|s| s.count)
+            .sum();
+        assert_eq!(flame_cut, 8, "the flame graph draws them as [stacks cut]");
+        let mut h = Folded::default();
+        for i in 0..MAX_STACKS + 500 {
+            h.add(stack(
+                "x",
+                5,
+                &[("hot", true), (&format!("caller{i}"), true)],
+            ));
+        }
+        let (p, _) = h.profile(99, "t");
+        let hot = p.functions.iter().find(|f| f.name == "hot").unwrap();
+        assert_eq!(hot.self_samples, MAX_STACKS as u64 + 500, "{hot:?}");
         let deep: Vec<(String, bool)> = (0..200).map(|i| (format!("k{i}"), true)).collect();
         let deep: Vec<(&str, bool)> = deep.iter().map(|(n, k)| (n.as_str(), *k)).collect();
         let mut g = Folded::default();

@@ -522,8 +522,9 @@ pub const TRACED_SLOW_PATH: &[&str] = &["syscall_trace_enter", "syscall_exit_wor
 
 /// Whether every system call was traced (the observer's call mix) while the profile's
 /// samples were taken.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum SyscallTracing {
+    #[default]
     Off,
     On,
 }
@@ -751,115 +752,193 @@ pub fn build_weighted_profile<'a>(
     method: &str,
     tracing: SyscallTracing,
 ) -> (KernelProfile, NetShares) {
-    let mut p = KernelProfile {
-        method: method.to_string(),
-        frequency_hz,
-        ..KernelProfile::default()
-    };
-    let mut self_n: HashMap<&str, u64> = HashMap::new();
-    let mut incl_n: HashMap<&str, u64> = HashMap::new();
-    let mut by_sub: BTreeMap<&'static str, u64> = BTreeMap::new();
-    let mut folded: HashMap<String, u64> = HashMap::new();
-    let mut net = (0u64, 0u64, 0u64);
-    let mut namei = (0u64, 0u64);
+    let mut tally = ProfileTally::default();
+    let mut flame: HashMap<String, u64> = HashMap::new();
     for (s, w) in samples {
-        p.samples += w;
-        let Some(leaf) = s.frames.first() else {
-            continue;
+        tally.add(s, w, tracing);
+        if let Some(stack) = flame_stack(s, tracing) {
+            *flame.entry(stack).or_default() += w;
+        }
+    }
+    tally.profile(flame, frequency_hz, method)
+}
+
+/// What a profile's tables are made of, added to sample by sample: counts by kernel
+/// function, subsystem and kind of time. It grows with the kernel functions seen (a few
+/// thousand), never with the samples or their distinct stacks, so that a day's profile
+/// is as exact as a minute's even where the stacks kept for the flame graph are capped.
+#[derive(Debug, Default, Clone)]
+pub struct ProfileTally {
+    samples: u64,
+    idle: u64,
+    user: u64,
+    system: u64,
+    observer: u64,
+    self_n: HashMap<String, u64>,
+    incl_n: HashMap<String, u64>,
+    by_sub: BTreeMap<&'static str, u64>,
+    /// namei as the leaf, namei anywhere in the stack.
+    namei: (u64, u64),
+    /// network, its protocol timers, its receive side.
+    net: (u64, u64, u64),
+}
+
+impl ProfileTally {
+    /// Count `w` samples of stack `s`.
+    pub fn add(&mut self, s: &StackSample, w: u64, tracing: SyscallTracing) {
+        self.samples += w;
+        let kernel = match kind_of(s, tracing) {
+            SampleKind::Unnamed => return,
+            SampleKind::Idle => return self.idle += w,
+            SampleKind::User => return self.user += w,
+            SampleKind::Observer => return self.observer += w,
+            SampleKind::System(kernel) => kernel,
         };
-        if is_idle(s.pid, &leaf.name) {
-            p.idle_samples += w;
-            continue;
-        }
-        if !leaf.kernel {
-            p.user_samples += w;
-            continue;
-        }
-        p.system_samples += w;
-        // The kernel frames from the leaf to the first user frame.
-        let kernel: Vec<&str> = s
-            .frames
-            .iter()
-            .take_while(|f| f.kernel)
-            .map(|f| f.name.as_str())
-            .collect();
-        if is_observer_while(&kernel, tracing) {
-            p.system_samples -= w;
-            p.observer_samples += w;
-            continue;
-        }
-        *folded.entry(fold(&s.comm, &kernel)).or_default() += w;
-        *self_n.entry(kernel[0]).or_default() += w;
+        self.system += w;
+        *count(&mut self.self_n, kernel[0]) += w;
         let mut seen: Vec<&str> = Vec::with_capacity(kernel.len());
         for f in &kernel {
             if !seen.contains(f) {
                 seen.push(f);
-                *incl_n.entry(f).or_default() += w;
+                *count(&mut self.incl_n, f) += w;
             }
         }
         if any(NAMEI, kernel[0]) {
-            namei.0 += w;
+            self.namei.0 += w;
         }
         if kernel.iter().any(|f| any(NAMEI, f)) {
-            namei.1 += w;
+            self.namei.1 += w;
         }
         let sub = classify(&kernel);
-        *by_sub.entry(sub).or_default() += w;
+        *self.by_sub.entry(sub).or_default() += w;
         if sub == NETWORK {
-            net.0 += w;
+            self.net.0 += w;
             if kernel.iter().any(|f| any(NET_TIMERS, f)) {
-                net.1 += w;
+                self.net.1 += w;
             }
             if kernel.iter().any(|f| any(NET_RECEIVE, f)) {
-                net.2 += w;
+                self.net.2 += w;
             }
         }
     }
-    let denom = p.system_samples.max(1) as f64;
-    p.namei_self_share = namei.0 as f64 / denom;
-    p.namei_inclusive_share = namei.1 as f64 / denom;
-    let mut functions: Vec<KernelFunction> = incl_n
+
+    /// The profile of what was counted, with `flame`'s folded stacks (each with its
+    /// samples) for the flame graph.
+    pub fn profile(
+        &self,
+        flame: HashMap<String, u64>,
+        frequency_hz: u32,
+        method: &str,
+    ) -> (KernelProfile, NetShares) {
+        let denom = self.system.max(1) as f64;
+        let mut p = KernelProfile {
+            method: method.to_string(),
+            frequency_hz,
+            samples: self.samples,
+            idle_samples: self.idle,
+            user_samples: self.user,
+            system_samples: self.system,
+            observer_samples: self.observer,
+            namei_self_share: self.namei.0 as f64 / denom,
+            namei_inclusive_share: self.namei.1 as f64 / denom,
+            ..KernelProfile::default()
+        };
+        let mut functions: Vec<KernelFunction> = self
+            .incl_n
+            .iter()
+            .map(|(name, &incl)| {
+                let own = self.self_n.get(name).copied().unwrap_or(0);
+                KernelFunction {
+                    name: name.clone(),
+                    self_share: own as f64 / denom,
+                    inclusive_share: incl as f64 / denom,
+                    self_samples: own,
+                    inclusive_samples: incl,
+                }
+            })
+            .collect();
+        functions.sort_by(|a, b| {
+            b.self_samples
+                .cmp(&a.self_samples)
+                .then(b.inclusive_samples.cmp(&a.inclusive_samples))
+                .then(a.name.cmp(&b.name))
+        });
+        functions.truncate(TOP_FUNCTIONS);
+        p.functions = functions;
+        let mut subs: Vec<SubsystemShare> = self
+            .by_sub
+            .iter()
+            .map(|(subsystem, &samples)| SubsystemShare {
+                subsystem: subsystem.to_string(),
+                samples,
+                share: samples as f64 / denom,
+            })
+            .collect();
+        subs.sort_by(|a, b| {
+            b.samples
+                .cmp(&a.samples)
+                .then(a.subsystem.cmp(&b.subsystem))
+        });
+        p.subsystems = subs;
+        p.folded = keep_top_stacks(flame, TOP_STACKS);
+        let shares = (self.system > 0).then(|| NetShares {
+            system: self.net.0 as f64 / denom,
+            timers: self.net.1 as f64 / denom,
+            receive: self.net.2 as f64 / denom,
+        });
+        (p, shares.unwrap_or_default())
+    }
+}
+
+/// The entry of `name` in `map`, made without copying the name when it is there.
+fn count<'m>(map: &'m mut HashMap<String, u64>, name: &str) -> &'m mut u64 {
+    if !map.contains_key(name) {
+        map.insert(name.to_string(), 0);
+    }
+    map.get_mut(name).expect("just made")
+}
+
+/// What a sample's time was.
+enum SampleKind<'a> {
+    /// No frame at all.
+    Unnamed,
+    Idle,
+    User,
+    /// The observer's own handlers (or the slow path it makes every call take).
+    Observer,
+    /// System time, its kernel frames leaf first.
+    System(Vec<&'a str>),
+}
+
+fn kind_of(s: &StackSample, tracing: SyscallTracing) -> SampleKind<'_> {
+    let Some(leaf) = s.frames.first() else {
+        return SampleKind::Unnamed;
+    };
+    if is_idle(s.pid, &leaf.name) {
+        return SampleKind::Idle;
+    }
+    if !leaf.kernel {
+        return SampleKind::User;
+    }
+    // The kernel frames from the leaf to the first user frame.
+    let kernel: Vec<&str> = s
+        .frames
         .iter()
-        .map(|(name, &incl)| {
-            let own = self_n.get(name).copied().unwrap_or(0);
-            KernelFunction {
-                name: name.to_string(),
-                self_share: own as f64 / denom,
-                inclusive_share: incl as f64 / denom,
-                self_samples: own,
-                inclusive_samples: incl,
-            }
-        })
+        .take_while(|f| f.kernel)
+        .map(|f| f.name.as_str())
         .collect();
-    functions.sort_by(|a, b| {
-        b.self_samples
-            .cmp(&a.self_samples)
-            .then(b.inclusive_samples.cmp(&a.inclusive_samples))
-            .then(a.name.cmp(&b.name))
-    });
-    functions.truncate(TOP_FUNCTIONS);
-    p.functions = functions;
-    let mut subs: Vec<SubsystemShare> = by_sub
-        .into_iter()
-        .map(|(subsystem, samples)| SubsystemShare {
-            subsystem: subsystem.to_string(),
-            samples,
-            share: samples as f64 / denom,
-        })
-        .collect();
-    subs.sort_by(|a, b| {
-        b.samples
-            .cmp(&a.samples)
-            .then(a.subsystem.cmp(&b.subsystem))
-    });
-    p.subsystems = subs;
-    p.folded = keep_top_stacks(folded, TOP_STACKS);
-    let shares = (p.system_samples > 0).then(|| NetShares {
-        system: net.0 as f64 / denom,
-        timers: net.1 as f64 / denom,
-        receive: net.2 as f64 / denom,
-    });
-    (p, shares.unwrap_or_default())
+    if is_observer_while(&kernel, tracing) {
+        return SampleKind::Observer;
+    }
+    SampleKind::System(kernel)
+}
+
+/// The folded stack a sample adds to the flame graph: system time only.
+pub fn flame_stack(s: &StackSample, tracing: SyscallTracing) -> Option<String> {
+    match kind_of(s, tracing) {
+        SampleKind::System(kernel) => Some(fold(&s.comm, &kernel)),
+        _ => None,
+    }
 }
 
 /// The network's shares of system time.
