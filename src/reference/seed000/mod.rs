@@ -33,7 +33,7 @@
 //!
 //! Attachment C (the shell accounting of Table 10's scripts, per command: 11/45 C2 and
 //! 11/70 C7, 1, 5 and 9 scripts, and 11/70 C8, 5 scripts) is transcribed as tables of its
-//! own ([`attachment_c`]), and as figures of `load.script.N` per command
+//! own ([`attachment_c()`]), and as figures of `load.script.N` per command
 //! ([`attachment_c_figures`]): its rows are commands, not catalogue ids, so they are kept
 //! out of [`super::figures`] and only `table 000-C` sets them beside today's accounting.
 
