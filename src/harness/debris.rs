@@ -180,9 +180,7 @@ fn remove_dir_settled(dir: &Path) -> bool {
     false
 }
 
-/// SIGKILL this user's processes working inside `dir` — their working directory is
-/// there, or their command line names a path there (a run's process writing its
-/// results into the work directory); how many.
+/// SIGKILL this user's processes whose working directory is inside `dir`; how many.
 fn kill_processes_in(dir: &Path) -> usize {
     let Ok(procs) = fs::read_dir("/proc") else {
         return 0;
@@ -196,8 +194,7 @@ fn kill_processes_in(dir: &Path) -> usize {
         };
         let owned = fs::symlink_metadata(e.path()).is_ok_and(|m| m.uid() == me);
         // A zombie has no working directory: it is dead already.
-        let inside = fs::read_link(e.path().join("cwd")).is_ok_and(|cwd| cwd.starts_with(dir))
-            || names_a_path_in(&e.path(), dir);
+        let inside = fs::read_link(e.path().join("cwd")).is_ok_and(|cwd| cwd.starts_with(dir));
         if owned && inside {
             // SAFETY: kill has no memory effects; the process works in a dead run's scratch.
             unsafe { libc::kill(pid, libc::SIGKILL) };
@@ -205,18 +202,6 @@ fn kill_processes_in(dir: &Path) -> usize {
         }
     }
     killed
-}
-
-/// Whether the command line of the process at `proc_dir` has an argument inside `dir`.
-fn names_a_path_in(proc_dir: &Path, dir: &Path) -> bool {
-    use std::os::unix::ffi::OsStrExt;
-    let Ok(cmdline) = fs::read(proc_dir.join("cmdline")) else {
-        return false;
-    };
-    let dir = dir.as_os_str().as_bytes();
-    cmdline
-        .split(|b| *b == 0)
-        .any(|arg| arg.starts_with(dir) && matches!(arg.get(dir.len()), None | Some(b'/')))
 }
 
 /// A benchmark may have left a directory without write permission (the `fs` family's
@@ -385,14 +370,6 @@ mod tests {
             .current_dir(gone.join("sub/deeper"))
             .spawn()
             .unwrap();
-        // A run's process that writes its results there by path, working elsewhere.
-        fs::write(gone.join("out"), b"").unwrap();
-        let mut writer = std::process::Command::new("tail")
-            .arg("-f")
-            .arg(gone.join("out"))
-            .current_dir(root.path())
-            .spawn()
-            .unwrap();
         let mut bystander = std::process::Command::new("sleep")
             .arg("30")
             .current_dir(&alive)
@@ -402,23 +379,6 @@ mod tests {
         assert_eq!(sweep_scratch(root.path()), vec![gone.clone()]);
         use std::os::unix::process::ExitStatusExt;
         assert_eq!(orphan.wait().unwrap().signal(), Some(libc::SIGKILL));
-        let mut writer_ended = None;
-        for _ in 0..100 {
-            writer_ended = writer.try_wait().unwrap();
-            if writer_ended.is_some() {
-                break;
-            }
-            std::thread::sleep(std::time::Duration::from_millis(20));
-        }
-        if writer_ended.is_none() {
-            writer.kill().unwrap();
-            writer.wait().unwrap();
-        }
-        assert_eq!(
-            writer_ended.and_then(|s| s.signal()),
-            Some(libc::SIGKILL),
-            "a process naming a path in the dead run's directory is killed"
-        );
         assert!(
             bystander.try_wait().unwrap().is_none(),
             "a live run's job is left alone"
