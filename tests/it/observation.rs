@@ -1,7 +1,7 @@
 //! `timeshare observe`: an observation is made, stored, listed, shown, exported,
 //! imported, reported and compared; bad input is one line and exit 2.
 
-use crate::common::timeshare;
+use crate::common::{stdout_of, timeshare};
 
 fn db(dir: &tempfile::TempDir, name: &str) -> String {
     dir.path().join(name).display().to_string()
@@ -592,17 +592,12 @@ fn a_fallback_from_the_kernel_path_is_noted_with_its_reason() {
         eprintln!("skipped: needs root and perf");
         return;
     }
-    let out = timeshare()
-        .env("TIMESHARE_NO_BPF", "1")
-        .env_remove("TIMESHARE_DEBUG")
-        .args(["observe", "--no-caches", "--no-save", "--", "sleep", "0.3"])
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let text = stdout_of(
+        timeshare()
+            .env("TIMESHARE_NO_BPF", "1")
+            .env_remove("TIMESHARE_DEBUG")
+            .args(["observe", "--no-caches", "--no-save", "--", "sleep", "0.3"]),
+        &"observe on the fallback paths",
     );
     for note in [
         "calls counted from perf's records, not in the kernel: TIMESHARE_NO_BPF is set",

@@ -257,7 +257,7 @@ impl CallCounting {
             ids,
             tally: Tally {
                 timing: ids.exit.is_some(),
-                by_command_only: processes == Processes::Together,
+                processes,
                 ..Tally::default()
             },
             leave_out,

@@ -467,8 +467,8 @@ mod tests {
     use super::*;
 
     /// Over the whole machine, calls are kept by command alone: 3,000 short-lived
-    /// processes (more than the 65,536 keys would hold at twenty calls each, were they
-    /// kept apart) leave one key a call per command, every call counted and none lost.
+    /// processes leave one key a call per command (kept apart, each would have keys of
+    /// its own, and a day of them fills the map), every call counted and none lost.
     #[test]
     fn a_span_of_short_lived_processes_is_kept_by_command_alone() {
         // SAFETY: geteuid has no preconditions.

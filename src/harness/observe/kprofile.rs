@@ -49,8 +49,6 @@ pub struct KernelRecording {
     folded: Arc<Mutex<Folded>>,
     stop: Arc<AtomicBool>,
     folder: Option<JoinHandle<()>>,
-    /// Whether the observer traces every call meanwhile (its slow path then its own).
-    tracing: SyscallTracing,
 }
 
 /// Where the samples come from: counted in the kernel by BPF, or `perf record`'s files.
@@ -101,7 +99,6 @@ impl KernelRecording {
             folded,
             stop,
             folder: Some(folder),
-            tracing: SyscallTracing::Off,
         })
     }
 
@@ -130,14 +127,12 @@ impl KernelRecording {
             folded,
             stop,
             folder: Some(folder),
-            tracing: SyscallTracing::Off,
         })
     }
 
     /// Say that every system call is traced while this records (the call mix is counted),
     /// so that the slow path it puts every call on is counted as the observer's.
-    pub fn while_tracing(mut self, tracing: SyscallTracing) -> Self {
-        self.tracing = tracing;
+    pub fn while_tracing(self, tracing: SyscallTracing) -> Self {
         // Before the first window is folded (a minute in): every sample is told by it.
         self.folded
             .lock()
@@ -218,7 +213,7 @@ impl KernelRecording {
         format!(
             "{how}{}{}",
             folded.cut_text(),
-            if self.tracing == SyscallTracing::On {
+            if folded.tracing == SyscallTracing::On {
                 "; every call being traced, the slow path's own time (syscall_trace_enter \
                  or syscall_exit_work as the leaf) counted as the observer's"
             } else {

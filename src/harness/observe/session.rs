@@ -163,15 +163,12 @@ pub fn observe(
     let environment = crate::harness::sysinfo::detect(&std::env::temp_dir());
     let parts = plan.parts;
     let calls = if parts.calls {
-        let leave_out = match plan.span {
-            PlanSpan::Workload { .. } => LeaveOut::ObserverThreads,
-            _ => LeaveOut::ThisProcess,
-        };
         // A command's tree is counted apart; a span of the whole machine keeps its calls
         // by command only, so that a day of short-lived processes fits in the maps.
-        let processes = match plan.span {
-            PlanSpan::For(_) => Processes::Together,
-            _ => Processes::Apart,
+        let (leave_out, processes) = match plan.span {
+            PlanSpan::Workload { .. } => (LeaveOut::ObserverThreads, Processes::Apart),
+            PlanSpan::Command(_) => (LeaveOut::ThisProcess, Processes::Apart),
+            PlanSpan::For(_) => (LeaveOut::ThisProcess, Processes::Together),
         };
         CallCounting::start(
             host.is_root,

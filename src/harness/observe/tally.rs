@@ -41,10 +41,11 @@ impl CallTimes {
 }
 
 /// Whether calls are told apart by process, or only by command.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Processes {
     /// By process, forks kept: the observed command's tree is counted apart. What is kept
     /// grows with the processes the span sees.
+    #[default]
     Apart,
     /// By command name alone (a span of the whole machine, which has no tree): what is
     /// kept stays as small over a day of short-lived processes as over a minute.
@@ -92,9 +93,8 @@ pub(super) struct Tally {
     pub(super) in_call: HashMap<u32, InCall>,
     pub(super) exits_unentered: u64,
     pub(super) unpaired: u64,
-    /// Calls kept under process 0 and forks dropped, processes counted together
-    /// ([`Processes::Together`]); by default each process apart.
-    pub(super) by_command_only: bool,
+    /// Whether calls are kept by process (and forks with them), or under process 0.
+    pub(super) processes: Processes,
 }
 
 impl Tally {
@@ -111,10 +111,9 @@ impl Tally {
     /// The process a call of `pid` is counted under: itself, or 0 when processes are
     /// counted together.
     fn keyed(&self, pid: u32) -> u32 {
-        if self.by_command_only {
-            0
-        } else {
-            pid
+        match self.processes {
+            Processes::Apart => pid,
+            Processes::Together => 0,
         }
     }
 
@@ -181,7 +180,7 @@ impl Tally {
             }
             Event::Fork { pid, ppid } => {
                 if pid != ppid {
-                    if !self.by_command_only {
+                    if self.processes == Processes::Apart {
                         self.parent_of.insert(pid, ppid);
                     }
                     if let Some(&c) = self.command_of.get(&ppid) {

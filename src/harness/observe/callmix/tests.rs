@@ -575,7 +575,7 @@ fn entries_and_exits_are_paired_per_thread() {
 #[test]
 fn records_of_processes_counted_together_keep_one_key_a_command_and_call() {
     let mut t = Tally {
-        by_command_only: true,
+        processes: Processes::Together,
         ..Tally::default()
     };
     let mine = nobody();
