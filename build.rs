@@ -4,11 +4,11 @@
 //! builds the bundled SQLite — so a plain `cargo build` or `cargo install` needs nothing
 //! more.
 //!
-//! It also builds the BPF programs that count system calls and sample the kernel's stacks
-//! in the kernel (`src/harness/observe/bpf/*.bpf.c`) with clang, when clang is there
-//! (`CLANG` names another): then `cfg(timeshare_bpf)` is set and the objects are
-//! embedded. Without clang the build goes on, warns once, and `observe` counts calls
-//! through perf's records and profiles with `perf record`.
+//! It also builds the BPF programs that count system calls and the page cache's reads and
+//! sample the kernel's stacks in the kernel (`src/harness/observe/bpf/*.bpf.c`) with
+//! clang, when clang is there (`CLANG` names another): then `cfg(timeshare_bpf)` is set
+//! and the objects are embedded. Without clang the build goes on, warns once, and
+//! `observe` counts calls and pages through perf's records and profiles with `perf record`.
 
 use std::path::{Path, PathBuf};
 
@@ -39,10 +39,12 @@ fn main() {
     build_bpf(&out);
 }
 
-/// The BPF programs: the call counter and the kernel profile's sampler.
+/// The BPF programs: the call counter, the kernel profile's sampler and the page-cache
+/// counter.
 const BPF_SOURCES: &[&str] = &[
     "src/harness/observe/bpf/callmix.bpf.c",
     "src/harness/observe/bpf/kprofile.bpf.c",
+    "src/harness/observe/bpf/pagecache.bpf.c",
 ];
 
 /// Compile the BPF programs with clang, or say why not (a warning, never a failure: the
@@ -56,7 +58,7 @@ fn build_bpf(out: &Path) {
     let arch = std::env::var("CARGO_CFG_TARGET_ARCH").unwrap_or_default();
     if arch != "x86_64" {
         // The call counter names exit and exit_group by their x86-64 numbers.
-        println!("cargo:warning=the BPF programs are built for x86-64 only; observe counts calls and samples the kernel through perf");
+        println!("cargo:warning=the BPF programs are built for x86-64 only; observe counts calls and the page cache and samples the kernel through perf");
         return;
     }
     let clang = std::env::var("CLANG").unwrap_or_else(|_| "clang".into());
@@ -69,8 +71,11 @@ fn build_bpf(out: &Path) {
         let mut cmd = std::process::Command::new(&clang);
         // Debian keeps <asm/types.h>, which <linux/types.h> includes, under the multiarch
         // directory, which clang does not search when its target is bpf.
-        cmd.args(["-O2", "-g0", "-target", "bpf", "-Wall", "-Werror"])
+        cmd.args(["-O2", "-target", "bpf", "-Wall", "-Werror"])
             .arg("-I/usr/include/x86_64-linux-gnu")
+            // The page-cache counter's bpf_loop callback needs its function's BTF; the
+            // others carry none, which keeps them small.
+            .args(source.contains("pagecache").then_some("-g"))
             .arg("-c")
             .arg(source)
             .arg("-o")
@@ -79,13 +84,13 @@ fn build_bpf(out: &Path) {
             Ok(s) if s.success() => {}
             Ok(s) => {
                 println!(
-                    "cargo:warning=building {source} failed ({s}): observe counts calls and samples the kernel through perf"
+                    "cargo:warning=building {source} failed ({s}): observe counts calls and the page cache and samples the kernel through perf"
                 );
                 return;
             }
             Err(e) => {
                 println!(
-                    "cargo:warning=no {clang} ({e}): the BPF programs are not built; observe counts calls and samples the kernel through perf"
+                    "cargo:warning=no {clang} ({e}): the BPF programs are not built; observe counts calls and the page cache and samples the kernel through perf"
                 );
                 return;
             }

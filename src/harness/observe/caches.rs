@@ -62,18 +62,18 @@ pub const READ_AHEAD: &str = "read-ahead pages used before eviction";
 pub const NAME_LOOKUP: &str = "name-lookup hits and misses (dentry cache)";
 
 /// A file: the kernel's device number of its file system, and its inode.
-type File = (u32, u64);
+pub(super) type File = (u32, u64);
 
 /// The three tracepoints and where their fields are.
 #[derive(Debug, Clone, Copy, Default)]
-struct Layout {
+pub(super) struct Layout {
     add: u64,
     delete: u64,
     read: u64,
     /// add and delete share a layout: i_ino, index, s_dev, order.
-    folio: [usize; 4],
+    pub(super) folio: [usize; 4],
     /// get_pages: i_ino, s_dev, index, last_index.
-    batch: [usize; 4],
+    pub(super) batch: [usize; 4],
 }
 
 impl Layout {
@@ -181,7 +181,7 @@ pub struct PageCounts {
 }
 
 impl PageCounts {
-    fn add(&mut self, o: &PageCounts) {
+    pub(super) fn add(&mut self, o: &PageCounts) {
         self.asked += o.asked;
         self.batches += o.batches;
         self.missed_by_read += o.missed_by_read;
@@ -344,8 +344,12 @@ pub struct PageCache {
     pub total: PageCounts,
     /// Read-ahead pages neither asked for nor evicted by the end.
     pub still_ahead: u64,
-    pub lost: u64,
-    by_file: HashMap<File, PageCounts>,
+    /// What the counting could not keep, each with what it costs the figures ("1,024
+    /// records lost (the buffer was full): short by as many").
+    pub short: Vec<String>,
+    /// Counted in BPF maps ([`super::kcache`]), not from perf's records.
+    pub counted_in_kernel: bool,
+    pub(super) by_file: HashMap<File, PageCounts>,
 }
 
 impl PageCache {
@@ -360,15 +364,31 @@ impl PageCache {
     }
 }
 
-/// Counting the page cache's reads on every CPU; [`CacheCounting::stop`] ends it.
-pub struct CacheCounting {
-    reading: Reading<PageReader>,
+/// Counting the page cache's reads on every CPU, in the kernel or from perf's records;
+/// [`CacheCounting::stop`] ends it.
+pub struct CacheCounting(CountingPath);
+
+enum CountingPath {
+    Kernel(super::kcache::KernelCacheCounting),
+    Records(Reading<PageReader>),
 }
 
 impl CacheCounting {
-    /// Open the filemap tracepoints on every CPU and start their reader; fails with the
-    /// exact reason (privilege, a kernel without them).
+    /// Open the filemap tracepoints on every CPU and count in the kernel where BPF can
+    /// be loaded, else read their records; fails with the exact reason (privilege, a
+    /// kernel without them). Why the kernel path did not run goes into `notes`.
     pub fn start(is_root: bool, notes: &mut Vec<String>) -> std::result::Result<Self, String> {
+        // TIMESHARE_NO_BPF takes the record path, to compare the two on one machine.
+        let in_kernel = std::env::var_os("TIMESHARE_NO_BPF").is_none();
+        Self::start_on(is_root, in_kernel, notes)
+    }
+
+    /// As [`CacheCounting::start`], the kernel path tried only if `in_kernel`.
+    fn start_on(
+        is_root: bool,
+        in_kernel: bool,
+        notes: &mut Vec<String>,
+    ) -> std::result::Result<Self, String> {
         // Finding the syscall tracepoints mounts tracefs where root may and it is not.
         SyscallTracepoints::find(is_root, notes).map_err(|why| {
             why.replace("the syscall tracepoints are", "the filemap tracepoints are")
@@ -377,6 +397,21 @@ impl CacheCounting {
             "this kernel has no filemap:mm_filemap_get_pages, _add_to_page_cache and \
              _delete_from_page_cache tracepoints (or tracefs does not show their formats)",
         )?;
+        let kernel = if in_kernel {
+            super::kcache::KernelCacheCounting::start(&layout)
+        } else {
+            Err("TIMESHARE_NO_BPF is set".to_string())
+        };
+        match kernel {
+            Ok(k) => return Ok(CacheCounting(CountingPath::Kernel(k))),
+            Err(why) => notes.push(format!(
+                "page cache counted from perf's records, not in the kernel: {why}"
+            )),
+        }
+        Self::start_records(layout)
+    }
+
+    fn start_records(layout: Layout) -> std::result::Result<Self, String> {
         let trace = TraceStream::open(
             &[layout.add, layout.delete, layout.read],
             &stream::online_cpus(),
@@ -390,15 +425,27 @@ impl CacheCounting {
         };
         let reading = Reading::start(trace, "timeshare-observe-pages", reader)
             .map_err(|e| format!("starting the reader of the filemap tracepoints: {e}"))?;
-        Ok(CacheCounting { reading })
+        Ok(CacheCounting(CountingPath::Records(reading)))
     }
 
     pub fn stop(self) -> Result<PageCache> {
-        let r = self.reading.finish()?;
+        let r = match self.0 {
+            CountingPath::Kernel(k) => return k.stop(),
+            CountingPath::Records(reading) => reading.finish()?,
+        };
+        let short = if r.tally.lost > 0 {
+            vec![format!(
+                "{} records lost (the buffer was full): short by as many",
+                r.tally.lost
+            )]
+        } else {
+            Vec::new()
+        };
         Ok(PageCache {
             total: r.tally.total(),
             still_ahead: r.tally.still_ahead(),
-            lost: r.tally.lost,
+            short,
+            counted_in_kernel: false,
             by_file: r.tally.by_file,
         })
     }
@@ -416,15 +463,15 @@ const HOW_AHEAD: &str = "filemap tracepoints: pages a read added outside the ran
 /// The cache figures of a span: the page cache's as counted (or why not), the dentry
 /// cache's reason.
 pub fn figures(counted: &std::result::Result<PageCache, String>) -> Vec<CacheFigure> {
-    let lost_note = |p: &PageCache| {
-        if p.lost > 0 {
-            format!(
-                "; {} records lost (the buffer was full): short by as many",
-                p.lost
-            )
+    // Which path counted, and what it could not keep.
+    let said = |p: &PageCache| {
+        let path = if p.counted_in_kernel {
+            "; counted in the kernel (BPF maps)"
         } else {
-            String::new()
-        }
+            "; counted from perf's records"
+        };
+        let short: String = p.short.iter().map(|s| format!("; {s}")).collect();
+        format!("{path}{short}")
     };
     let (hit, ahead) = match counted {
         Ok(p) => {
@@ -440,7 +487,7 @@ pub fn figures(counted: &std::result::Result<PageCache, String>) -> Vec<CacheFig
                     ("missed, brought in by the read", t.missed_by_read),
                     ("missed, brought in ahead by read-ahead", t.read_ahead_used),
                 ]),
-                how: format!("{HOW_HIT}{}", lost_note(p)),
+                how: format!("{HOW_HIT}{}", said(p)),
             };
             let ahead = CacheValue {
                 ratio: t.read_ahead_used_ratio(),
@@ -450,7 +497,7 @@ pub fn figures(counted: &std::result::Result<PageCache, String>) -> Vec<CacheFig
                     ("evicted unused", t.read_ahead_evicted),
                     ("not yet used at the end", p.still_ahead),
                 ]),
-                how: format!("{HOW_AHEAD}{}", lost_note(p)),
+                how: format!("{HOW_AHEAD}{}", said(p)),
             };
             (Part::Measured(hit), Part::Measured(ahead))
         }
@@ -591,10 +638,11 @@ mod tests {
         unsafe { libc::geteuid() == 0 }
     }
 
-    /// Read every byte of `path` with 64 KiB reads, while the page cache is counted.
-    fn counted_pass(path: &Path) -> Option<PageCache> {
+    /// Read every byte of `path` with 64 KiB reads, while the page cache is counted (in
+    /// the kernel where it can be, if `in_kernel`).
+    fn counted_pass(path: &Path, in_kernel: bool) -> Option<PageCache> {
         use std::io::Read;
-        let counting = match CacheCounting::start(is_root(), &mut Vec::new()) {
+        let counting = match CacheCounting::start_on(is_root(), in_kernel, &mut Vec::new()) {
             Ok(c) => c,
             Err(why) => {
                 eprintln!("skipped: {why}");
@@ -608,44 +656,102 @@ mod tests {
         Some(counting.stop().unwrap())
     }
 
-    /// A file read twice, dropped from the cache first: the first pass mostly misses,
-    /// the second mostly hits, and read-ahead brought in most of the first's pages.
-    #[test]
-    fn a_file_read_twice_misses_then_hits() {
+    /// An 8 MiB file, written and dropped from the cache, with its `stat` device and
+    /// inode; None where the temporary directory is on tmpfs.
+    fn cold_file(dir: &Path) -> Option<(std::path::PathBuf, u64, u64)> {
         use std::os::unix::fs::MetadataExt;
         use std::os::unix::io::AsRawFd;
-        let dir = tempfile::tempdir().unwrap();
         // SAFETY: statfs writes into the struct we pass; the path is NUL-terminated.
         let mut fs: libc::statfs = unsafe { std::mem::zeroed() };
-        let c = std::ffi::CString::new(dir.path().as_os_str().as_encoded_bytes()).unwrap();
+        let c = std::ffi::CString::new(dir.as_os_str().as_encoded_bytes()).unwrap();
         // SAFETY: as above.
         unsafe { libc::statfs(c.as_ptr(), &mut fs) };
         if fs.f_type == libc::TMPFS_MAGIC {
             eprintln!("skipped: the temporary directory is on tmpfs, whose reads bypass the page cache's read path");
-            return;
+            return None;
         }
-        let path = dir.path().join("data");
+        let path = dir.join("data");
         std::fs::write(&path, vec![7u8; 8 << 20]).unwrap();
         let file = std::fs::File::open(&path).unwrap();
         file.sync_all().unwrap();
         // SAFETY: advice on our own open descriptor.
         unsafe { libc::posix_fadvise(file.as_raw_fd(), 0, 0, libc::POSIX_FADV_DONTNEED) };
         let meta = file.metadata().unwrap();
-        let Some(first) = counted_pass(&path) else {
-            return;
+        Some((path, meta.dev(), meta.ino()))
+    }
+
+    /// A file read twice, dropped from the cache first: the first pass mostly misses,
+    /// the second mostly hits, and read-ahead brought in most of the first's pages — on
+    /// each path, and both paths count the same.
+    #[test]
+    fn a_file_read_twice_misses_then_hits_on_each_path() {
+        let mut seen = Vec::new();
+        for in_kernel in [true, false] {
+            let dir = tempfile::tempdir().unwrap();
+            let Some((path, dev, ino)) = cold_file(dir.path()) else {
+                return;
+            };
+            let Some(first) = counted_pass(&path, in_kernel) else {
+                return;
+            };
+            let second = counted_pass(&path, in_kernel).unwrap();
+            if in_kernel && super::super::kcache::built() {
+                assert!(first.counted_in_kernel, "root counts in the kernel");
+            }
+            assert!(!in_kernel || first.short.is_empty(), "{:?}", first.short);
+            let (a, b) = (first.of_file(dev, ino), second.of_file(dev, ino));
+            assert_eq!(a.asked, 2048, "8 MiB in 4 KiB pages: {a:?}");
+            assert!(a.hit_ratio().unwrap() < 0.5, "the first pass misses: {a:?}");
+            assert!(
+                a.read_ahead_used > 0,
+                "sequential reads are read ahead: {a:?}"
+            );
+            assert_eq!(b.asked, 2048, "{b:?}");
+            assert!(b.hit_ratio().unwrap() > 0.9, "the second pass hits: {b:?}");
+            let e = evicted_ahead(&path, in_kernel).of_file(dev, ino);
+            assert!(
+                e.read_ahead_evicted > 0,
+                "read ahead, never read, evicted: {e:?}"
+            );
+            eprintln!(
+                "in kernel {}: first {a:?}, second {b:?}, evicted {e:?}",
+                first.counted_in_kernel
+            );
+            seen.push((a, b, e));
+        }
+        // The same reads of the same cold file: the same pages asked for, missed and read
+        // ahead, whichever path counted them.
+        if let [(ka, kb, ke), (ra, rb, re)] = seen[..] {
+            assert_eq!((ka.asked, ka.batches), (ra.asked, ra.batches));
+            assert_eq!(ka.missed(), ra.missed(), "kernel {ka:?}, records {ra:?}");
+            assert_eq!(
+                ka.read_ahead, ra.read_ahead,
+                "kernel {ka:?}, records {ra:?}"
+            );
+            assert_eq!(kb.missed(), rb.missed());
+            assert_eq!(
+                (ke.read_ahead, ke.read_ahead_evicted),
+                (re.read_ahead, re.read_ahead_evicted),
+                "kernel {ke:?}, records {re:?}"
+            );
+        }
+    }
+
+    /// The file dropped from the cache, its first 16 KiB read (read-ahead brings in more),
+    /// then dropped again, counted: what was read ahead and never asked for is evicted.
+    fn evicted_ahead(path: &Path, in_kernel: bool) -> PageCache {
+        use std::io::Read;
+        use std::os::unix::io::AsRawFd;
+        let drop_cache = |f: &std::fs::File| {
+            // SAFETY: advice on our own open descriptor.
+            unsafe { libc::posix_fadvise(f.as_raw_fd(), 0, 0, libc::POSIX_FADV_DONTNEED) };
         };
-        let second = counted_pass(&path).unwrap();
-        let (a, b) = (
-            first.of_file(meta.dev(), meta.ino()),
-            second.of_file(meta.dev(), meta.ino()),
-        );
-        assert_eq!(a.asked, 2048, "8 MiB in 4 KiB pages: {a:?}");
-        assert!(a.hit_ratio().unwrap() < 0.5, "the first pass misses: {a:?}");
-        assert!(
-            a.read_ahead_used > 0,
-            "sequential reads are read ahead: {a:?}"
-        );
-        assert_eq!(b.asked, 2048, "{b:?}");
-        assert!(b.hit_ratio().unwrap() > 0.9, "the second pass hits: {b:?}");
+        let mut f = std::fs::File::open(path).unwrap();
+        drop_cache(&f);
+        let counting = CacheCounting::start_on(is_root(), in_kernel, &mut Vec::new()).unwrap();
+        let mut buf = vec![0u8; 16 << 10];
+        f.read_exact(&mut buf).unwrap();
+        drop_cache(&f);
+        counting.stop().unwrap()
     }
 }

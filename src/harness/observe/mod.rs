@@ -7,6 +7,7 @@ pub mod caches;
 pub mod callmix;
 pub mod cost;
 pub mod kallsyms;
+pub mod kcache;
 pub mod kcount;
 pub mod kprofile;
 pub mod ksample;

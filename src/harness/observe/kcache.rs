@@ -1,0 +1,266 @@
+//! The page cache's reads counted in the kernel: the BPF programs of
+//! `bpf/pagecache.bpf.c` on the three filemap tracepoints keep [`super::caches`]'
+//! counting model in maps — each thread's runs of pages added and not yet read, each
+//! file's read-ahead pages not yet asked for as ranges, the counts per file and in all —
+//! so that no record per page or read batch crosses to user space; this side reads the
+//! maps once, at the end.
+//!
+//! What the maps bound, and what it costs when they are full, is counted and said with
+//! the figures: a thread keeps its last 16 runs of pages added (joined while they follow
+//! on; an older run is forgotten, as the record path forgets pages it cannot claim), a
+//! file keeps 4 ranges of pages read ahead and not yet used (a sequential reader needs
+//! one), and the 16,384 files last read are counted apart (the totals are kept whatever
+//! the files). A file's ranges are changed without a lock: two CPUs changing one file's
+//! at the same instant may lose a change.
+//!
+//! Loading needs CAP_BPF and CAP_PERFMON (root) and a kernel with BPF tracepoint programs
+//! and `bpf_loop` (Linux 5.17); where one is missing [`KernelCacheCounting::start`] says
+//! why and the record path is used.
+
+use std::collections::HashMap;
+
+use anyhow::Result;
+
+use super::caches::{File, Layout, PageCache, PageCounts};
+
+/// The object clang built from `bpf/pagecache.bpf.c`, when it did (build.rs).
+#[cfg(timeshare_bpf)]
+const OBJECT: Option<&[u8]> = Some(aya::include_bytes_aligned!(concat!(
+    env!("OUT_DIR"),
+    "/pagecache.bpf.o"
+)));
+#[cfg(not(timeshare_bpf))]
+const OBJECT: Option<&[u8]> = None;
+
+/// The programs, each with its tracepoint in the `filemap` group.
+const PROGRAMS: [(&str, &str); 3] = [
+    ("timeshare_page_added", "mm_filemap_add_to_page_cache"),
+    (
+        "timeshare_page_deleted",
+        "mm_filemap_delete_from_page_cache",
+    ),
+    ("timeshare_pages_read", "mm_filemap_get_pages"),
+];
+
+/// The program's `struct config`: where each field is in the tracepoints' records.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+struct Config {
+    add: [u32; 4],
+    read: [u32; 4],
+}
+
+/// The program's `struct file`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+struct KFile {
+    dev: u32,
+    pad: u32,
+    ino: u64,
+}
+
+/// The program's `struct counts`, field for field [`PageCounts`].
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+struct KCounts {
+    asked: u64,
+    batches: u64,
+    missed_by_read: u64,
+    read_ahead: u64,
+    read_ahead_used: u64,
+    read_ahead_evicted: u64,
+}
+
+/// Ranges of read-ahead pages a file keeps (as `RANGES` in the program).
+const RANGES: usize = 4;
+
+/// The program's `struct file_state`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+struct FileState {
+    counts: KCounts,
+    ahead: i64,
+    lo: [u64; RANGES],
+    hi: [u64; RANGES],
+    oldest: u32,
+    pad: u32,
+}
+
+// SAFETY: plain C structs of integers, laid out as the program's (repr(C)), without
+// padding.
+unsafe impl aya::Pod for Config {}
+// SAFETY: as above.
+unsafe impl aya::Pod for KFile {}
+// SAFETY: as above.
+unsafe impl aya::Pod for KCounts {}
+// SAFETY: as above.
+unsafe impl aya::Pod for FileState {}
+
+/// The program's `enum stat`, each with what it costs the figures.
+const STATS: [(u32, &str); 3] = [
+    (
+        0,
+        "pages added were forgotten before their thread read (more than 16 runs of pages a \
+         thread): not counted missed",
+    ),
+    (
+        1,
+        "pages read ahead were forgotten (more than 4 ranges of them in a file): neither used \
+         nor evicted",
+    ),
+    (
+        2,
+        "reads' files were not counted apart (the map of files was full): in the totals only",
+    ),
+];
+
+impl From<KCounts> for PageCounts {
+    fn from(k: KCounts) -> PageCounts {
+        PageCounts {
+            asked: k.asked,
+            batches: k.batches,
+            missed_by_read: k.missed_by_read,
+            read_ahead: k.read_ahead,
+            read_ahead_used: k.read_ahead_used,
+            read_ahead_evicted: k.read_ahead_evicted,
+        }
+    }
+}
+
+/// Whether this build carries the BPF page-cache counter (clang was there).
+pub fn built() -> bool {
+    OBJECT.is_some()
+}
+
+/// The page cache counted in the kernel; [`KernelCacheCounting::stop`] ends it.
+pub struct KernelCacheCounting {
+    bpf: aya::Ebpf,
+}
+
+impl KernelCacheCounting {
+    /// Load and attach the programs, or say why not (not built, not allowed, not
+    /// supported).
+    pub(super) fn start(layout: &Layout) -> std::result::Result<Self, String> {
+        let object = OBJECT.ok_or(
+            "this timeshare was built without clang, so without its BPF page-cache counter \
+             (build.rs)",
+        )?;
+        let as_u32 = |at: usize| u32::try_from(at).unwrap_or(u32::MAX);
+        let config = Config {
+            add: layout.folio.map(as_u32),
+            read: layout.batch.map(as_u32),
+        };
+        let mut bpf = aya::EbpfLoader::new()
+            .btf(None)
+            .set_global("cfg", &config, true)
+            .load(object)
+            .map_err(|e| format!("loading the BPF page-cache maps: {e}"))?;
+        for (name, tracepoint) in PROGRAMS {
+            attach(&mut bpf, name, tracepoint)
+                .map_err(|e| format!("attaching the BPF page-cache counter: {}", verdict_of(&e)))?;
+        }
+        Ok(KernelCacheCounting { bpf })
+    }
+
+    /// Detach the programs and read what they counted.
+    pub fn stop(mut self) -> Result<PageCache> {
+        for (name, _) in PROGRAMS {
+            let p: Option<&mut aya::programs::TracePoint> =
+                self.bpf.program_mut(name).and_then(|p| p.try_into().ok());
+            if let Some(p) = p {
+                let _ = p.unload();
+            }
+        }
+        read(&self.bpf)
+    }
+}
+
+fn attach(bpf: &mut aya::Ebpf, name: &str, tracepoint: &str) -> Result<()> {
+    let p: &mut aya::programs::TracePoint = bpf
+        .program_mut(name)
+        .ok_or_else(|| anyhow::anyhow!("no program {name} in the BPF object"))?
+        .try_into()?;
+    p.load()?;
+    p.attach("filemap", tracepoint)?;
+    Ok(())
+}
+
+/// An error without the verifier's log of every instruction it walked: what it said, and
+/// its last line (why it refused).
+fn verdict_of(e: &anyhow::Error) -> String {
+    let text = format!("{e:#}");
+    match text.split_once("Verifier output:") {
+        Some((said, log)) => {
+            let why = log
+                .lines()
+                .flat_map(|l| l.split("\\n"))
+                .map(str::trim)
+                .filter(|l| !l.is_empty() && !l.starts_with("verification time"))
+                .filter(|l| !l.starts_with("processed ") && !l.starts_with("stack depth"))
+                .last()
+                .unwrap_or("no reason given");
+            format!("{} the verifier refused it: {why}", said.trim_end())
+        }
+        None => text,
+    }
+}
+
+fn map<'a>(bpf: &'a aya::Ebpf, name: &str) -> Result<&'a aya::maps::Map> {
+    bpf.map(name)
+        .ok_or_else(|| anyhow::anyhow!("no {name} map in the BPF page-cache object"))
+}
+
+/// The maps, as the record path's [`PageCache`].
+fn read(bpf: &aya::Ebpf) -> Result<PageCache> {
+    let totals = aya::maps::PerCpuArray::<_, KCounts>::try_from(map(bpf, "totals")?)?;
+    let mut total = PageCounts::default();
+    for per_cpu in totals.get(&0, 0)?.iter() {
+        total.add(&PageCounts::from(*per_cpu));
+    }
+    let files = aya::maps::HashMap::<_, KFile, FileState>::try_from(map(bpf, "files")?)?;
+    let mut by_file: HashMap<File, PageCounts> = HashMap::new();
+    for entry in files.iter() {
+        let (f, s) = entry?;
+        by_file.insert((f.dev, f.ino), s.counts.into());
+    }
+    // What is still marked read ahead: what was read ahead less what was used or evicted
+    // (per file, a bitmap cleared by two CPUs at once may differ by a page).
+    let still_ahead = total
+        .read_ahead
+        .saturating_sub(total.read_ahead_used + total.read_ahead_evicted);
+    let stats = aya::maps::PerCpuArray::<_, u64>::try_from(map(bpf, "stats")?)?;
+    let mut short = Vec::new();
+    for (which, what) in STATS {
+        let n: u64 = stats.get(&which, 0)?.iter().sum();
+        if n > 0 {
+            short.push(format!("{n} {what}"));
+        }
+    }
+    Ok(PageCache {
+        total,
+        still_ahead,
+        short,
+        counted_in_kernel: true,
+        by_file,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_refusal_is_said_in_one_line_without_the_verifiers_walk() {
+        let log = "the BPF_PROG_LOAD syscall failed. Verifier output: 0: R1=ctx() R10=fp0\\n\
+                   1: (85) call bpf_get_current_pid_tgid#14\\nBPF program is too large. \
+                   Processed 1000001 insn\\nverification time 5271878 usec\\nstack depth 184\\n\
+                   processed 1000001 insns (limit 1000000)\\n";
+        let said = verdict_of(&anyhow::anyhow!(log));
+        assert_eq!(
+            said,
+            "the BPF_PROG_LOAD syscall failed. the verifier refused it: BPF program is too \
+             large. Processed 1000001 insn"
+        );
+        assert_eq!(verdict_of(&anyhow::anyhow!("no such file")), "no such file");
+    }
+}
