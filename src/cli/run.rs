@@ -21,11 +21,13 @@ use super::outfile::OutputFile;
 use super::{output, suggest, Exit};
 use crate::bench::Registry;
 use crate::harness::children::Pair;
+use crate::harness::contract::Benchmark;
 use crate::harness::hooks::Observer;
 use crate::harness::precision::Target;
 use crate::harness::session::{Ended, Session, Strategy};
 use crate::harness::tee::Tee;
-use crate::harness::{cpu, interrupt, invocations, quiet};
+use crate::harness::{cpu, interrupt, invocations, quiet, runner};
+use crate::model::eta::PlanEta;
 use crate::model::fleet::FleetTag;
 use crate::model::{
     BenchResult, Mode, ObserveOptions, Overhead, Placement, Run, RunOptions, RunStatus, Status,
@@ -198,9 +200,17 @@ pub fn execute(args: RunArgs) -> Result<Exit> {
     };
     super::clean::sweep(&dir);
     let strategy = strategy(&options, &dir, store.as_ref())?;
+    let eta = plan_of(&chosen, &strategy).map(|plan| {
+        // The bar's weights: a store that cannot be read gives none, not a failed run.
+        let expected = store
+            .as_ref()
+            .and_then(|s| s.row_seconds(&runner::environment(&dir), &options).ok())
+            .unwrap_or_default();
+        PlanEta::new(&plan, expected)
+    });
     let session = Session::new(options, &dir, strategy)?;
     let mut recorder = store.map(|s| Recorder::new(s, session.overhead()));
-    let mut progress = Progress::new();
+    let mut progress = Progress::new(eta);
     let mut observers = Tee {
         first: &mut progress,
         second: recorder.as_mut().map(|r| r as &mut dyn Observer),
@@ -512,24 +522,86 @@ fn exit_status(run: &Run) -> Exit {
 /// A progress line on standard error, drawn only between benchmarks (no ticking thread
 /// that could steal a CPU from a sample) and only when standard error is a terminal.
 ///
-/// In one process it counts rows as they finish. Across processes it counts rows ×
-/// processes as each process reports each row (`Observer::work_done`), so it moves from
-/// the first row on, and its ETA is the work left at the rate of the work done; the merged
-/// rows that come all at once at the end are then not counted again.
+/// It counts rows (in one process) or rows × processes (across processes, as each
+/// process reports each row: `Observer::work_done`), and the bar and the time left come
+/// from the plan ([`PlanEta`]): each row weighs what it took in the newest earlier run
+/// of this machine, stretched by the pace so far. The merged rows that come all at once
+/// at the end of a run across processes are not counted again.
 struct Progress {
     bar: Option<ProgressBar>,
+    eta: Option<PlanEta>,
     across_processes: bool,
 }
 
-/// The bar: elapsed, the bar, the count, how long is left, and what runs.
-const BAR_TEMPLATE: &str = "{elapsed:>4} [{bar:30}] {pos}/{len} {prefix}, ~{eta} left · {msg}";
+/// The bar: elapsed, the bar, the count and the time left (the prefix), what runs.
+const BAR_TEMPLATE: &str = "{elapsed:>4} [{bar:30}] {prefix} · {msg}";
+/// The bar's length: its position is the plan's share done, in thousandths.
+const BAR_STEPS: u64 = 1000;
 
 impl Progress {
-    fn new() -> Progress {
+    fn new(eta: Option<PlanEta>) -> Progress {
         Progress {
             bar: None,
+            eta,
             across_processes: false,
         }
+    }
+
+    /// The bar moved to `done` of `planned` rows (× processes), with the time left.
+    fn show(&self, done: usize, planned: usize) {
+        let Some(bar) = &self.bar else { return };
+        let what = if self.across_processes {
+            "rows × processes"
+        } else {
+            "rows"
+        };
+        let elapsed = bar.elapsed().as_secs_f64();
+        let (fraction, left) = match &self.eta {
+            Some(eta) => (eta.fraction_done(), eta.remaining_s(elapsed)),
+            // No plan (a run to a precision): the rows left at the rate of those done.
+            None => {
+                let f = done as f64 / planned.max(1) as f64;
+                let left = if done > 0 {
+                    elapsed / done as f64 * planned.saturating_sub(done) as f64
+                } else {
+                    0.0
+                };
+                (f, left)
+            }
+        };
+        bar.set_position((fraction * BAR_STEPS as f64).round() as u64);
+        bar.set_prefix(format!(
+            "{done}/{planned} {what}, ~{} left",
+            short_duration(left)
+        ));
+    }
+}
+
+/// Seconds as the bar says them: "40s", "3m 05s", "1h 02m".
+fn short_duration(s: f64) -> String {
+    let s = s.max(0.0).round() as u64;
+    match s {
+        0..60 => format!("{s}s"),
+        60..3600 => format!("{}m {:02}s", s / 60, s % 60),
+        _ => format!("{}h {:02}m", s / 3600, s % 3600 / 60),
+    }
+}
+
+/// The rows a run will measure and the processes that measure each, for the bar's plan;
+/// None for a run to a precision, whose processes are decided as it goes.
+fn plan_of(chosen: &[&Benchmark], strategy: &Strategy) -> Option<Vec<(String, usize)>> {
+    let processes = |b: &Benchmark| match strategy {
+        Strategy::Invocations { rounds, .. } if !invocations::measured_once(b) => *rounds,
+        _ => 1,
+    };
+    match strategy {
+        Strategy::ToPrecision(_) => None,
+        _ => Some(
+            chosen
+                .iter()
+                .map(|b| (b.id().to_string(), processes(b)))
+                .collect(),
+        ),
     }
 }
 
@@ -541,14 +613,15 @@ impl Observer for Progress {
         if !std::io::stderr().is_terminal() {
             return;
         }
-        let bar = ProgressBar::with_draw_target(Some(total as u64), ProgressDrawTarget::stderr());
+        let bar = ProgressBar::with_draw_target(Some(BAR_STEPS), ProgressDrawTarget::stderr());
         bar.set_style(
             ProgressStyle::with_template(BAR_TEMPLATE)
                 .expect("valid template")
                 .progress_chars("=> "),
         );
-        bar.set_prefix("rows");
         self.bar = Some(bar);
+        let planned = self.eta.as_ref().map_or(total, |e| e.rows().1);
+        self.show(0, planned);
     }
 
     fn bench_started(&mut self, _index: usize, id: &str) {
@@ -557,23 +630,27 @@ impl Observer for Progress {
         }
     }
 
-    fn work_done(&mut self, done: usize, planned: usize, what: &str) {
-        let Some(bar) = &self.bar else { return };
-        if !self.across_processes {
-            self.across_processes = true;
-            bar.set_prefix("rows × processes");
-            bar.set_length(planned as u64);
-            bar.reset_eta();
+    fn work_done(&mut self, done: usize, planned: usize, id: &str, what: &str) {
+        self.across_processes = true;
+        if let Some(eta) = &mut self.eta {
+            eta.row_done(id);
         }
-        bar.set_position(done as u64);
-        bar.set_message(what.to_string());
+        self.show(done, planned);
+        if let Some(bar) = &self.bar {
+            bar.set_message(what.to_string());
+        }
     }
 
-    fn bench_finished(&mut self, _result: &BenchResult) -> Result<()> {
-        // Derived rows too: the total counts every row the run ends with.
-        if let Some(bar) = self.bar.as_ref().filter(|_| !self.across_processes) {
-            bar.inc(1);
+    fn bench_finished(&mut self, result: &BenchResult) -> Result<()> {
+        if self.across_processes || result.derived {
+            return Ok(());
         }
+        let Some(eta) = &mut self.eta else {
+            return Ok(());
+        };
+        eta.row_done(&result.id);
+        let (done, planned) = eta.rows();
+        self.show(done, planned);
         Ok(())
     }
 

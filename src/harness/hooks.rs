@@ -10,10 +10,10 @@ use crate::model::{BenchResult, Run};
 pub trait Observer {
     fn run_started(&mut self, _run: &Run, _total: usize) {}
     fn bench_started(&mut self, _index: usize, _id: &str) {}
-    /// In a run across processes: `done` of the `planned` rows × processes have finished
-    /// (`what` says which process runs now). The merged rows come to `bench_finished` at
-    /// the end, all at once; this is what moves before.
-    fn work_done(&mut self, _done: usize, _planned: usize, _what: &str) {}
+    /// In a run across processes: `done` of the `planned` rows × processes have finished,
+    /// the last of them `id` (`what` says which process runs now). The merged rows come to
+    /// `bench_finished` at the end, all at once; this is what moves before.
+    fn work_done(&mut self, _done: usize, _planned: usize, _id: &str, _what: &str) {}
     fn bench_finished(&mut self, _result: &BenchResult) -> Result<()> {
         Ok(())
     }

@@ -132,16 +132,17 @@ impl Side {
     /// what the merged result keeps from the first only (details' percentile passes,
     /// single calls; see `model::levels::merge`).
     ///
-    /// `on_row(n)` is called as the child reports its n-th row finished (it appends a byte
-    /// to a file per row; read here between the polls of its exit that were made anyway):
-    /// a progress bar can move while a process of hundreds of rows runs.
+    /// `on_row(n, id)` is called for each row the child reports finished, its n-th, `id`
+    /// (it appends a byte to a file per row; read here between the polls of its exit that
+    /// were made anyway): a progress bar can move, row by row, while a process of hundreds
+    /// of rows runs.
     pub fn invoke(
         &self,
         ids: &[String],
         work: &Path,
         tag: &str,
         first: bool,
-        on_row: &mut dyn FnMut(usize),
+        on_row: &mut dyn FnMut(usize, &str),
     ) -> Result<Run> {
         let options = work.join(format!("{tag}-options.json"));
         let out = work.join(format!("{tag}-run.json"));
@@ -179,10 +180,11 @@ impl Side {
         let mut reported = 0;
         let status = loop {
             let done = std::fs::metadata(&rows_done).map_or(0, |m| m.len() as usize);
-            if done > reported {
-                reported = done;
-                on_row(done);
+            // The child measures `ids` in order: its n-th row is ids[n - 1].
+            for n in reported + 1..=done.min(ids.len()) {
+                on_row(n, &ids[n - 1]);
             }
+            reported = reported.max(done.min(ids.len()));
             if let Some(status) = child.try_wait()? {
                 break status;
             }
@@ -277,7 +279,7 @@ fn invoke_surviving_kills(
     work: &Path,
     tag: &str,
     first: bool,
-    on_row: &mut dyn FnMut(usize),
+    on_row: &mut dyn FnMut(usize, &str),
     killed: &mut Vec<(String, String)>,
 ) -> Result<Option<Run>> {
     let mut ids = ids.to_vec();
@@ -348,13 +350,17 @@ pub struct Rounds {
 }
 
 /// What [`measure`] reports as it goes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Step {
     /// Round `r` (0-based) begins.
     Round(usize),
-    /// A process has finished one more row: `done` of the `planned` rows × processes of
-    /// the whole measurement (every side, every round).
-    Row { done: usize, planned: usize },
+    /// A process has finished one more row, `id`: `done` of the `planned` rows ×
+    /// processes of the whole measurement (every side, every round).
+    Row {
+        done: usize,
+        planned: usize,
+        id: String,
+    },
 }
 
 /// The rows × processes [`measure`] will run: what a progress bar counts to.
@@ -413,10 +419,11 @@ pub fn measure(
                 out.interrupted = true;
                 break 'rounds;
             }
-            let mut on_row = |done: usize| {
+            let mut on_row = |done: usize, id: &str| {
                 on_step(Step::Row {
                     done: finished + done,
                     planned,
+                    id: id.to_string(),
                 })
             };
             let tag = format!("{s}-{r}");

@@ -362,9 +362,12 @@ fn across_processes(
                 round = r;
                 observer.bench_started(r, &format!("invocation {}/{rounds}", r + 1));
             }
-            Step::Row { done, planned } => {
-                observer.work_done(done, planned, &format!("process {}/{rounds}", round + 1))
-            }
+            Step::Row { done, planned, id } => observer.work_done(
+                done,
+                planned,
+                &id,
+                &format!("process {}/{rounds}", round + 1),
+            ),
         },
     )?;
     run.status = if measured.interrupted {

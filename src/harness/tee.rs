@@ -26,10 +26,10 @@ impl Observer for Tee<'_> {
         }
     }
 
-    fn work_done(&mut self, done: usize, planned: usize, what: &str) {
-        self.first.work_done(done, planned, what);
+    fn work_done(&mut self, done: usize, planned: usize, id: &str, what: &str) {
+        self.first.work_done(done, planned, id, what);
         if let Some(s) = self.second.as_mut() {
-            s.work_done(done, planned, what);
+            s.work_done(done, planned, id, what);
         }
     }
 

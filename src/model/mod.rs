@@ -11,6 +11,7 @@ pub mod details;
 pub mod devez;
 pub mod disturb;
 pub mod environment;
+pub mod eta;
 pub mod exercise;
 pub mod fleet;
 pub mod invocations;

@@ -298,17 +298,16 @@ impl Store {
         Ok(out)
     }
 
-    /// The headlines of the newest `limit` complete runs made like one with `options` on
-    /// the machine `env` describes: same host name, kernel release and CPU model, same
-    /// mode, the same number of processes and the same pinning, no precision target, not
-    /// imported. One map of id → headline per run, newest first: what the run-to-run
-    /// spread is learned from (`model::runlevel`).
-    pub fn earlier_headlines(
+    /// The newest `limit` complete runs made like one with `options` on the machine `env`
+    /// describes: same host name, kernel release and CPU model, same mode, the same number
+    /// of processes and the same pinning, no precision target, not imported; newest first,
+    /// each with its id.
+    fn alike_runs(
         &self,
         env: &Environment,
         options: &crate::model::RunOptions,
         limit: usize,
-    ) -> Result<Vec<std::collections::BTreeMap<String, f64>>, StoreError> {
+    ) -> Result<Vec<(i64, Run)>, StoreError> {
         let candidates = self.db.query(
             "SELECT r.id, r.run_json FROM runs r JOIN environments e ON e.id = r.environment_id \
              WHERE r.status = 'complete' AND r.imported_from IS NULL AND r.mode = ?1 \
@@ -336,9 +335,49 @@ impl Store {
                 && o.cpu == options.cpu
                 && o.placement == options.placement
                 && o.precision.is_none();
-            if !alike {
-                continue;
+            if alike {
+                out.push((id, earlier));
             }
+        }
+        Ok(out)
+    }
+
+    /// Seconds one process took for each row in the newest run made like one with
+    /// `options` on this machine (see `alike_runs`): what a progress bar's plan weighs
+    /// each row by (`model::eta`). Empty without such a run.
+    pub fn row_seconds(
+        &self,
+        env: &Environment,
+        options: &crate::model::RunOptions,
+    ) -> Result<std::collections::BTreeMap<String, f64>, StoreError> {
+        let newest = self.alike_runs(env, options, 1)?;
+        let Some(&(id, _)) = newest.first() else {
+            return Ok(Default::default());
+        };
+        Ok(self
+            .load(id)?
+            .run
+            .results
+            .iter()
+            .filter(|r| !r.derived && r.duration_s > 0.0)
+            .map(|r| {
+                let processes = r.invocations.as_ref().map_or(1, |i| i.count().max(1));
+                (r.id.clone(), r.duration_s / processes as f64)
+            })
+            .collect())
+    }
+
+    /// The headlines of the newest `limit` runs made like one with `options` on the
+    /// machine `env` describes (see `alike_runs`). One map of id → headline per run,
+    /// newest first: what the run-to-run spread is learned from (`model::runlevel`).
+    pub fn earlier_headlines(
+        &self,
+        env: &Environment,
+        options: &crate::model::RunOptions,
+        limit: usize,
+    ) -> Result<Vec<std::collections::BTreeMap<String, f64>>, StoreError> {
+        let mut out = Vec::new();
+        for (id, _) in self.alike_runs(env, options, limit)? {
             let headlines = self
                 .db
                 .query(
@@ -499,6 +538,7 @@ mod tests {
         the_same_run_is_imported_once_whatever_its_file_says_besides,
         an_observation_is_stored_listed_named_and_imported_once,
         an_observation_stored_as_it_goes_reads_back_partial_then_whole,
+        a_rows_seconds_are_per_process_from_the_newest_run_alike,
     );
     use super::observations::scenarios::{
         an_observation_is_stored_listed_named_and_imported_once,
@@ -577,6 +617,43 @@ mod tests {
         assert_eq!(back.overhead.clock_s, 2e-8);
         assert_eq!(back.row.host, "testhost");
         assert_eq!(back.row.results, 2);
+    }
+
+    /// What a progress bar weighs each row by: the newest complete run made alike, each
+    /// row's time divided among its processes; derived rows and other modes left out.
+    fn a_rows_seconds_are_per_process_from_the_newest_run_alike(mut store: Store) {
+        let env = run(None).environment;
+        let options = RunOptions::default();
+        assert!(store.row_seconds(&env, &options).unwrap().is_empty());
+        for seconds in [10.0, 30.0] {
+            let id = store.begin_run(&run(None), &overhead()).unwrap();
+            let mut getpid = result("syscall.getpid", 1e-7);
+            getpid.duration_s = seconds;
+            let one = Summary::from_values(&[1e-7, 1.1e-7, 0.9e-7]).unwrap();
+            getpid.invocations = Some(crate::model::invocations::Invocations {
+                within: vec![one; 3],
+                runs: None,
+                slower: vec![],
+            });
+            let mut derived = result("syscall.ratio", 1.0);
+            derived.derived = true;
+            store.save_result(id, 0, &getpid).unwrap();
+            store.save_result(id, 1, &derived).unwrap();
+            store
+                .finish_run(id, RunStatus::Complete, crate::model::wallclock::now())
+                .unwrap();
+        }
+        let seconds = store.row_seconds(&env, &options).unwrap();
+        assert_eq!(seconds.len(), 1, "{seconds:?}");
+        assert_eq!(
+            seconds["syscall.getpid"], 10.0,
+            "30 s over 3 processes, the newest"
+        );
+        let other_mode = RunOptions {
+            mode: Mode::Full,
+            ..RunOptions::default()
+        };
+        assert!(store.row_seconds(&env, &other_mode).unwrap().is_empty());
     }
 
     /// A run that started and ended (complete), labelled `label`.
