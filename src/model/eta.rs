@@ -2,12 +2,19 @@
 //! earlier run of this machine took for that row in one process, so that a row of
 //! seconds (a load row, a network sweep) and a row of milliseconds (a system call) move
 //! the bar by what they cost, not alike. The plan's seconds left are stretched by the
-//! pace so far: rows running slower than they did before lengthen the estimate.
+//! pace so far: rows running slower than they did before lengthen the estimate. The pace
+//! starts at the plan's and is learned as rows finish (a quarter of the plan's seconds
+//! weighs as done at the plan's pace), so that the first rows — the seconds of setting
+//! up before them, a row that happened to be slow — do not swing the estimate.
 //!
 //! Without an earlier run every row weighs alike (the median of those known, or one
 //! second), and the estimate is the rows left at the rate of the rows done.
 
 use std::collections::BTreeMap;
+
+/// The share of the plan's seconds counted as done at the plan's own pace when the pace
+/// so far is reckoned.
+pub const PRIOR: f64 = 0.25;
 
 /// The work of a run and how much of it is done, in expected seconds.
 #[derive(Debug, Clone)]
@@ -81,14 +88,15 @@ impl PlanEta {
     }
 
     /// Seconds left after `elapsed_s` of running: the plan's seconds not yet done, at the
-    /// pace of those done (elapsed ÷ expected seconds done); the plan as it is before
-    /// any row has finished.
+    /// pace so far (elapsed ÷ expected seconds done, with [`PRIOR`] of the plan counted
+    /// as done at the plan's pace); the plan as it is before any row has finished.
     pub fn remaining_s(&self, elapsed_s: f64) -> f64 {
         let left = (self.total_s - self.done_s).max(0.0);
         if self.done_s <= 0.0 {
             return left;
         }
-        left * (elapsed_s / self.done_s)
+        let prior = PRIOR * self.total_s;
+        left * (elapsed_s + prior) / (self.done_s + prior)
     }
 }
 
@@ -121,7 +129,7 @@ mod tests {
         eta.row_done("getpid");
         eta.row_done("pipe");
         assert_eq!(eta.rows(), (3, 7));
-        assert_eq!(eta.remaining_s(33.0), 6.0);
+        assert!((eta.remaining_s(33.0) - 6.0).abs() < 1e-9);
     }
 
     #[test]
@@ -129,8 +137,15 @@ mod tests {
         let p = plan(&[("a", 1), ("b", 1)]);
         let mut eta = PlanEta::new(&p, expected(&[("a", 10.0), ("b", 10.0)]));
         eta.row_done("a");
-        assert_eq!(eta.remaining_s(20.0), 20.0, "twice as slow as before");
-        assert_eq!(eta.remaining_s(5.0), 5.0, "twice as fast");
+        // 10 s of the plan done, 5 s counted as done at its pace (a quarter of 20).
+        let pace = |elapsed: f64| (elapsed + 5.0) / (10.0 + 5.0);
+        assert!((eta.remaining_s(20.0) - 10.0 * pace(20.0)).abs() < 1e-9);
+        assert!(
+            eta.remaining_s(20.0) > 15.0,
+            "twice as slow as before: longer"
+        );
+        assert!(eta.remaining_s(5.0) < 7.0, "twice as fast: shorter");
+        assert_eq!(eta.remaining_s(10.0), 10.0, "on time");
     }
 
     #[test]
@@ -140,7 +155,12 @@ mod tests {
         assert!(!eta.from_earlier_run());
         assert_eq!(eta.remaining_s(0.0), 4.0);
         eta.row_done("a");
-        assert_eq!(eta.remaining_s(3.0), 9.0, "3 rows left at 3 s a row");
+        assert_eq!(eta.remaining_s(1.0), 3.0, "3 rows left at 1 s a row");
+        assert_eq!(
+            eta.remaining_s(5.0),
+            9.0,
+            "slower rows stretch it: 3 × (5 + 1) ÷ (1 + 1)"
+        );
     }
 
     #[test]
