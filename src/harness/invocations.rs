@@ -17,7 +17,6 @@ use std::process::{Command, Stdio};
 
 use anyhow::{bail, Context, Result};
 use rand::seq::SliceRandom;
-use rand::SeedableRng;
 
 use super::children;
 use super::contract::{Benchmark, Plan};
@@ -393,7 +392,7 @@ pub fn measure(
                 scratch_root.display()
             )
         })?;
-    let mut rng = rand::rngs::SmallRng::from_entropy();
+    let mut rng = rand::make_rng::<rand::rngs::SmallRng>();
     let mut out = Rounds {
         runs: vec![Vec::new(); sides.len()],
         interrupted: false,

@@ -18,7 +18,6 @@ use std::time::Instant;
 
 use anyhow::Result;
 use rand::seq::SliceRandom;
-use rand::SeedableRng;
 
 use super::contract::Benchmark;
 use super::hooks::Observer;
@@ -239,7 +238,7 @@ pub(super) fn measure(
         .max()
         .unwrap_or(0);
     let mut ran = vec![0usize; plans.len()];
-    let mut rng = rand::rngs::SmallRng::from_entropy();
+    let mut rng = rand::make_rng::<rand::rngs::SmallRng>();
     for r in 0..rounds {
         if interrupted || started.elapsed().as_secs_f64() > target.budget_s {
             break;

@@ -448,8 +448,7 @@ mod tests {
     /// Sequences of pairs drawn around a known true ratio, each taken through the plan as
     /// the command does: how often the verdict it reaches is the wrong one.
     fn verdicts_reached(true_ratio: f64, spread: f64, seed: u64) -> Vec<Verdict> {
-        use rand::{Rng, SeedableRng};
-        let mut rng = rand::rngs::SmallRng::seed_from_u64(seed);
+        let mut rng = crate::model::seeded::Seeded::new(seed);
         let plan = Plan::new(3, 20);
         (0..400)
             .map(|_| {
@@ -457,7 +456,7 @@ mod tests {
                 let mut verdict = None;
                 while plan.wants_more(pairs.len(), verdict, false) {
                     // A ratio with a log-normal spread: the product of a few uniform draws.
-                    let noise: f64 = (0..4).map(|_| rng.gen_range(-1.0..1.0)).sum::<f64>();
+                    let noise: f64 = (0..4).map(|_| rng.between(-1.0, 1.0)).sum::<f64>();
                     pairs.push((true_ratio * (spread * noise / 2.0).exp(), 1.0));
                     verdict = Pairing::with_interval(&pairs, plan.alpha_per_look())
                         .map(|p| p.verdict(0.10, false));

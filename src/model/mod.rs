@@ -26,6 +26,7 @@ pub mod overhead;
 pub mod resolution;
 pub mod result;
 pub mod runlevel;
+pub mod seeded;
 pub mod stats;
 pub mod testpause;
 pub mod unit;

@@ -16,6 +16,7 @@ mod seed002;
 mod seed003;
 mod seed004;
 
+pub use seed001::{paging_42bsd, Paging42};
 pub use seed004::{eighty_spread, EIGHTY_TRIALS};
 
 pub use seed000::{

@@ -142,6 +142,26 @@ pub const TABLE_8: &[(&str, &str, [f64; 2])] = &[
     ("gausspage.inf", "vm.gausspage.10000", [848.0, 844.0]),
 ];
 
+/// One row of Table 7's 4.2BSD column: id, real s, user s, system s, page faults; and
+/// Table 8's PFST as printed where the seed gave one.
+pub type Paging42 = (&'static str, f64, f64, f64, u32, Option<f64>);
+
+/// The 4.2BSD column (the second) of Tables 7 and 8 for the row `id`, when it reproduces
+/// one of the seed's paging programs: what the vm report sets beside each row.
+pub fn paging_42bsd(id: &str) -> Option<Paging42> {
+    const BSD42: usize = 1;
+    let (_, id, _, real, user, system, faults) = *TABLE_7.iter().find(|r| r.1 == id)?;
+    let pfst = TABLE_8.iter().find(|r| r.1 == id).map(|r| r.2[BSD42]);
+    Some((
+        id,
+        real[BSD42],
+        user[BSD42],
+        system[BSD42],
+        faults[BSD42],
+        pfst,
+    ))
+}
+
 /// The unit Table 8's figures are printed in: 10 µs, although its caption says "all times
 /// in microseconds". The text defines the figure as system time / page faults, and Table
 /// 7's columns give 10× the caption's reading for every row: randpage under 4.2BSD spent

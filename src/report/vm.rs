@@ -61,7 +61,7 @@ fn seconds(s: f64) -> String {
 
 fn seed_row(id: &str) -> String {
     vm::seed_42bsd(id)
-        .map(|&(_, real, _, sys, faults, pfst)| {
+        .map(|(_, real, _, sys, faults, pfst)| {
             let pfst = pfst.map(|p| format!("{p:.0} µs")).unwrap_or("—".into());
             format!("{real:.0} s / {sys} s / {faults} / {pfst}")
         })

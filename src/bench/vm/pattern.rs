@@ -13,8 +13,7 @@
 //! Like the seed's `rnd()` (a `static int seed = 1`), the generator starts from the same
 //! seed on every run, so every job touches the same pages in the same order.
 
-use rand::rngs::SmallRng;
-use rand::{Rng, SeedableRng};
+use crate::model::seeded::Seeded;
 
 /// Which program, with its iteration count.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -27,20 +26,21 @@ pub enum Pattern {
     Gauss { sd: f64, steps: u32 },
 }
 
-/// The seed's `rnd()`: the run's generator, seeded identically every job.
-pub fn generator() -> SmallRng {
-    SmallRng::seed_from_u64(1)
+/// The seed's `rnd()`: the run's generator, seeded identically every job, and drawing the
+/// same pages on every build (model::seeded says why that takes our own transforms).
+pub fn generator() -> Seeded {
+    Seeded::new(1)
 }
 
 /// The seed's `gauss(sd, mean)`. `1 − u` keeps the logarithm's argument in (0, 1].
-pub fn gauss(rng: &mut SmallRng, sd: f64, mean: f64) -> f64 {
-    let qa = (-2.0 * (1.0 - rng.gen::<f64>()).ln()).sqrt();
-    let qb = std::f64::consts::PI * rng.gen::<f64>();
+pub fn gauss(rng: &mut Seeded, sd: f64, mean: f64) -> f64 {
+    let qa = (-2.0 * (1.0 - rng.unit()).ln()).sqrt();
+    let qb = std::f64::consts::PI * rng.unit();
     qa * qb.cos() * sd + mean
 }
 
 /// One gausspage step from page `pn`: redrawn until it lands inside `0..npages`.
-pub fn gauss_step(rng: &mut SmallRng, sd: f64, pn: i64, npages: i64) -> i64 {
+pub fn gauss_step(rng: &mut Seeded, sd: f64, pn: i64, npages: i64) -> i64 {
     loop {
         let delta = gauss(rng, sd, 0.0) as i64; // C truncation toward zero
         let next = pn + delta;
@@ -83,7 +83,7 @@ pub fn walk(
         }
         Pattern::Rand { touches } => {
             for _ in 0..touches {
-                touch(rng.gen_range(0..npages));
+                touch(rng.below(npages));
             }
             touches as u64
         }

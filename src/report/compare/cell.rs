@@ -184,3 +184,19 @@ pub(super) fn show(c: &Cell, per_op: bool) -> String {
         Cell::Value(v) => v.shown(per_op),
     }
 }
+
+/// Three significant figures, without exponent for the ranges that occur here.
+pub fn figures3(v: f64) -> String {
+    let a = v.abs();
+    if a >= 100.0 {
+        format!("{v:.0}")
+    } else if a >= 10.0 {
+        format!("{v:.1}")
+    } else if a >= 1.0 {
+        format!("{v:.2}")
+    } else if a >= 0.01 {
+        format!("{v:.3}")
+    } else {
+        format!("{v:.2e}")
+    }
+}

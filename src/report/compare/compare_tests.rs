@@ -2,13 +2,13 @@ use super::*;
 use crate::model::change;
 use crate::model::invocations::Invocations;
 use crate::model::levels::merge;
+use crate::model::seeded::Seeded;
 use crate::model::{Basis, Sample, Summary};
 use crate::model::{BenchResult, Better, Unit};
-use rand::{Rng, SeedableRng};
 
 /// A standard normal variate (Box–Muller).
-fn normal(rng: &mut rand::rngs::SmallRng) -> f64 {
-    let (u, v): (f64, f64) = (rng.gen::<f64>().max(1e-300), rng.gen());
+fn normal(rng: &mut Seeded) -> f64 {
+    let (u, v): (f64, f64) = (rng.unit().max(1e-300), rng.unit());
     (-2.0 * u.ln()).sqrt() * (2.0 * std::f64::consts::PI * v).cos()
 }
 
@@ -16,18 +16,13 @@ fn normal(rng: &mut rand::rngs::SmallRng) -> f64 {
 /// kind of machine: each process lands 1.5% (sd) away from the true figure (1.0–1.6%
 /// measured here for syscall.read and syscall.getpid.libc), samples
 /// within it spread 3%, and one sample in ten hit by an interrupt (+30%).
-fn id_result(id: &str, truth: f64, k: usize, rng: &mut rand::rngs::SmallRng) -> BenchResult {
+fn id_result(id: &str, truth: f64, k: usize, rng: &mut Seeded) -> BenchResult {
     id_in_states(id, truth, (k, k), rng)
 }
 
 /// [`id_result`] of `processes.1` processes, of which the first `processes.0` in the
 /// fast state and the rest in a state 35% slower (as a VM's host puts them).
-fn id_in_states(
-    id: &str,
-    truth: f64,
-    processes: (usize, usize),
-    rng: &mut rand::rngs::SmallRng,
-) -> BenchResult {
+fn id_in_states(id: &str, truth: f64, processes: (usize, usize), rng: &mut Seeded) -> BenchResult {
     let (fast, k) = processes;
     let parts: Vec<BenchResult> = (0..k)
         .map(|i| {
@@ -35,7 +30,7 @@ fn id_in_states(
             let centre = truth * state * (0.015 * normal(rng)).exp();
             let values: Vec<f64> = (0..21)
                 .map(|_| {
-                    let hit = if rng.gen::<f64>() < 0.1 { 1.3 } else { 1.0 };
+                    let hit = if rng.unit() < 0.1 { 1.3 } else { 1.0 };
                     centre * (0.03 * normal(rng)).exp() * hit
                 })
                 .collect();
@@ -60,7 +55,7 @@ fn id_in_states(
 }
 
 fn fixture(seed: u64, k: usize, slow: Option<(usize, f64)>) -> Column {
-    let mut rng = rand::rngs::SmallRng::seed_from_u64(seed);
+    let mut rng = Seeded::new(seed);
     let results = (0..40)
         .map(|i| {
             let factor = match slow {
@@ -217,7 +212,7 @@ fn a_whole_run_a_few_percent_off_is_the_machine_when_its_runs_differ_that_much()
 #[test]
 fn a_run_that_missed_the_fast_state_is_compared_state_for_state_and_says_so() {
     let column = |seed: u64, fast: usize, factor: f64| {
-        let mut rng = rand::rngs::SmallRng::seed_from_u64(seed);
+        let mut rng = Seeded::new(seed);
         let results = (0..5)
             .map(|i| {
                 let truth = 1e-7 * (1.0 + i as f64) * factor;
@@ -265,14 +260,14 @@ fn a_run_that_missed_the_fast_state_is_compared_state_for_state_and_says_so() {
 fn runs_of_one_process_fall_back_to_samples_and_say_so() {
     let t = compare_table(&[fixture(1, 1, None), fixture(2, 1, None)], 0.05).unwrap();
     assert!(t.contains("all on samples"), "{t}");
-    let merged = id_result("x", 1.0, 3, &mut rand::rngs::SmallRng::seed_from_u64(3));
+    let merged = id_result("x", 1.0, 3, &mut Seeded::new(3));
     assert_eq!(merged.invocations.as_ref().map(Invocations::count), Some(3));
     assert_eq!(merged.samples.len(), 63);
 }
 
 /// A run column of `figures` (id, figure in seconds), measured in five processes.
 fn run_of(name: &str, figures: &[(String, f64)], seed: u64) -> Column {
-    let mut rng = rand::rngs::SmallRng::seed_from_u64(seed);
+    let mut rng = Seeded::new(seed);
     let results = figures
         .iter()
         .map(|(id, truth)| id_result(id, *truth, 5, &mut rng))

@@ -4,7 +4,7 @@
 use crate::model::agreement;
 use crate::model::change::{self, Verdict};
 
-use super::judge::figures3;
+use super::cell::figures3;
 use super::Column;
 
 /// The verdicts of one run column against the first, decided together: one test per id

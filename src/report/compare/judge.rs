@@ -6,7 +6,7 @@ use crate::model::change::Verdict;
 use crate::model::{Better, NotComparable};
 use crate::reference::Comparability;
 
-use super::cell::{show, Cell, SideFigure, Value};
+use super::cell::{figures3, show, Cell, SideFigure, Value};
 use super::decide::{decide, Decisions};
 use super::{common_ids, ids_of, row_ids, Column, NoCommonIds};
 
@@ -258,22 +258,6 @@ pub(super) fn speed_up(then_over_today: f64, better: Better) -> String {
         format!("today {}× faster", short_figures(factor))
     } else {
         format!("today {}× slower", short_figures(1.0 / factor))
-    }
-}
-
-/// Three significant figures, without exponent for the ranges that occur here.
-pub fn figures3(v: f64) -> String {
-    let a = v.abs();
-    if a >= 100.0 {
-        format!("{v:.0}")
-    } else if a >= 10.0 {
-        format!("{v:.1}")
-    } else if a >= 1.0 {
-        format!("{v:.2}")
-    } else if a >= 0.01 {
-        format!("{v:.3}")
-    } else {
-        format!("{v:.2e}")
     }
 }
 

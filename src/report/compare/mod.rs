@@ -30,9 +30,9 @@ mod decide;
 mod judge;
 mod text;
 
-pub use cell::SideFigure;
+pub use cell::{figures3, SideFigure};
 use cell::{run_cell, short_source, Cell, Value};
-pub use judge::{figures3, judgements, Judgement};
+pub use judge::{judgements, Judgement};
 pub use text::compare_table;
 
 /// One column of a comparison.
