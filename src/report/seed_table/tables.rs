@@ -173,7 +173,7 @@ pub const TABLES: &[SeedTable] = &[
                 devices have no counterpart",
                "the paper's µsec/wd is (Real − CPU) / words; both columns here are bytes / Real"], ..T },
     SeedTable { key: "000-6", seed: "000", paper: reference::paper_lines, prefix: "Table 6,", title: "recompiling UNIX (real, CPU)",
-        ids: &["mixed.build"],
+        quantities: &[Quantity::Headline, Quantity::Cpu], all_shown: true, ids: &["mixed.build"],
         why: &["the 1975 system's sources are not at hand; mixed.build builds a bundled multi-file C \
                 program with today's compiler: a build, not the same build"], ..T },
     SeedTable { key: "000-7", seed: "000", paper: reference::paper_lines, prefix: "Table 7,", title: "building the Fortran compiler (real, CPU)",
