@@ -589,7 +589,8 @@ mod tests {
         assert!((chess("pdp11-70", Quantity::System).value - 6.3).abs() < 1e-9);
         // The paper's own check: "the ratio of 11/45 user CPU time to 11/70 user CPU time
         // for this particular test is 2.2".
-        let ratio = chess("pdp11-45", Quantity::User).value / chess("pdp11-70", Quantity::User).value;
+        let ratio =
+            chess("pdp11-45", Quantity::User).value / chess("pdp11-70", Quantity::User).value;
         assert!((ratio - 2.2).abs() < 0.05, "{ratio}");
         assert_eq!(chess("pdp11-70", Quantity::User).config(), Some("C4"));
     }
