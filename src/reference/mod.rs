@@ -79,6 +79,9 @@ pub enum Quantity {
     RatioAlone,
     /// The rate the readers beside the program read at (000 Table 11's wds/µsec).
     ReadRate,
+    /// How many times a command ran, summed over the runs of a table (000 Attachment C's
+    /// No. Cmds): a count of each machine's own runs, never divided.
+    CommandCount,
     /// A command's share of all the commands the scripts ran (000 Attachment C's No.
     /// Cmds %), as a fraction.
     CommandShare,
@@ -113,6 +116,7 @@ impl Quantity {
             Quantity::ProgramUser => "usr CPU",
             Quantity::RatioAlone => "ratio alone",
             Quantity::ReadRate => "read rate",
+            Quantity::CommandCount => "No. Cmds",
             Quantity::CommandShare => "count %",
             Quantity::CommandReal => "avg real",
             Quantity::CommandRealShare => "real %",

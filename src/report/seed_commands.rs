@@ -24,6 +24,7 @@ use super::table::{new_table, right};
 
 /// The statistics of a command's line, one text line each; the Total has no share.
 const LINE_STATS: &[Quantity] = &[
+    Quantity::CommandCount,
     Quantity::CommandShare,
     Quantity::CommandReal,
     Quantity::CommandRealShare,
@@ -32,6 +33,7 @@ const LINE_STATS: &[Quantity] = &[
     Quantity::CommandRealPerCpu,
 ];
 const TOTAL_STATS: &[Quantity] = &[
+    Quantity::CommandCount,
     Quantity::CommandReal,
     Quantity::CommandCpu,
     Quantity::CommandRealPerCpu,
@@ -91,6 +93,7 @@ fn today_measure(today: &Today, command: Option<&str>, quantity: Quantity) -> Op
         Some(command) => {
             let a = today.account(command)?;
             match quantity {
+                Quantity::CommandCount => a.count as f64,
                 Quantity::CommandShare => a.count_pct / 100.0,
                 Quantity::CommandReal => a.avg_real_s,
                 Quantity::CommandRealShare => a.real_pct / 100.0,
@@ -126,6 +129,7 @@ fn total_of(commands: &[CommandAccount], quantity: Quantity) -> Option<f64> {
     };
     let (real, cpu) = (sum(|a| a.avg_real_s), sum(|a| a.avg_cpu_s));
     match quantity {
+        Quantity::CommandCount => Some(n as f64),
         Quantity::CommandReal => Some(real),
         Quantity::CommandCpu => Some(cpu),
         Quantity::CommandRealPerCpu => (cpu > 0.0).then(|| real / cpu),
@@ -140,6 +144,7 @@ fn cell(quantity: Quantity, value: f64) -> String {
             format!("{:.2}%", value * 100.0)
         }
         Quantity::CommandRealPerCpu => figures3(value),
+        Quantity::CommandCount => format!("{value:.0}"),
         _ => format_value(value, Unit::SecondsPerOp),
     }
 }
@@ -150,6 +155,7 @@ fn cell(quantity: Quantity, value: f64) -> String {
 fn paper_cell(line: &CommandLine, quantity: Quantity) -> String {
     let unresolved = line.avg_real_s <= 0.0;
     match quantity {
+        Quantity::CommandCount => line.count.to_string(),
         Quantity::CommandShare => line
             .count_pct
             .map_or_else(String::new, |p| format!("{p:.2}%")),
@@ -512,8 +518,10 @@ pub fn render_from(table: &SeedTable, sources: &[Source]) -> String {
     };
     out.push_str(&format!(
         "each figure is per command, averaged over every time it ran in every run and script, \
-         the paper's summed over its runs as today's over the row's samples; count % is of all \
-         the commands accounted, real % and CPU % of all their real and CPU time. The last \
+         the paper's summed over its runs as today's over the row's samples; No. Cmds is how \
+         many times the command ran in all of them (the paper's 2 or 3 runs, today's samples: \
+         the counts above each table), so it has no ratio; count % is of all the commands \
+         accounted, real % and CPU % of all their real and CPU time. The last \
          column is how many times faster today is than {last} (avg real, avg CPU), for a \
          command both have{each}, marked ≈: each command did its own day's work.\n"
     ));

@@ -103,17 +103,59 @@ fn accounting(fixture: &serde_json::Value, id: &str) -> Vec<(String, f64)> {
         .collect()
 }
 
-/// The text line after the first that starts with ` COMMAND ` (a command's count % line):
-/// its avg real line.
+/// The first line after `after` that starts with ` COMMAND ` (a command's No. Cmds line).
+fn count_line<'a>(text: &'a str, command: &str, after: usize) -> &'a str {
+    text.lines()
+        .skip(after)
+        .find(|l| l.starts_with(&format!(" {command} ")))
+        .unwrap_or_else(|| panic!("no line of {command}: {text}"))
+}
+
+/// The command's avg real line: two after its No. Cmds line (count % between).
 fn avg_real_line<'a>(text: &'a str, command: &str, after: usize) -> &'a str {
     let lines: Vec<&str> = text.lines().skip(after).collect();
     let at = lines
         .iter()
         .position(|l| l.starts_with(&format!(" {command} ")))
         .unwrap_or_else(|| panic!("no line of {command}: {text}"));
-    assert!(lines[at].contains("count %"), "{}", lines[at]);
-    assert!(lines[at + 1].contains("avg real"), "{}", lines[at + 1]);
-    lines[at + 1]
+    assert!(lines[at].contains("No. Cmds"), "{}", lines[at]);
+    assert!(lines[at + 1].contains("count %"), "{}", lines[at + 1]);
+    assert!(lines[at + 2].contains("avg real"), "{}", lines[at + 2]);
+    lines[at + 2]
+}
+
+#[test]
+fn attachment_c_sets_today_s_command_counts_beside_the_paper_s_no_cmds_without_a_ratio() {
+    let db = store_with(Path::new(FIXTURE));
+    let text = table(db.path(), &["000-C"]);
+    let fixture: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(FIXTURE).unwrap()).unwrap();
+    let start = text
+        .lines()
+        .position(|l| l.starts_with("9 scripts (load.script.9)"))
+        .unwrap_or_else(|| panic!("no 9-script table: {text}"));
+    // Today's count of cc, summed over the row's samples, from the stored accounting.
+    let row = fixture["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["id"] == "load.script.9")
+        .unwrap();
+    let cc = row["details"]["commands"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["command"] == "cc")
+        .unwrap()["count"]
+        .as_u64()
+        .unwrap();
+    // Attachment C, 9 scripts: cc ran 69 times on the 11/45 (C2, 2 runs), 70 on the 11/70 (C7).
+    let line = count_line(&text, "cc", start);
+    assert_eq!(
+        cells_of(line),
+        vec!["cc", "No. Cmds", &cc.to_string(), "69", "70"],
+        "{line}"
+    );
 }
 
 #[test]
@@ -173,7 +215,9 @@ fn attachment_c_sets_today_s_commands_beside_the_paper_s_of_the_same_name() {
     let total = text
         .lines()
         .skip(starts[0])
-        .find(|l| l.starts_with(" Total "))
+        .skip_while(|l| !l.starts_with(" Total "))
+        // The Total's No. Cmds line, then its avg real.
+        .nth(1)
         .unwrap();
     assert!(total.contains("8.23 s") && !total.contains('×'), "{total}");
     // The commands with no counterpart, both ways, and the 11/70's 0.00 s as a bound.
@@ -234,7 +278,9 @@ fn attachment_c_sets_the_11_70_s_c8_beside_its_c7_with_5_scripts_each_with_its_r
     let total = text
         .lines()
         .skip(five)
-        .find(|l| l.starts_with(" Total "))
+        .skip_while(|l| !l.starts_with(" Total "))
+        // The Total's No. Cmds line, then its avg real.
+        .nth(1)
         .unwrap();
     assert!(
         total.contains("14.43 s") && total.contains("14.45 s"),

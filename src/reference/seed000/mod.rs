@@ -185,6 +185,32 @@ pub const WORDS: &[(&str, &str, &str, &str)] = &[(
     "Ran Out Of Swap Space",
 )];
 
+/// Table 1's User CPU and Sys CPU columns: (config, machine, User, Sys), as printed, of
+/// the one 130-move game: today's `cpu.chess` times its own user and system per game.
+#[rustfmt::skip]
+const CHESS_CPU: &[(&str, &str, &str, &str)] = &[
+    ("C1", "pdp11-45", "28:53.1", "11.5"),
+    ("C4", "pdp11-70", "13:06.1", "6.3"),
+];
+
+/// Table 1's User and Sys CPU figures of `cpu.chess`, per game.
+fn chess_cpu_figures() -> Vec<Figure> {
+    let mut out = Vec::new();
+    for &(config, machine, user, sys) in CHESS_CPU {
+        for (quantity, column, printed) in [
+            (Quantity::User, "User CPU", user),
+            (Quantity::System, "Sys CPU", sys),
+        ] {
+            let mut f = job(machine, "cpu.chess", "Table 1", "chess", config, printed);
+            f.quantity = quantity;
+            f.place = format!("Table 1, row chess, Config {config}, {column}");
+            f.unit = Unit::SecondsPerOp;
+            out.push(f);
+        }
+    }
+    out
+}
+
 /// Tables 9 and 10's CPU column: (table, row, id, 11/45, 11/70), as printed. "Total CPU
 /// time required (user plus system)", and nearly constant from 1 to 15 copies, so one
 /// copy's (one script's): the figure the rows report as user + system per copy.
@@ -233,6 +259,7 @@ pub fn figures() -> Vec<Figure> {
         "C7",
         "8.8",
     ));
+    out.extend(chess_cpu_figures());
     out.extend(inc_figures(false));
     out.extend(ratio_real_figures(false));
     out
@@ -545,6 +572,27 @@ mod tests {
             .find(|f| f.quantity == Quantity::ProgramUser && f.id == "load.iointerference.4")
             .expect("transcribed");
         assert!((user.value - 208.0).abs() < 1e-9, "3:28 is {}", user.value);
+    }
+
+    #[test]
+    fn table_1_user_and_sys_cpu_are_the_game_s_as_printed() {
+        let chess = |machine: &str, quantity| {
+            figures()
+                .into_iter()
+                .find(|f| f.machine == machine && f.id == "cpu.chess" && f.quantity == quantity)
+                .unwrap_or_else(|| panic!("{machine} {quantity:?}"))
+        };
+        // 28:53.1 and 13:06.1 of user CPU, 11.5 and 6.3 s of system, per game.
+        assert!((chess("pdp11-45", Quantity::User).value - 1733.1).abs() < 1e-9);
+        assert!((chess("pdp11-70", Quantity::User).value - 786.1).abs() < 1e-9);
+        assert!((chess("pdp11-45", Quantity::System).value - 11.5).abs() < 1e-9);
+        assert!((chess("pdp11-70", Quantity::System).value - 6.3).abs() < 1e-9);
+        // The paper's own check: "the ratio of 11/45 user CPU time to 11/70 user CPU time
+        // for this particular test is 2.2".
+        let ratio =
+            chess("pdp11-45", Quantity::User).value / chess("pdp11-70", Quantity::User).value;
+        assert!((ratio - 2.2).abs() < 0.05, "{ratio}");
+        assert_eq!(chess("pdp11-70", Quantity::User).config(), Some("C4"));
     }
 
     /// Table 10's real time of `config` with `id`'s number of scripts, C8's included.

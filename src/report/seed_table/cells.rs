@@ -21,6 +21,7 @@ pub fn column_kind(quantity: Quantity, unit: Unit, basis: &Basis) -> (Unit, Basi
         Quantity::User | Quantity::System | Quantity::Cpu => (Unit::SecondsPerOp, basis.clone()),
         Quantity::FaultService => (Unit::SecondsPerOp, Basis::per(PAGE_FAULT)),
         Quantity::Faults => (Unit::Count, basis.clone()),
+        Quantity::CommandCount => (Unit::Count, Basis::per(PER_COMMAND)),
         Quantity::ProgramUser => (Unit::SecondsPerOp, basis.clone()),
         Quantity::RatioAlone | Quantity::Inc | Quantity::RatioReal => (Unit::Ratio, basis.clone()),
         Quantity::ReadRate => (Unit::BytesPerSecond, Basis::per(BYTE_READ_BESIDE)),
@@ -76,7 +77,8 @@ pub fn today(r: Option<&BenchResult>, quantity: Quantity, mhz: Option<f64>) -> O
         // The details count bytes per µs; the column is bytes per second.
         Quantity::ReadRate => r.details_as::<IoInterference>()?.bytes_per_us * 1e6,
         // Per command, not per row: `crate::report::seed_commands` reads them.
-        Quantity::CommandShare
+        Quantity::CommandCount
+        | Quantity::CommandShare
         | Quantity::CommandReal
         | Quantity::CommandRealShare
         | Quantity::CommandCpu

@@ -149,7 +149,8 @@ pub(super) const NAMEI_HITS: &str =
 
 #[rustfmt::skip]
 pub const TABLES: &[SeedTable] = &[
-    SeedTable { key: "000-1", seed: "000", prefix: "Table 1,", title: "chess, 130 moves (real)",
+    SeedTable { key: "000-1", seed: "000", prefix: "Table 1,", title: "chess, 130 moves (real, user and sys CPU)",
+        quantities: HUS, all_shown: true,
         why: &["the paper timed its own chess program; cpu.chess is timeshare's engine playing a fixed \
                 130-ply game without floating point: the same kind of work, not the same program"], ..T },
     SeedTable { key: "000-2", seed: "000", paper: reference::paper_lines, prefix: "Table 2,", title: "Gibson-mix programs, CPU per loop (ms)",
@@ -172,7 +173,7 @@ pub const TABLES: &[SeedTable] = &[
                 devices have no counterpart",
                "the paper's µsec/wd is (Real − CPU) / words; both columns here are bytes / Real"], ..T },
     SeedTable { key: "000-6", seed: "000", paper: reference::paper_lines, prefix: "Table 6,", title: "recompiling UNIX (real, CPU)",
-        ids: &["mixed.build"],
+        quantities: &[Quantity::Headline, Quantity::Cpu], all_shown: true, ids: &["mixed.build"],
         why: &["the 1975 system's sources are not at hand; mixed.build builds a bundled multi-file C \
                 program with today's compiler: a build, not the same build"], ..T },
     SeedTable { key: "000-7", seed: "000", paper: reference::paper_lines, prefix: "Table 7,", title: "building the Fortran compiler (real, CPU)",
