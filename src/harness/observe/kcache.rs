@@ -7,9 +7,9 @@
 //!
 //! What the maps bound, and what it costs when they are full, is counted and said with
 //! the figures: a thread keeps its last 16 runs of pages added (joined while they follow
-//! on; an older run is forgotten, as the record path forgets pages it cannot claim), a
-//! file keeps 4 ranges of pages read ahead and not yet used (a sequential reader needs
-//! one), and the 16,384 files last read are counted apart (the totals are kept whatever
+//! on; a run older than a second is forgotten, as the record path forgets pages it can
+//! no longer claim), a file keeps 8 ranges of pages read ahead and not yet used (a
+//! sequential reader needs one), and the 16,384 files last read are counted apart (the totals are kept whatever
 //! the files). A file's ranges are changed without a lock: two CPUs changing one file's
 //! at the same instant may lose a change.
 //!
@@ -72,7 +72,7 @@ struct KCounts {
 }
 
 /// Ranges of read-ahead pages a file keeps (as `RANGES` in the program).
-const RANGES: usize = 4;
+const RANGES: usize = 8;
 
 /// The program's `struct file_state`.
 #[repr(C)]
@@ -101,11 +101,11 @@ const STATS: [(u32, &str); 3] = [
     (
         0,
         "pages added were forgotten before their thread read (more than 16 runs of pages a \
-         thread): not counted missed",
+         thread within a second): not counted missed",
     ),
     (
         1,
-        "pages read ahead were forgotten (more than 4 ranges of them in a file): neither used \
+        "pages read ahead were forgotten (more than 8 ranges of them in a file): neither used \
          nor evicted",
     ),
     (

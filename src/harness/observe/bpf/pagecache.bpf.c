@@ -32,7 +32,7 @@ struct map_def {
 // Keep in step with kcache.rs.
 #define ADDS 16            // folio runs a thread may have added and not yet read
 #define CLAIM_NS 1000000000ull // how long after adding a page a read may claim it
-#define RANGES 4           // ranges of read-ahead pages kept a file (a power of two)
+#define RANGES 8           // ranges of read-ahead pages kept a file (a power of two)
 
 struct file {
     __u32 dev; // the kernel's dev_t: major << 20 | minor
@@ -85,7 +85,7 @@ struct config {
 };
 
 enum stat {
-    STAT_ADDS_FORGOTTEN, // pages added whose run was overwritten before their thread read
+    STAT_ADDS_FORGOTTEN, // pages added whose run was overwritten within CLAIM_NS, unread
     STAT_AHEAD_FORGOTTEN, // read-ahead pages forgotten: more than RANGES ranges in a file
     STAT_FILES_FULL,     // reads of files not counted apart: the files map was full
     STATS
@@ -285,7 +285,9 @@ int timeshare_page_added(void *ctx) {
     }
     __u32 at = t->next % ADDS;
     run = &t->adds[at];
-    if (run->pages)
+    // A run older than CLAIM_NS could no longer be claimed (pages written, or faulted
+    // in): overwriting it loses nothing, as the record path forgets it too.
+    if (run->pages && now - run->time <= CLAIM_NS)
         bump(STAT_ADDS_FORGOTTEN, run->pages);
     run->time = now;
     run->file = f;
