@@ -14,7 +14,7 @@
 //! at the same instant may lose a change.
 //!
 //! Loading needs CAP_BPF and CAP_PERFMON (root) and a kernel with BPF tracepoint programs
-//! and `bpf_loop` (Linux 5.17); where one is missing [`KernelCacheCounting::start`] says
+//! and `bpf_loop` (Linux 5.17); where one is missing `KernelCacheCounting::start` says
 //! why and the record path is used.
 
 use std::collections::HashMap;
