@@ -39,6 +39,7 @@ use std::path::Path;
 
 use anyhow::Result;
 
+use super::pages::{File, PageCache, PageCounts};
 use super::perf::{explain, SyscallTracepoints};
 use super::stream::{
     self, record_time, sample_raw, u32_at, u64_at, Consumer, Reading, TraceStream, RECORD_LOST,
@@ -61,19 +62,16 @@ pub const HIT_RATIO: &str = "page-cache hit ratio of reads";
 pub const READ_AHEAD: &str = "read-ahead pages used before eviction";
 pub const NAME_LOOKUP: &str = "name-lookup hits and misses (dentry cache)";
 
-/// A file: the kernel's device number of its file system, and its inode.
-pub(super) type File = (u32, u64);
-
 /// The three tracepoints and where their fields are.
 #[derive(Debug, Clone, Copy, Default)]
-pub(super) struct Layout {
+struct Layout {
     add: u64,
     delete: u64,
     read: u64,
     /// add and delete share a layout: i_ino, index, s_dev, order.
-    pub(super) folio: [usize; 4],
+    folio: [usize; 4],
     /// get_pages: i_ino, s_dev, index, last_index.
-    pub(super) batch: [usize; 4],
+    batch: [usize; 4],
 }
 
 impl Layout {
@@ -163,47 +161,6 @@ fn decode(ty: u32, b: &[u8], l: &Layout) -> Option<(u64, PageEvent)> {
         return None;
     };
     Some((time, event))
-}
-
-/// The counts of one file, or of all.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct PageCounts {
-    pub asked: u64,
-    pub batches: u64,
-    /// Missed pages the read brought in itself.
-    pub missed_by_read: u64,
-    /// Pages brought in ahead of any request (outside the adding read's range).
-    pub read_ahead: u64,
-    /// … of them, asked for later (and counted missed).
-    pub read_ahead_used: u64,
-    /// … of them, deleted from the cache before any read asked for them.
-    pub read_ahead_evicted: u64,
-}
-
-impl PageCounts {
-    pub(super) fn add(&mut self, o: &PageCounts) {
-        self.asked += o.asked;
-        self.batches += o.batches;
-        self.missed_by_read += o.missed_by_read;
-        self.read_ahead += o.read_ahead;
-        self.read_ahead_used += o.read_ahead_used;
-        self.read_ahead_evicted += o.read_ahead_evicted;
-    }
-
-    pub fn missed(&self) -> u64 {
-        self.missed_by_read + self.read_ahead_used
-    }
-
-    /// 1 − missed ÷ asked, when anything was asked for.
-    pub fn hit_ratio(&self) -> Option<f64> {
-        (self.asked > 0).then(|| (1.0 - self.missed() as f64 / self.asked as f64).clamp(0.0, 1.0))
-    }
-
-    /// Read-ahead pages used ÷ (used + evicted unused), when any was decided.
-    pub fn read_ahead_used_ratio(&self) -> Option<f64> {
-        let decided = self.read_ahead_used + self.read_ahead_evicted;
-        (decided > 0).then(|| self.read_ahead_used as f64 / decided as f64)
-    }
 }
 
 /// What the reader has counted.
@@ -338,32 +295,6 @@ impl Consumer for PageReader {
     }
 }
 
-/// What the page-cache tracepoints counted over a span.
-#[derive(Debug, Clone, Default)]
-pub struct PageCache {
-    pub total: PageCounts,
-    /// Read-ahead pages neither asked for nor evicted by the end.
-    pub still_ahead: u64,
-    /// What the counting could not keep, each with what it costs the figures ("1,024
-    /// records lost (the buffer was full): short by as many").
-    pub short: Vec<String>,
-    /// Counted in BPF maps ([`super::kcache`]), not from perf's records.
-    pub counted_in_kernel: bool,
-    pub(super) by_file: HashMap<File, PageCounts>,
-}
-
-impl PageCache {
-    /// The counts of one file (its `stat` device and inode).
-    pub fn of_file(&self, st_dev: u64, st_ino: u64) -> PageCounts {
-        // The kernel's dev_t is major << 20 | minor; stat's is glibc's encoding.
-        let dev = (libc::major(st_dev) << 20) | libc::minor(st_dev);
-        self.by_file
-            .get(&(dev, st_ino))
-            .copied()
-            .unwrap_or_default()
-    }
-}
-
 /// Counting the page cache's reads on every CPU, in the kernel or from perf's records;
 /// [`CacheCounting::stop`] ends it.
 pub struct CacheCounting(CountingPath);
@@ -398,7 +329,7 @@ impl CacheCounting {
              _delete_from_page_cache tracepoints (or tracefs does not show their formats)",
         )?;
         let kernel = if in_kernel {
-            super::kcache::KernelCacheCounting::start(&layout)
+            super::kcache::KernelCacheCounting::start(layout.folio, layout.batch)
         } else {
             Err("TIMESHARE_NO_BPF is set".to_string())
         };

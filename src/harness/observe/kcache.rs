@@ -1,6 +1,6 @@
 //! The page cache's reads counted in the kernel: the BPF programs of
-//! `bpf/pagecache.bpf.c` on the three filemap tracepoints keep [`super::caches`]'
-//! counting model in maps — each thread's runs of pages added and not yet read, each
+//! `bpf/pagecache.bpf.c` on the three filemap tracepoints keep the counting model of
+//! `super::caches` in maps — each thread's runs of pages added and not yet read, each
 //! file's read-ahead pages not yet asked for as ranges, the counts per file and in all —
 //! so that no record per page or read batch crosses to user space; this side reads the
 //! maps once, at the end.
@@ -21,7 +21,7 @@ use std::collections::HashMap;
 
 use anyhow::Result;
 
-use super::caches::{File, Layout, PageCache, PageCounts};
+use super::pages::{File, PageCache, PageCounts};
 
 /// The object clang built from `bpf/pagecache.bpf.c`, when it did (build.rs).
 #[cfg(timeshare_bpf)]
@@ -140,15 +140,17 @@ pub struct KernelCacheCounting {
 impl KernelCacheCounting {
     /// Load and attach the programs, or say why not (not built, not allowed, not
     /// supported).
-    pub(super) fn start(layout: &Layout) -> std::result::Result<Self, String> {
+    /// `folio` and `batch`: where the add/delete records' i_ino, index, s_dev and order
+    /// are, and the read batches' i_ino, s_dev, index and last_index (from tracefs).
+    pub(super) fn start(folio: [usize; 4], batch: [usize; 4]) -> std::result::Result<Self, String> {
         let object = OBJECT.ok_or(
             "this timeshare was built without clang, so without its BPF page-cache counter \
              (build.rs)",
         )?;
         let as_u32 = |at: usize| u32::try_from(at).unwrap_or(u32::MAX);
         let config = Config {
-            add: layout.folio.map(as_u32),
-            read: layout.batch.map(as_u32),
+            add: folio.map(as_u32),
+            read: batch.map(as_u32),
         };
         let mut bpf = aya::EbpfLoader::new()
             .btf(None)

@@ -11,6 +11,7 @@ pub mod kcache;
 pub mod kcount;
 pub mod kprofile;
 pub mod ksample;
+pub mod pages;
 pub mod perf;
 pub mod profile;
 pub mod series;
