@@ -200,14 +200,19 @@ pub fn execute(args: RunArgs) -> Result<Exit> {
     };
     super::clean::sweep(&dir);
     let strategy = strategy(&options, &dir, store.as_ref())?;
-    let eta = plan_of(&chosen, &strategy).map(|plan| {
-        // The bar's weights: a store that cannot be read gives none, not a failed run.
-        let expected = store
-            .as_ref()
-            .and_then(|s| s.row_seconds(&runner::environment(&dir), &options).ok())
-            .unwrap_or_default();
-        PlanEta::new(&plan, expected)
-    });
+    // The bar's plan, only where a bar is drawn: its weights read the newest earlier run
+    // whole. A store that cannot be read gives none, not a failed run.
+    let bar_shown = std::io::stderr().is_terminal();
+    let eta = bar_shown
+        .then(|| plan_of(&chosen, &strategy))
+        .flatten()
+        .map(|plan| {
+            let expected = store
+                .as_ref()
+                .and_then(|s| s.row_seconds(&runner::environment(&dir), &options).ok())
+                .unwrap_or_default();
+            PlanEta::new(&plan, expected)
+        });
     let session = Session::new(options, &dir, strategy)?;
     let mut recorder = store.map(|s| Recorder::new(s, session.overhead()));
     let mut progress = Progress::new(eta);

@@ -9,8 +9,8 @@
 //! the figures: a thread keeps its last 16 runs of pages added (joined while they follow
 //! on; a run older than a second is forgotten, as the record path forgets pages it can
 //! no longer claim), a file keeps 8 ranges of pages read ahead and not yet used (a
-//! sequential reader needs one), and the 16,384 files last read are counted apart (the totals are kept whatever
-//! the files). A file's ranges are changed without a lock: two CPUs changing one file's
+//! sequential reader needs one), and the 16,384 files last read are counted apart (the
+//! totals are kept whatever the files). A file's ranges are changed without a lock: two CPUs changing one file's
 //! at the same instant may lose a change.
 //!
 //! Loading needs CAP_BPF and CAP_PERFMON (root) and a kernel with BPF tracepoint programs
@@ -59,18 +59,6 @@ struct KFile {
     ino: u64,
 }
 
-/// The program's `struct counts`, field for field [`PageCounts`].
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default)]
-struct KCounts {
-    asked: u64,
-    batches: u64,
-    missed_by_read: u64,
-    read_ahead: u64,
-    read_ahead_used: u64,
-    read_ahead_evicted: u64,
-}
-
 /// Ranges of read-ahead pages a file keeps (as `RANGES` in the program).
 const RANGES: usize = 8;
 
@@ -78,7 +66,7 @@ const RANGES: usize = 8;
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 struct FileState {
-    counts: KCounts,
+    counts: PageCounts,
     ahead: i64,
     lo: [u64; RANGES],
     hi: [u64; RANGES],
@@ -92,7 +80,7 @@ unsafe impl aya::Pod for Config {}
 // SAFETY: as above.
 unsafe impl aya::Pod for KFile {}
 // SAFETY: as above.
-unsafe impl aya::Pod for KCounts {}
+unsafe impl aya::Pod for PageCounts {}
 // SAFETY: as above.
 unsafe impl aya::Pod for FileState {}
 
@@ -113,19 +101,6 @@ const STATS: [(u32, &str); 3] = [
         "reads' files were not counted apart (the map of files was full): in the totals only",
     ),
 ];
-
-impl From<KCounts> for PageCounts {
-    fn from(k: KCounts) -> PageCounts {
-        PageCounts {
-            asked: k.asked,
-            batches: k.batches,
-            missed_by_read: k.missed_by_read,
-            read_ahead: k.read_ahead,
-            read_ahead_used: k.read_ahead_used,
-            read_ahead_evicted: k.read_ahead_evicted,
-        }
-    }
-}
 
 /// Whether this build carries the BPF page-cache counter (clang was there).
 pub fn built() -> bool {
@@ -178,10 +153,7 @@ impl KernelCacheCounting {
 }
 
 fn attach(bpf: &mut aya::Ebpf, name: &str, tracepoint: &str) -> Result<()> {
-    let p: &mut aya::programs::TracePoint = bpf
-        .program_mut(name)
-        .ok_or_else(|| anyhow::anyhow!("no program {name} in the BPF object"))?
-        .try_into()?;
+    let p: &mut aya::programs::TracePoint = super::kcount::program(bpf, name)?.try_into()?;
     p.load()?;
     p.attach("filemap", tracepoint)?;
     Ok(())
@@ -214,16 +186,16 @@ fn map<'a>(bpf: &'a aya::Ebpf, name: &str) -> Result<&'a aya::maps::Map> {
 
 /// The maps, as the record path's [`PageCache`].
 fn read(bpf: &aya::Ebpf) -> Result<PageCache> {
-    let totals = aya::maps::PerCpuArray::<_, KCounts>::try_from(map(bpf, "totals")?)?;
+    let totals = aya::maps::PerCpuArray::<_, PageCounts>::try_from(map(bpf, "totals")?)?;
     let mut total = PageCounts::default();
     for per_cpu in totals.get(&0, 0)?.iter() {
-        total.add(&PageCounts::from(*per_cpu));
+        total.add(per_cpu);
     }
     let files = aya::maps::HashMap::<_, KFile, FileState>::try_from(map(bpf, "files")?)?;
     let mut by_file: HashMap<File, PageCounts> = HashMap::new();
     for entry in files.iter() {
         let (f, s) = entry?;
-        by_file.insert((f.dev, f.ino), s.counts.into());
+        by_file.insert((f.dev, f.ino), s.counts);
     }
     // What is still marked read ahead: what was read ahead less what was used or evicted
     // (per file, a bitmap cleared by two CPUs at once may differ by a page).

@@ -293,7 +293,8 @@ fn attach(bpf: &mut aya::Ebpf, timed: bool) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn program<'a>(
+/// The program `name` of a loaded object, or an error naming it.
+pub(super) fn program<'a>(
     bpf: &'a mut aya::Ebpf,
     name: &str,
 ) -> anyhow::Result<&'a mut aya::programs::Program> {

@@ -7,7 +7,9 @@ use std::collections::HashMap;
 /// A file: the kernel's device number of its file system, and its inode.
 pub(super) type File = (u32, u64);
 
-/// The counts of one file, or of all.
+/// The counts of one file, or of all; laid out as `struct counts` of the kernel path's
+/// program (`bpf/pagecache.bpf.c`), which fills it as it is.
+#[repr(C)]
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct PageCounts {
     pub asked: u64,
