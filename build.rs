@@ -47,12 +47,15 @@ const BPF_SOURCES: &[&str] = &[
     "src/harness/observe/bpf/pagecache.bpf.c",
 ];
 
+/// What the BPF programs share, included by each.
+const BPF_COMMON: &str = "src/harness/observe/bpf/common.h";
+
 /// Compile the BPF programs with clang, or say why not (a warning, never a failure: the
 /// perf path needs no clang). `cfg(timeshare_bpf)` only when every one was built.
 fn build_bpf(out: &Path) {
     println!("cargo::rustc-check-cfg=cfg(timeshare_bpf)");
     println!("cargo:rerun-if-env-changed=CLANG");
-    for source in BPF_SOURCES {
+    for source in BPF_SOURCES.iter().chain([&BPF_COMMON]) {
         println!("cargo:rerun-if-changed={source}");
     }
     let arch = std::env::var("CARGO_CFG_TARGET_ARCH").unwrap_or_default();

@@ -631,7 +631,13 @@ mod tests {
             }
             let (a, b) = (first.of_file(dev, ino), second.of_file(dev, ino));
             assert_eq!(a.asked, 2048, "8 MiB in 4 KiB pages: {a:?}");
-            assert!(a.hit_ratio().unwrap() < 0.5, "the first pass misses: {a:?}");
+            assert!(
+                a.hit_ratio().unwrap() < 0.5,
+                "the first pass misses: {a:?} (in kernel {}, total {:?}, short {:?})",
+                first.counted_in_kernel,
+                first.total,
+                first.short
+            );
             assert!(
                 a.read_ahead_used > 0,
                 "sequential reads are read ahead: {a:?}"
@@ -665,6 +671,37 @@ mod tests {
                 "kernel {ke:?}, records {re:?}"
             );
         }
+    }
+
+    /// Both paths at once over one cold read: the kernel counter's programs pass every
+    /// event on to perf's buffers, so a reader of the same tracepoints beside it (here
+    /// the record path; a user's `perf record -e filemap:*` alike) misses nothing. A
+    /// program returning 0 hid them all: the records then counted no page missed.
+    #[test]
+    fn the_kernel_counter_hides_no_event_from_a_perf_reader_beside_it() {
+        use std::io::Read;
+        if !is_root() || !super::super::kcache::built() {
+            eprintln!("skipped: the kernel counter needs root and a build with clang");
+            return;
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let Some((path, dev, ino)) = cold_file(dir.path()) else {
+            return;
+        };
+        let kernel = CacheCounting::start_on(true, true, &mut Vec::new()).unwrap();
+        let records = CacheCounting::start_on(true, false, &mut Vec::new()).unwrap();
+        let mut f = std::fs::File::open(&path).unwrap();
+        let mut buf = vec![0u8; 64 << 10];
+        while f.read(&mut buf).unwrap() > 0 {}
+        let (r, k) = (records.stop().unwrap(), kernel.stop().unwrap());
+        assert!(k.counted_in_kernel && !r.counted_in_kernel);
+        let (k, r) = (k.of_file(dev, ino), r.of_file(dev, ino));
+        assert!(k.missed() > 0, "a cold file misses: {k:?}");
+        assert_eq!(
+            (k.asked, k.missed(), k.read_ahead),
+            (r.asked, r.missed(), r.read_ahead),
+            "kernel {k:?}, records beside it {r:?}"
+        );
     }
 
     /// The file dropped from the cache, its first 16 KiB read (read-ahead brings in more),

@@ -133,8 +133,12 @@ impl KernelCacheCounting {
             .load(object)
             .map_err(|e| format!("loading the BPF page-cache maps: {e}"))?;
         for (name, tracepoint) in PROGRAMS {
-            attach(&mut bpf, name, tracepoint)
-                .map_err(|e| format!("attaching the BPF page-cache counter: {}", verdict_of(&e)))?;
+            attach(&mut bpf, name, tracepoint).map_err(|e| {
+                format!(
+                    "attaching the BPF page-cache counter: {}",
+                    super::bpfobj::verdict_of(&e)
+                )
+            })?;
         }
         Ok(KernelCacheCounting { bpf })
     }
@@ -153,30 +157,10 @@ impl KernelCacheCounting {
 }
 
 fn attach(bpf: &mut aya::Ebpf, name: &str, tracepoint: &str) -> Result<()> {
-    let p: &mut aya::programs::TracePoint = super::kcount::program(bpf, name)?.try_into()?;
+    let p: &mut aya::programs::TracePoint = super::bpfobj::program(bpf, name)?.try_into()?;
     p.load()?;
     p.attach("filemap", tracepoint)?;
     Ok(())
-}
-
-/// An error without the verifier's log of every instruction it walked: what it said, and
-/// its last line (why it refused).
-fn verdict_of(e: &anyhow::Error) -> String {
-    let text = format!("{e:#}");
-    match text.split_once("Verifier output:") {
-        Some((said, log)) => {
-            let why = log
-                .lines()
-                .flat_map(|l| l.split("\\n"))
-                .map(str::trim)
-                .filter(|l| !l.is_empty() && !l.starts_with("verification time"))
-                .filter(|l| !l.starts_with("processed ") && !l.starts_with("stack depth"))
-                .last()
-                .unwrap_or("no reason given");
-            format!("{} the verifier refused it: {why}", said.trim_end())
-        }
-        None => text,
-    }
 }
 
 fn map<'a>(bpf: &'a aya::Ebpf, name: &str) -> Result<&'a aya::maps::Map> {
@@ -217,24 +201,4 @@ fn read(bpf: &aya::Ebpf) -> Result<PageCache> {
         counted_in_kernel: true,
         by_file,
     })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_refusal_is_said_in_one_line_without_the_verifiers_walk() {
-        let log = "the BPF_PROG_LOAD syscall failed. Verifier output: 0: R1=ctx() R10=fp0\\n\
-                   1: (85) call bpf_get_current_pid_tgid#14\\nBPF program is too large. \
-                   Processed 1000001 insn\\nverification time 5271878 usec\\nstack depth 184\\n\
-                   processed 1000001 insns (limit 1000000)\\n";
-        let said = verdict_of(&anyhow::anyhow!(log));
-        assert_eq!(
-            said,
-            "the BPF_PROG_LOAD syscall failed. the verifier refused it: BPF program is too \
-             large. Processed 1000001 insn"
-        );
-        assert_eq!(verdict_of(&anyhow::anyhow!("no such file")), "no such file");
-    }
 }

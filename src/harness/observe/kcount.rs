@@ -207,7 +207,12 @@ impl KernelCounting {
             .load(object)
             .map_err(|e| format!("loading the BPF maps: {e}"))?;
         refresh_observer_threads(&mut bpf, leave_out);
-        attach(&mut bpf, timed).map_err(|e| format!("attaching the BPF counter: {e}"))?;
+        attach(&mut bpf, timed).map_err(|e| {
+            format!(
+                "attaching the BPF counter: {}",
+                super::bpfobj::verdict_of(&e)
+            )
+        })?;
         let stop = Arc::new(AtomicBool::new(false));
         let bpf = Arc::new(Mutex::new(bpf));
         let reader = {
@@ -282,24 +287,16 @@ fn attach(bpf: &mut aya::Ebpf, timed: bool) -> anyhow::Result<()> {
     }
     // The fork program first: a child forked between the call programs' attaching and
     // its own would be outside the tree.
-    let fork: &mut aya::programs::TracePoint = program(bpf, "timeshare_fork")?.try_into()?;
+    let fork: &mut aya::programs::TracePoint =
+        super::bpfobj::program(bpf, "timeshare_fork")?.try_into()?;
     fork.load()?;
     fork.attach("sched", "sched_process_fork")?;
     for (name, tracepoint) in calls {
-        let p: &mut aya::programs::RawTracePoint = program(bpf, name)?.try_into()?;
+        let p: &mut aya::programs::RawTracePoint = super::bpfobj::program(bpf, name)?.try_into()?;
         p.load()?;
         p.attach(tracepoint)?;
     }
     Ok(())
-}
-
-/// The program `name` of a loaded object, or an error naming it.
-pub(super) fn program<'a>(
-    bpf: &'a mut aya::Ebpf,
-    name: &str,
-) -> anyhow::Result<&'a mut aya::programs::Program> {
-    bpf.program_mut(name)
-        .ok_or_else(|| anyhow::anyhow!("no program {name} in the BPF object"))
 }
 
 /// Detach the call programs before the maps are read, so that the tally is of one span.

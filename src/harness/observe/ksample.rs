@@ -72,7 +72,12 @@ impl KernelSampling {
             .btf(None)
             .load(object)
             .map_err(|e| format!("loading the BPF maps: {e}"))?;
-        attach(&mut bpf, hz).map_err(|e| format!("attaching the BPF sampler: {e}"))?;
+        attach(&mut bpf, hz).map_err(|e| {
+            format!(
+                "attaching the BPF sampler: {}",
+                super::bpfobj::verdict_of(&e)
+            )
+        })?;
         Ok(KernelSampling {
             bpf,
             symbols,

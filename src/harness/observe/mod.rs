@@ -3,6 +3,7 @@
 //! ([`perf`]), and a system-wide profile by `perf record` ([`profile`]). [`Watch`] holds
 //! what a run was asked to watch and what this machine allows, said once.
 
+mod bpfobj;
 pub mod caches;
 pub mod callmix;
 pub mod cost;

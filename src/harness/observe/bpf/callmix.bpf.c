@@ -3,33 +3,8 @@
 // once an interval. No record per call leaves the kernel.
 //
 // Built by build.rs with clang (`-target bpf`) when clang is there; loaded by
-// src/harness/observe/kcount.rs. Written against the kernel's UAPI header only (no
-// vmlinux.h, no libbpf headers), so that Debian's clang alone builds it.
-#include <linux/types.h>
-#include <linux/bpf.h>
-
-#define SEC(name) __attribute__((section(name), used))
-#define INLINE static __always_inline
-
-// The helpers, by their numbers in the kernel's UAPI.
-static void *(*bpf_map_lookup_elem)(void *map, const void *key) = (void *)BPF_FUNC_map_lookup_elem;
-static long (*bpf_map_update_elem)(void *map, const void *key, const void *value,
-                                   __u64 flags) = (void *)BPF_FUNC_map_update_elem;
-static long (*bpf_map_delete_elem)(void *map, const void *key) = (void *)BPF_FUNC_map_delete_elem;
-static __u64 (*bpf_ktime_get_ns)(void) = (void *)BPF_FUNC_ktime_get_ns;
-static __u64 (*bpf_get_current_pid_tgid)(void) = (void *)BPF_FUNC_get_current_pid_tgid;
-static long (*bpf_get_current_comm)(void *buf, __u32 size) = (void *)BPF_FUNC_get_current_comm;
-static long (*bpf_probe_read_kernel)(void *dst, __u32 size,
-                                     const void *src) = (void *)BPF_FUNC_probe_read_kernel;
-
-// A map as the legacy "maps" section declares it (the loader reads the first five fields).
-struct map_def {
-    __u32 type, key_size, value_size, max_entries, map_flags;
-};
-#define MAP(name, kind, key, value, entries)                                                  \
-    struct map_def name SEC("maps") = {                                                       \
-        .type = kind, .key_size = sizeof(key), .value_size = sizeof(value),                  \
-        .max_entries = entries}
+// src/harness/observe/kcount.rs. What the three programs share is in common.h.
+#include "common.h"
 
 // Keep in step with kcount.rs.
 #define COMM_LEN 16
@@ -326,11 +301,11 @@ int timeshare_switch(struct bpf_raw_tracepoint_args *ctx) {
 SEC("tracepoint/sched/sched_process_fork")
 int timeshare_fork(void *ctx) {
     if (!cfg.per_process)
-        return 0;
+        return PASS_ON;
     __u32 child = 0, at = cfg.fork_child_at & 0xff;
     bpf_probe_read_kernel(&child, sizeof(child), (char *)ctx + at);
     __u32 parent = bpf_get_current_pid_tgid() >> 32;
     if (child && bpf_map_update_elem(&parents, &child, &parent, BPF_ANY))
         bump(STAT_FORKS_FULL);
-    return 0;
+    return PASS_ON;
 }

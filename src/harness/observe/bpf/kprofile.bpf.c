@@ -4,27 +4,8 @@
 // window. No sample leaves the kernel as a record, and no perf process runs.
 //
 // Built by build.rs with clang (`-target bpf`) beside callmix.bpf.c; loaded by
-// src/harness/observe/ksample.rs. Written against the kernel's UAPI header only.
-#include <linux/types.h>
-#include <linux/bpf.h>
-
-#define SEC(name) __attribute__((section(name), used))
-#define INLINE static __always_inline
-
-static void *(*bpf_map_lookup_elem)(void *map, const void *key) = (void *)BPF_FUNC_map_lookup_elem;
-static long (*bpf_map_update_elem)(void *map, const void *key, const void *value,
-                                   __u64 flags) = (void *)BPF_FUNC_map_update_elem;
-static __u64 (*bpf_get_current_pid_tgid)(void) = (void *)BPF_FUNC_get_current_pid_tgid;
-static long (*bpf_get_current_comm)(void *buf, __u32 size) = (void *)BPF_FUNC_get_current_comm;
-static long (*bpf_get_stack)(void *ctx, void *buf, __u32 size, __u64 flags) = (void *)BPF_FUNC_get_stack;
-
-struct map_def {
-    __u32 type, key_size, value_size, max_entries, map_flags;
-};
-#define MAP(name, kind, key, value, entries)                                                  \
-    struct map_def name SEC("maps") = {                                                       \
-        .type = kind, .key_size = sizeof(key), .value_size = sizeof(value),                  \
-        .max_entries = entries}
+// src/harness/observe/ksample.rs. What the three programs share is in common.h.
+#include "common.h"
 
 // Keep in step with ksample.rs.
 #define COMM_LEN 16

@@ -4,30 +4,8 @@
 //
 // Built by build.rs with clang (with -g: bpf_loop's callback is known to the kernel by
 // its BTF) when clang is there; loaded by src/harness/observe/kcache.rs.
-// Written against the kernel's UAPI header only, as callmix.bpf.c.
-#include <linux/types.h>
-#include <linux/bpf.h>
-
-#define SEC(name) __attribute__((section(name), used))
-#define INLINE static __always_inline
-
-static void *(*bpf_map_lookup_elem)(void *map, const void *key) = (void *)BPF_FUNC_map_lookup_elem;
-static long (*bpf_map_update_elem)(void *map, const void *key, const void *value,
-                                   __u64 flags) = (void *)BPF_FUNC_map_update_elem;
-static __u64 (*bpf_ktime_get_ns)(void) = (void *)BPF_FUNC_ktime_get_ns;
-static __u64 (*bpf_get_current_pid_tgid)(void) = (void *)BPF_FUNC_get_current_pid_tgid;
-static long (*bpf_probe_read_kernel)(void *dst, __u32 size,
-                                     const void *src) = (void *)BPF_FUNC_probe_read_kernel;
-static long (*bpf_loop)(__u32 nr_loops, void *callback, void *ctx,
-                        __u64 flags) = (void *)BPF_FUNC_loop;
-
-struct map_def {
-    __u32 type, key_size, value_size, max_entries, map_flags;
-};
-#define MAP(name, kind, key, value, entries)                                                  \
-    struct map_def name SEC("maps") = {                                                       \
-        .type = kind, .key_size = sizeof(key), .value_size = sizeof(value),                  \
-        .max_entries = entries}
+// What the three programs share is in common.h.
+#include "common.h"
 
 // Keep in step with kcache.rs.
 #define ADDS 16            // folio runs a thread may have added and not yet read
@@ -274,14 +252,14 @@ int timeshare_page_added(void *ctx) {
     __u64 pages = 1ull << (field_u8(ctx, cfg.add_order) & 15);
     struct thread *t = thread_of(tid);
     if (!t)
-        return 0;
+        return PASS_ON;
     __u64 now = bpf_ktime_get_ns();
     __u32 last = (t->next + ADDS - 1) % ADDS;
     struct added *run = &t->adds[last];
     if (run->pages && same_file(&run->file, &f) && run->first + run->pages == first) {
         run->pages += pages;
         run->time = now;
-        return 0;
+        return PASS_ON;
     }
     __u32 at = t->next % ADDS;
     run = &t->adds[at];
@@ -294,7 +272,7 @@ int timeshare_page_added(void *ctx) {
     run->first = first;
     run->pages = pages;
     t->next = (at + 1) % ADDS;
-    return 0;
+    return PASS_ON;
 }
 
 // filemap:mm_filemap_delete_from_page_cache: a folio leaves the cache; its pages read
@@ -304,13 +282,13 @@ int timeshare_page_deleted(void *ctx) {
     struct file f = {.dev = field_u32(ctx, cfg.add_dev), .ino = field_u64(ctx, cfg.add_ino)};
     struct file_state *s = bpf_map_lookup_elem(&files, &f);
     if (!s || s->ahead <= 0)
-        return 0;
+        return PASS_ON;
     __u64 first = field_u64(ctx, cfg.add_index);
     __u64 pages = 1ull << (field_u8(ctx, cfg.add_order) & 15);
     struct counts c = {.read_ahead_evicted = take_ahead(s, first, first + pages)};
     if (c.read_ahead_evicted)
         count(s, &c);
-    return 0;
+    return PASS_ON;
 }
 
 // Pages `a..b` (half open) outside `first..=last` become read ahead; returns how many
@@ -369,14 +347,14 @@ int timeshare_pages_read(void *ctx) {
     __u64 first = field_u64(ctx, cfg.read_index);
     __u64 last = field_u64(ctx, cfg.read_last);
     if (last < first)
-        return 0;
+        return PASS_ON;
     struct counts c = {.batches = 1};
     struct file_state *s = file_state(&f);
     struct thread *t = thread_of(tid);
     if (!t) {
         c.asked = last - first + 1;
         count(s, &c);
-        return 0;
+        return PASS_ON;
     }
     int later = t->has_batch && same_file(&t->batch_file, &f) && t->batch_last == last &&
                 t->batch_first < first;
@@ -395,5 +373,5 @@ int timeshare_pages_read(void *ctx) {
     if (s)
         c.read_ahead_used = take_ahead(s, first, last + 1);
     count(s, &c);
-    return 0;
+    return PASS_ON;
 }
