@@ -18,6 +18,22 @@ pub const CPROG_FILES: &[(&str, &str)] = &[
     ("Makefile", include_str!("../assets/cprog/Makefile")),
 ];
 
+/// The Fortran library and its test program `mixed.fortran` builds (seed 000 Table 7):
+/// (name, text), the builtin functions and I/O routines each in a file of its own.
+pub const FORTRAN_FILES: &[(&str, &str)] = &[
+    ("iabs2.f90", include_str!("../assets/fortran/iabs2.f90")),
+    ("ipow.f90", include_str!("../assets/fortran/ipow.f90")),
+    ("isqrt.f90", include_str!("../assets/fortran/isqrt.f90")),
+    ("igcd.f90", include_str!("../assets/fortran/igcd.f90")),
+    ("fsqrt.f90", include_str!("../assets/fortran/fsqrt.f90")),
+    ("fexp.f90", include_str!("../assets/fortran/fexp.f90")),
+    ("putint.f90", include_str!("../assets/fortran/putint.f90")),
+    ("putreal.f90", include_str!("../assets/fortran/putreal.f90")),
+    ("putline.f90", include_str!("../assets/fortran/putline.f90")),
+    ("main.f90", include_str!("../assets/fortran/main.f90")),
+    ("Makefile", include_str!("../assets/fortran/Makefile")),
+];
+
 /// The same program as one C file, as seed 004 compiled it: the header first, then every
 /// `.c` file without its `#include "common.h"` line.
 pub fn cprog_single_file() -> String {

@@ -52,15 +52,45 @@ fn supported(host: &Host) -> Result<(), Skip> {
     Ok(())
 }
 fn prepare(ctx: &Ctx) -> Result<Box<dyn Workload>> {
+    prepare_job(ctx, &C_PROGRAM)
+}
+
+/// A bundled program built from scratch with make and checked: its files, how make is
+/// called, and the check its first output must pass.
+pub(super) struct Job {
+    /// (name, text), written into the build directory.
+    pub files: &'static [(&'static str, &'static str)],
+    /// The source files' endings, for the details' count of sources and lines.
+    pub sources: &'static [&'static str],
+    /// make's arguments after `-s`.
+    pub make_args: &'static [&'static str],
+    /// How make is called, as the details name it.
+    pub make: &'static str,
+    /// The program's own verdict on its output.
+    pub check: fn(&[u8]) -> Result<()>,
+}
+
+const C_PROGRAM: Job = Job {
+    files: assets::CPROG_FILES,
+    sources: &[".c"],
+    make_args: &["CC=cc", "CFLAGS=-O2"],
+    make: "make (serial), CFLAGS=-O2",
+    check: check_program_output,
+};
+
+/// The workload of `job`: in a run's first process, one untimed build first, whose
+/// checked output every timed build must give.
+pub(super) fn prepare_job(ctx: &Ctx, job: &'static Job) -> Result<Box<dyn Workload>> {
     let dir = ctx.scratch.join("build");
     let trusted = if ctx.first_process {
-        let out = build_and_run(&dir).context("the untimed first build")?;
-        check_program_output(&out)?;
+        let out = build_and_run(&dir, job).context("the untimed first build")?;
+        (job.check)(&out)?;
         Some(out)
     } else {
         None
     };
     Ok(Box::new(Builder {
+        job,
         dir,
         untimed_build: trusted.is_some(),
         trusted,
@@ -74,6 +104,7 @@ const NO_UNTIMED_BUILD: &str = "a later process of the run: no untimed first bui
      program itself, is what its other builds must match";
 
 struct Builder {
+    job: &'static Job,
     dir: PathBuf,
     /// The output every build must give: the untimed first build's, or (in a later
     /// process, which makes none) the first timed build's once the program's own check
@@ -87,9 +118,9 @@ struct Builder {
 impl Workload for Builder {
     fn run(&mut self, n: u64) -> Result<()> {
         for _ in 0..n {
-            let out = build_and_run(&self.dir)?;
+            let out = build_and_run(&self.dir, self.job)?;
             let Some(trusted) = &self.trusted else {
-                check_program_output(&out).with_context(|| format!("build {}", self.builds + 1))?;
+                (self.job.check)(&out).with_context(|| format!("build {}", self.builds + 1))?;
                 self.trusted = Some(out);
                 self.builds += 1;
                 continue;
@@ -111,19 +142,19 @@ impl Workload for Builder {
     }
 
     fn details(&mut self) -> Option<Details> {
-        let sources = assets::CPROG_FILES
+        let is_source = |n: &str| self.job.sources.iter().any(|e| n.ends_with(e));
+        let sources = self.job.files.iter().filter(|(n, _)| is_source(n)).count();
+        let lines: usize = self
+            .job
+            .files
             .iter()
-            .filter(|(n, _)| n.ends_with(".c"))
-            .count();
-        let lines: usize = assets::CPROG_FILES
-            .iter()
-            .filter(|(n, _)| n.ends_with(".c") || n.ends_with(".h"))
+            .filter(|(n, _)| is_source(n) || n.ends_with(".h"))
             .map(|(_, t)| t.lines().count())
             .sum();
         Some(Details::of(&mixed::Build {
             sources,
             lines,
-            make: "make (serial), CFLAGS=-O2".into(),
+            make: self.job.make.into(),
             builds_checked: self.builds,
             output_bytes: self.trusted.as_ref().map_or(0, Vec::len),
         }))
@@ -138,18 +169,19 @@ impl Workload for Builder {
     }
 }
 
-/// Build from scratch in `dir` and return the built program's standard output.
-fn build_and_run(dir: &Path) -> Result<Vec<u8>> {
+/// Build `job` from scratch in `dir` and return the built program's standard output.
+fn build_and_run(dir: &Path, job: &Job) -> Result<Vec<u8>> {
     if dir.exists() {
         std::fs::remove_dir_all(dir).with_context(|| format!("removing {}", dir.display()))?;
     }
     std::fs::create_dir_all(dir)?;
-    for (name, text) in assets::CPROG_FILES {
+    for (name, text) in job.files {
         std::fs::write(dir.join(name), text)?;
     }
     let make = procgroup::with_default_signals(
         Command::new("make")
-            .args(["-s", "CC=cc", "CFLAGS=-O2"])
+            .arg("-s")
+            .args(job.make_args)
             .current_dir(dir)
             .env("LC_ALL", "C")
             .stdin(Stdio::null()),
@@ -189,7 +221,7 @@ fn check_program_output(out: &[u8]) -> Result<()> {
     Ok(())
 }
 
-fn last_line(bytes: &[u8]) -> String {
+pub(super) fn last_line(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes)
         .lines()
         .rfind(|l| !l.trim().is_empty())

@@ -45,7 +45,7 @@ pub fn all() -> Vec<Benchmark> {
     .collect()
 }
 
-/// The rows of seed 002 Figures 4, 5 and 6, whose mean and SD the paper took over single
+/// The rows of seed 002 Figures 3, 4, 5 and 6, whose mean and SD the paper took over single
 /// calls: each is also timed one call at a time, so that today's mean and SD are the same
 /// statistic (a test keeps this list equal to the rows those figures name).
 pub const TIMED_ONE_BY_ONE: &[&str] = &[
@@ -63,20 +63,39 @@ pub const TIMED_ONE_BY_ONE: &[&str] = &[
     "syscall.dup",
     "syscall.gtty",
     "call.subroutine",
+    "syscall.args.0",
+    "syscall.indirect.1",
+    "syscall.indirect.2",
+    "syscall.indirect.3",
+    "syscall.indirect.4",
 ];
 
 /// Figures computed from the rows' medians after a run.
 pub fn derived() -> Vec<Derived> {
-    vec![Derived {
-        id: "syscall.args.slope",
-        about: "the cost of one more system call argument: the slope of syscall.indirect.1–4's \
+    vec![
+        Derived {
+            id: "timer.clock.kernel",
+            about: "the clock read inside the kernel: clock_gettime forced into the kernel less \
+                    the same entry and exit with no work (002 Figure 2's sys column, the event \
+                    call made from system code)",
+            source: fig("Figure 2: event call timing, sys"),
+            unit: Unit::SecondsPerOp,
+            basis: Basis::per("clock read"),
+            inputs: &["syscall.time.raw", "syscall.args.0"],
+            compute: time::inside_the_kernel,
+        },
+        Derived {
+            id: "syscall.args.slope",
+            about:
+                "the cost of one more system call argument: the slope of syscall.indirect.1–4's \
                 medians (002 Figure 3's 95, 70 and 30 µs per argument)",
-        source: fig("Figure 3 text: the increment per argument"),
-        unit: Unit::SecondsPerOp,
-        basis: Basis::per(PER_ARGUMENT),
-        inputs: args::INDIRECT,
-        compute: args::per_argument,
-    }]
+            source: fig("Figure 3 text: the increment per argument"),
+            unit: Unit::SecondsPerOp,
+            basis: Basis::per(PER_ARGUMENT),
+            inputs: args::INDIRECT,
+            compute: args::per_argument,
+        },
+    ]
 }
 
 /// What `syscall.args.slope` is per.

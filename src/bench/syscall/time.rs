@@ -44,6 +44,13 @@ pub fn rows() -> Vec<Benchmark> {
     ]
 }
 
+/// The clock read inside the kernel from the medians of (`syscall.time.raw`,
+/// `syscall.args.0`): both are the syscall instruction with the same entry and exit, the
+/// first reading CLOCK_REALTIME and copying the timespec out, the second doing nothing.
+pub fn inside_the_kernel(medians: &[f64]) -> f64 {
+    medians[0] - medians[1]
+}
+
 fn clock_loop(clock: libc::clockid_t) -> Box<dyn Workload> {
     let mut ts = libc::timespec {
         tv_sec: 0,
@@ -53,4 +60,17 @@ fn clock_loop(clock: libc::clockid_t) -> Box<dyn Workload> {
         // SAFETY: ts is a valid timespec.
         unsafe { libc::clock_gettime(black_box(clock), black_box(&mut ts)) as i64 }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_kernel_s_clock_read_is_the_clock_call_less_the_empty_call() {
+        let inside = inside_the_kernel(&[120e-9, 80e-9]);
+        assert!((inside - 40e-9).abs() < 1e-18, "{inside}");
+        // The order matters: the empty call is the one subtracted.
+        assert!(inside_the_kernel(&[100e-9, 120e-9]) < 0.0);
+    }
 }

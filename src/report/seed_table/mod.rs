@@ -42,6 +42,9 @@ pub struct SeedTable {
     pub paper: fn(&str) -> Vec<String>,
     /// Every statistic shown without `--wide` (a short table whose rows stay readable).
     pub all_shown: bool,
+    /// Statistics shown only with `--wide`, beside user and system time: those that would
+    /// take a table past the default width (002 Figure 3's mean and SD).
+    pub wide_only: &'static [Quantity],
     /// How the paper's figures were read, where a reader checking them needs to know
     /// (001 Table 8's printed unit): printed under the table, not a difference from
     /// today's, so no effect on the status.
@@ -178,7 +181,11 @@ impl SeedTable {
         self.quantities
             .iter()
             .copied()
-            .filter(|q| wide || self.all_shown || !matches!(q, Quantity::User | Quantity::System))
+            .filter(|q| {
+                wide || self.all_shown
+                    || !(matches!(q, Quantity::User | Quantity::System)
+                        || self.wide_only.contains(q))
+            })
             .collect()
     }
 

@@ -93,7 +93,10 @@ pub fn render_from(table: &SeedTable, sources: &[Source], wide: bool) -> String 
         header.push("stat".to_string());
         header.push("today".to_string());
     } else {
-        header.push(format!("today\n{}", names[0]));
+        // "median (batches)" is "median" in the header, no wider than the figures under
+        // it: the sentence under the table names it whole.
+        let short = names[0].split(" (").next().unwrap_or(names[0]);
+        header.push(format!("today\n{short}"));
     }
     for c in &columns {
         header.push(header_of(c));
@@ -209,7 +212,15 @@ pub fn render_from(table: &SeedTable, sources: &[Source], wide: bool) -> String 
     if let Some(excess) = widest.and_then(|w| w.checked_sub(limit)).filter(|&e| e > 0) {
         let label_now = label_width.min(usize::from(MIN_TEXT_COLUMN));
         let least = label_now.saturating_sub(excess).max(LEAST_LABEL);
-        if least < label_now {
+        if label_now.saturating_sub(excess) < LEAST_LABEL {
+            // Too wide even with the label squeezed (002 Figure 3's five machines by three
+            // statistics, with --wide): the label stays whole and the table is printed in
+            // parts, each with the row, its id and the statistic's name.
+            if let Some(label) = t.column_mut(0) {
+                label.set_constraint(ColumnConstraint::ContentWidth);
+            }
+            crate::report::table::repeat_columns(&mut t, first_col);
+        } else if least < label_now {
             if let Some(label) = t.column_mut(0) {
                 // The constraint's width includes the cell's padding, a space each side.
                 let least = Width::Fixed(least as u16 + 2);

@@ -502,3 +502,95 @@ fn seed_004s_failure_point_is_the_first_size_that_failed() {
         "{text}"
     );
 }
+
+#[test]
+fn figure_2_s_sys_column_is_a_row_beside_the_kernel_s_clock_read() {
+    // Figure 2: sys 220, 150, 150 (fpp), 77, 77 (fpp) µs; user 1340, 870, 1040, 420, 560.
+    let clock = Basis::per("clock read");
+    let run = Run::of(vec![
+        ok_result("timer.clock.kernel", 77e-9, clock.clone()),
+        ok_result("timer.clock", 20e-9, clock),
+    ]);
+    let text = render(find("002-2").unwrap(), &run, "run 1", false);
+    assert_eq!(
+        figures_on(&text, "timer.clock.kernel"),
+        [77.0, 220.0, 150.0, 150.0, 77.0, 77.0],
+        "{text}"
+    );
+    assert_eq!(
+        figures_on(&text, "timer.clock")[1..],
+        [1.34, 870.0, 1.04, 420.0, 560.0],
+        "{text}"
+    );
+    // 77 µs over 77 ns, marked: a difference of two calls stands in for the event routine.
+    let sys = text
+        .lines()
+        .find(|l| l.contains("timer.clock.kernel"))
+        .unwrap();
+    assert!(sys.contains(&format!("≈{}×", figures3(1000.0))), "{text}");
+    assert!(text.contains("≈ timer.clock.kernel:"), "{text}");
+}
+
+#[test]
+fn figure_3_s_mean_and_sd_are_beside_today_s_single_calls_with_wide_only() {
+    use crate::model::SingleCalls;
+    let call = Basis::per("system call");
+    let mut direct = ok_result("syscall.args.0", 100e-9, call.clone());
+    direct.single_calls = Some(SingleCalls {
+        n: 2001,
+        subtracted_s: 20e-9,
+        median_s: 100e-9,
+        mean_s: 130e-9,
+        sd_s: 7e-9,
+    });
+    let run = Run::of(vec![direct, ok_result("syscall.indirect.1", 140e-9, call)]);
+    let table = find("002-3").unwrap();
+    let narrow = render(table, &run, "run 1", false);
+    let stat_lines = |t: &str| t.lines().filter(|l| l.contains("mean (1 call)  ")).count();
+    assert_eq!(stat_lines(&narrow), 0, "{narrow}");
+    assert!(
+        narrow.contains("`timeshare table 002-3 --wide`"),
+        "{narrow}"
+    );
+    // The table's own lines (the lines under it are folded by the terminal's width).
+    let widest = |t: &str| {
+        t.lines()
+            .filter(|l| l.starts_with([' ', '─']))
+            .map(|l| l.chars().count())
+            .max()
+            .unwrap()
+    };
+    assert!(widest(&narrow) <= DEFAULT_WIDTH, "{narrow}");
+    // 11/40, 11/45 fpp, 11/45 (445), 11/70 fpp, 11/70 (220): medians as printed.
+    assert_eq!(
+        figures_on(&narrow, "syscall.args.0")[..6],
+        [100.0, 520.0, 615.0, 445.0, 360.0, 220.0]
+    );
+    let wide = render(table, &run, "run 1", true);
+    assert!(stat_lines(&wide) >= 10, "{wide}");
+    assert!(widest(&wide) <= DEFAULT_WIDTH, "printed in parts: {wide}");
+    // The first part's lines: today's mean and SD of single calls beside the paper's
+    // Mean 549, 616 and SD 153, 5 (11/40, 11/45 fpp); the 11/70 fpp's 367 and 43 in a
+    // later part; the columns without fpp have none ("—").
+    let lines: Vec<&str> = wide.lines().collect();
+    let at = lines
+        .iter()
+        .position(|l| l.contains("syscall.args.0"))
+        .unwrap();
+    let numbers = |l: &str| -> Vec<f64> {
+        l.split_whitespace()
+            .filter_map(|w| w.parse().ok())
+            .collect()
+    };
+    assert!(lines[at + 1].contains("mean (1 call)"), "{wide}");
+    assert_eq!(numbers(lines[at + 1])[..3], [130.0, 549.0, 616.0], "{wide}");
+    assert_eq!(numbers(lines[at + 2])[..3], [7.0, 153.0, 5.0], "{wide}");
+    let later = lines[at + 3..]
+        .iter()
+        .position(|l| l.contains("syscall.args.0"))
+        .map(|k| at + 3 + k)
+        .unwrap();
+    assert_eq!(numbers(lines[later + 1]), [367.0], "{wide}");
+    assert!(lines[later + 1].contains('—'), "{wide}");
+    assert_eq!(numbers(lines[later + 2]), [43.0], "{wide}");
+}
