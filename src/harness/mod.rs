@@ -7,6 +7,7 @@ pub mod anchor;
 pub mod calibration;
 pub mod children;
 pub mod clock;
+pub mod configscratch;
 pub mod contract;
 pub mod copies;
 pub mod counters;

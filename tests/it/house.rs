@@ -2,7 +2,7 @@
 //! global state or leaked string comes back. See docs/architecture.md.
 //!
 //! ```text
-//! cli → report, store, bench, exercise, selftest → harness → model
+//! cli → usecase → report, store, bench, exercise, selftest → harness → model
 //!        selftest → bench → harness
 //!        report → reference → model
 //! ```
@@ -102,8 +102,27 @@ fn allowed(layer: &str) -> &'static [&'static str] {
         "selftest" => &["bench", "harness", "model", "assets"],
         "store" => &["harness", "model"],
         "report" => &["harness", "model", "reference"],
+        "usecase" => &[
+            "report",
+            "store",
+            "bench",
+            "exercise",
+            "selftest",
+            "harness",
+            "model",
+            "reference",
+            "assets",
+        ],
         _ => &[],
     }
+}
+
+/// The crate modules a file of `layer` made of `code` imports against the layers.
+fn imports_against_the_layer(layer: &str, code: &str) -> Vec<String> {
+    crate_modules_used(code)
+        .into_iter()
+        .filter(|used| used != layer && !allowed(layer).contains(&used.as_str()))
+        .collect()
 }
 
 #[test]
@@ -118,15 +137,14 @@ fn the_layers_import_one_way() {
         "selftest",
         "store",
         "report",
+        "usecase",
     ] {
         for file in rust_files(&Path::new(SRC).join(layer)) {
-            for used in crate_modules_used(&program_text(&file)) {
-                if used != layer && !allowed(layer).contains(&used.as_str()) {
-                    wrong.push(format!(
-                        "{} uses crate::{used}",
-                        file.strip_prefix(SRC).unwrap().display()
-                    ));
-                }
+            for used in imports_against_the_layer(layer, &program_text(&file)) {
+                wrong.push(format!(
+                    "{} uses crate::{used}",
+                    file.strip_prefix(SRC).unwrap().display()
+                ));
             }
         }
     }
@@ -155,7 +173,7 @@ const ALLOWED_STATICS: &[(&str, &str)] = &[
         "the global variable 003's `x = m` reads",
     ),
     (
-        "cli/output.rs",
+        "report/output.rs",
         "whether standard output's reader went away: a fact of the process's stdout",
     ),
     (
@@ -215,6 +233,22 @@ fn the_checks_above_can_fail() {
     assert!(!allowed("harness").contains(&"bench"));
     assert!(allowed("report").contains(&"reference"));
     assert!(!allowed("bench").contains(&"selftest"));
+}
+
+#[test]
+fn a_use_case_importing_the_command_line_is_caught() {
+    // The floor between the command line and the rest: a use case answers cli/ with an
+    // outcome, it never reaches back up for its exit codes or its clap structs.
+    let planted = "use crate::harness::Session;\nuse crate::cli::Exit;\nfn f() {}\n";
+    assert_eq!(imports_against_the_layer("usecase", planted), ["cli"]);
+    // And what lies below it is not caught.
+    let below = "use crate::report::output;\nuse crate::store::Store;\nuse crate::bench::Registry;";
+    assert!(imports_against_the_layer("usecase", below).is_empty());
+    // Nothing under the floor may import the floor.
+    assert_eq!(
+        imports_against_the_layer("report", "use crate::usecase::run::Request;"),
+        ["usecase"]
+    );
 }
 
 #[test]
