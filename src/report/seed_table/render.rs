@@ -69,7 +69,7 @@ pub fn render_from(table: &SeedTable, sources: &[Source], wide: bool) -> String 
     if table.key == "000-B" {
         return crate::report::seed_configs::render_from(sources);
     }
-    if table.quantities == COMMANDS {
+    if table.quantities == crate::reference::layouts::COMMANDS {
         return crate::report::seed_commands::render_from(table, sources);
     }
     if let Some(prefix) = table.curve {
