@@ -7,6 +7,7 @@
 //! hands over a request.
 
 pub mod ab;
+pub mod crosscheck;
 pub mod exercise;
 pub mod observe;
 pub mod run;
