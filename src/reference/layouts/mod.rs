@@ -5,6 +5,7 @@
 
 pub mod seed000;
 pub mod seed001;
+pub mod seed002;
 pub mod seed003;
 pub mod seed004;
 
@@ -137,3 +138,14 @@ pub const fn count(parts: &[&[SeedTable]]) -> usize {
     }
     n
 }
+
+const PARTS: &[&[SeedTable]] = &[
+    seed000::TABLES,
+    seed001::TABLES,
+    seed002::TABLES,
+    seed003::TABLES,
+    seed004::TABLES,
+];
+
+/// Every seed table, in the seeds' order.
+pub const TABLES: &[SeedTable] = &concat::<{ count(PARTS) }>(PARTS);

@@ -20,8 +20,7 @@ const NAMEI_BY_STATE: &[&str] = &[
 ];
 
 /// Why seed 001's namei times are printed in a line, not in a column.
-const NAMEI_CALL: &str =
-    "the paper's ms/call (the line above) is the mean namei call of a \
+const NAMEI_CALL: &str = "the paper's ms/call (the line above) is the mean namei call of a \
      time-sharing machine's whole day — paths of every length, hits and misses mixed — timed \
      inside the kernel by its profiler; today's rows are one stat(2) of a path of D components \
      in one cache state: warm (fs.namei.D), a name that does not exist (fs.namei.neg.D, a \
@@ -35,8 +34,7 @@ const NAMEI_COLD: &str = "the cold rows drop the dentry and the inode caches (2 
      directory, and are skipped with the reason otherwise";
 
 /// 4.3BSD's hit rates, which Linux does not count.
-const NAMEI_HITS: &str =
-    "the paper's hit rates (the line above) cannot be counted here: \
+const NAMEI_HITS: &str = "the paper's hit rates (the line above) cannot be counted here: \
      Linux keeps no count of dentry cache hits and misses that user space can read (a kernel \
      tracer could count them); Linux has one dentry cache where 4.3BSD had a per-process and a \
      system-wide one, and the rows set its three states side by side instead";

@@ -225,11 +225,10 @@ fn row_label(f: &Figure) -> String {
 
 mod cells;
 mod render;
-mod tables;
 
+pub use crate::reference::layouts::TABLES;
 pub use cells::*;
 pub use render::*;
-pub use tables::TABLES;
 
 #[cfg(test)]
 mod tests;

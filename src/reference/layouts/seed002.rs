@@ -1,19 +1,16 @@
-//! The seeds' tables, in the seeds' order. Their layouts live beside the seeds' figures in
-//! `reference/layouts/`, one file per seed; seed 002's are still here.
+//! Seed 002's tables' layouts.
 
-use crate::reference::layouts::{self, *};
+use super::*;
 
 /// Seed 002's mean and SD are of single calls; today's are both, named.
-pub(super) const SD_OF_BATCHES: &str =
-    "the paper's mean and SD are of single calls timed one by one, and so \
+const SD_OF_BATCHES: &str = "the paper's mean and SD are of single calls timed one by one, and so \
      are today's \"1 call\" lines (2,001 calls in quick mode, 10,001 in full, the cost of an \
      empty timed region and of a loop iteration taken from each; \"—\" for a run made before \
      they were measured); the median, the ratio's figure, is of calibrated batches, and the \
      batches' mean and SD are smaller than the calls' by about the square root of the batch";
 
 /// Figure 4's and 5's rows without a row today, and why.
-pub(super) const NOT_ROWS: &str =
-    "rows of the paper not set beside one today: csw (reading the console \
+const NOT_ROWS: &str = "rows of the paper not set beside one today: csw (reading the console \
      switch register: no such device or call today); stme (stime sets the system clock, which \
      would disturb the machine's time for everyone, even set to the time just read: never run); \
      gtty(m) (gtty with the system in multi-user mode: today's system always is, and \
@@ -21,15 +18,14 @@ pub(super) const NOT_ROWS: &str =
 
 /// Seed 002's floating-point save, added to every system call in 1976, is today a cost of
 /// the context switch.
-pub(super) const FP_SAVE: &str =
-    "the paper's floating-point save (170 µs on the 11/45, 140 µs on the \
+const FP_SAVE: &str = "the paper's floating-point save (170 µs on the 11/45, 140 µs on the \
      11/70, added to every system call from a C program) has no per-call counterpart: Linux \
      saves floating-point and vector registers on a context switch, not on a system call. \
      Today's cost is pipe.back.4.fpu − pipe.back.4 (the (today) rows), per pipe round trip \
      of two switches: a different operation, so no ratio";
 
 #[rustfmt::skip]
-pub const SEED_002: &[SeedTable] = &[
+pub const TABLES: &[SeedTable] = &[
     SeedTable { key: "002-1", seed: "002", prefix: "Figure 1,", title: "cycle stealing by Unibus DMA devices",
         why: &["a diagram of the Unibus's DMA cycle stealing: no figures, and no Unibus today"], ..T },
     SeedTable { key: "002-2", seed: "002", prefix: "Figure 2,", title: "Event (clock) call timing, user",
@@ -65,8 +61,3 @@ pub const SEED_002: &[SeedTable] = &[
     SeedTable { key: "002-6", seed: "002", prefix: "Figure 6,", title: "Subroutine call (median, mean, SD)",
         quantities: MMS, why: &[SD_OF_BATCHES], ..T },
 ];
-
-const PARTS: &[&[SeedTable]] = &[layouts::seed000::TABLES, layouts::seed001::TABLES, SEED_002, layouts::seed003::TABLES, layouts::seed004::TABLES];
-
-/// Every seed table, in the seeds' order.
-pub const TABLES: &[SeedTable] = &layouts::concat::<{ layouts::count(PARTS) }>(PARTS);
