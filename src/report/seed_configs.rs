@@ -85,12 +85,15 @@ fn row_ids(figures: &[Figure], runs: &[(&str, &Source)]) -> Vec<String> {
             s.run
                 .results
                 .iter()
-                .filter(|r| r.id.starts_with("load.script.") || r.id.starts_with("load.cpu."))
+                .filter(|r| {
+                    r.id.starts_with(crate::reference::layouts::seed000::SCRIPTS)
+                        || r.id.starts_with(crate::reference::layouts::seed000::COPIES)
+                })
                 .map(|r| r.id.clone()),
         );
     }
     let key = |id: &str| {
-        let script = id.starts_with("load.script.");
+        let script = id.starts_with(crate::reference::layouts::seed000::SCRIPTS);
         let n: u64 = id
             .rsplit('.')
             .next()
@@ -159,7 +162,7 @@ const NOISE_ONLY: &str = "no disk ÷ tmpfs ratio for load.cpu.N: the compute-bou
 /// directory is (disk or memory) can change its time: the scripts do, the compute-bound
 /// copies do not.
 fn uses_scratch(id: &str) -> bool {
-    !id.starts_with("load.cpu.")
+    !id.starts_with(crate::reference::layouts::seed000::COPIES)
 }
 
 /// The real-time ratio of two configurations of one row, where both measured it on the
@@ -345,7 +348,6 @@ pub fn attachment_b_line() -> String {
         .collect::<Vec<_>>()
         .join("; ")
 }
-
 
 #[cfg(test)]
 mod tests {

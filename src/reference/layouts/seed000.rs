@@ -3,6 +3,16 @@
 use super::*;
 use crate::reference::{self, Quantity};
 
+/// The rows of Tables 9 and 10 and Attachments B and C: N command scripts at once
+/// (`load.script.N`), and N copies of a compute-bound program (`load.cpu.N`).
+pub const SCRIPTS: &str = "load.script.";
+pub const COPIES: &str = "load.cpu.";
+
+/// The row of `n` command scripts at once.
+pub fn scripts_row(n: impl std::fmt::Display) -> String {
+    format!("{SCRIPTS}{n}")
+}
+
 /// Attachment C's per-command table against today's: what is and is not comparable.
 const ATTACHMENT_C: &[&str] = &[
     "the 1975 script's commands are matched to today's user1975 script's by name; each did \
