@@ -22,7 +22,7 @@ use clap::{Args, CommandFactory};
 use super::errors::UsageError;
 use super::outfile::OutputFile;
 use super::{Cli, Exit};
-use crate::exercise::{self, devez, jobs, Config, Request};
+use crate::exercise::{devez, jobs, Config, Request};
 use crate::harness::interrupt;
 use crate::model::{Mode, RunOptions};
 
@@ -141,7 +141,7 @@ pub fn execute(args: ExerciseArgs) -> Result<Exit> {
         devez,
     };
     super::clean::sweep(&config.dir);
-    preflight(&config)?;
+    crate::usecase::exercise::preflight(&config)?;
     Ok(
         crate::usecase::exercise::run(crate::usecase::exercise::Request {
             config,
@@ -332,33 +332,6 @@ fn parse_count(s: &str, flag: &str) -> Result<usize> {
         ))
         .into()),
     }
-}
-
-/// What an instance needs, roughly: a compile (the `cc` job) runs four processes at once
-/// (sh, cc, cc1, as or ld), holds a few dozen files open, maps about 64 MiB and writes
-/// about 256 KiB; the trusted runs and the batch's directories take a few MiB more.
-fn preflight(config: &Config) -> Result<()> {
-    let instances = match &config.request {
-        exercise::Request::Counts(c) => c.iter().map(|(_, n)| *n).sum::<usize>(),
-        exercise::Request::Sweep {
-            totals,
-            blend: Some(_),
-            ..
-        } => totals.iter().copied().max().unwrap_or(0),
-        // N copies of each type.
-        exercise::Request::Sweep { totals, types, .. } => {
-            totals.iter().copied().max().unwrap_or(0) * types.len()
-        }
-    } as u64;
-    let needs = crate::harness::limits::Needs {
-        dir: &config.dir,
-        bytes: (4 << 20) + instances * (256 << 10) + config.devez.as_ref().map_or(0, |d| d.size),
-        processes: instances * 4 + 4,
-        files: 32,
-        memory: 64 << 20,
-    };
-    crate::harness::limits::preflight(&needs, crate::harness::process::is_root())
-        .map_err(|why| UsageError(format!("cannot exercise here: {why}")).into())
 }
 
 #[cfg(test)]

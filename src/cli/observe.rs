@@ -96,7 +96,7 @@ fn plan(args: &ObserveArgs) -> Result<Plan> {
         }
         (Some(d), true) => PlanSpan::For(parse_duration(d).map_err(UsageError)?),
         (None, false) => {
-            runnable(&args.command[0]).map_err(UsageError)?;
+            crate::harness::process::runnable(&args.command[0]).map_err(UsageError)?;
             PlanSpan::Command(args.command.clone())
         }
     };
@@ -127,34 +127,6 @@ fn power_of_two(s: &str) -> Result<u32, String> {
     }
 }
 
-/// Whether `program` can be started: a path that is an executable file, or a name found
-/// so on PATH. Checked before any tracing starts, so a typo costs nothing and leaves
-/// nothing behind.
-fn runnable(program: &str) -> Result<(), String> {
-    use std::os::unix::fs::PermissionsExt;
-    let executable = |p: &std::path::Path| {
-        std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-    };
-    let found = if program.contains('/') {
-        executable(std::path::Path::new(program))
-    } else {
-        std::env::var_os("PATH").is_some_and(|path| {
-            std::env::split_paths(&path).any(|dir| executable(&dir.join(program)))
-        })
-    };
-    if found {
-        Ok(())
-    } else {
-        Err(format!(
-            "cannot run {program}: no such executable file{}",
-            if program.contains('/') {
-                ""
-            } else {
-                " on PATH"
-            }
-        ))
-    }
-}
 pub fn execute(args: ObserveArgs) -> Result<Exit> {
     if let Some(rounds) = args.cost {
         return cost(&args, rounds);

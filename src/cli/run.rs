@@ -276,27 +276,11 @@ fn target(args: &RunArgs) -> Result<Option<Target>> {
     }))
 }
 
-/// Whether two output paths are one file: the same path, or (when it exists) the same
-/// device and inode reached another way (`./x`, a link).
-fn same_file(a: &std::path::Path, b: &std::path::Path) -> bool {
-    use std::os::unix::fs::MetadataExt;
-    if a == b {
-        return true;
-    }
-    match (std::fs::metadata(a), std::fs::metadata(b)) {
-        (Ok(x), Ok(y)) => (x.dev(), x.ino()) == (y.dev(), y.ino()),
-        _ => {
-            let absolute = |p: &std::path::Path| std::path::absolute(p).ok();
-            absolute(a).is_some_and(|x| Some(x) == absolute(b))
-        }
-    }
-}
-
 /// `--json` and `--html` opened (and refused) before anything runs, with what `--wide`,
 /// `--chart` and `--verbose` add to the tables.
 fn outputs(args: &RunArgs) -> Result<Outputs> {
     if let (Some(json), Some(html)) = (&args.json, &args.html) {
-        if same_file(json, html) {
+        if crate::harness::outpolicy::same_file(json, html) {
             return Err(UsageError(format!(
                 "--json and --html both name {}: the HTML would overwrite the JSON; \
                  give each its own file",

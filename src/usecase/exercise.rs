@@ -7,6 +7,7 @@ use anyhow::{Context, Result};
 use super::Ended;
 use crate::exercise::{self, Config, Interrupted};
 use crate::harness::{Observer, Session, Strategy};
+use crate::model::usage::UsageError;
 use crate::model::{Run, RunOptions, RunStatus};
 use crate::report;
 use crate::report::outfile::OutputFile;
@@ -119,4 +120,31 @@ impl Observer for StoreAtEnd<'_> {
             self.stored = Some(store.save_run(run));
         }
     }
+}
+
+/// What an instance needs, roughly: a compile (the `cc` job) runs four processes at once
+/// (sh, cc, cc1, as or ld), holds a few dozen files open, maps about 64 MiB and writes
+/// about 256 KiB; the trusted runs and the batch's directories take a few MiB more.
+pub fn preflight(config: &Config) -> Result<()> {
+    let instances = match &config.request {
+        crate::exercise::Request::Counts(c) => c.iter().map(|(_, n)| *n).sum::<usize>(),
+        crate::exercise::Request::Sweep {
+            totals,
+            blend: Some(_),
+            ..
+        } => totals.iter().copied().max().unwrap_or(0),
+        // N copies of each type.
+        crate::exercise::Request::Sweep { totals, types, .. } => {
+            totals.iter().copied().max().unwrap_or(0) * types.len()
+        }
+    } as u64;
+    let needs = crate::harness::limits::Needs {
+        dir: &config.dir,
+        bytes: (4 << 20) + instances * (256 << 10) + config.devez.as_ref().map_or(0, |d| d.size),
+        processes: instances * 4 + 4,
+        files: 32,
+        memory: 64 << 20,
+    };
+    crate::harness::limits::preflight(&needs, crate::harness::process::is_root())
+        .map_err(|why| UsageError(format!("cannot exercise here: {why}")).into())
 }
