@@ -15,12 +15,11 @@ use super::errors::UsageError;
 use super::{output, suggest, Exit};
 use crate::bench::Registry;
 use crate::harness::contract::Benchmark;
+use crate::harness::toolrun::kept_lmbench_calibration;
 use crate::harness::{cpu, debris, interrupt};
 use crate::model::crosscheck::{CheckRow, Plan, FAMILY_ALPHA};
 use crate::report;
-use crate::usecase::crosscheck::{
-    check, kept_lmbench_calibration, rough_duration, Pacing, Progress, TotalShare,
-};
+use crate::usecase::crosscheck::{check, rough_duration, Pacing, Progress, TotalShare};
 
 #[derive(Debug, Args)]
 pub struct CrosscheckArgs {

@@ -37,6 +37,7 @@ pub mod state;
 pub mod sysinfo;
 pub mod tee;
 pub mod tmpfs;
+pub mod toolrun;
 pub mod toolview;
 pub mod userns;
 

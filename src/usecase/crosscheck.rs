@@ -44,29 +44,23 @@
 //! a tool): one that has not ended by then (a server that never answers, a tool blocked
 //! on a file) has its whole process group killed and the row fails naming the bound.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::path::Path;
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
 
-use crate::harness::anchor::{self, Anchor, RowFigure, Server, ServerRuns};
+use crate::harness::anchor::{self, Anchor, RowFigure};
 use crate::harness::contract::Benchmark;
 use crate::harness::netview::PrivateNet;
-use crate::harness::procgroup::{self, Reaped};
-use crate::harness::toolview::PrivateView;
+use crate::harness::toolrun::*;
 use crate::harness::{calibration, interrupt};
 use crate::model::crosscheck::{Outcome, Pairing, Plan};
 use crate::model::details::cache::CacheSweep;
 use crate::model::{Run, Status, Unit};
 
-/// The longest one tool invocation may take: lmbench's programs, calibrated, take a few
-/// seconds; iperf3 and fio are given ten.
-pub const TOOL_LIMIT: Duration = Duration::from_secs(300);
 /// The longest one quick run of the row may take.
 const ROW_LIMIT: Duration = Duration::from_secs(600);
-/// The longest a server's start or stop command, or one calibration program, may take.
-const HELPER_LIMIT: Duration = Duration::from_secs(120);
 /// How many pairs a row may take: the plan's looks, and the time past the first look.
 pub struct Pacing<'a> {
     pub plan: &'a Plan,
@@ -286,239 +280,6 @@ pub fn check(
     Some((outcome, first_look_took))
 }
 
-/// How a child that ran to its end went: its exit, its (and its reaped descendants') CPU
-/// time, and its wall time.
-struct Finished {
-    reaped: Reaped,
-    wall_s: f64,
-}
-
-/// What becomes of a child's process group once the child has ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Leftovers {
-    /// Whatever it started and left behind goes with it.
-    Kill,
-    /// It started a server that stays in the background (lmbench's `-s`).
-    Keep,
-}
-
-/// Run `cmd` in a process group of its own, its standard output and error into the file
-/// `out`, until it ends or the user asks to stop; `None` when stopped (the whole group
-/// killed and reaped). Past `limit` of wall-clock time the whole group is killed too, and
-/// that is an error naming the bound.
-///
-/// # Timing model
-/// Wall time from just before the spawn to the reap that finds it ended, polled every
-/// 5 ms: a tool's own figure comes from its output, and this wall time only divides its
-/// CPU time (wait4's rusage of it and every descendant it reaped) into the share of its
-/// CPU it had, where 5 ms in runs of seconds does not matter.
-fn run_stoppable(
-    cmd: &mut Command,
-    out: &Path,
-    limit: Duration,
-    leftovers: Leftovers,
-) -> Result<Option<Finished>> {
-    let file = std::fs::File::create(out)?;
-    cmd.stdin(Stdio::null())
-        .stdout(file.try_clone()?)
-        .stderr(file);
-    procgroup::in_own_group(cmd);
-    let start = Instant::now();
-    // Reaped by pid with wait4 (for its rusage), not through `Child`.
-    let pid = cmd.spawn()?.id() as i32;
-    loop {
-        if let Some(reaped) = procgroup::try_reap(pid)? {
-            let wall_s = start.elapsed().as_secs_f64();
-            if leftovers == Leftovers::Kill {
-                procgroup::kill_group(pid);
-            }
-            return Ok(Some(Finished { reaped, wall_s }));
-        }
-        if interrupt::requested() {
-            stop_group(pid);
-            return Ok(None);
-        }
-        if start.elapsed() > limit {
-            stop_group(pid);
-            bail!(
-                "{} did not end within {} s (a server that never answered? its whole \
-                 process group was killed)",
-                Path::new(cmd.get_program()).display(),
-                limit.as_secs_f64()
-            );
-        }
-        std::thread::sleep(Duration::from_millis(5));
-    }
-}
-
-/// Stop the group led by `pid`: SIGTERM (a timeshare row then removes its scratch
-/// directory), a second to end, then SIGKILL to all of it, and reap the leader.
-fn stop_group(pid: i32) {
-    procgroup::terminate_group(pid);
-    let deadline = Instant::now() + Duration::from_secs(1);
-    let mut reaped = false;
-    while !reaped && Instant::now() < deadline {
-        reaped = matches!(procgroup::try_reap(pid), Ok(Some(_)) | Err(_));
-        std::thread::sleep(Duration::from_millis(5));
-    }
-    procgroup::kill_group(pid);
-    if !reaped {
-        let _ = procgroup::reap_blocking(pid);
-    }
-    procgroup::wait_groups_gone(&[pid], Duration::from_secs(2));
-}
-
-/// A tool's server, started before its pairs and ended when dropped: with the tool's
-/// own stop command (lmbench), or by ending the process group of the child it is
-/// (iperf3).
-struct ToolServer<'a> {
-    program: &'a Path,
-    server: Server,
-    env: &'a [(String, String)],
-    net: &'a PrivateNet,
-    scratch: &'a Path,
-    /// The foreground server's pid, which leads its own process group.
-    child: Option<i32>,
-}
-
-impl<'a> ToolServer<'a> {
-    fn start(
-        program: &'a Path,
-        server: Server,
-        env: &'a [(String, String)],
-        net: &'a PrivateNet,
-        scratch: &'a Path,
-    ) -> Result<ToolServer<'a>> {
-        let mut cmd = Command::new(program);
-        cmd.args(server.start)
-            .envs(env.iter().map(|(k, v)| (k, v)))
-            .stdin(Stdio::null())
-            .stdout(Stdio::null());
-        net.apply_to_server(&mut cmd);
-        let named = || format!("{} {}", program.display(), server.start.join(" "));
-        let child = match server.runs {
-            ServerRuns::Detached { .. } => {
-                let started = run_stoppable(
-                    &mut cmd,
-                    &scratch.join("server.out"),
-                    HELPER_LIMIT,
-                    Leftovers::Keep,
-                )
-                .with_context(|| format!("cannot start {}'s server", program.display()))?;
-                match started {
-                    None => bail!("stopped while starting {}", named()),
-                    Some(f) if f.reaped.end != procgroup::End::Exited(0) => {
-                        bail!("{} failed ({:?})", named(), f.reaped.end)
-                    }
-                    Some(_) => None,
-                }
-            }
-            ServerRuns::Foreground => {
-                cmd.stderr(Stdio::null());
-                procgroup::in_own_group(&mut cmd);
-                // Reaped by pid when it is ended, not through `Child`.
-                let pid = cmd
-                    .spawn()
-                    .with_context(|| format!("cannot start {}'s server", program.display()))?
-                    .id() as i32;
-                Some(pid)
-            }
-        };
-        // lmbench's server forks into the background and then binds its socket; iperf3
-        // binds its own after it starts.
-        std::thread::sleep(std::time::Duration::from_millis(300));
-        if let Some(pid) = child {
-            if let Ok(Some(r)) = procgroup::try_reap(pid) {
-                procgroup::kill_group(pid);
-                bail!(
-                    "{} ended at once ({:?}; is its port taken?)",
-                    named(),
-                    r.end
-                );
-            }
-        }
-        // The kill -9 tests stop crosscheck here, its server up and no client yet.
-        crate::model::testpause::at("server");
-        Ok(ToolServer {
-            program,
-            server,
-            env,
-            net,
-            scratch,
-            child,
-        })
-    }
-}
-
-impl Drop for ToolServer<'_> {
-    fn drop(&mut self) {
-        match (self.server.runs, self.child) {
-            (_, Some(pid)) => {
-                procgroup::kill_group(pid);
-                let _ = procgroup::reap_blocking(pid);
-                procgroup::wait_groups_gone(&[pid], Duration::from_secs(2));
-            }
-            (ServerRuns::Detached { stop }, None) => {
-                // Bounded and stoppable; whatever it leaves running ends with the
-                // private network's namespace.
-                let mut cmd = Command::new(self.program);
-                cmd.args(stop).envs(self.env.iter().map(|(k, v)| (k, v)));
-                self.net.apply(&mut cmd);
-                let _ = run_stoppable(
-                    &mut cmd,
-                    &self.scratch.join("server.out"),
-                    HELPER_LIMIT,
-                    Leftovers::Kill,
-                );
-            }
-            (ServerRuns::Foreground, None) => {}
-        }
-    }
-}
-
-/// `built` compiled with the C compiler at `cc` into `scratch` (once: a later pair finds
-/// it built); the program's path.
-fn build_c(cc: &Path, built: anchor::BuiltFromC, scratch: &Path) -> Result<PathBuf> {
-    let program = scratch.join(built.name);
-    if program.exists() {
-        return Ok(program);
-    }
-    let source = scratch.join(format!("{}.c", built.name));
-    std::fs::write(&source, built.source)?;
-    let out = Command::new(cc)
-        .arg("-O2")
-        .arg("-o")
-        .arg(&program)
-        .arg(&source)
-        .stdin(Stdio::null())
-        .output()
-        .with_context(|| format!("cannot run {}", cc.display()))?;
-    if !out.status.success() {
-        bail!(
-            "{} could not build {}: {}",
-            cc.display(),
-            built.name,
-            String::from_utf8_lossy(&out.stderr)
-                .lines()
-                .next()
-                .unwrap_or("")
-        );
-    }
-    Ok(program)
-}
-
-/// The tool's private view of the fixed directory it uses, with the program it executes
-/// put there (see [`crate::harness::toolview`]); `None` for a tool that uses none.
-fn tool_view(a: &Anchor, scratch: &Path) -> Result<Option<PrivateView>> {
-    let Some(dir) = a.dir else { return Ok(None) };
-    let view = PrivateView::new(Path::new(dir), scratch)
-        .with_context(|| format!("cannot give {} a private {dir}", a.tool))?;
-    if let Some(f) = a.exec_file {
-        view.place_program(f.name, f.image)?;
-    }
-    Ok(Some(view))
-}
-
 /// One quick run of the row in a fresh timeshare, in one process: the figure `figure`
 /// names, seconds per operation (for a throughput row, seconds per byte: the inverse of
 /// its bytes per second); `None` when the user stopped it.
@@ -579,44 +340,6 @@ fn sweep_minimum_at(r: &crate::model::BenchResult, bytes: u64) -> Result<f64> {
         .find(|p| p.bytes == bytes)
         .with_context(|| format!("{}'s sweep did not reach {bytes} bytes", r.id))?;
     Ok(point.min_ns * 1e-9)
-}
-
-/// One run of the tool: its figure in seconds per row operation, and the share of its CPU
-/// it had (CPU time of it and its children over its wall time); `None` when the user
-/// stopped it.
-fn run_tool(
-    program: &Path,
-    a: &Anchor,
-    file: Option<&Path>,
-    env: &[(String, String)],
-    scratch: &Path,
-    net: &PrivateNet,
-    view: Option<&PrivateView>,
-) -> Result<Option<(f64, f64)>> {
-    let out = scratch.join("tool.out");
-    let mut cmd = Command::new(program);
-    cmd.args(a.args_with(file))
-        .envs(env.iter().map(|(k, v)| (k, v)));
-    // The network first: the view's mount namespace is then made inside it.
-    net.apply(&mut cmd);
-    if let Some(view) = view {
-        view.apply(&mut cmd)?;
-    }
-    let Some(done) = run_stoppable(&mut cmd, &out, TOOL_LIMIT, Leftovers::Kill)
-        .with_context(|| format!("cannot run {}", program.display()))?
-    else {
-        return Ok(None);
-    };
-    let cpu = done.reaped.user_s + done.reaped.system_s;
-    let text = String::from_utf8_lossy(&std::fs::read(&out)?).into_owned();
-    let figure = a.seconds_per_row_op(&text).with_context(|| {
-        let last = text.lines().last().unwrap_or("(no output)");
-        format!(
-            "{} printed no figure ({:?}): {last}",
-            a.tool, done.reaped.end
-        )
-    })?;
-    Ok(Some((figure, cpu / done.wall_s.max(1e-9))))
 }
 
 /// lmbench's calibration as its run script does it: `ENOUGH`, `TIMING_O` and `LOOP_O`
@@ -741,56 +464,5 @@ mod tests {
         share.row_done(Some(secs(40)));
         assert_eq!(share.allowance(secs(50)), Duration::ZERO);
         assert_eq!(share.allowance(secs(700)), Duration::ZERO);
-    }
-
-    #[test]
-    fn a_child_past_its_bound_is_killed_with_its_whole_group_and_named() {
-        let scratch = tempfile::tempdir().unwrap();
-        let pidfile = scratch.path().join("grandchild");
-        // A child that never ends, with a grandchild in its group that never ends
-        // either: both must be gone once the bound is past.
-        let mut cmd = Command::new("sh");
-        cmd.arg("-c")
-            .arg(format!("sleep 300 & echo $! > {}; wait", pidfile.display()));
-        let start = Instant::now();
-        let e = run_stoppable(
-            &mut cmd,
-            &scratch.path().join("out"),
-            Duration::from_millis(500),
-            Leftovers::Kill,
-        )
-        .err()
-        .expect("past its bound");
-        assert!(start.elapsed() < Duration::from_secs(10), "not bounded");
-        assert!(
-            format!("{e:#}").contains("sh did not end within 0.5 s"),
-            "{e:#}"
-        );
-        let grandchild = std::fs::read_to_string(&pidfile).unwrap();
-        let alive = Path::new(&format!("/proc/{}", grandchild.trim())).exists()
-            && !std::fs::read_to_string(format!("/proc/{}/stat", grandchild.trim()))
-                .unwrap_or_default()
-                .contains(") Z");
-        assert!(!alive, "the grandchild outlived the bound");
-    }
-
-    #[test]
-    fn a_child_that_ends_in_time_is_its_figure() {
-        let scratch = tempfile::tempdir().unwrap();
-        let mut cmd = Command::new("sh");
-        cmd.args(["-c", "echo 42"]);
-        let done = run_stoppable(
-            &mut cmd,
-            &scratch.path().join("out"),
-            Duration::from_secs(60),
-            Leftovers::Kill,
-        )
-        .unwrap()
-        .unwrap();
-        assert_eq!(done.reaped.end, procgroup::End::Exited(0));
-        assert_eq!(
-            std::fs::read_to_string(scratch.path().join("out")).unwrap(),
-            "42\n"
-        );
     }
 }
