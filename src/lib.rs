@@ -15,3 +15,4 @@ pub mod reference;
 pub mod report;
 pub mod selftest;
 pub mod store;
+pub mod usecase;

@@ -14,11 +14,12 @@ use super::compare::CompareFormat;
 use super::errors::UsageError;
 use super::{suggest, Exit};
 use crate::bench::Registry;
-use crate::harness::invocations::{self, Side};
-use crate::harness::{interrupt, quiet, Session, Strategy};
+use crate::harness::interrupt;
+use crate::harness::invocations::Side;
 use crate::model::change::DEFAULT_MIN_EFFECT;
 use crate::model::{Mode, RunOptions};
 use crate::report::compare::Column;
+use crate::usecase;
 
 #[derive(Debug, Args)]
 pub struct AbArgs {
@@ -109,39 +110,25 @@ pub fn execute(args: AbArgs) -> Result<Exit> {
         side(&args.b, &options, &dir)?,
     ];
     interrupt::install()?;
-    let session = Session::new(options, &dir, Strategy::OneProcess)?;
-    let ended = session.run_two_sided(
-        &sides,
-        &benches,
-        args.rounds as usize,
-        reg.find(quiet::REFERENCE),
-        &mut |step| {
-            if let invocations::Step::Round(r) = step {
-                eprintln!("round {}/{}", r + 1, args.rounds)
-            }
-        },
-    )?;
-    let columns: Vec<Column> = sides
-        .iter()
-        .zip(ended.runs)
-        .zip(ended.processes)
-        .zip(["A", "B"])
-        .map(|(((s, run), processes), name)| Column::Run {
-            name: name.to_string(),
-            about: format!("{} ({processes} processes)", s.name),
-            run: Box::new(run),
-        })
-        .collect();
+    let outcome = usecase::ab::run(usecase::ab::Request {
+        options,
+        dir,
+        sides,
+        registry: &reg,
+        chosen: benches,
+        rounds: args.rounds as usize,
+    })?;
+    let columns = outcome.columns;
     super::compare::print_as(&columns, args.format, args.threshold)?;
     for (out, column) in json.into_iter().zip(&columns) {
         if let (Some(out), Column::Run { run, .. }) = (out, column) {
             out.write(&crate::report::json::to_json(run)?)?;
         }
     }
-    for w in &ended.late_warnings {
+    for w in &outcome.late_warnings {
         super::output::warn(w);
     }
-    Ok(if ended.interrupted {
+    Ok(if outcome.interrupted {
         Exit::Interrupted
     } else {
         Exit::Success

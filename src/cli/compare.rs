@@ -72,7 +72,7 @@ pub fn execute(args: CompareArgs) -> Result<Exit> {
             )
             .into());
         };
-        return super::observe::compare(&args.db.open_existing()?, a, b);
+        return Ok(crate::usecase::observe::compare(&args.db.open_existing()?, a, b)?.into());
     }
     // The database is needed only when some name is not a reference machine.
     let needs_store = args.names.iter().any(|n| reference::machine(n).is_none());

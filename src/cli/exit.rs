@@ -4,6 +4,8 @@
 
 use std::process::ExitCode;
 
+use crate::usecase::Ended;
+
 /// How a command ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Exit {
@@ -61,6 +63,19 @@ impl Exit {
             text.push_str(&format!("\n  {:>3}  {}", e.code(), e.meaning()));
         }
         text
+    }
+}
+
+/// A use case's ending, as the exit status the command line documents.
+impl From<Ended> for Exit {
+    fn from(e: Ended) -> Exit {
+        match e {
+            Ended::Success => Exit::Success,
+            Ended::Failed => Exit::Failed,
+            Ended::Refused => Exit::Usage,
+            Ended::NothingChecked => Exit::NothingChecked,
+            Ended::Interrupted => Exit::Interrupted,
+        }
     }
 }
 

@@ -53,7 +53,7 @@ pub fn execute(args: ExportArgs) -> Result<Exit> {
     let store = args.db.open_existing()?;
     if crate::store::is_observation_name(&args.run) {
         // An observation has one format: its own JSON, which `import` reads back.
-        let (_, o) = super::observe::load(&store, &args.run)?;
+        let (_, o) = crate::usecase::observe::load(&store, &args.run)?;
         out.write(&serde_json::to_vec_pretty(&o)?)?;
         return Ok(Exit::Success);
     }

@@ -59,7 +59,7 @@ pub fn execute(args: ImportArgs) -> Result<Exit> {
     let bytes = read_capped(&args.file, &shown)?;
     if crate::model::observation::is_observation_json(&bytes) {
         let mut store = args.db.open()?;
-        return super::observe::import(&mut store, &bytes, &shown);
+        return Ok(crate::usecase::observe::import(&mut store, &bytes, &shown)?.into());
     }
     let mut run = report::json::from_json(&bytes)
         .map_err(|e| UsageError(format!("{shown} is not a timeshare result: {e:#}")))?;

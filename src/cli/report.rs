@@ -59,8 +59,8 @@ pub fn execute(args: ReportArgs) -> Result<Exit> {
     if let [name] = args.names.as_slice() {
         if crate::store::is_observation_name(name) {
             let store = args.db.open_existing()?;
-            let (id, o) = super::observe::load(&store, name)?;
-            let prediction = super::observe::prediction_for(&store, &o);
+            let (id, o) = crate::usecase::observe::load(&store, name)?;
+            let prediction = crate::usecase::observe::prediction_for(&store, &o);
             let page = html::observation::report(&format!("o{id}"), &o, prediction.as_ref());
             let path = args
                 .output

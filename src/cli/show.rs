@@ -27,7 +27,7 @@ pub struct ShowArgs {
 pub fn execute(args: ShowArgs) -> Result<Exit> {
     let store = args.db.open_existing()?;
     if crate::store::is_observation_name(&args.run) {
-        return super::observe::show(&store, &args.run);
+        return Ok(crate::usecase::observe::show(&store, &args.run)?.into());
     }
     let mut stored = load(&store, &args.run)?;
     // Every string of the run escaped once, for every printer below (see `escaped`).

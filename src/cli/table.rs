@@ -12,7 +12,6 @@ use super::{output, suggest, Exit};
 use crate::model::{RunStatus, Status};
 use crate::report::observation_tables::{self, ObservationTable, OBSERVATION_TABLES};
 use crate::report::seed_table::{self, TABLES};
-use crate::report::table::new_table;
 
 #[derive(Debug, Args)]
 pub struct TableArgs {
@@ -33,7 +32,7 @@ pub struct TableArgs {
 
 pub fn execute(args: TableArgs) -> Result<Exit> {
     let Some(key) = args.key else {
-        output::print_text(&list())?;
+        output::print_text(&seed_table::tables_list())?;
         return Ok(Exit::Success);
     };
     if let Some(t) = crate::report::observation_tables::find(&key) {
@@ -207,27 +206,6 @@ fn sources_of(runs: &[(i64, crate::model::Run)]) -> Vec<seed_table::Source<'_>> 
             run,
         })
         .collect()
-}
-
-fn list() -> String {
-    let mut t = new_table(&["table", "seed", "what", "status"]);
-    for s in TABLES {
-        t.add_row(vec![
-            s.key.to_string(),
-            format!("{} {}", s.seed, s.name()),
-            s.title.to_string(),
-            s.status().name().to_string(),
-        ]);
-    }
-    for s in OBSERVATION_TABLES {
-        t.add_row(vec![
-            s.key.to_string(),
-            s.seed.to_string(),
-            s.title.to_string(),
-            "from an observation".to_string(),
-        ]);
-    }
-    format!("{t}\n")
 }
 
 /// A table of seed 001's observations, from the newest stored observation.

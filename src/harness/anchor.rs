@@ -4,7 +4,7 @@
 //! row and its anchor alternately, pinned, and sets the two side by side.
 //!
 //! An anchor only describes and parses; the pairing, the ratio and the verdict are
-//! `model::crosscheck`, the running `cli/crosscheck.rs`.
+//! `model::crosscheck`, the pairs `usecase/crosscheck.rs`, the tools run by `harness/toolrun.rs`.
 
 use std::path::{Path, PathBuf};
 

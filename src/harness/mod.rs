@@ -7,6 +7,7 @@ pub mod anchor;
 pub mod calibration;
 pub mod children;
 pub mod clock;
+pub mod configscratch;
 pub mod contract;
 pub mod copies;
 pub mod counters;
@@ -36,6 +37,7 @@ pub mod state;
 pub mod sysinfo;
 pub mod tee;
 pub mod tmpfs;
+pub mod toolrun;
 pub mod toolview;
 pub mod userns;
 

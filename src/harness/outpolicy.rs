@@ -469,6 +469,22 @@ pub fn writable(path: &Path) -> bool {
     unsafe { libc::access(c.as_ptr(), libc::W_OK) == 0 }
 }
 
+/// Whether two output paths are one file: the same path, or (when it exists) the same
+/// device and inode reached another way (`./x`, a link).
+pub fn same_file(a: &std::path::Path, b: &std::path::Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    if a == b {
+        return true;
+    }
+    match (std::fs::metadata(a), std::fs::metadata(b)) {
+        (Ok(x), Ok(y)) => (x.dev(), x.ino()) == (y.dev(), y.ino()),
+        _ => {
+            let absolute = |p: &std::path::Path| std::path::absolute(p).ok();
+            absolute(a).is_some_and(|x| Some(x) == absolute(b))
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -75,6 +75,35 @@ fn too_small(limit: libc::rlim_t) -> Option<String> {
     })
 }
 
+/// Whether `program` can be started: a path that is an executable file, or a name found
+/// so on PATH. Checked before any tracing starts, so a typo costs nothing and leaves
+/// nothing behind.
+pub fn runnable(program: &str) -> Result<(), String> {
+    use std::os::unix::fs::PermissionsExt;
+    let executable = |p: &std::path::Path| {
+        std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+    };
+    let found = if program.contains('/') {
+        executable(std::path::Path::new(program))
+    } else {
+        std::env::var_os("PATH").is_some_and(|path| {
+            std::env::split_paths(&path).any(|dir| executable(&dir.join(program)))
+        })
+    };
+    if found {
+        Ok(())
+    } else {
+        Err(format!(
+            "cannot run {program}: no such executable file{}",
+            if program.contains('/') {
+                ""
+            } else {
+                " on PATH"
+            }
+        ))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -30,6 +30,7 @@ pub mod seeded;
 pub mod stats;
 pub mod testpause;
 pub mod unit;
+pub mod usage;
 pub mod wallclock;
 
 pub use basis::Basis;

@@ -10,6 +10,7 @@
 //! of a seed is damaged, the file says how it was read, and figures that could not be read
 //! with confidence are left out rather than guessed.
 
+pub mod layouts;
 mod seed000;
 mod seed001;
 mod seed002;

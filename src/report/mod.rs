@@ -24,6 +24,8 @@ pub mod net;
 pub mod observation;
 pub mod observation_tables;
 pub mod observe;
+pub mod outfile;
+pub mod output;
 pub mod seed_commands;
 pub mod seed_configs;
 pub mod seed_curve;

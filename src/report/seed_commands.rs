@@ -272,7 +272,7 @@ fn block(
     paper_only: &mut BTreeSet<String>,
     today_only: &mut BTreeSet<String>,
 ) -> String {
-    let id = format!("load.script.{n}");
+    let id = crate::reference::layouts::seed000::scripts_row(n);
     let today = Today::of(sources, &id);
     let against = against(tables);
     let mut header = vec!["command".to_string(), "stat".to_string()];
@@ -465,7 +465,9 @@ pub fn render_from(table: &SeedTable, sources: &[Source]) -> String {
         (true, _) => {
             let mut used: Vec<usize> = Vec::new();
             for n in &counts {
-                if let Some((k, _)) = pick(sources, &format!("load.script.{n}")) {
+                if let Some((k, _)) =
+                    pick(sources, &crate::reference::layouts::seed000::scripts_row(n))
+                {
                     if !used.contains(&k) {
                         used.push(k);
                     }

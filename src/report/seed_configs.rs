@@ -85,12 +85,15 @@ fn row_ids(figures: &[Figure], runs: &[(&str, &Source)]) -> Vec<String> {
             s.run
                 .results
                 .iter()
-                .filter(|r| r.id.starts_with("load.script.") || r.id.starts_with("load.cpu."))
+                .filter(|r| {
+                    r.id.starts_with(crate::reference::layouts::seed000::SCRIPTS)
+                        || r.id.starts_with(crate::reference::layouts::seed000::COPIES)
+                })
                 .map(|r| r.id.clone()),
         );
     }
     let key = |id: &str| {
-        let script = id.starts_with("load.script.");
+        let script = id.starts_with(crate::reference::layouts::seed000::SCRIPTS);
         let n: u64 = id
             .rsplit('.')
             .next()
@@ -159,7 +162,7 @@ const NOISE_ONLY: &str = "no disk ÷ tmpfs ratio for load.cpu.N: the compute-bou
 /// directory is (disk or memory) can change its time: the scripts do, the compute-bound
 /// copies do not.
 fn uses_scratch(id: &str) -> bool {
-    !id.starts_with("load.cpu.")
+    !id.starts_with(crate::reference::layouts::seed000::COPIES)
 }
 
 /// The real-time ratio of two configurations of one row, where both measured it on the
@@ -216,7 +219,7 @@ pub fn render_from<'a>(sources: &'a [Source<'a>]) -> String {
         out.push_str(&format!("{f}\n"));
     }
     out.push_str(&format!("paper: Attachment B: {}\n", attachment_b_line()));
-    for w in WHY {
+    for w in crate::reference::layouts::seed000::CONFIGURATIONS_WHY {
         out.push_str(&format!("why: {w}\n"));
     }
     for r in &l.reasons {
@@ -345,21 +348,6 @@ pub fn attachment_b_line() -> String {
         .collect::<Vec<_>>()
         .join("; ")
 }
-
-/// Said under the table.
-pub const WHY: &[&str] = &[
-    "each configuration is compared with another on the same machine only: Inc (real per \
-     script or copy over one alone) and, where the sweep has both, tmp=disk ÷ tmp=tmpfs real \
-     beside the paper's C7 ÷ C8 (/tmp on an RS04 disk ÷ /tmp on the memory device, the same \
-     11/70 otherwise); no speed-up over the 11/70, whose script and program were other work \
-     (`table 000-10`, `table 000-9`)",
-    "C2 is the paper's 11/45 and C7 its 11/70 in Tables 9 and 10; C8 ran 1 and 5 scripts \
-     only; Tables 6 and 7 (builds, `table 000-6`, `000-7`) are the paper's other figures of \
-     C1, C5, C6 and C9",
-    "today's mem=SIZE puts the run in a memory cgroup of SIZE (page cache included): the \
-     nearest to the paper's 15 or 40 I/O buffers; swap has no configuration (the copies \
-     page to files, the cgroup has no swap)",
-];
 
 #[cfg(test)]
 mod tests {

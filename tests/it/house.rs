@@ -2,7 +2,7 @@
 //! global state or leaked string comes back. See docs/architecture.md.
 //!
 //! ```text
-//! cli → report, store, bench, exercise, selftest → harness → model
+//! cli → usecase → report, store, bench, exercise, selftest → harness → model
 //!        selftest → bench → harness
 //!        report → reference → model
 //! ```
@@ -102,8 +102,27 @@ fn allowed(layer: &str) -> &'static [&'static str] {
         "selftest" => &["bench", "harness", "model", "assets"],
         "store" => &["harness", "model"],
         "report" => &["harness", "model", "reference"],
+        "usecase" => &[
+            "report",
+            "store",
+            "bench",
+            "exercise",
+            "selftest",
+            "harness",
+            "model",
+            "reference",
+            "assets",
+        ],
         _ => &[],
     }
+}
+
+/// The crate modules a file of `layer` made of `code` imports against the layers.
+fn imports_against_the_layer(layer: &str, code: &str) -> Vec<String> {
+    crate_modules_used(code)
+        .into_iter()
+        .filter(|used| used != layer && !allowed(layer).contains(&used.as_str()))
+        .collect()
 }
 
 #[test]
@@ -118,15 +137,14 @@ fn the_layers_import_one_way() {
         "selftest",
         "store",
         "report",
+        "usecase",
     ] {
         for file in rust_files(&Path::new(SRC).join(layer)) {
-            for used in crate_modules_used(&program_text(&file)) {
-                if used != layer && !allowed(layer).contains(&used.as_str()) {
-                    wrong.push(format!(
-                        "{} uses crate::{used}",
-                        file.strip_prefix(SRC).unwrap().display()
-                    ));
-                }
+            for used in imports_against_the_layer(layer, &program_text(&file)) {
+                wrong.push(format!(
+                    "{} uses crate::{used}",
+                    file.strip_prefix(SRC).unwrap().display()
+                ));
             }
         }
     }
@@ -155,7 +173,7 @@ const ALLOWED_STATICS: &[(&str, &str)] = &[
         "the global variable 003's `x = m` reads",
     ),
     (
-        "cli/output.rs",
+        "report/output.rs",
         "whether standard output's reader went away: a fact of the process's stdout",
     ),
     (
@@ -215,6 +233,22 @@ fn the_checks_above_can_fail() {
     assert!(!allowed("harness").contains(&"bench"));
     assert!(allowed("report").contains(&"reference"));
     assert!(!allowed("bench").contains(&"selftest"));
+}
+
+#[test]
+fn a_use_case_importing_the_command_line_is_caught() {
+    // The floor between the command line and the rest: a use case answers cli/ with an
+    // outcome, it never reaches back up for its exit codes or its clap structs.
+    let planted = "use crate::harness::Session;\nuse crate::cli::Exit;\nfn f() {}\n";
+    assert_eq!(imports_against_the_layer("usecase", planted), ["cli"]);
+    // And what lies below it is not caught.
+    let below = "use crate::report::output;\nuse crate::store::Store;\nuse crate::bench::Registry;";
+    assert!(imports_against_the_layer("usecase", below).is_empty());
+    // Nothing under the floor may import the floor.
+    assert_eq!(
+        imports_against_the_layer("report", "use crate::usecase::run::Request;"),
+        ["usecase"]
+    );
 }
 
 #[test]
@@ -310,7 +344,7 @@ fn id_families() -> Vec<String> {
 /// the command line names a benchmark: a new row or family changes its view, not five
 /// printers, and options name their rows where the rows are (`bench::OPTIONS`).
 #[test]
-fn benchmark_ids_are_named_in_report_only_by_views_and_seed_tables_and_never_in_cli() {
+fn benchmark_ids_are_named_in_report_only_by_views_and_never_in_cli() {
     let families = id_families();
     let root = Path::new(SRC);
     let files: Vec<PathBuf> = ["report", "cli"]
@@ -321,12 +355,9 @@ fn benchmark_ids_are_named_in_report_only_by_views_and_seed_tables_and_never_in_
             // `#[cfg(test)]`: its fixtures name rows, as every test may.
             let name = f.strip_prefix(SRC).unwrap();
             let test_module = name.to_string_lossy().ends_with("_tests.rs");
-            !test_module
-                && !name.starts_with("report/views")
-                && !name.starts_with("report/seed_table")
-                // 000-B's layout: a seed table's definition of its own, its rows those of
-                // Tables 9 and 10 in each configuration's run.
-                && name != Path::new("report/seed_configs.rs")
+            // The seed tables' test module, a file of its own: its fixtures name rows.
+            let seed_table_tests = name == Path::new("report/seed_table/tests.rs");
+            !test_module && !seed_table_tests && !name.starts_with("report/views")
         })
         .collect();
     let found = id_literals(&files, &families);
@@ -335,10 +366,11 @@ fn benchmark_ids_are_named_in_report_only_by_views_and_seed_tables_and_never_in_
         "benchmark ids outside a family's view or a seed table:\n{}",
         found.join("\n")
     );
-    // The seed tables do name them: the check sees what it must see. (The views, which
-    // now mostly pick rows by their record, name fewer than 20.)
-    let seed_tables = rust_files(&root.join("report/seed_table"));
-    assert!(id_literals(&seed_tables, &families).len() > 20);
+    // The seed tables' layouts do name them, beside the seeds' figures in reference/: the
+    // check sees what it must see. (The views, which now mostly pick rows by their
+    // record, name fewer than 20.)
+    let layouts = rust_files(&root.join("reference/layouts"));
+    assert!(id_literals(&layouts, &families).len() > 20);
 }
 
 #[test]

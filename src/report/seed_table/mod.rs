@@ -18,46 +18,7 @@ use comfy_table::{ColumnConstraint, Width};
 use super::compare::figures3;
 use crate::report::table::{bound_text, new_table, right, MIN_TEXT_COLUMN};
 
-/// A table or figure of one of the five papers, as `timeshare table KEY` prints it.
-pub struct SeedTable {
-    pub key: &'static str,
-    pub seed: &'static str,
-    /// The start of the figures' `place`: "Table 2," selects seed 001's Table 2.
-    pub prefix: &'static str,
-    pub title: &'static str,
-    /// The paper's columns, each set beside today's figure of the same statistic and basis.
-    pub quantities: &'static [Quantity],
-    /// The table's name in the paper when `prefix` is another's ("Table 3").
-    pub name: Option<&'static str>,
-    /// Only the rows whose id starts with this (Table 3 of seed 001 is Table 2's exec rows).
-    pub only: Option<&'static str>,
-    /// Today's rows shown beside the paper's, after those the historical figures name
-    /// (tables whose figures are not transcribed, or that have extra rows).
-    pub ids: &'static [&'static str],
-    /// Where today's system cannot be measured the paper's way, or the table compares
-    /// different programs: one sentence each, printed under the table.
-    pub why: &'static [&'static str],
-    /// The paper's figures that cannot be set in a column beside today's (another
-    /// operation, or a count not made here), as lines printed under the table; by key.
-    pub paper: fn(&str) -> Vec<String>,
-    /// Every statistic shown without `--wide` (a short table whose rows stay readable).
-    pub all_shown: bool,
-    /// Statistics shown only with `--wide`, beside user and system time: those that would
-    /// take a table past the default width (002 Figure 3's mean and SD).
-    pub wide_only: &'static [Quantity],
-    /// How the paper's figures were read, where a reader checking them needs to know
-    /// (001 Table 8's printed unit): printed under the table, not a difference from
-    /// today's, so no effect on the status.
-    pub notes: &'static [&'static str],
-    /// A graph of the paper's, whose points today are the rows whose id is this prefix and
-    /// a number (`exercise.batch.N`): as many as the run has, so not in `ids`. Printed as
-    /// today's curve from one run ([`crate::report::seed_curve`]).
-    pub curve: Option<&'static str>,
-}
-
-fn no_lines(_key: &str) -> Vec<String> {
-    Vec::new()
-}
+pub use crate::reference::layouts::SeedTable;
 
 pub fn find(key: &str) -> Option<&'static SeedTable> {
     TABLES.iter().find(|t| t.key == key)
@@ -268,12 +229,10 @@ fn row_label(f: &Figure) -> String {
 
 mod cells;
 mod render;
-mod tables;
 
+pub use crate::reference::layouts::TABLES;
 pub use cells::*;
 pub use render::*;
-pub use tables::TABLES;
-use tables::*;
 
 #[cfg(test)]
 mod tests;

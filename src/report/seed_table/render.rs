@@ -69,7 +69,7 @@ pub fn render_from(table: &SeedTable, sources: &[Source], wide: bool) -> String 
     if table.key == "000-B" {
         return crate::report::seed_configs::render_from(sources);
     }
-    if table.quantities == COMMANDS {
+    if table.quantities == crate::reference::layouts::COMMANDS {
         return crate::report::seed_commands::render_from(table, sources);
     }
     if let Some(prefix) = table.curve {
@@ -521,4 +521,27 @@ pub(in crate::report) fn describe(s: &Source) -> String {
         crate::report::style::escape(&s.run.environment.hostname),
         s.run.started_at.format("%Y-%m-%d %H:%M UTC")
     )
+}
+
+/// `timeshare table` without a key: every seed table and observation table, with its
+/// status.
+pub fn tables_list() -> String {
+    let mut t = crate::report::table::new_table(&["table", "seed", "what", "status"]);
+    for s in TABLES {
+        t.add_row(vec![
+            s.key.to_string(),
+            format!("{} {}", s.seed, s.name()),
+            s.title.to_string(),
+            s.status().name().to_string(),
+        ]);
+    }
+    for s in crate::report::observation_tables::OBSERVATION_TABLES {
+        t.add_row(vec![
+            s.key.to_string(),
+            s.seed.to_string(),
+            s.title.to_string(),
+            "from an observation".to_string(),
+        ]);
+    }
+    format!("{t}\n")
 }

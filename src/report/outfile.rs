@@ -23,10 +23,11 @@ use std::path::{Path, PathBuf};
 use anyhow::Result;
 use tempfile::NamedTempFile;
 
-use super::errors::{io_reason, UsageError};
 use super::output;
 use crate::harness::debris;
+use crate::harness::outpolicy::io_reason;
 use crate::harness::outpolicy::{self, open_stream, writable, Decision, Rules};
+use crate::model::usage::UsageError;
 
 /// An output destination, opened and checked.
 pub enum OutputFile {

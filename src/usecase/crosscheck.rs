@@ -1,0 +1,468 @@
+//! `crosscheck`'s work: each row beside the tool it cites, pair after pair.
+//!
+//! Every selected row that declares an anchor (the tool a user would pick instead: perf
+//! bench, lmbench, fio) is run beside that tool: row, tool, row, tool…, the whole command
+//! pinned to one CPU (children inherit the affinity, so a two-process row and a
+//! two-process tool both share that CPU). The row runs as its own quick `timeshare run ID
+//! --no-save`, a fresh process each time as the tool is. The verdict is the ratio's
+//! interval against the row's declared tolerance, looked at after `--pairs` pairs and then
+//! at growing numbers of them while it straddles an edge, up to `--max-pairs` or the
+//! row's `--budget` of seconds ([`crate::model::crosscheck::Plan`]); one still straddling
+//! then is *undecided*. The table gives both medians, the median ratio, its interval and
+//! the verdict. Exit status 1 when a row is outside its tolerance without a declared
+//! reason, or gave no figure; undecided is not a failure.
+//!
+//! lmbench's programs calibrate themselves (timer resolution, timing and loop overhead)
+//! for up to a minute on every start unless `ENOUGH`, `TIMING_O` and `LOOP_O` are set;
+//! lmbench's own run script measures them once with its `enough`, `timing_o` and `loop_o`
+//! programs and exports them, and so does this command (values already in the
+//! environment are kept).
+//!
+//! Each tool run's CPU time (its and its children's, from getrusage of reaped children)
+//! over its wall time is the share of its pinned CPU it had: below 1, other processes ran
+//! there in the meantime and the tool's wall-clock figure includes their time.
+//!
+//! A tool that uses a directory at a fixed path of a shared place (lmbench's
+//! `/var/tmp/lmbench`, where `lat_proc exec` runs `hello` and `lat_fcntl` makes its lock
+//! files) runs in a mount namespace of its own with a fresh private directory in place
+//! of it (see [`crate::harness::toolview`]): nothing is put, copied, chmod-ed or run at
+//! the shared path, whoever made it.
+//!
+//! Every tool invocation (its server, the client, the command that stops the server)
+//! runs in a network namespace of the tool run's own, whose only interface is its
+//! loopback (see [`crate::harness::netview`]): lmbench's servers bind every address,
+//! and there that is a loopback nobody else can reach, nor sit on the port of. A server
+//! that puts itself in the background ends with that namespace, however the crosscheck
+//! ends.
+//!
+//! Every child (the row's timeshare, the tool, lmbench's calibration) runs in a process
+//! group of its own, with its output in a file of the scratch directory, and is polled:
+//! on Ctrl-C, SIGTERM or SIGHUP the group is stopped (TERM, then KILL a second later: some
+//! lmbench programs ignore TERM), the pairs measured so far are printed, and the scratch
+//! directory (`timeshare-crosscheck-PID-…` in the temporary directory, which `timeshare
+//! clean` knows) is removed. Each child is bounded in wall-clock time ([`TOOL_LIMIT`] for
+//! a tool): one that has not ended by then (a server that never answers, a tool blocked
+//! on a file) has its whole process group killed and the row fails naming the bound.
+
+use std::path::Path;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Context, Result};
+
+use crate::harness::anchor::{self, Anchor, RowFigure};
+use crate::harness::contract::Benchmark;
+use crate::harness::netview::PrivateNet;
+use crate::harness::toolrun::*;
+use crate::harness::{calibration, interrupt};
+use crate::model::crosscheck::{Outcome, Pairing, Plan};
+use crate::model::details::cache::CacheSweep;
+use crate::model::{Run, Status, Unit};
+
+/// The longest one quick run of the row may take.
+const ROW_LIMIT: Duration = Duration::from_secs(600);
+/// How many pairs a row may take: the plan's looks, and the time past the first look.
+pub struct Pacing<'a> {
+    pub plan: &'a Plan,
+    pub budget: Duration,
+}
+
+/// The whole cross-check's time, shared out row by row: every row takes its first look
+/// (a verdict needs it), and what the first looks still to come are expected to leave of
+/// the total is split evenly among the rows left, so a row decided at its first look
+/// leaves its part to the undecided rows after it.
+pub struct TotalShare {
+    total: Duration,
+    pub start: Instant,
+    rows_left: usize,
+    first_looks: Duration,
+    first_looks_taken: u32,
+}
+
+impl TotalShare {
+    pub fn new(total: Duration, rows: usize) -> TotalShare {
+        TotalShare {
+            total,
+            start: Instant::now(),
+            rows_left: rows,
+            first_looks: Duration::ZERO,
+            first_looks_taken: 0,
+        }
+    }
+
+    /// The time the next row may spend past its first look.
+    pub fn next_row(&self) -> Duration {
+        self.allowance(self.start.elapsed())
+    }
+
+    /// The next row's time past its first look, `elapsed` into the cross-check.
+    fn allowance(&self, elapsed: Duration) -> Duration {
+        let left = self.total.saturating_sub(elapsed);
+        let mean_first_look = if self.first_looks_taken == 0 {
+            Duration::ZERO
+        } else {
+            self.first_looks / self.first_looks_taken
+        };
+        let rows = self.rows_left.max(1) as u32;
+        left.saturating_sub(mean_first_look * rows) / rows
+    }
+
+    pub fn row_done(&mut self, first_look: Option<Duration>) {
+        self.rows_left = self.rows_left.saturating_sub(1);
+        if let Some(t) = first_look {
+            self.first_looks += t;
+            self.first_looks_taken += 1;
+        }
+    }
+}
+
+/// Pairs done (or no longer needed: a row decided early) out of the most the plans allow,
+/// and an estimate of the time left from the pairs measured.
+pub struct Progress {
+    pub done: usize,
+    measured: usize,
+    pub total: usize,
+    start: Instant,
+}
+
+impl Progress {
+    pub fn new(total: usize) -> Progress {
+        Progress {
+            done: 0,
+            measured: 0,
+            total,
+            start: Instant::now(),
+        }
+    }
+
+    /// "crosscheck: 12/100 pairs done, at most 4 min left; now ID against TOOL …"
+    pub fn line(&self, now: &str) -> String {
+        let left = if self.measured == 0 {
+            String::new()
+        } else {
+            let per_pair = self.start.elapsed().as_secs_f64() / self.measured as f64;
+            let secs = per_pair * (self.total - self.done) as f64;
+            format!(", at most {} left", rough_duration(secs))
+        };
+        format!(
+            "crosscheck: {}/{} pairs done{left}; now {now} …",
+            self.done, self.total
+        )
+    }
+}
+
+/// "40 s", "4 min", "1 h 20 min": an estimate's precision.
+pub fn rough_duration(secs: f64) -> String {
+    if secs < 90.0 {
+        format!("{:.0} s", secs.max(1.0))
+    } else if secs < 3600.0 {
+        format!("{:.0} min", secs / 60.0)
+    } else {
+        format!(
+            "{} h {:.0} min",
+            (secs / 3600.0) as u64,
+            (secs % 3600.0) / 60.0
+        )
+    }
+}
+
+/// The row beside its anchor, pair after pair until the pacing's plan is decided, and
+/// how long its first look took (`None` when it never got there); `None` when the user
+/// stopped the command before the first pair was done (with at least one, the pairs done
+/// are the outcome).
+pub fn check(
+    exe: &Path,
+    b: &Benchmark,
+    a: &Anchor,
+    pacing: &Pacing,
+    scratch: &Path,
+    env: &[(String, String)],
+    progress: &mut Progress,
+) -> Option<(Outcome, Option<Duration>)> {
+    let plan = pacing.plan;
+    let row_start = Instant::now();
+    let mut first_look_took = None;
+    let alpha = plan.alpha_per_look();
+    let judge = |figures: &[(f64, f64)], shares: &[f64]| {
+        Pairing::with_interval(figures, alpha)
+            .map(|p| p.with_tool_shares(shares))
+            .map(|p| p.verdict(a.tolerance, a.explained.is_some()))
+    };
+    let Some(found) = a.locate() else {
+        progress.done += plan.max();
+        return Some((
+            Outcome::Missing {
+                package: a.package.into(),
+            },
+            None,
+        ));
+    };
+    let mut figures = Vec::new();
+    let mut shares = Vec::new();
+    let mut attempt = || -> Result<()> {
+        let program = match a.built {
+            Some(c) => build_c(&found, c, scratch)?,
+            None => found.clone(),
+        };
+        let net = PrivateNet::new()
+            .with_context(|| format!("cannot give {} a private network", a.tool))?;
+        let view = tool_view(a, scratch)?;
+        let file = match a.file {
+            Some(f) => {
+                let path = scratch.join(format!("anchor-file-{}", f.block));
+                make_file(&path, f.bytes, f.block)?;
+                Some(path)
+            }
+            None => None,
+        };
+        let _server = match a.server {
+            Some(s) => Some(ToolServer::start(&program, s, env, &net, scratch)?),
+            None => None,
+        };
+        let mut first_look: Option<Instant> = None;
+        let out_of_time =
+            |first: Option<Instant>| first.is_some_and(|t| t.elapsed() > pacing.budget);
+        while plan.wants_more(
+            figures.len(),
+            judge(&figures, &shares),
+            out_of_time(first_look),
+        ) {
+            if figures.len() >= plan.looks()[0] {
+                first_look.get_or_insert_with(Instant::now);
+            }
+            let Some(row) = run_row(exe, b.id(), a.row_figure, scratch)? else {
+                return Ok(());
+            };
+            let Some((tool, share)) = run_tool(
+                &program,
+                a,
+                file.as_deref(),
+                env,
+                scratch,
+                &net,
+                view.as_ref(),
+            )?
+            else {
+                return Ok(());
+            };
+            figures.push((row, tool));
+            if figures.len() == plan.looks()[0] {
+                first_look_took = Some(row_start.elapsed());
+            }
+            // A tool with a server in the background: the server's CPU time is no
+            // child's, so the share would undercount; none is claimed.
+            if a.server.is_none() {
+                shares.push(share);
+            }
+            progress.done += 1;
+            progress.measured += 1;
+        }
+        Ok(())
+    };
+    let result = attempt();
+    progress.done += plan.max().saturating_sub(figures.len());
+    if interrupt::requested() && figures.is_empty() {
+        return None;
+    }
+    let outcome = match result.and_then(|()| {
+        Ok(Pairing::with_interval(&figures, alpha)
+            .context("a figure was not a positive number")?
+            .with_tool_shares(&shares))
+    }) {
+        Ok(pairing) => {
+            let verdict = pairing.verdict(a.tolerance, a.explained.is_some());
+            Outcome::Paired { pairing, verdict }
+        }
+        Err(e) => Outcome::Failed {
+            error: format!("{e:#}").replace('\n', " "),
+        },
+    };
+    Some((outcome, first_look_took))
+}
+
+/// One quick run of the row in a fresh timeshare, in one process: the figure `figure`
+/// names, seconds per operation (for a throughput row, seconds per byte: the inverse of
+/// its bytes per second); `None` when the user stopped it.
+fn run_row(exe: &Path, id: &str, figure: RowFigure, scratch: &Path) -> Result<Option<f64>> {
+    let json = scratch.join("row.json");
+    let _ = std::fs::remove_file(&json);
+    let mut cmd = Command::new(exe);
+    cmd.args([
+        "run",
+        id,
+        "--quick",
+        "--invocations",
+        "1",
+        "--no-save",
+        "--json",
+    ])
+    .arg(&json);
+    let Some(done) = run_stoppable(
+        &mut cmd,
+        &scratch.join("row.out"),
+        ROW_LIMIT,
+        Leftovers::Kill,
+    )
+    .context("cannot run timeshare")?
+    else {
+        return Ok(None);
+    };
+    let text = std::fs::read_to_string(&json)
+        .with_context(|| format!("timeshare run {id} wrote no result ({:?})", done.reaped.end))?;
+    let run: Run = serde_json::from_str(&text).context("cannot read the row's result")?;
+    let r = run
+        .results
+        .iter()
+        .find(|r| r.id == id)
+        .with_context(|| format!("{id} is not in its own run"))?;
+    if r.status != Status::Ok {
+        bail!("{id} gave no time per operation ({:?})", r.status);
+    }
+    if let RowFigure::SweepMinimumAt { bytes } = figure {
+        return sweep_minimum_at(r, bytes).map(Some);
+    }
+    let median = r.median().context("no median")?;
+    match r.unit {
+        Unit::SecondsPerOp => Ok(Some(median)),
+        Unit::BytesPerSecond if median > 0.0 => Ok(Some(1.0 / median)),
+        _ => bail!("{id} gave no time per operation ({:?})", r.unit),
+    }
+}
+
+/// The minimum of `cpu.cache`'s repeats at `bytes`, in seconds per read.
+fn sweep_minimum_at(r: &crate::model::BenchResult, bytes: u64) -> Result<f64> {
+    let sweep = r
+        .details_as::<CacheSweep>()
+        .with_context(|| format!("{} has no sweep in its details", r.id))?;
+    let point = sweep
+        .sizes
+        .iter()
+        .find(|p| p.bytes == bytes)
+        .with_context(|| format!("{}'s sweep did not reach {bytes} bytes", r.id))?;
+    Ok(point.min_ns * 1e-9)
+}
+
+/// lmbench's calibration as its run script does it: `ENOUGH`, `TIMING_O` and `LOOP_O`
+/// from its `enough`, `timing_o` and `loop_o` programs (kept from the environment when
+/// set there). A program that is missing or prints no number leaves its variable unset,
+/// and the lmbench programs then calibrate themselves as usual.
+/// lmbench's calibration: the one kept for this machine (younger than
+/// `calibration::KEEP_DAYS`), else measured and kept. With any of its variables already
+/// in the environment, those win, the rest is measured, and nothing is kept.
+pub fn kept_lmbench_calibration(scratch: &Path, recalibrate: bool) -> Vec<(String, String)> {
+    let machine = calibration::machine_key();
+    let path = calibration::default_path();
+    let in_env = ["ENOUGH", "TIMING_O", "LOOP_O"]
+        .iter()
+        .any(|v| std::env::var_os(v).is_some());
+    if !(recalibrate || in_env) {
+        if let Some(kept) = path
+            .as_deref()
+            .and_then(|p| calibration::load(p, &machine, crate::model::wallclock::now()))
+        {
+            eprintln!(
+                "crosscheck: lmbench's timing calibration kept for this machine ({}; \
+                 --recalibrate measures it again)",
+                path.as_deref()
+                    .map_or(String::new(), |p| p.display().to_string())
+            );
+            return kept;
+        }
+    }
+    eprintln!("crosscheck: lmbench's timing calibration, once (enough, timing_o, loop_o) …");
+    let measured = lmbench_calibration(scratch);
+    // lmbench's `enough` asks for longer intervals on a busy machine: a calibration taken
+    // with more runnable work than CPUs is used once, not kept for the next month.
+    let busy = <procfs::LoadAverage as procfs::Current>::current()
+        .map_or(true, |l| l.one as f64 > calibration::online_cpus() as f64);
+    if busy {
+        eprintln!("crosscheck: the machine was busy (load above its CPUs): calibration not kept");
+    }
+    if !in_env && !busy && measured.len() == 3 {
+        if let Some(p) = &path {
+            if let Err(e) = calibration::save(p, &machine, &measured) {
+                eprintln!("crosscheck: {e:#}");
+            }
+        }
+    }
+    measured
+}
+
+fn lmbench_calibration(scratch: &Path) -> Vec<(String, String)> {
+    [
+        ("ENOUGH", "enough"),
+        ("TIMING_O", "timing_o"),
+        ("LOOP_O", "loop_o"),
+    ]
+    .into_iter()
+    .filter_map(|(var, program)| {
+        if let Ok(v) = std::env::var(var) {
+            return Some((var.to_string(), v));
+        }
+        let path = anchor::locate(program)?;
+        let out = scratch.join("calibration.out");
+        run_stoppable(&mut Command::new(path), &out, HELPER_LIMIT, Leftovers::Kill).ok()??;
+        let text = std::fs::read_to_string(&out).ok()?;
+        let v = text.split_whitespace().next()?;
+        v.parse::<f64>()
+            .ok()
+            .filter(|x| x.is_finite() && *x >= 0.0)
+            .map(|_| (var.to_string(), v.to_string()))
+    })
+    .collect()
+}
+
+/// A file of `bytes` bytes, written `block` bytes at a time, as the row writes its own,
+/// and read back so its pages are cached.
+fn make_file(path: &Path, bytes: u64, block: usize) -> Result<()> {
+    if path.metadata().is_ok_and(|m| m.len() == bytes) {
+        return Ok(());
+    }
+    // Written a page at a time (vm.pagefault's file), the page cache holds single pages
+    // and a fault maps its fault-around window; in 1 MiB blocks (the io.bw and vm.mmap
+    // files) it holds large folios, which made lat_pagefault a ninth as long and
+    // bw_file_rd 1.2–1.45 times as fast here.
+    let chunk = vec![7u8; block.max(1)];
+    let mut f = std::fs::File::create(path)?;
+    let mut left = bytes;
+    while left > 0 {
+        let n = left.min(chunk.len() as u64) as usize;
+        std::io::Write::write_all(&mut f, &chunk[..n])?;
+        left -= n as u64;
+    }
+    f.sync_all()?;
+    std::fs::read(path)?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn secs(s: u64) -> Duration {
+        Duration::from_secs(s)
+    }
+
+    #[test]
+    fn the_total_is_shared_among_the_rows_left_after_their_first_looks() {
+        let mut share = TotalShare::new(secs(600), 4);
+        // Nothing known of first looks yet: an even quarter each.
+        assert_eq!(share.allowance(secs(0)), secs(150));
+        // One row done, its first look 30 s, 100 s gone: 500 s left, three first looks of
+        // 30 s to come, so (500 - 90) / 3 for the next.
+        share.row_done(Some(secs(30)));
+        let next = share.allowance(secs(100));
+        assert!((next.as_secs_f64() - 410.0 / 3.0).abs() < 1e-6, "{next:?}");
+        // A row without a first look (its tool missing) does not change the mean.
+        share.row_done(None);
+        assert_eq!(share.allowance(secs(100)), (secs(500) - secs(60)) / 2);
+    }
+
+    #[test]
+    fn a_spent_total_leaves_rows_only_their_first_look() {
+        let mut share = TotalShare::new(secs(60), 3);
+        share.row_done(Some(secs(40)));
+        assert_eq!(share.allowance(secs(50)), Duration::ZERO);
+        assert_eq!(share.allowance(secs(700)), Duration::ZERO);
+    }
+}
