@@ -148,6 +148,7 @@ fn kill_9_in_any_phase_of_crosscheck_then_clean_leaves_nothing_and_no_server() {
         eprintln!("skipped: needs lmbench");
         return;
     }
+    let _alone = super::servers::servers_counted_alone();
     let before = super::servers::lat_tcp_servers();
     for after in [200, 1000, 2500, 5000].map(Duration::from_millis) {
         let (left, procs) = kill_then_clean(
@@ -286,6 +287,7 @@ fn kill_9_at_crosschecks_server_phase_then_clean_leaves_no_server_and_no_socket(
         eprintln!("skipped: needs lmbench");
         return;
     }
+    let _alone = super::servers::servers_counted_alone();
     let before = super::servers::lat_tcp_servers();
     let ports_before = super::servers::listening_lmbench_ports();
     let mut up_at_the_kill = 0;

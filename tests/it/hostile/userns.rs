@@ -82,6 +82,7 @@ fn crosscheck_as_nobody_makes_its_tools_namespaces_in_a_user_namespace() {
     std::fs::create_dir(&home).unwrap();
     std::os::unix::fs::chown(&home, Some(65534), Some(65534)).unwrap();
     let var_tmp_had_lmbench = std::fs::symlink_metadata(LMBENCH_DIR).is_ok();
+    let _alone = super::servers::servers_counted_alone();
     let servers_before = lat_tcp_servers();
     let ports_before = listening_lmbench_ports();
     let setpriv = [
