@@ -19,6 +19,8 @@ needs=(
   "col bsdextrautils"
   "cc gcc"
   "make make"
+  # mixed.fortran's test builds its library and checks a corrupted routine is caught.
+  "gfortran gfortran"
   "mkfs.ext4 e2fsprogs"
   "size binutils"
   "ps procps"
