@@ -147,7 +147,7 @@ pub const fn concat<const N: usize>(parts: &[&[SeedTable]]) -> [SeedTable; N] {
     out
 }
 
-/// How many tables `parts` hold, for [`concat`]'s length.
+/// How many tables `parts` hold, for [`concat()`]'s length.
 pub const fn count(parts: &[&[SeedTable]]) -> usize {
     let (mut n, mut i) = (0, 0);
     while i < parts.len() {
