@@ -77,16 +77,72 @@ fn test_module_end(lines: &[&str], at: usize) -> Option<usize> {
 
 /// The top-level modules of the crate that `text` refers to as `crate::NAME`.
 fn crate_modules_used(text: &str) -> Vec<String> {
-    let mut used: Vec<String> = text
-        .match_indices("crate::")
-        .map(|(i, m)| {
-            text[i + m.len()..]
-                .chars()
-                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
-                .collect::<String>()
-        })
-        .filter(|m| !m.is_empty())
-        .collect();
+    modules_after(text, "crate::")
+}
+
+/// The first path segment after each `prefix` in `text`: `bench` in `crate::bench::X`,
+/// and each item's first segment in a group, `cli` and `model` in
+/// `crate::{cli::Exit, model::{Run, Unit}}`.
+fn modules_after(text: &str, prefix: &str) -> Vec<String> {
+    let ident = |s: &str| -> String {
+        s.chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+            .collect()
+    };
+    let mut used = Vec::new();
+    for (i, m) in text.match_indices(prefix) {
+        let rest = &text[i + m.len()..];
+        if let Some(group) = rest.strip_prefix('{') {
+            used.extend(group_heads(group).iter().map(|item| ident(item)));
+        } else {
+            used.push(ident(rest));
+        }
+    }
+    used.retain(|m| !m.is_empty() && m != "self" && m != "super");
+    used.sort();
+    used.dedup();
+    used
+}
+
+/// The top-level items of a `{…}` group that starts `group` (its opening brace already
+/// taken), each trimmed: `cli::Exit`, `model::{Run, Unit}`.
+fn group_heads(group: &str) -> Vec<&str> {
+    let mut heads = Vec::new();
+    let (mut depth, mut start) = (0usize, 0usize);
+    for (i, c) in group.char_indices() {
+        match c {
+            '{' => depth += 1,
+            '}' if depth == 0 => {
+                heads.push(group[start..i].trim());
+                break;
+            }
+            '}' => depth -= 1,
+            ',' if depth == 0 => {
+                heads.push(group[start..i].trim());
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    heads
+}
+
+/// The crate modules a file at `rel` (its path under src/) reaches by `crate::` paths
+/// and by `super::` chains that climb to the crate's root: from `usecase/run.rs`,
+/// `super::super::cli` is `crate::cli`. (A chain inside an inline module is taken from
+/// the file's own module, one level higher than it is: it can only be caught more.)
+fn modules_reached(rel: &Path, text: &str) -> Vec<String> {
+    let mut depth = rel.components().count();
+    if rel.file_name().is_some_and(|f| f == "mod.rs") {
+        depth -= 1;
+    }
+    // The file's module is `depth` deep (usecase/run.rs: 2): a chain of `depth` steps of
+    // `super::` lands at the crate's root, a shorter one inside its own layer.
+    let mut used = crate_modules_used(text);
+    if depth > 0 {
+        let to_root = "super::".repeat(depth);
+        used.extend(modules_after(text, &to_root));
+    }
     used.sort();
     used.dedup();
     used
@@ -119,7 +175,12 @@ fn allowed(layer: &str) -> &'static [&'static str] {
 
 /// The crate modules a file of `layer` made of `code` imports against the layers.
 fn imports_against_the_layer(layer: &str, code: &str) -> Vec<String> {
-    crate_modules_used(code)
+    imports_of(layer, Path::new(layer).join("x.rs").as_path(), code)
+}
+
+/// The crate modules the file at `rel` (under src/, in `layer`) imports against the layers.
+fn imports_of(layer: &str, rel: &Path, code: &str) -> Vec<String> {
+    modules_reached(rel, code)
         .into_iter()
         .filter(|used| used != layer && !allowed(layer).contains(&used.as_str()))
         .collect()
@@ -140,7 +201,8 @@ fn the_layers_import_one_way() {
         "usecase",
     ] {
         for file in rust_files(&Path::new(SRC).join(layer)) {
-            for used in imports_against_the_layer(layer, &program_text(&file)) {
+            let rel = file.strip_prefix(SRC).unwrap();
+            for used in imports_of(layer, rel, &program_text(&file)) {
                 wrong.push(format!(
                     "{} uses crate::{used}",
                     file.strip_prefix(SRC).unwrap().display()
@@ -229,6 +291,24 @@ fn the_checks_above_can_fail() {
     assert_eq!(
         crate_modules_used("use crate::bench::Registry; crate::model::x"),
         ["bench", "model"]
+    );
+    // Grouped imports and `super::` chains to the root are seen too.
+    assert_eq!(
+        crate_modules_used("use crate::{cli::Exit, model::{Run, Unit}};"),
+        ["cli", "model"]
+    );
+    let rel = Path::new("report/seed_table/render.rs");
+    assert_eq!(
+        modules_reached(rel, "use super::super::super::cli::Exit; use super::cells;"),
+        ["cli"]
+    );
+    assert_eq!(
+        imports_of(
+            "usecase",
+            Path::new("usecase/mod.rs"),
+            "use super::{cli, model::Run};"
+        ),
+        ["cli"]
     );
     assert!(!allowed("harness").contains(&"bench"));
     assert!(allowed("report").contains(&"reference"));
