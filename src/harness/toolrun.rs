@@ -294,10 +294,6 @@ pub fn run_tool(
     Ok(Some((figure, cpu / done.wall_s.max(1e-9))))
 }
 
-/// lmbench's calibration as its run script does it: `ENOUGH`, `TIMING_O` and `LOOP_O`
-/// from its `enough`, `timing_o` and `loop_o` programs (kept from the environment when
-/// set there). A program that is missing or prints no number leaves its variable unset,
-/// and the lmbench programs then calibrate themselves as usual.
 /// lmbench's calibration: the one kept for this machine (younger than
 /// `calibration::KEEP_DAYS`), else measured and kept. With any of its variables already
 /// in the environment, those win, the rest is measured, and nothing is kept.
@@ -340,7 +336,11 @@ pub fn kept_lmbench_calibration(scratch: &Path, recalibrate: bool) -> Vec<(Strin
     measured
 }
 
-pub fn lmbench_calibration(scratch: &Path) -> Vec<(String, String)> {
+/// lmbench's calibration as its run script does it: `ENOUGH`, `TIMING_O` and `LOOP_O`
+/// from its `enough`, `timing_o` and `loop_o` programs (kept from the environment when
+/// set there). A program that is missing or prints no number leaves its variable unset,
+/// and the lmbench programs then calibrate themselves as usual.
+fn lmbench_calibration(scratch: &Path) -> Vec<(String, String)> {
     [
         ("ENOUGH", "enough"),
         ("TIMING_O", "timing_o"),

@@ -40,7 +40,7 @@
 //! on Ctrl-C, SIGTERM or SIGHUP the group is stopped (TERM, then KILL a second later: some
 //! lmbench programs ignore TERM), the pairs measured so far are printed, and the scratch
 //! directory (`timeshare-crosscheck-PID-…` in the temporary directory, which `timeshare
-//! clean` knows) is removed. Each child is bounded in wall-clock time ([`TOOL_LIMIT`] for
+//! clean` knows) is removed. Each child is bounded in wall-clock time ([`TOOL_LIMIT`](crate::harness::toolrun::TOOL_LIMIT) for
 //! a tool): one that has not ended by then (a server that never answers, a tool blocked
 //! on a file) has its whole process group killed and the row fails naming the bound.
 
@@ -50,11 +50,13 @@ use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
 
-use crate::harness::anchor::{self, Anchor, RowFigure};
+use crate::harness::anchor::{Anchor, RowFigure};
 use crate::harness::contract::Benchmark;
+use crate::harness::interrupt;
 use crate::harness::netview::PrivateNet;
-use crate::harness::toolrun::*;
-use crate::harness::{calibration, interrupt};
+use crate::harness::toolrun::{
+    build_c, make_file, run_stoppable, run_tool, tool_view, Leftovers, ToolServer,
+};
 use crate::model::crosscheck::{Outcome, Pairing, Plan};
 use crate::model::details::cache::CacheSweep;
 use crate::model::{Run, Status, Unit};
@@ -340,99 +342,6 @@ fn sweep_minimum_at(r: &crate::model::BenchResult, bytes: u64) -> Result<f64> {
         .find(|p| p.bytes == bytes)
         .with_context(|| format!("{}'s sweep did not reach {bytes} bytes", r.id))?;
     Ok(point.min_ns * 1e-9)
-}
-
-/// lmbench's calibration as its run script does it: `ENOUGH`, `TIMING_O` and `LOOP_O`
-/// from its `enough`, `timing_o` and `loop_o` programs (kept from the environment when
-/// set there). A program that is missing or prints no number leaves its variable unset,
-/// and the lmbench programs then calibrate themselves as usual.
-/// lmbench's calibration: the one kept for this machine (younger than
-/// `calibration::KEEP_DAYS`), else measured and kept. With any of its variables already
-/// in the environment, those win, the rest is measured, and nothing is kept.
-pub fn kept_lmbench_calibration(scratch: &Path, recalibrate: bool) -> Vec<(String, String)> {
-    let machine = calibration::machine_key();
-    let path = calibration::default_path();
-    let in_env = ["ENOUGH", "TIMING_O", "LOOP_O"]
-        .iter()
-        .any(|v| std::env::var_os(v).is_some());
-    if !(recalibrate || in_env) {
-        if let Some(kept) = path
-            .as_deref()
-            .and_then(|p| calibration::load(p, &machine, crate::model::wallclock::now()))
-        {
-            eprintln!(
-                "crosscheck: lmbench's timing calibration kept for this machine ({}; \
-                 --recalibrate measures it again)",
-                path.as_deref()
-                    .map_or(String::new(), |p| p.display().to_string())
-            );
-            return kept;
-        }
-    }
-    eprintln!("crosscheck: lmbench's timing calibration, once (enough, timing_o, loop_o) …");
-    let measured = lmbench_calibration(scratch);
-    // lmbench's `enough` asks for longer intervals on a busy machine: a calibration taken
-    // with more runnable work than CPUs is used once, not kept for the next month.
-    let busy = <procfs::LoadAverage as procfs::Current>::current()
-        .map_or(true, |l| l.one as f64 > calibration::online_cpus() as f64);
-    if busy {
-        eprintln!("crosscheck: the machine was busy (load above its CPUs): calibration not kept");
-    }
-    if !in_env && !busy && measured.len() == 3 {
-        if let Some(p) = &path {
-            if let Err(e) = calibration::save(p, &machine, &measured) {
-                eprintln!("crosscheck: {e:#}");
-            }
-        }
-    }
-    measured
-}
-
-fn lmbench_calibration(scratch: &Path) -> Vec<(String, String)> {
-    [
-        ("ENOUGH", "enough"),
-        ("TIMING_O", "timing_o"),
-        ("LOOP_O", "loop_o"),
-    ]
-    .into_iter()
-    .filter_map(|(var, program)| {
-        if let Ok(v) = std::env::var(var) {
-            return Some((var.to_string(), v));
-        }
-        let path = anchor::locate(program)?;
-        let out = scratch.join("calibration.out");
-        run_stoppable(&mut Command::new(path), &out, HELPER_LIMIT, Leftovers::Kill).ok()??;
-        let text = std::fs::read_to_string(&out).ok()?;
-        let v = text.split_whitespace().next()?;
-        v.parse::<f64>()
-            .ok()
-            .filter(|x| x.is_finite() && *x >= 0.0)
-            .map(|_| (var.to_string(), v.to_string()))
-    })
-    .collect()
-}
-
-/// A file of `bytes` bytes, written `block` bytes at a time, as the row writes its own,
-/// and read back so its pages are cached.
-fn make_file(path: &Path, bytes: u64, block: usize) -> Result<()> {
-    if path.metadata().is_ok_and(|m| m.len() == bytes) {
-        return Ok(());
-    }
-    // Written a page at a time (vm.pagefault's file), the page cache holds single pages
-    // and a fault maps its fault-around window; in 1 MiB blocks (the io.bw and vm.mmap
-    // files) it holds large folios, which made lat_pagefault a ninth as long and
-    // bw_file_rd 1.2–1.45 times as fast here.
-    let chunk = vec![7u8; block.max(1)];
-    let mut f = std::fs::File::create(path)?;
-    let mut left = bytes;
-    while left > 0 {
-        let n = left.min(chunk.len() as u64) as usize;
-        std::io::Write::write_all(&mut f, &chunk[..n])?;
-        left -= n as u64;
-    }
-    f.sync_all()?;
-    std::fs::read(path)?;
-    Ok(())
 }
 
 #[cfg(test)]
