@@ -7,7 +7,7 @@
 use serde_json::{json, Value};
 
 use super::compare_export::{csv_table, markdown_table};
-use crate::model::crosscheck::{CheckRow, Outcome, Pairing, Verdict};
+use crate::model::crosscheck::{trimmed_at_each_end, CheckRow, Outcome, Pairing, Verdict};
 
 /// One line a pair; figures in seconds per row operation (SI), ratios timeshare / tool.
 const HEADER: [&str; 20] = [
@@ -69,9 +69,13 @@ pub fn test_text(row: &CheckRow) -> String {
     let interval = match (p.ci_low, p.ci_high, p.confidence) {
         (Some(lo), Some(hi), Some(level)) => format!(
             "the ratio's {:.1}% interval {lo:.3}–{hi:.3} (Student's t on the logarithms of \
-             {} pairs' ratios)",
+             {} pairs' ratios{})",
             level * 100.0,
-            p.pairs
+            p.pairs,
+            match trimmed_at_each_end(p.pairs) {
+                0 => String::new(),
+                g => format!(", their mean trimmed of {g} at each end"),
+            }
         ),
         _ => format!("the one pair's ratio {:.3}", p.ratio_median),
     };
@@ -177,6 +181,7 @@ pub fn to_json(rows: &[CheckRow], settings: Value) -> Value {
                     "confidence": p.confidence,
                     "min": p.ratio_min,
                     "max": p.ratio_max,
+                    "each_pair": p.ratios,
                 })),
                 "tool_cpu_share": p.and_then(|p| p.tool_cpu_share),
                 "pairs": p.map(|p| p.pairs),
@@ -247,6 +252,14 @@ mod tests {
         }
         let ratio = &getpid["ratio"];
         assert!(ratio["ci_low"].as_f64().unwrap() < ratio["median"].as_f64().unwrap());
+        let each: Vec<f64> = ratio["each_pair"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r.as_f64().unwrap())
+            .collect();
+        assert_eq!(each.len(), 3);
+        assert!((each[0] - 1.0e-7 / 1.02e-7).abs() < 1e-12, "{each:?}");
         assert_eq!(getpid["verdict"], "within");
         assert!(getpid["test"]
             .as_str()
