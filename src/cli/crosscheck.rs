@@ -2,8 +2,10 @@
 //!
 //! Every selected row that declares an anchor (the tool a user would pick instead: perf
 //! bench, lmbench, fio) is run beside that tool, pair after pair, the whole command pinned
-//! to one CPU; the verdicts are printed as a table or exported. How each pair is run and
-//! bounded, the tools' namespaces and lmbench's calibration: [`crate::usecase::crosscheck`].
+//! to one CPU; the verdicts are printed as a table or exported. This file parses and
+//! checks the arguments, hands a [`Request`] to [`crosscheck::run`], prints its outcome
+//! through [`crate::report::crosscheck`] and maps it to an exit status. How each pair is
+//! run and bounded, the tools' namespaces and lmbench's calibration: the use case.
 
 use std::time::Duration;
 
@@ -15,11 +17,10 @@ use super::errors::UsageError;
 use super::{output, suggest, Exit};
 use crate::bench::Registry;
 use crate::harness::contract::Benchmark;
-use crate::harness::toolrun::kept_lmbench_calibration;
-use crate::harness::{cpu, debris, interrupt};
-use crate::model::crosscheck::{CheckRow, Plan, FAMILY_ALPHA};
+use crate::harness::cpu;
+use crate::model::crosscheck::{CheckRow, Plan};
 use crate::report;
-use crate::usecase::crosscheck::{check, rough_duration, Pacing, Progress, TotalShare};
+use crate::usecase::crosscheck::{self, Request};
 
 #[derive(Debug, Args)]
 pub struct CrosscheckArgs {
@@ -52,139 +53,63 @@ pub struct CrosscheckArgs {
 }
 
 pub fn execute(args: CrosscheckArgs) -> Result<Exit> {
-    let usable = cpu::usable_cpus();
-    let pin = match args.cpu {
-        Some(c) => {
-            cpu::check_usable(c).map_err(|e| UsageError(e.to_string()))?;
-            c
-        }
-        None => *usable.last().context("no usable CPU")?,
-    };
+    let cpu = chosen_cpu(args.cpu)?;
     let reg = Registry::with_defaults();
-    let chosen = suggest::select(&reg, &args.select)?;
-    let anchored: Vec<&Benchmark> = chosen
+    let rows: Vec<&Benchmark> = suggest::select(&reg, &args.select)?
         .into_iter()
         .filter(|b| !b.anchors().is_empty())
         .collect();
-    if anchored.is_empty() {
+    if rows.is_empty() {
         return Err(UsageError(
             "none of the selected rows declares an anchor (try `timeshare crosscheck`)".into(),
         )
         .into());
     }
-    cpu::pin_to(&[pin])?;
-    interrupt::install()?;
-    let scratch = tempfile::Builder::new()
-        .prefix(&debris::crosscheck_prefix())
-        .tempdir()?;
-    let exe = std::env::current_exe().context("cannot find timeshare's own program")?;
-    let lmbench_env = if anchored
-        .iter()
-        .flat_map(|b| b.anchors())
-        .any(|a| a.package == "lmbench" && a.locate().is_some())
-    {
-        kept_lmbench_calibration(scratch.path(), args.recalibrate)
-    } else {
-        Vec::new()
-    };
-    let mut rows = Vec::new();
-    let plan = Plan::new(args.pairs as usize, args.max_pairs as usize);
-    let budget = Duration::from_secs(args.budget.into());
-    let anchors = anchored.iter().map(|b| b.anchors().len()).sum::<usize>();
-    let mut progress = Progress::new(anchors * plan.max());
-    let mut share = TotalShare::new(Duration::from_secs(args.total.into()), anchors);
-    'rows: for b in &anchored {
-        for a in b.anchors() {
-            if interrupt::requested() {
-                break 'rows;
-            }
-            eprintln!(
-                "{}",
-                progress.line(&format!("{} against {}", b.id(), a.tool))
-            );
-            let env: &[(String, String)] = if a.package == "lmbench" {
-                &lmbench_env
-            } else {
-                &[]
-            };
-            let pacing = Pacing {
-                plan: &plan,
-                budget: budget.min(share.next_row()),
-            };
-            let Some((outcome, first_look)) =
-                check(&exe, b, a, &pacing, scratch.path(), env, &mut progress)
-            else {
-                break 'rows;
-            };
-            share.row_done(first_look);
-            rows.push(CheckRow {
-                id: b.id().to_string(),
-                tool: a.tool.to_string(),
-                command: a.command_line(),
-                basis: a.basis.to_string(),
-                tolerance: a.tolerance,
-                why: a.explained.or(a.why).map(str::to_string),
-                outcome,
-            });
-        }
-    }
-    let lmbench_line = if lmbench_env.is_empty() {
-        String::new()
-    } else {
-        let vars: Vec<String> = lmbench_env
-            .iter()
-            .map(|(k, v)| format!("{k}={v}"))
-            .collect();
-        format!("; lmbench with {}", vars.join(" "))
-    };
-    let stopped = if interrupt::requested() {
-        format!(
-            "\ninterrupted: {} of {} pairs measured; the rows above hold those finished\n",
-            progress.done, progress.total
-        )
-    } else {
-        String::new()
-    };
-    let took = share.start.elapsed().as_secs_f64();
-    match args.format {
-        CompareFormat::Text => output::print_text(&format!(
-            "pinned to CPU {pin}; interleaved pairs per row: {} while undecided, up to {} s \
-             a row and {} s in all (looks at {:?}, each interval at {:.1}%, {:.0}% for a \
-             verdict in all); took {}{lmbench_line}\n{}{stopped}",
-            plan.max(),
-            args.budget,
-            args.total,
-            plan.looks(),
-            (1.0 - plan.alpha_per_look()) * 100.0,
-            (1.0 - FAMILY_ALPHA) * 100.0,
-            rough_duration(took),
-            report::crosscheck::crosscheck_table(&rows)
-        ))?,
-        CompareFormat::Json => {
-            let settings = serde_json::json!({
-                "cpu": pin,
-                "pairs_first": args.pairs,
-                "pairs_max": plan.max(),
-                "budget_s": args.budget,
-                "total_s": args.total,
-                "looks": plan.looks(),
-                "interval_level": 1.0 - plan.alpha_per_look(),
-                "family_level": 1.0 - FAMILY_ALPHA,
-                "took_s": took,
-                "lmbench_calibration": lmbench_env.iter().cloned().collect::<std::collections::BTreeMap<_, _>>(),
-                "interrupted": interrupt::requested(),
-            });
-            let json = report::crosscheck_export::to_json(&rows, settings);
-            output::print(format!("{}\n", serde_json::to_string_pretty(&json)?))?;
-        }
-        CompareFormat::Csv => output::print(report::crosscheck_export::to_csv(&rows)?)?,
-        CompareFormat::Markdown => output::print(report::crosscheck_export::to_markdown(&rows))?,
-    }
-    Ok(if interrupt::requested() {
+    let checked = crosscheck::run(Request {
+        rows,
+        cpu,
+        pairs_first: args.pairs,
+        plan: Plan::new(args.pairs as usize, args.max_pairs as usize),
+        budget: Duration::from_secs(args.budget.into()),
+        total: Duration::from_secs(args.total.into()),
+        recalibrate: args.recalibrate,
+    })?;
+    print(&checked, args.format)?;
+    Ok(if checked.settings.interrupted {
         Exit::Interrupted
-    } else if rows.iter().any(CheckRow::fails) {
+    } else if checked.rows.iter().any(CheckRow::fails) {
         Exit::Failed
     } else {
         Exit::Success
     })
+}
+
+/// `--cpu`, checked usable, or the last usable CPU.
+fn chosen_cpu(asked: Option<usize>) -> Result<usize> {
+    match asked {
+        Some(c) => {
+            cpu::check_usable(c).map_err(|e| UsageError(e.to_string()))?;
+            Ok(c)
+        }
+        None => cpu::usable_cpus().last().copied().context("no usable CPU"),
+    }
+}
+
+/// The outcome in the format asked for.
+fn print(checked: &crosscheck::Outcome, format: CompareFormat) -> Result<()> {
+    let rows = &checked.rows;
+    match format {
+        CompareFormat::Text => output::print_text(&report::crosscheck::crosscheck_text(
+            rows,
+            &checked.settings,
+        ))?,
+        CompareFormat::Json => {
+            let settings = report::crosscheck_export::settings_json(&checked.settings);
+            let json = report::crosscheck_export::to_json(rows, settings);
+            output::print(format!("{}\n", serde_json::to_string_pretty(&json)?))?;
+        }
+        CompareFormat::Csv => output::print(report::crosscheck_export::to_csv(rows)?)?,
+        CompareFormat::Markdown => output::print(report::crosscheck_export::to_markdown(rows))?,
+    }
+    Ok(())
 }

@@ -14,7 +14,7 @@ use super::errors::UsageError;
 use super::outfile::OutputFile;
 use super::Exit;
 use crate::harness::interrupt;
-use crate::harness::observe::session::{Parts, Plan, PlanSpan};
+use crate::harness::observe::span::{Parts, Plan, PlanSpan};
 use crate::harness::observe::tally::CallTimes;
 use crate::usecase::observe;
 #[derive(Debug, Args)]

@@ -355,6 +355,31 @@ impl CheckRow {
     }
 }
 
+/// How a cross-check's pairs were taken and how it ended: what is said above its table
+/// and in its JSON's `settings`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Settings {
+    /// The CPU everything was pinned to.
+    pub cpu: usize,
+    /// The pairs asked for before a row's first verdict (`--pairs`, as given).
+    pub pairs_first: u32,
+    pub plan: Plan,
+    /// The most a row may spend past its first verdict (`--budget`).
+    pub budget: std::time::Duration,
+    /// What the whole cross-check aimed to take (`--total`).
+    pub total: std::time::Duration,
+    /// What it took.
+    pub took: std::time::Duration,
+    /// lmbench's calibration as its programs were given it (`ENOUGH`, `TIMING_O`,
+    /// `LOOP_O`); empty when no lmbench program ran.
+    pub lmbench_calibration: Vec<(String, String)>,
+    /// Whether the user stopped it: the rows hold the pairs finished.
+    pub interrupted: bool,
+    /// Pairs done (or no longer needed) out of the most the plans allow.
+    pub pairs_done: usize,
+    pub pairs_total: usize,
+}
+
 fn median(values: &[f64]) -> f64 {
     let mut v = values.to_vec();
     v.sort_by(f64::total_cmp);

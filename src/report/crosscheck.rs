@@ -1,12 +1,81 @@
 //! `timeshare crosscheck`: each row beside the tool it cites, one line per pair of them.
 
 use super::table::{new_table, right};
-use crate::model::crosscheck::{CheckRow, Outcome, Verdict};
+use crate::model::crosscheck::{CheckRow, Outcome, Settings, Verdict, FAMILY_ALPHA};
 use crate::model::unit::format_seconds;
 
 /// The tolerance most rows declare: said once above the table, and in a verdict only
 /// where a row's differs.
 const USUAL_TOLERANCE: f64 = 0.10;
+
+/// What `crosscheck` prints as text: how the pairs were taken, the table, and a line
+/// saying so when the user stopped it before the end.
+pub fn crosscheck_text(rows: &[CheckRow], settings: &Settings) -> String {
+    format!(
+        "{}\n{}{}",
+        settings_line(settings),
+        crosscheck_table(rows),
+        stopped_line(settings)
+    )
+}
+
+/// "pinned to CPU 1; interleaved pairs per row: …; took 40 s; lmbench with ENOUGH=…": the
+/// line above the table.
+pub fn settings_line(s: &Settings) -> String {
+    format!(
+        "pinned to CPU {}; interleaved pairs per row: {} while undecided, up to {} s a row \
+         and {} s in all (looks at {:?}, each interval at {:.1}%, {:.0}% for a verdict in \
+         all); took {}{}",
+        s.cpu,
+        s.plan.max(),
+        s.budget.as_secs(),
+        s.total.as_secs(),
+        s.plan.looks(),
+        (1.0 - s.plan.alpha_per_look()) * 100.0,
+        (1.0 - FAMILY_ALPHA) * 100.0,
+        rough_duration(s.took.as_secs_f64()),
+        lmbench_words(&s.lmbench_calibration)
+    )
+}
+
+/// "; lmbench with ENOUGH=5000 TIMING_O=0 LOOP_O=0.00001", or nothing when no lmbench
+/// program ran.
+fn lmbench_words(calibration: &[(String, String)]) -> String {
+    if calibration.is_empty() {
+        return String::new();
+    }
+    let vars: Vec<String> = calibration
+        .iter()
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect();
+    format!("; lmbench with {}", vars.join(" "))
+}
+
+/// Below the table of an interrupted cross-check: how far it got.
+fn stopped_line(s: &Settings) -> String {
+    if !s.interrupted {
+        return String::new();
+    }
+    format!(
+        "\ninterrupted: {} of {} pairs measured; the rows above hold those finished\n",
+        s.pairs_done, s.pairs_total
+    )
+}
+
+/// "40 s", "4 min", "1 h 20 min": an estimate's precision.
+pub fn rough_duration(secs: f64) -> String {
+    if secs < 90.0 {
+        format!("{:.0} s", secs.max(1.0))
+    } else if secs < 3600.0 {
+        format!("{:.0} min", secs / 60.0)
+    } else {
+        format!(
+            "{} h {:.0} min",
+            (secs / 3600.0) as u64,
+            (secs % 3600.0) / 60.0
+        )
+    }
+}
 
 /// The table: the row with its tool under it, both medians, the ratio's median and its
 /// interval (the pairs' range where there is none: one pair), the tool's share of its CPU,

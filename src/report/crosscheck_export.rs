@@ -7,7 +7,9 @@
 use serde_json::{json, Value};
 
 use super::compare_export::{csv_table, markdown_table};
-use crate::model::crosscheck::{trimmed_at_each_end, CheckRow, Outcome, Pairing, Verdict};
+use crate::model::crosscheck::{
+    trimmed_at_each_end, CheckRow, Outcome, Pairing, Settings, Verdict, FAMILY_ALPHA,
+};
 
 /// One line a pair; figures in seconds per row operation (SI), ratios timeshare / tool.
 const HEADER: [&str; 20] = [
@@ -155,6 +157,28 @@ fn figure(value: Option<f64>, ci: Option<(f64, f64)>) -> Value {
             "ci_high": ci.map(|c| c.1),
         }),
     }
+}
+
+/// How the pairs were taken, for the JSON's `settings`: the CPU, the plan, the time
+/// allowed and taken, lmbench's calibration and whether the user stopped it.
+pub fn settings_json(s: &Settings) -> Value {
+    json!({
+        "cpu": s.cpu,
+        "pairs_first": s.pairs_first,
+        "pairs_max": s.plan.max(),
+        "budget_s": s.budget.as_secs(),
+        "total_s": s.total.as_secs(),
+        "looks": s.plan.looks(),
+        "interval_level": 1.0 - s.plan.alpha_per_look(),
+        "family_level": 1.0 - FAMILY_ALPHA,
+        "took_s": s.took.as_secs_f64(),
+        "lmbench_calibration": s
+            .lmbench_calibration
+            .iter()
+            .cloned()
+            .collect::<std::collections::BTreeMap<_, _>>(),
+        "interrupted": s.interrupted,
+    })
 }
 
 /// Every pair as JSON: `settings` (how the pairs were taken) and one object a pair.

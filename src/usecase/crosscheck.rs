@@ -52,37 +52,155 @@ use anyhow::{bail, Context, Result};
 
 use crate::harness::anchor::{Anchor, RowFigure};
 use crate::harness::contract::Benchmark;
-use crate::harness::interrupt;
 use crate::harness::netview::PrivateNet;
 use crate::harness::toolrun::{
-    build_c, make_file, run_stoppable, run_tool, tool_view, Leftovers, ToolServer,
+    build_c, kept_lmbench_calibration, make_file, run_stoppable, run_tool, tool_view, Leftovers,
+    ToolServer,
 };
-use crate::model::crosscheck::{Outcome, Pairing, Plan};
+use crate::harness::{cpu, debris, interrupt};
+use crate::model::crosscheck::{CheckRow, Outcome as RowOutcome, Pairing, Plan, Settings};
 use crate::model::details::cache::CacheSweep;
 use crate::model::{Run, Status, Unit};
+use crate::report::crosscheck::rough_duration;
 
 /// The longest one quick run of the row may take.
 const ROW_LIMIT: Duration = Duration::from_secs(600);
-/// How many pairs a row may take: the plan's looks, and the time past the first look.
-pub struct Pacing<'a> {
-    pub plan: &'a Plan,
+
+/// A cross-check, as the command line checked it.
+pub struct Request<'a> {
+    /// The rows to set beside their tools: each declares at least one anchor.
+    pub rows: Vec<&'a Benchmark>,
+    /// The CPU to pin everything to, checked usable.
+    pub cpu: usize,
+    /// `--pairs`, as given (the plan takes at least 2).
+    pub pairs_first: u32,
+    pub plan: Plan,
+    /// `--budget`: what a row may spend past its first verdict.
     pub budget: Duration,
+    /// `--total`: what the whole cross-check aims to take.
+    pub total: Duration,
+    /// Measure lmbench's calibration again rather than take the one kept.
+    pub recalibrate: bool,
+}
+
+/// The cross-check's outcome: a row a (row, tool) pair, in the order taken, and how they
+/// were taken.
+pub struct Outcome {
+    pub rows: Vec<CheckRow>,
+    pub settings: Settings,
+}
+
+/// Run every row beside each of its tools, pinned to the request's CPU, until each
+/// row's plan is decided, its budget spent or the user stops it (then the rows finished
+/// are the outcome, marked interrupted). A line of progress per row goes to standard
+/// error.
+pub fn run(request: Request) -> Result<Outcome> {
+    let Request {
+        rows: anchored,
+        cpu: pin,
+        pairs_first,
+        plan,
+        budget,
+        total,
+        recalibrate,
+    } = request;
+    cpu::pin_to(&[pin])?;
+    interrupt::install()?;
+    let scratch = tempfile::Builder::new()
+        .prefix(&debris::crosscheck_prefix())
+        .tempdir()?;
+    let exe = std::env::current_exe().context("cannot find timeshare's own program")?;
+    let lmbench_env = if uses_lmbench(&anchored) {
+        kept_lmbench_calibration(scratch.path(), recalibrate)
+    } else {
+        Vec::new()
+    };
+    let anchors = anchored.iter().map(|b| b.anchors().len()).sum::<usize>();
+    let mut progress = Progress::new(anchors * plan.max());
+    let mut share = TotalShare::new(total, anchors);
+    let mut rows = Vec::new();
+    'rows: for b in &anchored {
+        for a in b.anchors() {
+            if interrupt::requested() {
+                break 'rows;
+            }
+            eprintln!(
+                "{}",
+                progress.line(&format!("{} against {}", b.id(), a.tool))
+            );
+            let env: &[(String, String)] = if a.package == "lmbench" {
+                &lmbench_env
+            } else {
+                &[]
+            };
+            let pacing = Pacing {
+                plan: &plan,
+                budget: budget.min(share.next_row()),
+            };
+            let Some((outcome, first_look)) =
+                check(&exe, b, a, &pacing, scratch.path(), env, &mut progress)
+            else {
+                break 'rows;
+            };
+            share.row_done(first_look);
+            rows.push(check_row(b, a, outcome));
+        }
+    }
+    let settings = Settings {
+        cpu: pin,
+        pairs_first,
+        plan,
+        budget,
+        total,
+        took: share.start.elapsed(),
+        lmbench_calibration: lmbench_env,
+        interrupted: interrupt::requested(),
+        pairs_done: progress.done,
+        pairs_total: progress.total,
+    };
+    Ok(Outcome { rows, settings })
+}
+
+/// Whether any of the rows' tools is an installed lmbench program: only then is its
+/// calibration worth a minute.
+fn uses_lmbench(rows: &[&Benchmark]) -> bool {
+    rows.iter()
+        .flat_map(|b| b.anchors())
+        .any(|a| a.package == "lmbench" && a.locate().is_some())
+}
+
+/// The row of the table: the row and its tool as declared, with what the pairs gave.
+fn check_row(b: &Benchmark, a: &Anchor, outcome: RowOutcome) -> CheckRow {
+    CheckRow {
+        id: b.id().to_string(),
+        tool: a.tool.to_string(),
+        command: a.command_line(),
+        basis: a.basis.to_string(),
+        tolerance: a.tolerance,
+        why: a.explained.or(a.why).map(str::to_string),
+        outcome,
+    }
+}
+/// How many pairs a row may take: the plan's looks, and the time past the first look.
+struct Pacing<'a> {
+    plan: &'a Plan,
+    budget: Duration,
 }
 
 /// The whole cross-check's time, shared out row by row: every row takes its first look
 /// (a verdict needs it), and what the first looks still to come are expected to leave of
 /// the total is split evenly among the rows left, so a row decided at its first look
 /// leaves its part to the undecided rows after it.
-pub struct TotalShare {
+struct TotalShare {
     total: Duration,
-    pub start: Instant,
+    start: Instant,
     rows_left: usize,
     first_looks: Duration,
     first_looks_taken: u32,
 }
 
 impl TotalShare {
-    pub fn new(total: Duration, rows: usize) -> TotalShare {
+    fn new(total: Duration, rows: usize) -> TotalShare {
         TotalShare {
             total,
             start: Instant::now(),
@@ -93,7 +211,7 @@ impl TotalShare {
     }
 
     /// The time the next row may spend past its first look.
-    pub fn next_row(&self) -> Duration {
+    fn next_row(&self) -> Duration {
         self.allowance(self.start.elapsed())
     }
 
@@ -109,7 +227,7 @@ impl TotalShare {
         left.saturating_sub(mean_first_look * rows) / rows
     }
 
-    pub fn row_done(&mut self, first_look: Option<Duration>) {
+    fn row_done(&mut self, first_look: Option<Duration>) {
         self.rows_left = self.rows_left.saturating_sub(1);
         if let Some(t) = first_look {
             self.first_looks += t;
@@ -120,15 +238,15 @@ impl TotalShare {
 
 /// Pairs done (or no longer needed: a row decided early) out of the most the plans allow,
 /// and an estimate of the time left from the pairs measured.
-pub struct Progress {
-    pub done: usize,
+struct Progress {
+    done: usize,
     measured: usize,
-    pub total: usize,
+    total: usize,
     start: Instant,
 }
 
 impl Progress {
-    pub fn new(total: usize) -> Progress {
+    fn new(total: usize) -> Progress {
         Progress {
             done: 0,
             measured: 0,
@@ -138,7 +256,7 @@ impl Progress {
     }
 
     /// "crosscheck: 12/100 pairs done, at most 4 min left; now ID against TOOL …"
-    pub fn line(&self, now: &str) -> String {
+    fn line(&self, now: &str) -> String {
         let left = if self.measured == 0 {
             String::new()
         } else {
@@ -153,26 +271,11 @@ impl Progress {
     }
 }
 
-/// "40 s", "4 min", "1 h 20 min": an estimate's precision.
-pub fn rough_duration(secs: f64) -> String {
-    if secs < 90.0 {
-        format!("{:.0} s", secs.max(1.0))
-    } else if secs < 3600.0 {
-        format!("{:.0} min", secs / 60.0)
-    } else {
-        format!(
-            "{} h {:.0} min",
-            (secs / 3600.0) as u64,
-            (secs % 3600.0) / 60.0
-        )
-    }
-}
-
 /// The row beside its anchor, pair after pair until the pacing's plan is decided, and
 /// how long its first look took (`None` when it never got there); `None` when the user
 /// stopped the command before the first pair was done (with at least one, the pairs done
 /// are the outcome).
-pub fn check(
+fn check(
     exe: &Path,
     b: &Benchmark,
     a: &Anchor,
@@ -180,7 +283,7 @@ pub fn check(
     scratch: &Path,
     env: &[(String, String)],
     progress: &mut Progress,
-) -> Option<(Outcome, Option<Duration>)> {
+) -> Option<(RowOutcome, Option<Duration>)> {
     let plan = pacing.plan;
     let row_start = Instant::now();
     let mut first_look_took = None;
@@ -193,7 +296,7 @@ pub fn check(
     let Some(found) = a.locate() else {
         progress.done += plan.max();
         return Some((
-            Outcome::Missing {
+            RowOutcome::Missing {
                 package: a.package.into(),
             },
             None,
@@ -273,9 +376,9 @@ pub fn check(
     }) {
         Ok(pairing) => {
             let verdict = pairing.verdict(a.tolerance, a.explained.is_some());
-            Outcome::Paired { pairing, verdict }
+            RowOutcome::Paired { pairing, verdict }
         }
-        Err(e) => Outcome::Failed {
+        Err(e) => RowOutcome::Failed {
             error: format!("{e:#}").replace('\n', " "),
         },
     };

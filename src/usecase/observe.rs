@@ -8,7 +8,7 @@ use std::time::Duration;
 use anyhow::Result;
 
 use super::Ended;
-use crate::harness::observe::session::{observe, Beside, Keeper, Parts, Plan, PlanSpan};
+use crate::harness::observe::span::{observe, Beside, Keeper, Parts, Plan, PlanSpan};
 use crate::model::observation::predict::{predict, Prediction};
 use crate::model::observation::rates::SeriesLine;
 use crate::model::observation::{Span, SystemObservation};

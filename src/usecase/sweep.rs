@@ -2,7 +2,9 @@
 //! configuration, each in a fresh process of its own with its scratch directory and
 //! memory cgroup made for it (`harness/configscratch.rs`) and undone after it; one
 //! stored run per configuration, labelled with it. The command line has parsed and
-//! checked the configurations before this starts.
+//! checked the configurations before this starts. What the sweep says between the runs
+//! goes to standard output through `report::output`, as every command's does: a reader
+//! that closed the pipe ends nothing.
 
 use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
@@ -14,6 +16,7 @@ use anyhow::{Context, Result};
 use super::Ended;
 use crate::harness::configscratch::{prepare, Config, Prepared};
 use crate::harness::{interrupt, procgroup};
+use crate::report::output;
 
 /// A sweep, as the command line checked it.
 pub struct Request {
@@ -37,17 +40,17 @@ pub fn sweep(request: &Request) -> Result<Ended> {
         let prepared = match prepare(config, request.given_dir.as_deref()) {
             Ok(p) => p,
             Err(why) => {
-                println!("configuration {}: skipped: {why}", config.name);
+                output::print_text(&format!("configuration {}: skipped: {why}\n", config.name))?;
                 continue;
             }
         };
-        println!(
-            "configuration {}/{}: {} — {}",
+        output::print_text(&format!(
+            "configuration {}/{}: {} — {}\n",
             k + 1,
             configs.len(),
             config.name,
             prepared.note
-        );
+        ))?;
         let label = match &request.label {
             Some(l) => format!("{l} {}", config.name),
             None => config.name.clone(),
@@ -70,10 +73,11 @@ pub fn sweep(request: &Request) -> Result<Ended> {
         }
     }
     if stored.len() >= 2 {
-        println!(
-            "configurations side by side: `timeshare table 000-B`, `timeshare compare {:?} {:?}`",
+        output::print_text(&format!(
+            "configurations side by side: `timeshare table 000-B`, `timeshare compare {:?} \
+             {:?}`\n",
             stored[0], stored[1]
-        );
+        ))?;
     }
     Ok(worst)
 }

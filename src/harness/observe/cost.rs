@@ -19,7 +19,7 @@ use std::time::Duration;
 
 use anyhow::Result;
 
-use super::session::{Beside, Parts};
+use super::span::{Beside, Parts};
 use super::tally::CallTimes;
 use crate::harness::children::AffinityGuard;
 use crate::harness::clock;

@@ -16,7 +16,7 @@ pub mod pages;
 pub mod perf;
 pub mod profile;
 pub mod series;
-pub mod session;
+pub mod span;
 pub mod stream;
 pub mod system;
 pub mod tally;

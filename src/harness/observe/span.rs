@@ -4,6 +4,8 @@
 //! [`SystemObservation`]. Ctrl-C, TERM or HUP end the span early and keep what was
 //! measured (the observation is then marked incomplete); a command still running is sent
 //! TERM, then KILL after five seconds.
+//!
+//! Called a span, not a session: a session is a run's ([`crate::harness::Session`]).
 
 use std::cell::RefCell;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
