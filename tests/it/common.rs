@@ -94,6 +94,12 @@ pub fn store_with(run: &std::path::Path) -> tempfile::TempDir {
     dir
 }
 
+/// Whether the tests run as root (some rows and checks are root's only).
+pub fn is_root() -> bool {
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    unsafe { libc::geteuid() == 0 }
+}
+
 /// Standard error of a finished command, as text (the hostile tests read refusals in it).
 pub fn stderr_of(out: &std::process::Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
