@@ -29,6 +29,7 @@ use super::Exit;
 use crate::harness::configscratch::{disk_dir, Config, Tmp};
 use crate::harness::interrupt;
 use crate::harness::limits::on_tmpfs;
+use crate::model::unit::{read_bytes, NotBytes};
 use crate::usecase::sweep::{self, Request};
 
 /// The smallest memory cgroup a run of the load rows can live in: the timeshare process
@@ -100,17 +101,11 @@ fn parse_tmp(value: &str) -> Result<Tmp, String> {
     }
 }
 
-/// A size as `256M`, `1G`, `524288K` or bytes, binary units, within reason.
+/// A size as `256M`, `1G`, `524288K`, `2 GiB` or bytes, binary units, within reason.
 pub fn parse_size(value: &str, memory_bytes: u64) -> Result<u64, String> {
-    let bytes = crate::model::unit::parse_bytes(value).ok_or_else(|| {
-        let digits = value
-            .trim()
-            .trim_end_matches(['K', 'M', 'G', 'k', 'm', 'g']);
-        if digits.parse::<u64>().is_ok() {
-            format!("--configs: mem={value}: too large")
-        } else {
-            format!("--configs: mem={value}: give a size such as 256M or 2G")
-        }
+    let bytes = read_bytes(value).map_err(|why| match why {
+        NotBytes::TooLarge => format!("--configs: mem={value}: too large"),
+        NotBytes::Unreadable => format!("--configs: mem={value}: give a size such as 256M or 2G"),
     })?;
     if bytes < LEAST_MEMORY {
         return Err(format!(
@@ -200,6 +195,7 @@ mod tests {
         assert_eq!(c[3].tmp, Tmp::Dir("/srv".into()));
         assert_eq!(parse_size("2g", 8 * GIB), Ok(2 * GIB));
         assert_eq!(parse_size("131072K", 8 * GIB), Ok(128 << 20));
+        assert_eq!(parse_size("2 GiB", 8 * GIB), Ok(2 * GIB));
     }
 
     #[test]

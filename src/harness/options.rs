@@ -43,9 +43,10 @@ pub type OptionsCheck = fn(&RunOptions) -> Result<(), String>;
 pub enum Kind {
     /// A whole number from `min` to `max`.
     Count { min: u64, max: u64 },
-    /// A size in bytes with a binary suffix (`512K`, `12M`, `1G`), from `min` to `max`.
+    /// A size in bytes with a binary suffix (`512K`, `12M`, `1G`, `2 MiB`), from `min` to
+    /// `max`.
     Size { min: u64, max: u64 },
-    /// Seconds, from `min` to `max`.
+    /// Seconds (`90`, `0.5`, `30s`, `5m`), from `min` to `max`.
     Seconds { min: f64, max: f64 },
     /// Whole numbers separated by commas (or the flag given again), each from `min` to
     /// `max`.
@@ -193,15 +194,12 @@ fn size_within(word: &str, min: u64, max: u64) -> Result<u64, String> {
     Ok(n)
 }
 
+/// Seconds as a number or a time with its unit (`90`, `30s`, `5m`): the one duration
+/// parser's spellings, as `--for` and `--budget` read them.
 fn seconds(word: &str, min: f64, max: f64) -> Result<f64, String> {
-    let s: f64 = word
-        .trim()
-        .parse()
-        .map_err(|_| format!("give seconds from {min} to {max}"))?;
-    if !(s.is_finite() && (min..=max).contains(&s)) {
-        return Err(format!("give seconds from {min} to {max}"));
-    }
-    Ok(s)
+    crate::model::unit::parse_seconds(word)
+        .filter(|s| (min..=max).contains(s))
+        .ok_or_else(|| format!("give seconds from {min} to {max}"))
 }
 
 /// A size as it is typed: `2M` rather than 2097152 where it is a whole multiple.
@@ -209,7 +207,7 @@ fn size_name(n: u64) -> String {
     crate::model::unit::human(n)
 }
 
-/// "12M", "512K", "1G", "4096" → bytes (binary multiples), more than none.
+/// "12M", "512K", "1G", "2 MiB", "4096" → bytes (binary multiples), more than none.
 pub fn parse_size(s: &str) -> Result<u64, String> {
     crate::model::unit::parse_bytes(s)
         .filter(|&n| n > 0)
@@ -256,6 +254,8 @@ mod tests {
             max: 60.0,
         });
         assert_eq!(secs.parse(&words(&["0.5"])), Ok(Value::Seconds(0.5)));
+        assert_eq!(secs.parse(&words(&["30s"])), Ok(Value::Seconds(30.0)));
+        assert_eq!(secs.parse(&words(&["1m"])), Ok(Value::Seconds(60.0)));
         assert_eq!(
             secs.parse(&words(&["NaN"])),
             Err("--thing NaN: give seconds from 0.01 to 60".to_string())
@@ -305,6 +305,7 @@ mod tests {
         assert_eq!(parse_size("12M"), Ok(12 << 20));
         assert_eq!(parse_size("512k"), Ok(512 << 10));
         assert_eq!(parse_size("4096"), Ok(4096));
+        assert_eq!(parse_size("2 MiB"), Ok(2 << 20));
         assert!(parse_size("twelve").is_err());
         assert!(parse_size("0").is_err());
         assert_eq!(size_name(2 << 20), "2M");

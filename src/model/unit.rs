@@ -204,22 +204,61 @@ fn three_figures(v: f64) -> String {
     }
 }
 
-/// A size as it is typed or as sysfs writes it — "12M", "512k", "1G", "4096" — in bytes
-/// (binary multiples); `None` when it is not a whole number of a unit or overflows. The
-/// one size parser: each caller adds the range it accepts and its own message.
+/// A size as it is typed, as sysfs writes it or as timeshare prints it — "12M", "512k",
+/// "1G", "4096", "48 KiB", "2MiB", "512 B" — in bytes (binary multiples); `None` when it
+/// is not a whole number of a unit or overflows. The one size parser: each caller adds
+/// the range it accepts and its own message.
 pub fn parse_bytes(text: &str) -> Option<u64> {
-    let t = text.trim();
-    let (digits, shift) = match t.char_indices().last()? {
-        (i, 'K' | 'k') => (&t[..i], 10),
-        (i, 'M' | 'm') => (&t[..i], 20),
-        (i, 'G' | 'g') => (&t[..i], 30),
-        _ => (t, 0),
-    };
-    digits.parse::<u64>().ok()?.checked_mul(1 << shift)
+    read_bytes(text).ok()
 }
 
-/// A time as it is typed — "90" (seconds), "0.5s", "10m", "2h" — in seconds; `None` when
-/// it is not a finite number of a unit. The one duration parser: each caller adds the
+/// Why a text is no size: [`read_bytes`]'s refusal, for callers whose message tells a
+/// typing slip from a number too large.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NotBytes {
+    /// Not a whole number followed by a known unit.
+    Unreadable,
+    /// A whole number of a known unit, but more bytes than 64 bits hold.
+    TooLarge,
+}
+
+/// [`parse_bytes`], saying why a text is refused.
+pub fn read_bytes(text: &str) -> Result<u64, NotBytes> {
+    let t = text.trim();
+    let (digits, shift) = split_unit(t);
+    let n: u64 = digits
+        .trim_end()
+        .parse()
+        .map_err(|_| NotBytes::Unreadable)?;
+    n.checked_mul(1 << shift).ok_or(NotBytes::TooLarge)
+}
+
+/// The number and the binary shift of its unit. The units are the union of what the
+/// size flags, `--configs mem=` and sysfs ever read — one letter in either case — and
+/// what [`format_bytes`] prints (`KiB`, `MiB`, `GiB`, `B`), so a printed size can be
+/// typed back.
+fn split_unit(t: &str) -> (&str, u32) {
+    const UNITS: [(&str, u32); 10] = [
+        ("KiB", 10),
+        ("MiB", 20),
+        ("GiB", 30),
+        ("K", 10),
+        ("k", 10),
+        ("M", 20),
+        ("m", 20),
+        ("G", 30),
+        ("g", 30),
+        ("B", 0),
+    ];
+    UNITS
+        .iter()
+        .find_map(|&(unit, shift)| t.strip_suffix(unit).map(|digits| (digits, shift)))
+        .unwrap_or((t, 0))
+}
+
+/// A time as it is typed — "90" (seconds), "0.5s", "10m", "2h", "30 s" — in seconds;
+/// `None` when it is not a finite number of a unit. The one duration parser (`--for`,
+/// `--budget`, the rows' seconds options, the database's patience): each caller adds the
 /// range it accepts and its own message.
 pub fn parse_seconds(text: &str) -> Option<f64> {
     let t = text.trim();
@@ -276,17 +315,69 @@ mod tests {
         assert_eq!(parse_bytes(" 32K\n"), Some(32 << 10));
         assert_eq!(parse_bytes("16M"), Some(16 << 20));
         assert_eq!(parse_bytes("2g"), Some(2 << 30));
-        for bad in ["", "M", "1.5M", "-1K", "twelve", "12T", "99999999999G"] {
+        for bad in [
+            "",
+            "M",
+            "1.5M",
+            "-1K",
+            "twelve",
+            "12T",
+            "99999999999G",
+            "1MB",
+            "1 kB",
+        ] {
             assert_eq!(parse_bytes(bad), None, "{bad:?}");
         }
     }
 
+    /// The old parsers each read a part: sysfs "32K" (capitals only), the size flags and
+    /// `mem=` a letter in either case; none read what timeshare prints. The one parser
+    /// reads the union.
+    #[test]
+    fn every_spelling_an_old_parser_read_is_read_and_so_is_the_printed_one() {
+        use super::{format_bytes, parse_bytes};
+        for (typed, bytes) in [
+            ("64k", 64 << 10),
+            ("64K", 64 << 10),
+            ("1M", 1 << 20),
+            ("1m", 1 << 20),
+            ("2G", 2 << 30),
+            ("2g", 2 << 30),
+            ("256M", 256 << 20),
+            ("131072K", 128 << 20),
+            ("48 KiB", 48 << 10),
+            ("2MiB", 2 << 20),
+            ("3 GiB", 3 << 30),
+            ("512 B", 512),
+        ] {
+            assert_eq!(parse_bytes(typed), Some(bytes), "{typed}");
+        }
+        for bytes in [512, 48 << 10, 2 << 20, 260 << 20, 3 << 30] {
+            assert_eq!(parse_bytes(&format_bytes(bytes)), Some(bytes), "{bytes}");
+        }
+    }
+
+    #[test]
+    fn a_refused_size_says_whether_it_was_unreadable_or_too_large() {
+        use super::{read_bytes, NotBytes};
+        assert_eq!(read_bytes("lots"), Err(NotBytes::Unreadable));
+        assert_eq!(read_bytes("1.5G"), Err(NotBytes::Unreadable));
+        assert_eq!(read_bytes("99999999999G"), Err(NotBytes::TooLarge));
+        assert_eq!(read_bytes("99999999999 GiB"), Err(NotBytes::TooLarge));
+    }
+
+    /// `--for` read its number untrimmed, `--budget` trimmed: "30 s" is read, as the
+    /// budget did.
     #[test]
     fn times_are_read_in_seconds_and_refused_when_not_finite() {
         use super::parse_seconds;
         assert_eq!(parse_seconds("90"), Some(90.0));
         assert_eq!(parse_seconds("0.5s"), Some(0.5));
+        assert_eq!(parse_seconds("30s"), Some(30.0));
+        assert_eq!(parse_seconds("30 s"), Some(30.0));
+        assert_eq!(parse_seconds("5m"), Some(300.0));
         assert_eq!(parse_seconds("10m"), Some(600.0));
+        assert_eq!(parse_seconds("1h"), Some(3600.0));
         assert_eq!(parse_seconds("2h"), Some(7200.0));
         for bad in ["", "s", "ten", "1d", "inf", "NaNs", "1e400"] {
             assert_eq!(parse_seconds(bad), None, "{bad:?}");

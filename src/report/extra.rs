@@ -27,7 +27,7 @@ pub fn extra_tables(run: &Run) -> String {
         super::micro::table,
         super::net::tables,
         super::vm::tables,
-        super::cache::table,
+        super::views::cache::table,
         super::cpu::render,
         super::io::io_table,
         super::load::tables,

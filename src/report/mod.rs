@@ -1,7 +1,6 @@
 //! Rendering only: model types in, bytes out. No measuring, no file I/O.
 
 pub mod answer;
-pub mod cache;
 pub mod compare;
 pub mod compare_export;
 pub mod cpu;

@@ -58,16 +58,15 @@ const SQLITE_PATIENCE: Duration = Duration::from_secs(30);
 /// How long a PostgreSQL statement may run, unless [`TIMEOUT_ENV`] says.
 const POSTGRES_PATIENCE: Duration = Duration::from_secs(120);
 
-/// How long to wait on the database: [`TIMEOUT_ENV`] when set, else `default`. A value
-/// that is not seconds from 0.1 to a day is refused, naming it.
+/// How long to wait on the database: [`TIMEOUT_ENV`] when set (`30`, `30s`, `5m`, as the
+/// one duration parser reads them), else `default`. A value that is not a time from 0.1 s
+/// to a day is refused, naming it.
 fn patience(default: Duration) -> Result<Duration, String> {
     let Some(text) = std::env::var_os(TIMEOUT_ENV).filter(|v| !v.is_empty()) else {
         return Ok(default);
     };
     let text = text.to_string_lossy();
-    text.trim()
-        .parse::<f64>()
-        .ok()
+    crate::model::unit::parse_seconds(&text)
         .filter(|s| (0.1..=86_400.0).contains(s))
         .map(Duration::from_secs_f64)
         .ok_or_else(|| {

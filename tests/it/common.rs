@@ -94,6 +94,17 @@ pub fn store_with(run: &std::path::Path) -> tempfile::TempDir {
     dir
 }
 
+/// Whether the tests run as root (some rows and checks are root's only).
+pub fn is_root() -> bool {
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    unsafe { libc::geteuid() == 0 }
+}
+
+/// Standard error of a finished command, as text (the hostile tests read refusals in it).
+pub fn stderr_of(out: &std::process::Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
 /// Parse a run's JSON output.
 pub fn json(bytes: &[u8]) -> serde_json::Value {
     serde_json::from_slice(bytes).expect("valid JSON")

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use crate::common::{json, timeshare, UNWRAPPED};
+use crate::common::{is_root, json, timeshare, UNWRAPPED};
 
 fn which(program: &str) -> Option<PathBuf> {
     std::env::split_paths(&std::env::var_os("PATH")?)
@@ -802,11 +802,6 @@ fn loop_over(dir: &Path) -> bool {
         .map(|o| o.stdout)
         .unwrap_or_default();
     String::from_utf8_lossy(&out).contains(&*dir.to_string_lossy())
-}
-
-fn is_root() -> bool {
-    // SAFETY: geteuid cannot fail.
-    unsafe { libc::geteuid() == 0 }
 }
 
 /// `--devez`: the device exerciser runs beside the batch, writes and reads back whole

@@ -6,7 +6,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::common::{stdout_of, timeshare};
+use crate::common::{is_root, stdout_of, timeshare};
 
 const DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/hostile");
 
@@ -548,11 +548,6 @@ fn a_timeout_out_of_range_is_a_usage_error() {
 
 // ---------------------------------------------------------------------------------------
 // Resources that run out: named by their cause, checked before starting where they can be.
-
-fn is_root() -> bool {
-    // SAFETY: geteuid has no arguments and cannot fail.
-    unsafe { libc::geteuid() == 0 }
-}
 
 /// `timeshare ARGS` with the soft and hard `resource` limit set to `value` (as `ulimit`
 /// would), exit status and standard error.

@@ -7,11 +7,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::common::{json, result, timeshare};
-
-fn is_root() -> bool {
-    unsafe { libc::geteuid() == 0 }
-}
+use crate::common::{is_root, json, result, timeshare};
 
 fn entries(dir: &Path) -> Vec<String> {
     std::fs::read_dir(dir)

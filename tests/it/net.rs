@@ -1,12 +1,7 @@
 //! The `net` family through the real binary: as an ordinary user every row runs but the
 //! namespace variant, which is skipped with its reason.
 
-use crate::common::{isolate, json};
-
-fn is_root() -> bool {
-    // SAFETY: geteuid cannot fail.
-    unsafe { libc::geteuid() == 0 }
-}
+use crate::common::{is_root, isolate, json};
 
 fn have_setpriv() -> bool {
     std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())

@@ -1,12 +1,7 @@
 //! Watching the machine: `monitor`, and a run's `--observe`, `--counters` and `--trace`,
 //! as a user calls them. Counts and shapes only: what the kernel counted, never how fast.
 
-use crate::common::{json, result, timeshare};
-
-fn is_root() -> bool {
-    // SAFETY: geteuid has no preconditions and cannot fail.
-    unsafe { libc::geteuid() == 0 }
-}
+use crate::common::{is_root, json, result, timeshare};
 
 #[test]
 fn monitor_prints_the_lines_asked_for_with_the_vmstat_columns() {

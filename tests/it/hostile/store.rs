@@ -5,13 +5,9 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use crate::common::{command, store_with, timeshare, FIXTURE};
+use crate::common::{command, stderr_of, store_with, timeshare, FIXTURE};
 
 use super::{fixture, sha256};
-
-fn stderr_of(out: &std::process::Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
-}
 
 #[test]
 fn an_output_that_is_the_store_is_refused_and_the_store_kept() {

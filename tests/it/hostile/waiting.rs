@@ -6,14 +6,10 @@
 use std::process::Output;
 use std::time::{Duration, Instant};
 
-use crate::common::{command, store_with, timeshare, FIXTURE};
+use crate::common::{command, stderr_of, store_with, timeshare, FIXTURE};
 use crate::pg::PgServer;
 
 use super::fixture;
-
-fn stderr_of(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
-}
 
 #[test]
 fn a_locked_database_is_said_to_be_locked_after_the_timeout_given() {
