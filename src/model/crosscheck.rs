@@ -6,10 +6,9 @@
 //! tolerance from one run to the next wherever the pairs' own spread spans it. So the
 //! verdict is taken from the ratio's confidence interval (Student's t on the 10%-trimmed
 //! mean of the logarithms of the per-pair ratios, below): *within* when the whole interval
-//! lies inside 1 ± tolerance,
-//! outside when it lies wholly outside, *undecided* when it straddles an edge. Pairs are
-//! added while undecided, and the interval is looked at only at the [`Plan`]'s looks (a
-//! schedule growing about 1.6× a look). Each look's interval is at 1 − α/L for L looks
+//! lies inside 1 ± tolerance, outside when it lies wholly outside, *undecided* when it
+//! straddles an edge. Pairs are added while undecided, and the interval is looked at only
+//! at the [`Plan`]'s looks (a schedule growing about 1.6× a look). Each look's interval is at 1 − α/L for L looks
 //! (Bonferroni), so the chance that any verdict the plan reaches rests on an interval
 //! that missed the true ratio is at most α = [`FAMILY_ALPHA`], however many looks it took.
 //!
@@ -19,10 +18,11 @@
 //! mean of the logarithms follows such a pair, and its standard deviation grows with it:
 //! at rest, `cpu.cache` against the C chase at 256 KiB (±5%) came out 1.00× with an
 //! interval of 0.97–1.08 after 13 pairs — undecided, the interval's centre 1.02 pulled
-//! away from the median — where the run before had called it within. The 10%-trimmed mean (the lowest and highest tenth of the pairs set
-//! aside, Tukey and McLaughlin's interval with the winsorized variance, as Wilcox teaches)
-//! keeps the interval where the pairs are and as narrow as they are, and its level is the
-//! stated one for pairs with normal or heavier tails. Below ten pairs nothing is trimmed
+//! away from the median — where the run before had called it within. The 10%-trimmed
+//! mean (the lowest and highest tenth of the pairs set aside, Tukey and McLaughlin's
+//! interval with the winsorized variance, as Wilcox teaches) keeps the interval where the
+//! pairs are and as narrow as they are, and its level is the stated one for pairs with
+//! normal or heavier tails. Below ten pairs nothing is trimmed
 //! (a tenth of nine is no pair), so the first looks, where most rows are decided, are
 //! Student's t on the plain mean as before; from ten pairs one pair at each end is set
 //! aside, from twenty two. A tenth rather than Wilcox's usual fifth: a fifth would trim
@@ -31,7 +31,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::stats::t_quantile;
+use super::stats::{median, t_quantile};
 
 /// The error rate of a whole sequential verdict (every look together).
 pub const FAMILY_ALPHA: f64 = 0.05;
@@ -165,7 +165,7 @@ impl Pairing {
     /// [`Pairing::of`] with the ratio's interval at 1 − `alpha` (two-sided).
     pub fn with_interval(pairs: &[(f64, f64)], alpha: f64) -> Option<Pairing> {
         let mut p = Pairing::of(pairs)?;
-        let logs: Vec<f64> = pairs.iter().map(|&(a, b)| (a / b).ln()).collect();
+        let logs: Vec<f64> = p.ratios.iter().map(|r| r.ln()).collect();
         if let Some((lo, hi)) = log_trimmed_interval(&logs, alpha) {
             p.ci_low = Some(lo);
             p.ci_high = Some(hi);
@@ -378,17 +378,6 @@ pub struct Settings {
     /// Pairs done (or no longer needed) out of the most the plans allow.
     pub pairs_done: usize,
     pub pairs_total: usize,
-}
-
-fn median(values: &[f64]) -> f64 {
-    let mut v = values.to_vec();
-    v.sort_by(f64::total_cmp);
-    let n = v.len();
-    if n % 2 == 1 {
-        v[n / 2]
-    } else {
-        (v[n / 2 - 1] + v[n / 2]) / 2.0
-    }
 }
 
 #[cfg(test)]
