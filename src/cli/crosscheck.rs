@@ -17,7 +17,7 @@ use super::errors::UsageError;
 use super::{output, suggest, Exit};
 use crate::bench::Registry;
 use crate::harness::contract::Benchmark;
-use crate::harness::cpu;
+use crate::harness::{cpu, quiet};
 use crate::model::crosscheck::{CheckRow, Plan};
 use crate::report;
 use crate::usecase::crosscheck::{self, Request};
@@ -73,8 +73,13 @@ pub fn execute(args: CrosscheckArgs) -> Result<Exit> {
         budget: Duration::from_secs(args.budget.into()),
         total: Duration::from_secs(args.total.into()),
         recalibrate: args.recalibrate,
+        reference: reg.find(quiet::REFERENCE),
     })?;
     print(&checked, args.format)?;
+    // After the table, as `run` says its late warnings (JSON carries them too).
+    for w in checked.checks.warnings() {
+        output::warn(&w);
+    }
     Ok(if checked.settings.interrupted {
         Exit::Interrupted
     } else if checked.rows.iter().any(CheckRow::fails) {
@@ -105,7 +110,13 @@ fn print(checked: &crosscheck::Outcome, format: CompareFormat) -> Result<()> {
         ))?,
         CompareFormat::Json => {
             let settings = report::crosscheck_export::settings_json(&checked.settings);
-            let json = report::crosscheck_export::to_json(rows, settings);
+            let checks = &checked.checks;
+            let json = report::crosscheck_export::to_json(
+                rows,
+                settings,
+                checks.clock_rate.as_ref(),
+                &checks.warnings(),
+            );
             output::print(format!("{}\n", serde_json::to_string_pretty(&json)?))?;
         }
         CompareFormat::Csv => output::print(report::crosscheck_export::to_csv(rows)?)?,

@@ -43,4 +43,4 @@ pub mod userns;
 
 pub use hooks::Observer;
 pub use runner::Runner;
-pub use session::{Ended, Session, Strategy};
+pub use session::{Checks, Ended, Session, Strategy};

@@ -28,7 +28,7 @@ use super::runner::Runner;
 use super::{clock, debris, quiet};
 use crate::model::{
     resolution, runlevel, BenchResult, ClockRate, Details, Overhead, Run, RunOptions, RunStatus,
-    Summary,
+    Summary, Unit,
 };
 
 /// How a session measures its rows (step 3 of the module's list).
@@ -177,19 +177,19 @@ impl Session {
         reference: Option<&Benchmark>,
         on_step: &mut dyn FnMut(Step),
     ) -> Result<TwoSided> {
-        let reference = reference.filter(|b| b.supported(&self.runner.host).is_ok());
-        let before = reference.and_then(|b| self.measure_reference(b));
-        let clock_start = clock::monotonic_and_raw_ns();
-        let begun = self.runner.begin(false);
-        let measured =
-            invocations::measure(sides, benches, rounds, &self.runner.scratch_root, on_step)?;
+        let ((begun, measured, status), checks) = self.sitting(reference, || {
+            let begun = self.runner.begin(false);
+            let measured =
+                invocations::measure(sides, benches, rounds, &self.runner.scratch_root, on_step)?;
+            let status = if measured.interrupted {
+                RunStatus::Interrupted
+            } else {
+                RunStatus::Complete
+            };
+            Ok(((begun, measured, status), status))
+        })?;
         let ids: Vec<String> = benches.iter().map(|b| b.id().to_string()).collect();
-        let status = if measured.interrupted {
-            RunStatus::Interrupted
-        } else {
-            RunStatus::Complete
-        };
-        let mut runs = [0, 1].map(|k| {
+        let runs = [0, 1].map(|k| {
             let processes = &measured.runs[k];
             let mut run = begun.clone();
             run.options = sides[k].options.clone();
@@ -202,16 +202,12 @@ impl Session {
                 run.finished_at = Some(last);
             }
             run.results = crate::model::levels::merge_runs(processes, &ids);
+            checks.write_into(&mut run);
             run
         });
-        let [a, b] = &mut runs;
-        let had = a.warnings.len();
-        let late_warnings = self.end_checks(a, clock_start, reference, before);
-        b.environment.clock_rate = a.environment.clock_rate;
-        b.warnings.extend(a.warnings[had..].iter().cloned());
         Ok(TwoSided {
             runs,
-            late_warnings,
+            late_warnings: checks.warnings(),
             processes: [measured.runs[0].len(), measured.runs[1].len()],
             interrupted: measured.interrupted,
         })
@@ -227,19 +223,46 @@ impl Session {
         observer: &mut dyn Observer,
         measure: &mut dyn FnMut(&mut Run, &mut dyn Observer) -> Result<()>,
     ) -> Result<Ended> {
-        let reference = reference
-            .filter(|b| self.strategy.processes() > 1 && b.supported(&self.runner.host).is_ok());
-        let before = reference.and_then(|b| self.measure_reference(b));
-        // The clock's rate against the unslewed one, over the whole run (seed 002
-        // checked its timer before trusting it).
-        let clock_start = clock::monotonic_and_raw_ns();
-        let mut run = self.runner.begin(sampled);
-        observer.run_started(&run, total);
-        measure(&mut run, observer)?;
-        self.runner.finish(&mut run);
-        let late_warnings = self.end_checks(&mut run, clock_start, reference, before);
+        // In one process the reference would be measured in the run's own process, whose
+        // state the rows change: only a run across processes is checked for drift.
+        let reference = reference.filter(|_| self.strategy.processes() > 1);
+        let (mut run, checks) = self.sitting(reference, || {
+            let mut run = self.runner.begin(sampled);
+            observer.run_started(&run, total);
+            measure(&mut run, observer)?;
+            self.runner.finish(&mut run);
+            let status = run.status;
+            Ok((run, status))
+        })?;
+        checks.write_into(&mut run);
         observer.run_finished(&run);
-        Ok(Ended { run, late_warnings })
+        Ok(Ended {
+            run,
+            late_warnings: checks.warnings(),
+        })
+    }
+
+    /// The run-level checks around `measure`, whatever it measures (a run's rows, two
+    /// sides, crosscheck's rounds of a row beside its tool): the quiet-machine
+    /// `reference` (see [`quiet::REFERENCE`]) measured in this process before and, when
+    /// `measure` ended [`RunStatus::Complete`], after it — a change beyond both intervals
+    /// is the machine's drift —, and the clock's rate against the unslewed raw clock over
+    /// the whole of it (seed 002 checked its timer before trusting it). `measure` returns
+    /// its outcome and whether it went to its end; an interrupted sitting is not held up
+    /// by a second reference.
+    pub fn sitting<T>(
+        &self,
+        reference: Option<&Benchmark>,
+        measure: impl FnOnce() -> Result<(T, RunStatus)>,
+    ) -> Result<(T, Checks)> {
+        let reference = reference
+            .filter(|b| b.supported(&self.runner.host).is_ok())
+            .map(|b| Reference {
+                id: b.id(),
+                unit: b.metric().unit,
+                take: Box::new(move || self.measure_reference(b)),
+            });
+        sit(reference, !self.runner.mocked(), measure)
     }
 
     /// Step 3: the strategy's own measurements, into `run`'s results and status.
@@ -279,37 +302,73 @@ impl Session {
             .filter(|r| r.status.is_ok())?
             .summary
     }
+}
 
-    /// Step 5: the clock's rate over the run into its environment, and the warnings of
-    /// a slewed clock and of a drifted machine into its warnings. Returns those warnings,
-    /// the drift first.
-    fn end_checks(
-        &self,
-        run: &mut Run,
-        clock_start: (u64, u64),
-        reference: Option<&Benchmark>,
-        before: Option<Summary>,
-    ) -> Vec<String> {
-        let clock_rate = if self.runner.mocked() {
-            None
-        } else {
-            ClockRate::between(clock_start, clock::monotonic_and_raw_ns())
-        };
-        run.environment.clock_rate = clock_rate;
-        let slewed = clock_rate.as_ref().and_then(quiet::clock_rate_warning);
-        run.warnings.extend(slewed.clone());
-        let drift = match (reference, before, run.status) {
-            (Some(b), Some(before), RunStatus::Complete) => {
-                self.measure_reference(b).and_then(|after| {
-                    let unit = b.metric().unit;
-                    quiet::drift_warning(quiet::REFERENCE, unit, &before, &after)
-                })
-            }
-            _ => None,
-        };
-        run.warnings.extend(drift.clone());
-        drift.into_iter().chain(slewed).collect()
+/// What the run-level checks of a sitting found (see [`Session::sitting`]).
+#[derive(Debug, Clone, Default)]
+pub struct Checks {
+    /// The clock's rate against the raw clock over the sitting; none in the mock, whose
+    /// clock stands still.
+    pub clock_rate: Option<ClockRate>,
+    /// The warning of a clock slewed beyond its limit.
+    slewed: Option<String>,
+    /// The warning of the reference row's figure moved beyond its intervals.
+    drift: Option<String>,
+}
+
+impl Checks {
+    /// The warnings the checks gave, the drift first: said again after the tables, where
+    /// they are read.
+    pub fn warnings(&self) -> Vec<String> {
+        self.drift.iter().chain(&self.slewed).cloned().collect()
     }
+
+    /// The clock's rate into `run`'s environment and the warnings into its warnings (the
+    /// slewed clock before the drift, the order stored runs have always had).
+    pub fn write_into(&self, run: &mut Run) {
+        run.environment.clock_rate = self.clock_rate;
+        run.warnings.extend(self.slewed.iter().cloned());
+        run.warnings.extend(self.drift.iter().cloned());
+    }
+}
+
+/// The quiet-machine reference row as a sitting takes it: its id and unit for the
+/// warning, and how to measure its figure (`None` when it was not measured whole).
+struct Reference<'a> {
+    id: &'a str,
+    unit: Unit,
+    take: Box<dyn Fn() -> Option<Summary> + 'a>,
+}
+
+/// [`Session::sitting`]'s checks with the reference's measuring handed in (a test gives
+/// its own figures); `watch_clock`: whether the clock's rate means anything (not in the
+/// mock).
+fn sit<T>(
+    reference: Option<Reference>,
+    watch_clock: bool,
+    measure: impl FnOnce() -> Result<(T, RunStatus)>,
+) -> Result<(T, Checks)> {
+    let before = reference.as_ref().and_then(|r| (r.take)());
+    let clock_start = clock::monotonic_and_raw_ns();
+    let (outcome, status) = measure()?;
+    let clock_rate = if watch_clock {
+        ClockRate::between(clock_start, clock::monotonic_and_raw_ns())
+    } else {
+        None
+    };
+    let slewed = clock_rate.as_ref().and_then(quiet::clock_rate_warning);
+    let drift = match (reference, before, status) {
+        (Some(r), Some(before), RunStatus::Complete) => {
+            (r.take)().and_then(|after| quiet::drift_warning(r.id, r.unit, &before, &after))
+        }
+        _ => None,
+    };
+    let checks = Checks {
+        clock_rate,
+        slewed,
+        drift,
+    };
+    Ok((outcome, checks))
 }
 
 /// [`Strategy::OneProcess`]: every row in turn, each result to the observer at once.
@@ -485,6 +544,8 @@ pub fn derive(d: &Derived, results: &[BenchResult]) -> Option<BenchResult> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::cell::Cell;
+
     use crate::model::{levels, Better, Calibration, Tool, Unit, SCHEMA_VERSION};
 
     /// `id` measured in ten processes at `ns`, one operation of `batch` per sample.
@@ -521,17 +582,7 @@ mod tests {
             })
             .collect();
         let mut merged = vec![across("a", 100.0, 20_000), across("single", 10.0, 1)];
-        let mut run = Run {
-            schema_version: SCHEMA_VERSION,
-            tool: Tool::this(),
-            options: RunOptions::default(),
-            environment: Default::default(),
-            started_at: crate::model::wallclock::now(),
-            finished_at: None,
-            status: RunStatus::Running,
-            warnings: Vec::new(),
-            results: Vec::new(),
-        };
+        let mut run = empty_run();
         with_run_level(&mut run, &mut merged, &earlier);
         let level = merged[0]
             .invocations
@@ -546,6 +597,86 @@ mod tests {
         with_run_level(&mut run, &mut both, &earlier);
         let level = both[0].invocations.as_ref().unwrap().runs.clone().unwrap();
         assert!(level.sd_log > 0.3, "{level:?}");
+    }
+
+    /// A reference that reads `figures` in turn (ns, a tight spread around each), and
+    /// how many times it was taken.
+    fn reference_reading(figures: &[f64]) -> (Reference<'static>, std::rc::Rc<Cell<usize>>) {
+        let taken = std::rc::Rc::new(Cell::new(0));
+        let counter = taken.clone();
+        let figures = figures.to_vec();
+        let take = move || {
+            let ns = *figures.get(counter.get())?;
+            counter.set(counter.get() + 1);
+            let values: Vec<f64> = (0..20)
+                .map(|i| ns * 1e-9 * (1.0 + 1e-3 * (i % 3) as f64))
+                .collect();
+            Summary::from_values(&values).ok()
+        };
+        let reference = Reference {
+            id: quiet::REFERENCE,
+            unit: Unit::SecondsPerOp,
+            take: Box::new(take),
+        };
+        (reference, taken)
+    }
+
+    fn empty_run() -> Run {
+        Run {
+            schema_version: SCHEMA_VERSION,
+            tool: Tool::this(),
+            options: RunOptions::default(),
+            environment: Default::default(),
+            started_at: crate::model::wallclock::now(),
+            finished_at: None,
+            status: RunStatus::Running,
+            warnings: Vec::new(),
+            results: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn a_sitting_whose_reference_moved_warns_of_the_drift_and_one_that_held_does_not() {
+        let (moved, _) = reference_reading(&[100.0, 130.0]);
+        let (outcome, checks) =
+            sit(Some(moved), false, || Ok(("measured", RunStatus::Complete))).unwrap();
+        assert_eq!(outcome, "measured");
+        let warnings = checks.warnings();
+        assert_eq!(warnings.len(), 1, "{warnings:?}");
+        assert!(warnings[0].contains("drifted"), "{warnings:?}");
+        assert!(warnings[0].contains(quiet::REFERENCE), "{warnings:?}");
+        let mut run = empty_run();
+        checks.write_into(&mut run);
+        assert_eq!(run.warnings, warnings);
+        assert_eq!(run.environment.clock_rate, None, "the clock not watched");
+
+        let (held, taken) = reference_reading(&[100.0, 100.0]);
+        let (_, checks) = sit(Some(held), false, || Ok(((), RunStatus::Complete))).unwrap();
+        assert_eq!(checks.warnings(), Vec::<String>::new());
+        assert_eq!(taken.get(), 2, "measured before and after");
+    }
+
+    #[test]
+    fn an_interrupted_sitting_skips_the_reference_after_and_so_warns_of_no_drift() {
+        let (moved, taken) = reference_reading(&[100.0, 130.0]);
+        let (_, checks) = sit(Some(moved), false, || Ok(((), RunStatus::Interrupted))).unwrap();
+        assert_eq!(taken.get(), 1, "the reference taken after an interrupt");
+        assert!(checks.warnings().is_empty(), "{:?}", checks.warnings());
+    }
+
+    #[test]
+    fn a_sitting_watching_the_clock_gives_its_rate_and_an_error_ends_it() {
+        let (_, checks) = sit(None, true, || {
+            std::thread::sleep(std::time::Duration::from_millis(5));
+            Ok(((), RunStatus::Complete))
+        })
+        .unwrap();
+        let rate = checks.clock_rate.expect("a rate over 5 ms");
+        assert!(rate.window_s > 0.004, "{rate:?}");
+        let failed = sit(None, true, || -> Result<((), RunStatus)> {
+            anyhow::bail!("broken")
+        });
+        assert!(failed.is_err());
     }
 
     #[test]

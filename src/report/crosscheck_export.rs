@@ -10,6 +10,7 @@ use super::compare_export::{csv_table, markdown_table};
 use crate::model::crosscheck::{
     trimmed_at_each_end, CheckRow, Outcome, Pairing, Settings, Verdict, FAMILY_ALPHA,
 };
+use crate::model::ClockRate;
 
 /// One line a pair; figures in seconds per row operation (SI), ratios timeshare / tool.
 const HEADER: [&str; 20] = [
@@ -181,8 +182,15 @@ pub fn settings_json(s: &Settings) -> Value {
     })
 }
 
-/// Every pair as JSON: `settings` (how the pairs were taken) and one object a pair.
-pub fn to_json(rows: &[CheckRow], settings: Value) -> Value {
+/// Every pair as JSON: `settings` (how the pairs were taken), what the run-level checks
+/// around the pairs found (the clock's rate, as a run's environment has it, and the
+/// warnings: a drifted machine, a slewed clock), and one object a pair.
+pub fn to_json(
+    rows: &[CheckRow],
+    settings: Value,
+    clock_rate: Option<&ClockRate>,
+    warnings: &[String],
+) -> Value {
     let pairs: Vec<Value> = rows
         .iter()
         .map(|r| {
@@ -215,7 +223,12 @@ pub fn to_json(rows: &[CheckRow], settings: Value) -> Value {
             })
         })
         .collect();
-    json!({ "settings": settings, "pairs": pairs })
+    json!({
+        "settings": settings,
+        "clock_rate": clock_rate,
+        "warnings": warnings,
+        "pairs": pairs,
+    })
 }
 
 #[cfg(test)]
@@ -259,7 +272,13 @@ mod tests {
     #[test]
     fn json_gives_every_pair_both_figures_their_intervals_the_ratio_and_the_test() {
         let rows = rows();
-        let text = serde_json::to_string(&to_json(&rows, json!({"cpu": 1}))).unwrap();
+        let rate = ClockRate {
+            ppm: 2.0,
+            window_s: 3.0,
+        };
+        let warned = ["the machine drifted during the run: …".to_string()];
+        let json = to_json(&rows, json!({"cpu": 1}), Some(&rate), &warned);
+        let text = serde_json::to_string(&json).unwrap();
         let v: Value = serde_json::from_str(&text).unwrap();
         let pairs = v["pairs"].as_array().unwrap();
         assert_eq!(pairs.len(), 3);
@@ -301,6 +320,14 @@ mod tests {
         assert!(pairs[2]["timeshare"].is_null() && pairs[2]["ratio"].is_null());
         assert_eq!(pairs[2]["verdict"], "missing");
         assert_eq!(v["settings"]["cpu"], 1);
+        assert_eq!(v["clock_rate"]["ppm"].as_f64(), Some(2.0));
+        assert_eq!(v["warnings"][0], warned[0].as_str());
+        // No rate (the mock's clock stands still): null, and no warnings an empty list.
+        let bare = to_json(&rows, json!({}), None, &[]);
+        assert!(
+            bare["clock_rate"].is_null() && bare["warnings"] == json!([]),
+            "{bare}"
+        );
     }
 
     #[test]

@@ -57,10 +57,10 @@ use crate::harness::toolrun::{
     build_c, kept_lmbench_calibration, make_file, run_stoppable, run_tool, tool_view, Leftovers,
     ToolServer,
 };
-use crate::harness::{cpu, debris, interrupt};
+use crate::harness::{debris, interrupt, Checks, Session, Strategy};
 use crate::model::crosscheck::{CheckRow, Outcome as RowOutcome, Pairing, Plan, Settings};
 use crate::model::details::cache::CacheSweep;
-use crate::model::{Run, Status, Unit};
+use crate::model::{Run, RunOptions, RunStatus, Status, Unit};
 use crate::report::crosscheck::rough_duration;
 
 /// The longest one quick run of the row may take.
@@ -81,19 +81,23 @@ pub struct Request<'a> {
     pub total: Duration,
     /// Measure lmbench's calibration again rather than take the one kept.
     pub recalibrate: bool,
+    /// The quiet-machine reference row, measured before and after the pairs (see
+    /// [`Session::sitting`]).
+    pub reference: Option<&'a Benchmark>,
 }
 
-/// The cross-check's outcome: a row a (row, tool) pair, in the order taken, and how they
-/// were taken.
+/// The cross-check's outcome: a row a (row, tool) pair, in the order taken, how they
+/// were taken, and what the run-level checks around them found.
 pub struct Outcome {
     pub rows: Vec<CheckRow>,
     pub settings: Settings,
+    pub checks: Checks,
 }
 
 /// Run every row beside each of its tools, pinned to the request's CPU, until each
 /// row's plan is decided, its budget spent or the user stops it (then the rows finished
-/// are the outcome, marked interrupted). A line of progress per row goes to standard
-/// error.
+/// are the outcome, marked interrupted). The pairs are one sitting of a [`Session`], with
+/// the checks a run has around them. A line of progress per row goes to standard error.
 pub fn run(request: Request) -> Result<Outcome> {
     let Request {
         rows: anchored,
@@ -103,12 +107,18 @@ pub fn run(request: Request) -> Result<Outcome> {
         budget,
         total,
         recalibrate,
+        reference,
     } = request;
-    cpu::pin_to(&[pin])?;
     interrupt::install()?;
     let scratch = tempfile::Builder::new()
         .prefix(&debris::crosscheck_prefix())
         .tempdir()?;
+    // The session pins this process, and so every child it starts, to the CPU.
+    let options = RunOptions {
+        cpu: Some(pin),
+        ..RunOptions::default()
+    };
+    let session = Session::new(options, scratch.path(), Strategy::OneProcess)?;
     let exe = std::env::current_exe().context("cannot find timeshare's own program")?;
     let lmbench_env = if uses_lmbench(&anchored) {
         kept_lmbench_calibration(scratch.path(), recalibrate)
@@ -118,34 +128,42 @@ pub fn run(request: Request) -> Result<Outcome> {
     let anchors = anchored.iter().map(|b| b.anchors().len()).sum::<usize>();
     let mut progress = Progress::new(anchors * plan.max());
     let mut share = TotalShare::new(total, anchors);
-    let mut rows = Vec::new();
-    'rows: for b in &anchored {
-        for a in b.anchors() {
-            if interrupt::requested() {
-                break 'rows;
+    let (rows, checks) = session.sitting(reference, || {
+        let mut rows = Vec::new();
+        'rows: for b in &anchored {
+            for a in b.anchors() {
+                if interrupt::requested() {
+                    break 'rows;
+                }
+                eprintln!(
+                    "{}",
+                    progress.line(&format!("{} against {}", b.id(), a.tool))
+                );
+                let env: &[(String, String)] = if a.package == "lmbench" {
+                    &lmbench_env
+                } else {
+                    &[]
+                };
+                let pacing = Pacing {
+                    plan: &plan,
+                    budget: budget.min(share.next_row()),
+                };
+                let Some((outcome, first_look)) =
+                    check(&exe, b, a, &pacing, scratch.path(), env, &mut progress)
+                else {
+                    break 'rows;
+                };
+                share.row_done(first_look);
+                rows.push(check_row(b, a, outcome));
             }
-            eprintln!(
-                "{}",
-                progress.line(&format!("{} against {}", b.id(), a.tool))
-            );
-            let env: &[(String, String)] = if a.package == "lmbench" {
-                &lmbench_env
-            } else {
-                &[]
-            };
-            let pacing = Pacing {
-                plan: &plan,
-                budget: budget.min(share.next_row()),
-            };
-            let Some((outcome, first_look)) =
-                check(&exe, b, a, &pacing, scratch.path(), env, &mut progress)
-            else {
-                break 'rows;
-            };
-            share.row_done(first_look);
-            rows.push(check_row(b, a, outcome));
         }
-    }
+        let status = if interrupt::requested() {
+            RunStatus::Interrupted
+        } else {
+            RunStatus::Complete
+        };
+        Ok((rows, status))
+    })?;
     let settings = Settings {
         cpu: pin,
         pairs_first,
@@ -158,7 +176,11 @@ pub fn run(request: Request) -> Result<Outcome> {
         pairs_done: progress.done,
         pairs_total: progress.total,
     };
-    Ok(Outcome { rows, settings })
+    Ok(Outcome {
+        rows,
+        settings,
+        checks,
+    })
 }
 
 /// Whether any of the rows' tools is an installed lmbench program: only then is its

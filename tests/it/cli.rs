@@ -219,6 +219,44 @@ fn both_sides_of_ab_import_as_runs_of_their_own_and_compare() {
         .stdout(predicate::str::contains("syscall.getpid"));
 }
 
+/// crosscheck's pairs are a sitting with the checks a run has: its JSON carries the
+/// clock's rate over the pairs and the checks' warnings (a drifted machine, a slewed
+/// clock), which standard error says too, after the table.
+#[test]
+fn crosscheck_carries_the_clock_rate_and_the_checks_warnings_in_its_json() {
+    // lmbench's calibration given, so that none is measured (a minute) nor kept.
+    let out = timeshare()
+        .args(["crosscheck", "syscall.getppid.libc", "--pairs", "2"])
+        .args(["--max-pairs", "2", "--format", "json"])
+        .env("ENOUGH", "20000")
+        .env("TIMING_O", "0")
+        .env("LOOP_O", "0")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    // 1 when a noisy machine puts the row outside its tolerance: the checks are there all
+    // the same.
+    assert!(matches!(out.status.code(), Some(0 | 1)), "{stderr}");
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let rate = &json["clock_rate"];
+    assert!(
+        rate["ppm"].is_f64() && rate["window_s"].as_f64() > Some(0.0),
+        "{rate}"
+    );
+    let warnings = json["warnings"].as_array().expect("a list of warnings");
+    for w in warnings {
+        let w = w.as_str().unwrap();
+        assert!(
+            stderr.contains(&format!("warning: {w}")),
+            "{w} not said: {stderr}"
+        );
+    }
+    assert!(
+        json["settings"].is_object() && json["pairs"].is_array(),
+        "{json}"
+    );
+}
+
 /// The `mem` rows of one process pass their touched buffers on to the next `mem` row
 /// (kept out of forks): every row still checks its own passes, and the rows beside them
 /// that fork this process (`proc.fork.0`, the copies of `load.cpu.1`) still run.
