@@ -12,7 +12,9 @@
 //! 6. the finished record, final warnings and environment included, to the observers
 //!    once ([`Observer::run_finished`]): the store writes the run's end in one go.
 //!
-//! Strategies differ only in step 3; the rest is written once, here.
+//! Strategies differ only in step 3; the rest is written once, here. Steps 1 and 5, the
+//! run-level checks, are the session's *sitting* ([`Session::sitting`]): two-sided
+//! experiments and crosscheck's pairs, which make no run of this shape, run inside it too.
 
 use std::collections::BTreeMap;
 use std::path::Path;
