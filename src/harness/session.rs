@@ -225,8 +225,8 @@ impl Session {
         observer: &mut dyn Observer,
         measure: &mut dyn FnMut(&mut Run, &mut dyn Observer) -> Result<()>,
     ) -> Result<Ended> {
-        // In one process the reference would be measured in the run's own process, whose
-        // state the rows change: only a run across processes is checked for drift.
+        // A run measures the reference only around a run across processes (step 1), as
+        // it did before the checks were a sitting of their own.
         let reference = reference.filter(|_| self.strategy.processes() > 1);
         let (mut run, checks) = self.sitting(reference, || {
             let mut run = self.runner.begin(sampled);
