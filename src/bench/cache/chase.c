@@ -4,8 +4,8 @@
  * array's first SIZE bytes holds the address of the next line in one random cycle
  * (Sattolo's shuffle driven by xorshift64 seeded with the line count: the row's cycle,
  * line for line); a whole turn of the cycle warms it up to 1 Mi lines (64 MiB), READS
- * loads past that; then REPEATS timings of READS dependent loads, the minimum in ns per
- * load. Prints each size, then "pointer chase: NS nanoseconds" for BYTES and the cycle's
+ * loads past that; then timings of READS dependent loads, REPEATS of them and for MS
+ * milliseconds at least, the minimum in ns per load. Prints each size, then "pointer chase: NS nanoseconds" for BYTES and the cycle's
  * hash there (FNV-1a over the line numbers from line 0, as the row computes it). */
 #include <stdint.h>
 #include <stdio.h>
@@ -41,12 +41,13 @@ static uint64_t link_cycle(char *a, uint32_t *order, size_t lines) {
 }
 
 int main(int argc, char **argv) {
-    if (argc != 4) {
-        fprintf(stderr, "usage: %s BYTES READS REPEATS\n", argv[0]);
+    if (argc != 5) {
+        fprintf(stderr, "usage: %s BYTES READS REPEATS MS\n", argv[0]);
         return 2;
     }
     size_t bytes = strtoull(argv[1], 0, 10), reads = strtoull(argv[2], 0, 10);
     size_t repeats = strtoull(argv[3], 0, 10);
+    double least_ns = strtoull(argv[4], 0, 10) * 1e6;
     if (bytes < 4096 || (bytes & (bytes - 1)) || bytes / LINE > UINT32_MAX || !reads || !repeats) {
         fprintf(stderr, "BYTES must be a power of two from 4096 (the row's sizes), READS and "
                         "REPEATS at least 1\n");
@@ -64,7 +65,8 @@ int main(int argc, char **argv) {
         p = (void **)a;
         for (size_t i = 0, warm = lines <= WARM_LINES ? lines : reads; i < warm; i++) p = *p;
         best = 1e300;
-        for (size_t r = 0; r < repeats; r++) {
+        double began = now_ns();
+        for (size_t r = 0; r < repeats || now_ns() - began < least_ns; r++) {
             double t0 = now_ns();
             for (size_t i = 0; i < reads; i++) p = *p;
             double t = (now_ns() - t0) / reads;

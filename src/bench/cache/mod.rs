@@ -32,7 +32,7 @@
 //! most of what separates two chases at large sizes.
 
 use std::hint::black_box;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use anyhow::{bail, Result};
 
@@ -94,17 +94,17 @@ pub const CHASE_C: BuiltFromC = BuiltFromC {
     source: include_str!("chase.c"),
 };
 
-/// The C chase's arguments per size: bytes, then the quick sweep's reads and repeats
-/// ([`sweep_plan`]; a test holds them equal).
-const CHASE_ARGS: [[&str; 3]; 5] = [
-    ["16384", "20000", "15"],
-    ["262144", "20000", "15"],
-    ["4194304", "20000", "15"],
-    ["67108864", "20000", "15"],
-    ["268435456", "20000", "15"],
+/// The C chase's arguments per size: bytes, then the quick sweep's reads, repeats and
+/// least milliseconds of timings ([`sweep_plan`]; a test holds them equal).
+const CHASE_ARGS: [[&str; 4]; 5] = [
+    ["16384", "20000", "15", "100"],
+    ["262144", "20000", "15", "100"],
+    ["4194304", "20000", "15", "100"],
+    ["67108864", "20000", "15", "100"],
+    ["268435456", "20000", "15", "100"],
 ];
 
-fn chase_anchor(tool: &'static str, args: &'static [&'static str; 3]) -> Anchor {
+fn chase_anchor(tool: &'static str, args: &'static [&'static str; 4]) -> Anchor {
     let bytes: u64 = args[0].parse().expect("a size in bytes");
     Anchor::built_from_c(
         tool,
@@ -113,7 +113,8 @@ fn chase_anchor(tool: &'static str, args: &'static [&'static str; 3]) -> Anchor 
         "pointer chase",
         "ns per dependent load at one size of the row's own sweep (one zeroed array linked \
          from 4 KiB doubling up, the row's cycle line for line, a whole turn of it first up \
-         to 64 MiB and 20,000 loads past that), the minimum of 15 timings of 20,000 loads",
+         to 64 MiB and 20,000 loads past that), the minimum of the timings of 20,000 loads \
+         taken for 100 ms and at least 15 of them",
     )
     .against(RowFigure::SweepMinimumAt { bytes })
     .tolerance(
@@ -129,7 +130,11 @@ fn prepare(ctx: &Ctx) -> Result<Box<dyn Workload>> {
         Some(asked) => fit_in_memory(asked.max(SMALLEST), available_memory()),
         None => largest_size(ctx.mode, largest_cache, available_memory()),
     };
-    let (reads, repeats) = sweep_plan(ctx.mode);
+    let SweepPlan {
+        reads,
+        repeats,
+        least,
+    } = sweep_plan(ctx.mode);
     let mut chain = Chain::new(max as usize);
     let mut sweep = Vec::new();
     let mut size = SMALLEST;
@@ -138,7 +143,7 @@ fn prepare(ctx: &Ctx) -> Result<Box<dyn Workload>> {
             return Err(Interrupted.into());
         }
         chain.link(size as usize);
-        sweep.push(chain.time_size(reads, repeats)?);
+        sweep.push(chain.time_size(reads, repeats, least)?);
         size *= 2;
     }
     let paging = chain.paging();
@@ -148,6 +153,7 @@ fn prepare(ctx: &Ctx) -> Result<Box<dyn Workload>> {
         line_bytes: LINE,
         reads_per_size: reads,
         repeats,
+        least_ms_per_size: Some(least.as_millis() as u64),
         sizes: sweep,
         plateaus,
         steps,
@@ -172,13 +178,34 @@ fn prepare(ctx: &Ctx) -> Result<Box<dyn Workload>> {
     }))
 }
 
-/// Reads per timing and timings per size: many short timings rather than a few long ones,
-/// since on a shared machine the minimum of short ones finds the quiet moments (the
-/// levels' figures are taken from it). The crosscheck's C chase is run with the same.
-pub fn sweep_plan(mode: Mode) -> (u64, usize) {
+/// How each size is timed: many short timings rather than a few long ones, since on a
+/// shared machine the minimum of short ones finds the quiet moments (the levels' figures
+/// are taken from it). The crosscheck's C chase is run with the same.
+pub struct SweepPlan {
+    /// Dependent reads per timing.
+    pub reads: u64,
+    /// Timings per size, at least.
+    pub repeats: usize,
+    /// Time spent timing each size, at least: on a VM another tenant's work on the
+    /// sibling hyperthread or in the shared L3 slows the chase for tens of milliseconds
+    /// at a stretch, so 15 timings in one millisecond can all fall inside one such
+    /// stretch. Measured at rest, 10 processes each of the C chase at 256 KiB: 15
+    /// timings gave 3.72–8.38 ns, three of ten past 4.3; 100 ms of timings 3.72–4.35.
+    pub least: Duration,
+}
+
+pub fn sweep_plan(mode: Mode) -> SweepPlan {
     match mode {
-        Mode::Quick => (20_000, 15),
-        Mode::Full => (50_000, 41),
+        Mode::Quick => SweepPlan {
+            reads: 20_000,
+            repeats: 15,
+            least: Duration::from_millis(100),
+        },
+        Mode::Full => SweepPlan {
+            reads: 50_000,
+            repeats: 41,
+            least: Duration::from_millis(300),
+        },
     }
 }
 
@@ -352,22 +379,23 @@ impl Chain {
     }
 
     /// ns per read at the current size: warm (checking the chain where that is cheap),
-    /// then `repeats` timings of `reads` reads. Larger chains are built by the same code
-    /// and not walked in full (a 512 MiB chain is 8 M dependent misses).
-    fn time_size(&self, reads: u64, repeats: usize) -> Result<SizePoint> {
+    /// then timings of `reads` reads, `repeats` of them and for `least` at least. Larger
+    /// chains are built by the same code and not walked in full (a 512 MiB chain is 8 M
+    /// dependent misses).
+    fn time_size(&self, reads: u64, repeats: usize, least: Duration) -> Result<SizePoint> {
         let mut at = self.start();
         if self.lines <= WARM_LINES {
             self.walk_checked()?;
         } else {
             at = self.chase(at, reads);
         }
-        let mut ns: Vec<f64> = (0..repeats)
-            .map(|_| {
-                let t0 = Instant::now();
-                at = self.chase(at, reads);
-                t0.elapsed().as_nanos() as f64 / reads as f64
-            })
-            .collect();
+        let began = Instant::now();
+        let mut ns = Vec::with_capacity(repeats);
+        while ns.len() < repeats || began.elapsed() < least {
+            let t0 = Instant::now();
+            at = self.chase(at, reads);
+            ns.push(t0.elapsed().as_nanos() as f64 / reads as f64);
+        }
         ns.sort_by(f64::total_cmp);
         Ok(SizePoint {
             bytes: (self.lines * LINE) as u64,
@@ -488,13 +516,29 @@ mod tests {
         assert!(c.walk_checked().is_err());
     }
 
+    /// A size is timed for the plan's least time even when its repeats take less.
+    #[test]
+    fn a_size_is_timed_for_its_least_time_and_its_repeats() {
+        let mut c = Chain::new(1 << 16);
+        c.link(1 << 16);
+        let began = Instant::now();
+        let point = c.time_size(100, 2, Duration::from_millis(40)).unwrap();
+        assert!(began.elapsed() >= Duration::from_millis(40));
+        assert!(
+            point.min_ns > 0.0 && point.min_ns <= point.median_ns,
+            "{point:?}"
+        );
+    }
+
     #[test]
     fn the_c_chase_runs_as_the_quick_sweep_does() {
-        let (reads, repeats) = sweep_plan(Mode::Quick);
+        let plan = sweep_plan(Mode::Quick);
         let anchors = benchmark().anchors().to_vec();
         assert_eq!(anchors.len(), CHASE_ARGS.len());
         for (a, args) in anchors.iter().zip(CHASE_ARGS) {
-            assert_eq!(args[1..], [reads.to_string(), repeats.to_string()]);
+            let least_ms = plan.least.as_millis().to_string();
+            let quick = [plan.reads.to_string(), plan.repeats.to_string(), least_ms];
+            assert_eq!(args[1..], quick);
             let bytes: u64 = args[0].parse().unwrap();
             assert!(bytes.is_power_of_two() && bytes >= SMALLEST, "{bytes}");
             assert_eq!(a.row_figure, RowFigure::SweepMinimumAt { bytes });
@@ -548,7 +592,7 @@ mod tests {
         }
         let run = |args: &[&str]| std::process::Command::new(&program).args(args).output();
         for bytes in [1usize << 16, 1 << 20] {
-            let out = run(&[&bytes.to_string(), "100", "2"]).unwrap();
+            let out = run(&[&bytes.to_string(), "100", "2", "1"]).unwrap();
             assert!(out.status.success());
             let text = String::from_utf8(out.stdout).unwrap();
             let sizes: Vec<usize> = text
@@ -565,11 +609,12 @@ mod tests {
             assert!(anchor.seconds_per_row_op(&text).is_some_and(|s| s > 0.0));
         }
         for bad in [
-            ["65000", "100", "2"],
-            ["2048", "100", "2"],
-            ["65536", "0", "2"],
+            &["65000", "100", "2", "1"][..],
+            &["2048", "100", "2", "1"],
+            &["65536", "0", "2", "1"],
+            &["65536", "100", "2"],
         ] {
-            let out = run(&bad).unwrap();
+            let out = run(bad).unwrap();
             assert_eq!(out.status.code(), Some(2), "{bad:?}");
             assert!(out.stdout.is_empty());
             assert_eq!(String::from_utf8(out.stderr).unwrap().lines().count(), 1);

@@ -9,7 +9,12 @@ use super::Record;
 pub struct CacheSweep {
     pub line_bytes: usize,
     pub reads_per_size: u64,
+    /// Timings per size, at least.
     pub repeats: usize,
+    /// Milliseconds of timings per size, at least (absent in runs made before the sweep
+    /// took its timings for a while rather than a count).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub least_ms_per_size: Option<u64>,
     pub sizes: Vec<SizePoint>,
     pub plateaus: Vec<Plateau>,
     pub steps: Vec<Step>,
