@@ -716,21 +716,46 @@ mod tests {
         // A window is in the profile only once perf has closed it and the thread has
         // folded it: samples before the end show both (perf script's speed depends on
         // the machine's load: up to 60 s allowed).
-        let deadline = std::time::Instant::now() + Duration::from_secs(60);
+        //
+        // perf record arms its one-second alarm before it reads every process's maps and
+        // heeds the alarm only after: on a busy machine that reading outlasts the second,
+        // the alarm is dropped and never armed again, so perf writes one window for ever
+        // (by hand beside a loaded test run, 2 of 3 `perf record --switch-output=1s` closed
+        // no window in 6 s; in a whole lib run beside two busy loops this test saw perf
+        // record alive and sleeping after 180 s, not one window closed). What is tested
+        // here is the folding, so perf is given the alarm again while no window has
+        // closed. observe's windows are a minute long: its alarm is not lost so easily.
+        let started = std::time::Instant::now();
+        let deadline = started + Duration::from_secs(60);
+        let mut nudged = started;
         while rec.so_far().samples == 0 {
             assert!(
                 std::time::Instant::now() < deadline,
-                "no window folded in 60 s"
+                "no window folded in 60 s: {}",
+                what_perf_did(&rec, &dir, started)
             );
+            let none_closed = profile::closed_windows(&dir).is_empty();
+            if none_closed && nudged.elapsed() > Duration::from_secs(2) {
+                if let Some(pid) = rec.pid() {
+                    // SAFETY: kill with the pid of our own perf record child, not reaped.
+                    unsafe { libc::kill(pid as libc::pid_t, libc::SIGALRM) };
+                }
+                nudged = std::time::Instant::now();
+            }
             std::thread::sleep(Duration::from_millis(100));
         }
+        eprintln!(
+            "first samples folded {}",
+            what_perf_did(&rec, &dir, started)
+        );
         // The oldest closed window is the one folded first: it is deleted before the end
         // (how many others wait beside it depends on the machine's load).
         if let Some(oldest) = profile::closed_windows(&dir).first().cloned() {
             while oldest.exists() {
                 assert!(
                     std::time::Instant::now() < deadline,
-                    "a folded window is deleted before the end"
+                    "a folded window is deleted before the end: {}",
+                    what_perf_did(&rec, &dir, started)
                 );
                 std::thread::sleep(Duration::from_millis(100));
             }
@@ -746,6 +771,87 @@ mod tests {
             !dir.exists(),
             "the scratch directory is removed with the recording"
         );
+    }
+
+    /// What a recording that folded nothing in time shows, so that a failure says why:
+    /// the windows perf closed and left unread, whether perf record still runs, the last
+    /// line of its log, how many `perf script` run now, and the machine's load.
+    fn what_perf_did(rec: &KernelRecording, dir: &Path, started: std::time::Instant) -> String {
+        let waiting: Vec<String> = profile::closed_windows(dir)
+            .iter()
+            .map(|w| {
+                let name = w.file_name().unwrap_or_default().to_string_lossy();
+                let size = std::fs::metadata(w).map(|m| m.len()).unwrap_or(0);
+                format!("{name} ({size} B)")
+            })
+            .collect();
+        let state = |pid: u32| {
+            std::fs::read_to_string(format!("/proc/{pid}/stat"))
+                .ok()
+                .and_then(|s| Some(s.rsplit_once(") ")?.1.chars().next()?.to_string()))
+        };
+        let recorder = match rec.pid().map(|p| (p, state(p))) {
+            Some((pid, Some(st))) => {
+                format!("perf record {pid} in state {st}, {}", where_perf_waits(pid))
+            }
+            Some((pid, None)) => format!("perf record {pid} gone"),
+            None => "no perf record".to_string(),
+        };
+        let log = std::fs::read_to_string(dir.join("perf.log")).unwrap_or_default();
+        let me = std::process::id().to_string();
+        let scripts = std::fs::read_dir("/proc")
+            .into_iter()
+            .flatten()
+            .flatten()
+            .filter(|e| {
+                let stat = std::fs::read_to_string(e.path().join("stat")).unwrap_or_default();
+                let ppid = stat
+                    .rsplit_once(") ")
+                    .and_then(|(_, r)| r.split(' ').nth(1));
+                let cmd = std::fs::read(e.path().join("cmdline")).unwrap_or_default();
+                ppid == Some(me.as_str()) && String::from_utf8_lossy(&cmd).contains("script")
+            })
+            .count();
+        let writing = std::fs::metadata(dir.join("perf.data")).map_or(0, |m| m.len());
+        format!(
+            "after {:.1} s: {} closed windows unread [{}], {writing} B in the window being \
+             written; {recorder}; log {:?}; {scripts} perf script running; load average {}",
+            started.elapsed().as_secs_f64(),
+            waiting.len(),
+            waiting.join(", "),
+            log.lines().last().unwrap_or(""),
+            std::fs::read_to_string("/proc/loadavg")
+                .unwrap_or_default()
+                .trim()
+        )
+    }
+
+    /// Where perf record's threads wait, and which signals it blocks, ignores and
+    /// catches: a window is closed on SIGALRM, once a second. One failure saw perf record
+    /// alive and sleeping after 180 s with not one window closed.
+    fn where_perf_waits(pid: u32) -> String {
+        let read = |p: String| std::fs::read_to_string(p).unwrap_or_default();
+        let threads: Vec<String> = std::fs::read_dir(format!("/proc/{pid}/task"))
+            .into_iter()
+            .flatten()
+            .flatten()
+            .map(|t| {
+                let stat = read(format!("{}/stat", t.path().display()));
+                let st = stat.rsplit_once(") ").map_or("?", |(_, r)| &r[..1]);
+                let wchan = read(format!("{}/wchan", t.path().display()));
+                format!("{} {st} {wchan}", t.file_name().to_string_lossy())
+            })
+            .collect();
+        let signals: Vec<String> = read(format!("/proc/{pid}/status"))
+            .lines()
+            .filter(|l| {
+                ["SigPnd", "ShdPnd", "SigBlk", "SigIgn", "SigCgt"]
+                    .iter()
+                    .any(|k| l.starts_with(k))
+            })
+            .map(|l| l.split_whitespace().collect::<Vec<_>>().join(" "))
+            .collect();
+        format!("threads [{}], {}", threads.join(", "), signals.join(", "))
     }
 
     #[test]
