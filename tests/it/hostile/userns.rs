@@ -108,10 +108,10 @@ fn crosscheck_as_nobody_makes_its_tools_namespaces_in_a_user_namespace() {
         assert!(text.contains(setting), "the reason is not named: {text}");
         eprintln!("this kernel forbids user namespaces ({setting}): the rows said so");
     } else {
-        assert!(
-            text.contains("2 paired, 0 failing"),
-            "as nobody: {text}\n{err}"
-        );
+        // Both rows paired: each tool ran in its namespaces and gave a figure (a row whose
+        // tool failed is not paired). Their verdicts are the machine's, not this test's:
+        // two pairs of net.tcp.rtt beside two busy loops came out 0.55× OUTSIDE once.
+        assert!(text.contains("2 paired, "), "as nobody: {text}\n{err}");
     }
     assert!(
         seen.is_empty(),
