@@ -110,14 +110,23 @@ impl KernelRecording {
         window: Duration,
     ) -> std::result::Result<Self, String> {
         let perf = profile::available(perf, is_root)?;
-        let recording =
-            Recording::start_windows(&perf, hz, Some(window)).map_err(|e| format!("{e:#}"))?;
+        let recording = Recording::start_windows(&perf, hz, true).map_err(|e| format!("{e:#}"))?;
         let folded = Arc::new(Mutex::new(Folded::default()));
         let stop = Arc::new(AtomicBool::new(false));
-        // Each closed window folded as soon as the thread looks (every 250 ms).
+        // perf is told to close a window every `window`, and each closed window is folded
+        // as soon as the thread looks (every 250 ms). The thread is joined before perf is
+        // reaped (`stop`, `drop`), so the pid it signals stays perf's.
         let folder = {
             let (dir, folded) = (recording.dir().to_path_buf(), Arc::clone(&folded));
+            let pid = recording.pid();
+            let mut switched = std::time::Instant::now();
             folding_thread(Arc::clone(&stop), Duration::ZERO, move || {
+                if switched.elapsed() >= window {
+                    if let Some(pid) = pid {
+                        profile::switch_window(pid);
+                    }
+                    switched = std::time::Instant::now();
+                }
                 fold_closed(&perf, &dir, &folded)
             })?
         };
@@ -715,33 +724,17 @@ mod tests {
             .starts_with(&format!("timeshare-perf-{}-", std::process::id())));
         // A window is in the profile only once perf has closed it and the thread has
         // folded it: samples before the end show both (perf script's speed depends on
-        // the machine's load: up to 60 s allowed).
-        //
-        // perf record arms its one-second alarm before it reads every process's maps and
-        // heeds the alarm only after: on a busy machine that reading outlasts the second,
-        // the alarm is dropped and never armed again, so perf writes one window for ever
-        // (by hand beside a loaded test run, 2 of 3 `perf record --switch-output=1s` closed
-        // no window in 6 s; in a whole lib run beside two busy loops this test saw perf
-        // record alive and sleeping after 180 s, not one window closed). What is tested
-        // here is the folding, so perf is given the alarm again while no window has
-        // closed. observe's windows are a minute long: its alarm is not lost so easily.
+        // the machine's load: up to 60 s allowed). perf closes a window when the thread
+        // tells it to, once a second here: a signal perf drops while it starts (it reads
+        // every process's maps first) is followed by another.
         let started = std::time::Instant::now();
         let deadline = started + Duration::from_secs(60);
-        let mut nudged = started;
         while rec.so_far().samples == 0 {
             assert!(
                 std::time::Instant::now() < deadline,
                 "no window folded in 60 s: {}",
                 what_perf_did(&rec, &dir, started)
             );
-            let none_closed = profile::closed_windows(&dir).is_empty();
-            if none_closed && nudged.elapsed() > Duration::from_secs(2) {
-                if let Some(pid) = rec.pid() {
-                    // SAFETY: kill with the pid of our own perf record child, not reaped.
-                    unsafe { libc::kill(pid as libc::pid_t, libc::SIGALRM) };
-                }
-                nudged = std::time::Instant::now();
-            }
             std::thread::sleep(Duration::from_millis(100));
         }
         eprintln!(
@@ -827,8 +820,9 @@ mod tests {
     }
 
     /// Where perf record's threads wait, and which signals it blocks, ignores and
-    /// catches: a window is closed on SIGALRM, once a second. One failure saw perf record
-    /// alive and sleeping after 180 s with not one window closed.
+    /// catches: a window is closed on SIGUSR2, sent once a second here. One failure (on
+    /// perf's own one-second alarm, since replaced) saw perf record alive and sleeping
+    /// after 180 s with not one window closed.
     fn where_perf_waits(pid: u32) -> String {
         let read = |p: String| std::fs::read_to_string(p).unwrap_or_default();
         let threads: Vec<String> = std::fs::read_dir(format!("/proc/{pid}/task"))

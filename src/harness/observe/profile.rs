@@ -74,21 +74,27 @@ impl Recording {
 
     /// Start recording at `hz` samples per second per CPU.
     pub fn start_at(perf: &Path, hz: u32) -> Result<Recording> {
-        Recording::start_windows(perf, hz, None)
+        Recording::start_windows(perf, hz, false)
     }
 
-    /// Start recording at `hz`; with a `window`, perf closes its file every `window`
-    /// (`--switch-output`) and starts another, so that each closed window can be read and
-    /// deleted while the next is written ([`Recording::closed_windows`]).
-    pub fn start_windows(perf: &Path, hz: u32, window: Option<Duration>) -> Result<Recording> {
+    /// Start recording at `hz`; in `windows`, perf closes its file and starts another
+    /// each time it is told to ([`switch_window`], `--switch-output=signal`),
+    /// so that each closed window can be read and deleted while the next is written
+    /// ([`Recording::closed_windows`]). perf's own timer (`--switch-output=60s`) is not
+    /// used: perf arms its alarm before it reads every process's maps and heeds it only
+    /// after, so when that reading outlasts the window the alarm is dropped, never armed
+    /// again, and perf writes one file for ever (seen beside two busy loops: perf alive
+    /// and sleeping, no window closed in 180 s). A signal sent each window is not lost
+    /// for good: the next one switches.
+    pub fn start_windows(perf: &Path, hz: u32, windows: bool) -> Result<Recording> {
         let dir = scratch_dir()?;
         let data = dir.path().join("perf.data");
         let log = std::fs::File::create(dir.path().join("perf.log"))?;
         let mut cmd = Command::new(perf);
         cmd.args(["record", "-a", "-g", "--quiet", "-F"])
             .arg(hz.to_string());
-        if let Some(w) = window {
-            cmd.arg(format!("--switch-output={}s", w.as_secs().max(1)));
+        if windows {
+            cmd.arg("--switch-output=signal");
         }
         cmd.arg("-o")
             .arg(&data)
@@ -214,6 +220,16 @@ impl Recording {
             cpu_s: recorder_cpu_s + (children_cpu_s() - before).max(0.0),
         })
     }
+}
+
+/// Tell the `perf record` recording in windows as `pid` to close its window and start
+/// another (SIGUSR2, which perf heeds with `--switch-output=signal`; one that comes
+/// before perf's main loop is dropped, and the next one switches). `pid` must be a child
+/// of this process not yet reaped ([`Recording::pid`] while the recording lives), so
+/// that it cannot have gone to another process.
+pub fn switch_window(pid: u32) {
+    // SAFETY: kill has no memory effects; the pid is our own unreaped child's (above).
+    unsafe { libc::kill(pid as libc::pid_t, libc::SIGUSR2) };
 }
 
 /// The prefix of the private directory each recording writes in, followed by the pid of
