@@ -11,11 +11,11 @@ use anyhow::Result;
 use super::{Bounds, Env, Figure, Measured};
 use crate::bench::Registry;
 use crate::harness::interrupt::Interrupted;
-use crate::harness::invocations::{self, Side};
+use crate::harness::invocations::Side;
 use crate::harness::quiet::REFERENCE;
+use crate::harness::{Session, Strategy};
 use crate::model::agreement::{self, changed, decide, inject_results};
 use crate::model::change::{Verdict, DEFAULT_MIN_EFFECT};
-use crate::model::levels;
 use crate::model::{BenchResult, RunOptions};
 
 /// The family both runs measure.
@@ -37,8 +37,10 @@ pub const INVOCATIONS: usize = 20;
 pub const INJECTED: f64 = 1.10;
 
 /// The two sides' results: the same selection measured `INVOCATIONS` times each, A and
-/// B alternating in every round (A B, then B A, …), as `timeshare ab` measures.
-fn measure_interleaved(env: &Env) -> Result<(Vec<BenchResult>, Vec<BenchResult>)> {
+/// B alternating in every round (A B, then B A, …), through the session as `timeshare ab`
+/// measures, with a run's checks around them; and the warnings those checks gave (a
+/// machine that drifted under the check explains false changes).
+fn measure_interleaved(env: &Env) -> Result<(Vec<BenchResult>, Vec<BenchResult>, Vec<String>)> {
     let options = RunOptions {
         mode: env.mode,
         invocations: Some(INVOCATIONS),
@@ -49,7 +51,6 @@ fn measure_interleaved(env: &Env) -> Result<(Vec<BenchResult>, Vec<BenchResult>)
     let benches = reg
         .select(&[SELECTION.to_string()])
         .map_err(|e| anyhow::anyhow!("{e}"))?;
-    let ids: Vec<String> = benches.iter().map(|b| b.id().to_string()).collect();
     let scratch = tempfile::Builder::new().prefix("timeshare-").tempdir()?;
     let side = |name: &str| -> Result<Side> {
         Ok(Side {
@@ -60,18 +61,18 @@ fn measure_interleaved(env: &Env) -> Result<(Vec<BenchResult>, Vec<BenchResult>)
         })
     };
     let sides = [side("A")?, side("B")?];
-    let got = invocations::measure(&sides, &benches, INVOCATIONS, scratch.path(), &mut |_| {})?;
+    let session = Session::new(options.clone(), scratch.path(), Strategy::OneProcess)?;
+    let reference = reg.find(REFERENCE);
+    let got = session.run_two_sided(&sides, &benches, INVOCATIONS, reference, &mut |_| {})?;
     if got.interrupted {
         return Err(Interrupted.into());
     }
-    Ok((
-        levels::merge_runs(&got.runs[0], &ids),
-        levels::merge_runs(&got.runs[1], &ids),
-    ))
+    let [a, b] = got.runs;
+    Ok((a.results, b.results, got.late_warnings))
 }
 
 pub fn aa(env: &Env) -> Result<Measured> {
-    let (first, second) = measure_interleaved(env)?;
+    let (first, second, warnings) = measure_interleaved(env)?;
     // One machine, one moment: no frequency is needed to judge resolution between them.
     let side = |results| agreement::Side { results, mhz: None };
     let decided = decide(side(&first), side(&second), DEFAULT_MIN_EFFECT);
@@ -93,13 +94,17 @@ pub fn aa(env: &Env) -> Result<Measured> {
         strict: FALSE_CHANGES.0,
         loose: FALSE_CHANGES.1,
         basis: format!(
-            "{n} of {} tested{}",
+            "{n} of {} tested{}{}",
             decided.len(),
             if named.is_empty() {
                 String::new()
             } else {
                 format!(": {}", named.join(", "))
-            }
+            },
+            warnings
+                .iter()
+                .map(|w| format!("; {w}"))
+                .collect::<String>()
         ),
     }];
     let slowed = inject_results(&second, REFERENCE, INJECTED);
