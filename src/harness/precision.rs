@@ -266,11 +266,7 @@ pub(super) fn measure(
     run.options.budget_s = Some(target.budget_s);
     run.options.invocations = Some(pilot_k);
     run.options.samples = more.options.samples.clone();
-    run.status = if interrupted {
-        RunStatus::Interrupted
-    } else {
-        RunStatus::Complete
-    };
+    run.status = RunStatus::ended(interrupted);
     for mut result in levels::merge_runs(&runs, &ids) {
         if let Some(i) = plans.iter().position(|p| p.id == result.id) {
             let reached = result

@@ -183,11 +183,7 @@ impl Session {
             let begun = self.runner.begin(false);
             let measured =
                 invocations::measure(sides, benches, rounds, &self.runner.scratch_root, on_step)?;
-            let status = if measured.interrupted {
-                RunStatus::Interrupted
-            } else {
-                RunStatus::Complete
-            };
+            let status = RunStatus::ended(measured.interrupted);
             Ok(((begun, measured, status), status))
         })?;
         let ids: Vec<String> = benches.iter().map(|b| b.id().to_string()).collect();
@@ -431,11 +427,7 @@ fn across_processes(
             ),
         },
     )?;
-    run.status = if measured.interrupted {
-        RunStatus::Interrupted
-    } else {
-        RunStatus::Complete
-    };
+    run.status = RunStatus::ended(measured.interrupted);
     let mut merged = crate::model::levels::merge_runs(&measured.runs[0], &ids);
     if rounds > 1 {
         note_measured_once(benches, &mut merged);

@@ -80,6 +80,17 @@ pub enum RunStatus {
     Interrupted,
 }
 
+impl RunStatus {
+    /// How measuring that went to its end, or was stopped, ended.
+    pub fn ended(interrupted: bool) -> RunStatus {
+        if interrupted {
+            RunStatus::Interrupted
+        } else {
+            RunStatus::Complete
+        }
+    }
+}
+
 /// The options a run was made with: recorded so that two runs can be compared honestly.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
 pub struct RunOptions {

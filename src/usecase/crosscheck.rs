@@ -157,11 +157,7 @@ pub fn run(request: Request) -> Result<Outcome> {
                 rows.push(check_row(b, a, outcome));
             }
         }
-        let status = if interrupt::requested() {
-            RunStatus::Interrupted
-        } else {
-            RunStatus::Complete
-        };
+        let status = RunStatus::ended(interrupt::requested());
         Ok((rows, status))
     })?;
     let settings = Settings {
