@@ -438,11 +438,11 @@ mod tests {
     }
 
     #[test]
-    fn catching_gives_one_positive_figure_per_sample_and_counts_every_signal() {
+    fn catching_gives_one_figure_per_sample_and_counts_every_signal() {
         // One at a time with the ping-pong test, whose handler for the same signal is
         // process-wide too.
         let _one_at_a_time = crate::bench::micro::testing::forking();
-        let mut w = Catch {
+        let catching = || Catch {
             pid: std::process::id() as libc::pid_t,
             tid: tid(),
             _handler: Handler::install(SIG, count_signal).unwrap(),
@@ -450,17 +450,29 @@ mod tests {
             caught_cpu: Usage::default(),
             signals: 0,
         };
+        let mut w = catching();
         for n in [50, 100, 200] {
             w.run(n).unwrap();
         }
         let own = w.own_figures().unwrap();
         assert_eq!(own.values.len(), 3);
         assert_eq!(own.times.ops, 350);
-        // Delivering and handling a signal is never free next to not delivering one: a
-        // sign error or a swapped pair of batches would make these negative.
-        assert!(own.values.iter().all(|&v| v > 0.0), "{:?}", own.values);
         let cpu = own.times.user_s + own.times.system_s;
         assert!((cpu - own.times.elapsed_s).abs() <= 1e-9 * own.times.elapsed_s.max(1.0));
+        // Delivering and handling a signal is never free next to not delivering one: a
+        // sign error or a swapped pair of batches would make the figures negative. One
+        // sample is two batches timed apart, and a preemption inside the batch sending
+        // signal 0 makes that sample negative on a busy machine (seen beside two busy
+        // loops); the median of seven is not, and a sign error fails every attempt.
+        let positive_median = |_| {
+            let mut w = catching();
+            (0..7).for_each(|_| w.run(200).unwrap());
+            crate::model::stats::median(&w.own_figures().unwrap().values) > 0.0
+        };
+        assert!(
+            (0..3).any(positive_median),
+            "no attempt had a positive median"
+        );
     }
 }
 

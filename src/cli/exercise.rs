@@ -3,9 +3,10 @@
 //!
 //! The exercise is stored like any run (`--db`, `--label`, `--no-save`): `exercise.TYPE`
 //! is each job type alone (its trusted run), `exercise.batch.N` each batch of N processes,
-//! every trial of it with `--trials` (see [`crate::model::exercise::Report::to_run`]), so `history`, `show`, `export`,
-//! `compare` (e.g. with `vax780-4.1bsd`) and `table 004-jobs` read it. `--json` writes the
-//! exerciser's own record (schema `timeshare.exercise/1`); `export` writes the stored run.
+//! every trial of it with `--trials` (see [`crate::model::exercise::Report::results`]), so
+//! `history`, `show`, `export`, `compare` (e.g. with `vax780-4.1bsd`) and `table 004-jobs`
+//! read it. `--json` writes the exerciser's own record (schema `timeshare.exercise/1`);
+//! `export` writes the stored run.
 //!
 //! Exit status: 0 every instance ran and matched its trusted output; 1 at least one
 //! instance failed (differed, crashed, was killed, could not start) or a type's setup

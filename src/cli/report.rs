@@ -18,7 +18,7 @@ use super::Exit;
 use crate::harness::outpolicy::Rules;
 use crate::model::change::DEFAULT_MIN_EFFECT;
 use crate::model::exercise::Report;
-use crate::model::{Environment, Run, RunOptions};
+use crate::model::Run;
 use crate::report::compare::Column;
 use crate::report::html;
 
@@ -211,17 +211,7 @@ fn file_column(path: &Path) -> Result<Column> {
     let mut run: Run = if value["schema"] == "timeshare.exercise/1" {
         let report: Report = serde_json::from_value(value)
             .map_err(|e| bad(format!("not an exerciser record: {e}")))?;
-        let selection = if report.sweep {
-            vec!["exercise".into(), "--sweep".into()]
-        } else {
-            vec!["exercise".into()]
-        };
-        let options = RunOptions {
-            selection,
-            ..RunOptions::default()
-        };
-        let at = report.started_at;
-        report.to_run(options, Environment::default(), Vec::new(), at)
+        crate::store::exercise_record::as_run(&report)
     } else {
         // The checks `import` makes, so that a report shows nothing import would refuse.
         crate::report::json::from_json(text.as_bytes())

@@ -886,17 +886,8 @@ mod tests {
             "{run:?}"
         );
         assert_eq!((run.errors[0].block, run.errors[0].first_bad_byte), (2, 77));
-        let stored = report.to_run(
-            crate::model::RunOptions::default(),
-            crate::model::Environment::default(),
-            vec![],
-            crate::model::wallclock::now(),
-        );
-        let row = stored
-            .results
-            .iter()
-            .find(|r| r.id == "exercise.batch.2")
-            .unwrap();
+        let stored = report.results();
+        let row = stored.iter().find(|r| r.id == "exercise.batch.2").unwrap();
         let crate::model::Status::Failed { error } = &row.status else {
             panic!("{:?}", row.status);
         };

@@ -12,6 +12,7 @@
 
 mod backend;
 mod error;
+pub mod exercise_record;
 mod files;
 mod liveness;
 mod location;

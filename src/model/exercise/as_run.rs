@@ -167,37 +167,16 @@ impl Report {
         self.batches.iter().filter(|b| b.devez_failed()).count()
     }
 
-    /// The exercise as a run: for each job type, `exercise.TYPE` — its trusted run, made
-    /// alone during setup (real time the headline; user and system in `times`); for each
-    /// batch, `exercise.batch.N` — the batch's elapsed time as `time` gave it for the
-    /// seed's batches, per job of N processes (so one process's share is elapsed / N, the
-    /// seed's graphs), with the user and system time of all its processes in `times`. A
-    /// skipped type is skipped, a type whose setup failed and a batch with a failed
+    /// The exercise as a run's results: for each job type, `exercise.TYPE` — its trusted
+    /// run, made alone during setup (real time the headline; user and system in `times`);
+    /// for each batch, `exercise.batch.N` — the batch's elapsed time as `time` gave it for
+    /// the seed's batches, per job of N processes (so one process's share is elapsed / N,
+    /// the seed's graphs), with the user and system time of all its processes in `times`.
+    /// A skipped type is skipped, a type whose setup failed and a batch with a failed
     /// instance (in any of its trials) are failed: work not done is never a figure. With
-    /// `--trials`, a batch's row has one sample per trial and their mean and SD. The records themselves are
-    /// the details, so the report can be rebuilt ([`Report::from_run`]).
-    pub fn to_run(
-        &self,
-        options: RunOptions,
-        environment: Environment,
-        warnings: Vec<String>,
-        finished_at: DateTime<Utc>,
-    ) -> Run {
-        Run {
-            schema_version: SCHEMA_VERSION,
-            tool: Tool::this(),
-            options,
-            environment,
-            started_at: self.started_at,
-            finished_at: Some(finished_at),
-            status: RunStatus::Complete,
-            warnings,
-            results: self.results(),
-        }
-    }
-
-    /// The exercise's results, as [`Report::to_run`] stores them: each job type alone,
-    /// then each batch.
+    /// `--trials`, a batch's row has one sample per trial and their mean and SD. The
+    /// records themselves are the details, so the report can be rebuilt
+    /// ([`Report::from_run`]). Each job type alone, then each batch.
     pub fn results(&self) -> Vec<BenchResult> {
         let mut results: Vec<BenchResult> = self.types.iter().map(alone_result).collect();
         results.extend(by_batch(&self.batches).iter().map(batch_result));
@@ -535,10 +514,5 @@ pub fn sweep_fixture(sizes: &[(usize, &[f64])], failing: Option<usize>) -> Run {
         failed: 0,
         skipped_types: 0,
     };
-    report.to_run(
-        RunOptions::default(),
-        Environment::default(),
-        vec![],
-        crate::model::wallclock::now(),
-    )
+    Run::of(report.results())
 }

@@ -2,16 +2,12 @@
 //! `--json` output. Times are seconds; user and system time come from wait4(2) and include
 //! every process the instance's shell started.
 
-use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
 use super::basis::Basis;
 use super::details::Details;
 use super::devez::{Devez, DevezRun};
-use super::environment::Environment;
-use super::result::{
-    BenchResult, OpTimes, Run, RunOptions, RunStatus, Sample, Status, Tool, SCHEMA_VERSION,
-};
+use super::result::{BenchResult, OpTimes, Run, Sample, Status};
 use super::stats::Summary;
 use super::unit::{Better, Unit};
 
@@ -342,12 +338,7 @@ mod tests {
     }
 
     fn to_run(r: &Report) -> Run {
-        r.to_run(
-            RunOptions::default(),
-            Environment::default(),
-            vec![],
-            crate::model::wallclock::now(),
-        )
+        Run::of(r.results())
     }
 
     #[test]
