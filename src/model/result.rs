@@ -38,7 +38,9 @@ pub struct Run {
 
 impl Run {
     /// A complete run of `results`, started now, with default options and environment: a
-    /// run assembled in memory (tests, fixtures) rather than measured.
+    /// run assembled in memory for tests rather than measured (outside tests, a run is
+    /// begun by the harness or read by the store).
+    #[cfg(test)]
     pub fn of(results: Vec<BenchResult>) -> Run {
         Run {
             schema_version: super::SCHEMA_VERSION,
