@@ -605,4 +605,7 @@ fn a_fallback_from_the_kernel_path_is_noted_with_its_reason() {
     ] {
         assert!(text.contains(note), "{note}: {text}");
     }
+    // perf record left to itself copies every binary its samples hit into $HOME/.debug.
+    let cache = crate::common::pristine_home().join("home/.debug");
+    assert!(!cache.exists(), "perf wrote {}", cache.display());
 }
