@@ -16,10 +16,7 @@ impl Store {
         let password = config
             .get_password()
             .map(|p| String::from_utf8_lossy(p).into_owned());
-        let patience = patience(POSTGRES_PATIENCE).map_err(|why| StoreError::CannotOpen {
-            path: shown.clone(),
-            why,
-        })?;
+        let patience = patience_for(POSTGRES_PATIENCE, &shown)?;
         let conn = pgconn::PgConn::connect(config, patience, &shown).map_err(|why| {
             StoreError::CannotOpen {
                 path: shown.clone(),
@@ -79,26 +76,8 @@ impl Store {
                 why: format!("cannot create {}: {e}", dir.display()),
             })?;
         }
-        let not_db = |e: rusqlite::Error| {
-            no_space(path, &shown)
-                .or_else(|| {
-                    read_only_fs(path).map(|why| StoreError::CannotOpen {
-                        path: shown.clone(),
-                        why,
-                    })
-                })
-                .or_else(|| side_file_link(path, &shown))
-                .or_else(|| too_large(&e, &shown))
-                .or_else(|| locked(&e, &shown))
-                .unwrap_or(StoreError::NotADatabase {
-                    path: shown.clone(),
-                    why: e.to_string(),
-                })
-        };
-        let patience = patience(SQLITE_PATIENCE).map_err(|why| StoreError::CannotOpen {
-            path: shown.clone(),
-            why,
-        })?;
+        let not_db = |e: rusqlite::Error| why_sqlite_failed(path, &shown, &e, true);
+        let patience = patience_for(SQLITE_PATIENCE, &shown)?;
         // The path has no link left in it (see the command line's store rule): SQLite
         // refuses one appearing since, and opens its journal and WAL files without
         // following links in any case.
@@ -139,20 +118,8 @@ impl Store {
         use rusqlite::OpenFlags;
         let shown = path.display().to_string();
         check_file(path, &shown, false)?;
-        let not_db = |e: rusqlite::Error| {
-            no_space(path, &shown)
-                .or_else(|| side_file_link(path, &shown))
-                .or_else(|| too_large(&e, &shown))
-                .or_else(|| locked(&e, &shown))
-                .unwrap_or(StoreError::NotADatabase {
-                    path: shown.clone(),
-                    why: e.to_string(),
-                })
-        };
-        let patience = patience(SQLITE_PATIENCE).map_err(|why| StoreError::CannotOpen {
-            path: shown.clone(),
-            why,
-        })?;
+        let not_db = |e: rusqlite::Error| why_sqlite_failed(path, &shown, &e, false);
+        let patience = patience_for(SQLITE_PATIENCE, &shown)?;
         let flags = OpenFlags::SQLITE_OPEN_READ_ONLY
             | OpenFlags::SQLITE_OPEN_NO_MUTEX
             | OpenFlags::SQLITE_OPEN_URI;
@@ -208,4 +175,42 @@ impl Store {
             path: shown,
         })
     }
+}
+
+/// How long to wait for a busy store, `default` unless the environment says otherwise; a
+/// bad setting is the store's error, naming it.
+fn patience_for(default: Duration, shown: &str) -> Result<Duration, StoreError> {
+    patience(default).map_err(|why| StoreError::CannotOpen {
+        path: shown.to_string(),
+        why,
+    })
+}
+
+/// What an SQLite error while opening the file at `path` means to its user: no space, a
+/// read-only file system (when `for_writing`), a side file that is a link, a file too
+/// large, a lock held; else the file is no database of ours.
+fn why_sqlite_failed(
+    path: &Path,
+    shown: &str,
+    e: &rusqlite::Error,
+    for_writing: bool,
+) -> StoreError {
+    let read_only = || {
+        for_writing
+            .then(|| read_only_fs(path))
+            .flatten()
+            .map(|why| StoreError::CannotOpen {
+                path: shown.to_string(),
+                why,
+            })
+    };
+    no_space(path, shown)
+        .or_else(read_only)
+        .or_else(|| side_file_link(path, shown))
+        .or_else(|| too_large(e, shown))
+        .or_else(|| locked(e, shown))
+        .unwrap_or(StoreError::NotADatabase {
+            path: shown.to_string(),
+            why: e.to_string(),
+        })
 }
