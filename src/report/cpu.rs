@@ -14,10 +14,7 @@ use super::views::cpu;
 /// Its place among the tables printed after a run's main table (`report::extra`).
 #[linkme::distributed_slice(crate::model::catalogue::TABLES)]
 fn registered_table() -> crate::model::catalogue::Table {
-    crate::model::catalogue::Table {
-        order: 50,
-        render,
-    }
+    crate::model::catalogue::Table { order: 50, render }
 }
 
 pub fn render(run: &Run) -> String {
