@@ -71,8 +71,10 @@ impl Family {
 }
 
 /// Every family's registration, gathered when the program is linked: each family's module
-/// adds a function that describes it (`#[distributed_slice(FAMILIES)]`). Read through
-/// [`families`], which puts them in catalogue order.
+/// adds a function that describes it (`#[distributed_slice(FAMILIES)]`). A function
+/// rather than a `static` value, so that no family's file holds a static (the house keeps
+/// those to a reasoned list: this file is on it). Read through [`families`], which puts
+/// them in catalogue order.
 #[distributed_slice]
 pub static FAMILIES: [fn() -> Family];
 
