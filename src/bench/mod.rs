@@ -1,7 +1,10 @@
-//! What to measure. One folder per benchmark family, each exporting `all()`: the
-//! [`Benchmark`] descriptors of its rows, built on the contract in
-//! [`crate::harness::contract`]. [`Registry`] puts them together from a run's options; it
-//! is what `list`, `run`, the docs and the smoke test are all driven by.
+//! What to measure. One folder per benchmark family, each registering its [`Family`]:
+//! the [`Benchmark`] descriptors of its rows, built on the contract in
+//! [`crate::harness::contract`], its derived rows and the options its rows read.
+//! [`Registry`] puts them together from a run's options; it is what `list`, `run`, the
+//! docs and the smoke test are all driven by.
+
+use linkme::distributed_slice;
 
 use crate::harness::contract::{Benchmark, Derived};
 use crate::harness::options::FamilyOptions;
@@ -35,14 +38,59 @@ pub use select::SelectError;
 #[cfg(test)]
 mod machine_code_tests;
 
+/// What a family brings to the catalogue: its rows, the rows derived from them and the
+/// options they read. Each family registers one in its own module (a function in
+/// [`FAMILIES`]), so that a new family is its folder and its `pub mod` line here, with no
+/// list to extend.
+pub struct Family {
+    /// The family's module, for messages.
+    pub name: &'static str,
+    /// Its place in the catalogue: `list` and `run` go by ascending order, and two
+    /// families never share one (a test checks).
+    pub order: u32,
+    /// Its rows, built from the run's options (the `load` rows' ids come from `--copies`).
+    pub rows: fn(&RunOptions) -> Vec<Benchmark>,
+    /// Rows computed from its measured rows, never measured themselves.
+    pub derived: fn() -> Vec<Derived>,
+    /// The run options only its rows read, declared beside them
+    /// ([`crate::harness::options`]).
+    pub options: Option<&'static FamilyOptions>,
+}
+
+impl Family {
+    /// A family of rows alone: no derived rows, no options of its own.
+    pub fn rows(name: &'static str, order: u32, rows: fn(&RunOptions) -> Vec<Benchmark>) -> Self {
+        Family {
+            name,
+            order,
+            rows,
+            derived: Vec::new,
+            options: None,
+        }
+    }
+}
+
+/// Every family's registration, gathered when the program is linked: each family's module
+/// adds a function that describes it (`#[distributed_slice(FAMILIES)]`). A function
+/// rather than a `static` value, so that no family's file holds a static (the house keeps
+/// those to a reasoned list: this file is on it). Read through [`families`], which puts
+/// them in catalogue order.
+#[distributed_slice]
+pub static FAMILIES: [fn() -> Family];
+
+/// The registered families, in catalogue order.
+pub fn families() -> Vec<Family> {
+    let mut all: Vec<Family> = FAMILIES.iter().map(|describe| describe()).collect();
+    all.sort_by_key(|f| f.order);
+    all
+}
+
 /// The run options that only some rows read, family by family in catalogue order: each
 /// declared beside its rows (see [`crate::harness::options`]); `run`'s flags, their help
 /// and their checks are made from this list.
-pub const OPTIONS: &[&FamilyOptions] = &[
-    &vm::options::OPTIONS,
-    &cache::options::OPTIONS,
-    &load::options::OPTIONS,
-];
+pub fn options() -> Vec<&'static FamilyOptions> {
+    families().iter().filter_map(|f| f.options).collect()
+}
 
 /// Every benchmark of a run, in the order `run` executes them and `list` shows them, and
 /// the rows derived from them. A plain value: built from the run's options (the `load`
@@ -54,27 +102,9 @@ pub struct Registry {
 
 impl Registry {
     pub fn new(options: &RunOptions) -> Registry {
-        let mut benches = Vec::new();
-        benches.extend(syscall::all());
-        benches.extend(signal::all());
-        benches.extend(pipe::all());
-        benches.extend(udg::all());
-        benches.extend(net::all());
-        benches.extend(proc::all());
-        benches.extend(thread::all());
-        benches.extend(vm::all(options));
-        benches.extend(cache::all());
-        benches.extend(mem::all());
-        benches.extend(cpu::all());
-        benches.extend(io::all());
-        benches.extend(fs::all());
-        benches.extend(wait::all());
-        benches.extend(load::all(&options.load));
-        benches.extend(mixed::all());
-        let mut derived = Vec::new();
-        derived.extend(syscall::derived());
-        derived.extend(signal::derived());
-        derived.extend(proc::derived());
+        let families = families();
+        let benches = families.iter().flat_map(|f| (f.rows)(options)).collect();
+        let derived = families.iter().flat_map(|f| (f.derived)()).collect();
         Registry { benches, derived }
     }
 
@@ -149,7 +179,55 @@ fn former_basis(id: &str) -> Option<Basis> {
 mod tests {
     use super::*;
     use crate::harness::contract::{Host, Skip, StandaloneCtx};
-    use std::collections::HashSet;
+    use crate::model::family_of;
+    use std::collections::{BTreeSet, HashSet};
+
+    /// Each family's module registered itself, once, at a place of its own: strictly
+    /// ascending orders, and the families and rows the registry gathers are those of the
+    /// generated list in docs/benchmarks.md (which the `docs` integration test keeps
+    /// equal to the registry as the binary links it). A module whose registration the
+    /// linker dropped would leave its rows on the page and missing here.
+    #[test]
+    fn every_family_registered_once_in_catalogue_order() {
+        let families = families();
+        let orders: Vec<u32> = families.iter().map(|f| f.order).collect();
+        assert!(
+            orders.windows(2).all(|w| w[0] < w[1]),
+            "two families share an order: {orders:?}"
+        );
+        let names: HashSet<&str> = families.iter().map(|f| f.name).collect();
+        assert_eq!(names.len(), families.len(), "a family registered twice");
+
+        let reg = Registry::with_defaults();
+        let registered: HashSet<&str> = reg
+            .benches()
+            .iter()
+            .map(|b| b.id())
+            .chain(reg.derived().iter().map(|d| d.id))
+            .collect();
+        let listed: HashSet<&str> = include_str!("../../docs/benchmarks.md")
+            .lines()
+            .filter_map(|l| l.strip_prefix("| `")?.split('`').next())
+            .collect();
+        let families_of = |ids: &HashSet<&str>| -> BTreeSet<String> {
+            ids.iter().map(|id| family_of(id).to_string()).collect()
+        };
+        assert_eq!(families_of(&registered), families_of(&listed));
+        let unregistered: Vec<&&str> = listed.difference(&registered).collect();
+        assert!(
+            unregistered.is_empty(),
+            "registered by no family: {unregistered:?}"
+        );
+        // Every measured row is on the page; a derived row whose id's first component has
+        // no section of its own (`ctx.switch`) is not.
+        let unlisted: Vec<&str> = reg
+            .benches()
+            .iter()
+            .map(|b| b.id())
+            .filter(|id| !listed.contains(id))
+            .collect();
+        assert!(unlisted.is_empty(), "not on the page: {unlisted:?}");
+    }
 
     #[test]
     fn ids_are_unique_and_well_formed() {

@@ -34,6 +34,28 @@ use crate::harness::interrupt::Interrupted;
 use crate::harness::rusage::{this_thread, Usage};
 use crate::model::{Basis, Details, Mode, OpTimes, Source, Unit};
 
+/// The family's section of `docs/benchmarks.md`.
+#[linkme::distributed_slice(crate::model::catalogue::SECTIONS)]
+fn section() -> crate::model::catalogue::Section {
+    crate::model::catalogue::Section {
+        order: 20,
+        family: "signal",
+        heading: "`signal` — signals and the context switch",
+        seeds:
+            "Seed 001 (Berkeley) Table 1/2: `signocsw` and `csw`; seed 003's Kashtan kt7 and kt8.",
+    }
+}
+
+/// The family's place in the catalogue: registered here, gathered by
+/// [`crate::bench::Registry`].
+#[linkme::distributed_slice(crate::bench::FAMILIES)]
+fn family() -> crate::bench::Family {
+    crate::bench::Family {
+        derived,
+        ..crate::bench::Family::rows("signal", 20, |_| all())
+    }
+}
+
 pub fn all() -> Vec<Benchmark> {
     rows()
 }

@@ -11,6 +11,24 @@ use crate::harness::anchor::{Anchor, Parse};
 use crate::harness::contract::{Benchmark, Ctx, Workload};
 use crate::model::Source;
 
+/// The family's section of `docs/benchmarks.md`.
+#[linkme::distributed_slice(crate::model::catalogue::SECTIONS)]
+fn section() -> crate::model::catalogue::Section {
+    crate::model::catalogue::Section {
+        order: 40,
+        family: "udg",
+        heading: "`udg` — UNIX-domain datagrams",
+        seeds: "Seed 001's run script: `udgself`, `udgdiscard`, `udgback`.",
+    }
+}
+
+/// The family's place in the catalogue: registered here, gathered by
+/// [`crate::bench::Registry`].
+#[linkme::distributed_slice(crate::bench::FAMILIES)]
+fn family() -> crate::bench::Family {
+    crate::bench::Family::rows("udg", 40, |_| all())
+}
+
 pub fn all() -> Vec<Benchmark> {
     rows()
 }

@@ -1,5 +1,5 @@
 //! `run`'s flags for the options that only some rows read, made from the families'
-//! declarations (`crate::bench::OPTIONS`; see `crate::harness::options`): each flag's
+//! declarations (`crate::bench::options()`; see `crate::harness::options`): each flag's
 //! `--help`, its values and its range, and the rows it is refused without, come from
 //! there. No option and no row is named here.
 
@@ -7,7 +7,6 @@ use anyhow::Result;
 use clap::{Arg, ArgAction, ArgMatches, Args, Command, FromArgMatches};
 
 use super::errors::UsageError;
-use crate::bench::OPTIONS;
 use crate::harness::contract::Benchmark;
 use crate::harness::options::RowOption;
 use crate::model::RunOptions;
@@ -20,7 +19,9 @@ pub struct RowArgs {
 
 /// Every declared option, family by family in catalogue order.
 fn declared() -> impl Iterator<Item = &'static RowOption> {
-    OPTIONS.iter().flat_map(|family| family.options.iter())
+    crate::bench::options()
+        .into_iter()
+        .flat_map(|family| family.options.iter())
 }
 
 /// The clap argument of a declared option: its words are checked by
@@ -77,7 +78,7 @@ impl RowArgs {
                 (o.set)(options, value);
             }
         }
-        for family in OPTIONS {
+        for family in crate::bench::options() {
             if let Some(check) = family.check {
                 check(options).map_err(UsageError)?;
             }

@@ -123,7 +123,7 @@ pub struct RunArgs {
     /// What the configuration is on this machine, in words (set by `--configs`)
     #[arg(long, hide = true, value_name = "TEXT", requires = "configuration")]
     pub configuration_note: Option<String>,
-    // The options that only some rows read, declared beside them (`bench::OPTIONS`).
+    // The options that only some rows read, declared beside them (`bench::options()`).
     #[command(flatten, next_help_heading = "Options some rows read")]
     pub rows: super::declared::RowArgs,
 }

@@ -5,6 +5,7 @@
 
 pub mod agreement;
 pub mod basis;
+pub mod catalogue;
 pub mod change;
 pub mod crosscheck;
 pub mod details;

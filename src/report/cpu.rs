@@ -11,6 +11,12 @@ use crate::model::{BenchResult, Run};
 use super::table::{bound_text, new_table, right};
 use super::views::cpu;
 
+/// Its place among the tables printed after a run's main table (`report::extra`).
+#[linkme::distributed_slice(crate::model::catalogue::TABLES)]
+fn registered_table() -> crate::model::catalogue::Table {
+    crate::model::catalogue::Table { order: 50, render }
+}
+
 pub fn render(run: &Run) -> String {
     let mut out = String::new();
     if let Some(t) = statement_table(run) {

@@ -1,100 +1,13 @@
 //! Documentation generated from the registry, so that it cannot drift from the code:
-//! `docs/benchmarks.md`, every registered benchmark by family. A test regenerates it and
+//! `docs/benchmarks.md`, every registered benchmark by family, in the sections the families
+//! register beside their rows (`crate::model::catalogue::SECTIONS`). A test regenerates it and
 //! fails when the file in the repository is stale (`UPDATE_DOCS=1` rewrites it).
 
 use std::fmt::Write;
 
 use crate::harness::contract::{Benchmark, Derived};
+use crate::model::catalogue::{sections, Section};
 use crate::model::unit::Unit;
-
-/// The catalogue's families, in its order: (family, heading, what the seeds contribute).
-const FAMILIES: &[(&str, &str, &str)] = &[
-    (
-        "syscall",
-        "`syscall` — the cost of a system call",
-        "Seed 002 (Bell Labs 1976) timed each system call, its arguments and the clock that \
-         timed them; seed 003 adds the PERQ's file-status and open/close rows and nested calls.",
-    ),
-    (
-        "signal",
-        "`signal` — signals and the context switch",
-        "Seed 001 (Berkeley) Table 1/2: `signocsw` and `csw`; seed 003's Kashtan kt7 and kt8.",
-    ),
-    (
-        "pipe",
-        "`pipe` — messages and transfers through pipes",
-        "Seed 001 Table 1/2: `pipeself`, `pipediscard`, `pipeback`; seed 003's kt9–kt11 and the \
-         Zilog piper.",
-    ),
-    (
-        "udg",
-        "`udg` — UNIX-domain datagrams",
-        "Seed 001's run script: `udgself`, `udgdiscard`, `udgback`.",
-    ),
-    (
-        "net",
-        "`net` — the network over loopback",
-        "Seed 001 §3.2.7, §4.1.7 and §5.1.3: throughput by message size, the CPU protocol \
-         work costs and where it is charged; lmbench's lat_tcp, lat_udp, lat_connect, bw_tcp \
-         and bw_unix.",
-    ),
-    (
-        "proc",
-        "`proc` — creating processes",
-        "Seed 001 Table 1/2 and 3: `forks`, `vforks`, `execs`, `vexecs` of the null and big jobs.",
-    ),
-    (
-        "vm",
-        "`vm` — paging",
-        "Seed 001 Tables 6–8: `seqpage`, `randpage`, `gausspage`.",
-    ),
-    (
-        "cpu",
-        "`cpu` — compute",
-        "Seed 003's C statement tables, sieve and procedure calls; seed 000's chess game, Gibson \
-         mix, integer-versus-float programs and cache reads (Tables 1–4).",
-    ),
-    (
-        "io",
-        "`io` — files and disks",
-        "Seed 000 Table 5's copy; seed 003's kt5, kt6 and the Zilog disk test.",
-    ),
-    (
-        "fs",
-        "`fs` — the file system's names",
-        "Seed 001 §3.2.2 and §4.1.1: name translation and `ls -l` of a 600-file directory.",
-    ),
-    (
-        "load",
-        "`load` — many users at once",
-        "Seed 000 Tables 9–11 and Attachment C: concurrent copies, command scripts with \
-         per-command accounting, I/O interference.",
-    ),
-    (
-        "mixed",
-        "`mixed` — CPU and I/O together",
-        "Seed 000 Tables 6–8: building a program, a password search fed through a pipe.",
-    ),
-    (
-        "mem",
-        "`mem` — memory bandwidth",
-        "Beyond the seeds: read, write, copy and zero by buffer size across the cache levels, \
-         one thread and one per CPU (lmbench's bw_mem).",
-    ),
-    (
-        "wait",
-        "`wait` — locks and waits",
-        "Beyond the seeds: record locks, flock, semaphores, futexes and mutexes between two \
-         processes or threads; select, poll and epoll on N descriptors (lmbench's lat_fcntl, \
-         lat_sem, lat_select).",
-    ),
-    (
-        "thread",
-        "`thread` — threads and switches",
-        "Beyond the seeds: thread create and join beside fork and wait; a token passed round \
-         a ring of N processes with a working set each (lmbench's lat_ctx -s).",
-    ),
-];
 
 /// `docs/benchmarks.md` for these benchmarks and derived rows.
 pub fn benchmarks_markdown(benches: &[&Benchmark], derived: &[&Derived]) -> String {
@@ -108,11 +21,17 @@ pub fn benchmarks_markdown(benches: &[&Benchmark], derived: &[&Derived]) -> Stri
         benches.len(),
         derived.len()
     );
-    for (family, heading, seeds) in FAMILIES {
-        let rows: Vec<&&Benchmark> = benches.iter().filter(|b| b.family() == *family).collect();
+    for Section {
+        family,
+        heading,
+        seeds,
+        ..
+    } in sections()
+    {
+        let rows: Vec<&&Benchmark> = benches.iter().filter(|b| b.family() == family).collect();
         let derived_here: Vec<&&Derived> = derived
             .iter()
-            .filter(|d| crate::model::family_of(d.id) == *family)
+            .filter(|d| crate::model::family_of(d.id) == family)
             .collect();
         if rows.is_empty() && derived_here.is_empty() {
             continue;

@@ -109,6 +109,15 @@ fn rate(bytes_per_s: f64) -> String {
     }
 }
 
+/// Its place among the tables printed after a run's main table (`report::extra`).
+#[linkme::distributed_slice(crate::model::catalogue::TABLES)]
+fn registered_table() -> crate::model::catalogue::Table {
+    crate::model::catalogue::Table {
+        order: 90,
+        render: stored_tables,
+    }
+}
+
 /// The exerciser's tables of a stored run (`show`), rebuilt from its results' details;
 /// empty when the run has no exercise result.
 pub fn stored_tables(run: &Run) -> String {

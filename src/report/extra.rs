@@ -1,8 +1,10 @@
 //! Tables beyond the main one, shaped like the seeds' own (Table 9's Inc column,
 //! Attachment C's per-command accounting, Table 7's faults…). Each family that has one
-//! adds a renderer here; each renderer reads the results' `details` and returns the empty
-//! string when its family is not in the run.
+//! registers its renderer beside it (`crate::model::catalogue::TABLES`, with the order it
+//! prints in); each renderer reads the results' `details` and returns the empty string
+//! when its family is not in the run.
 
+use crate::model::catalogue::tables;
 use crate::model::Overhead;
 use crate::model::Run;
 
@@ -21,23 +23,12 @@ pub fn full_report(run: &Run, overhead: &Overhead, wide: bool) -> String {
     out
 }
 
-/// Every family's extra tables for `run`, in registry order, separated by blank lines.
+/// Every family's extra tables for `run`, in their registered order, separated by blank
+/// lines.
 pub fn extra_tables(run: &Run) -> String {
-    let renderers: &[fn(&Run) -> String] = &[
-        super::micro::table,
-        super::net::tables,
-        super::vm::tables,
-        super::views::cache::table,
-        super::cpu::render,
-        super::io::io_table,
-        super::load::tables,
-        super::mixed::mixed_table,
-        super::exercise::stored_tables,
-        super::observe::tables,
-    ];
-    renderers
+    tables()
         .iter()
-        .map(|r| r(run))
+        .map(|t| (t.render)(run))
         .filter(|s| !s.is_empty())
         .collect::<Vec<_>>()
         .join("\n")

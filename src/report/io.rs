@@ -7,6 +7,15 @@ use crate::model::details::io::{Latency, OpRecord, Through};
 use crate::model::unit::format_seconds;
 use crate::model::{BenchResult, Run, Unit};
 
+/// Its place among the tables printed after a run's main table (`report::extra`).
+#[linkme::distributed_slice(crate::model::catalogue::TABLES)]
+fn registered_table() -> crate::model::catalogue::Table {
+    crate::model::catalogue::Table {
+        order: 60,
+        render: io_table,
+    }
+}
+
 pub fn io_table(run: &Run) -> String {
     let rows: Vec<&BenchResult> = run
         .results

@@ -11,6 +11,15 @@ use crate::model::knee;
 use crate::model::unit::format_seconds;
 use crate::model::{BenchResult, Run, Status};
 
+/// Its place among the tables printed after a run's main table (`report::extra`).
+#[linkme::distributed_slice(crate::model::catalogue::TABLES)]
+fn registered_table() -> crate::model::catalogue::Table {
+    crate::model::catalogue::Table {
+        order: 70,
+        render: tables,
+    }
+}
+
 pub fn tables(run: &Run) -> String {
     [table9, table10, attachment_c, table11]
         .iter()

@@ -17,6 +17,15 @@ use crate::report::table::{new_table, right};
 
 const FAMILIES: &[&str] = &["signal", "pipe", "udg", "proc"];
 
+/// Its place among the tables printed after a run's main table (`report::extra`).
+#[linkme::distributed_slice(crate::model::catalogue::TABLES)]
+fn registered_table() -> crate::model::catalogue::Table {
+    crate::model::catalogue::Table {
+        order: 10,
+        render: table,
+    }
+}
+
 pub fn table(run: &Run) -> String {
     let rows: Vec<&BenchResult> = run
         .results

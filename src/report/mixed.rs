@@ -6,6 +6,15 @@ use crate::model::Run;
 use crate::report::table::{new_table, right};
 use crate::report::views::mixed;
 
+/// Its place among the tables printed after a run's main table (`report::extra`).
+#[linkme::distributed_slice(crate::model::catalogue::TABLES)]
+fn registered_table() -> crate::model::catalogue::Table {
+    crate::model::catalogue::Table {
+        order: 80,
+        render: mixed_table,
+    }
+}
+
 pub fn mixed_table(run: &Run) -> String {
     let rows = mixed::jobs(run);
     if rows.is_empty() {

@@ -36,6 +36,15 @@ fn best(d: &NetSweep) -> Option<&SizePoint> {
         .max_by(|a, b| a.bytes_per_second.total_cmp(&b.bytes_per_second))
 }
 
+/// Its place among the tables printed after a run's main table (`report::extra`).
+#[linkme::distributed_slice(crate::model::catalogue::TABLES)]
+fn registered_table() -> crate::model::catalogue::Table {
+    crate::model::catalogue::Table {
+        order: 20,
+        render: tables,
+    }
+}
+
 /// One table per sweep, for `run` and `show`.
 pub fn tables(run: &Run) -> String {
     let all = sweeps(run);

@@ -146,6 +146,15 @@ pub fn vmstat_row(l: &VmstatLine, groups: &[DiskGroup]) -> String {
     s
 }
 
+/// Its place among the tables printed after a run's main table (`report::extra`).
+#[linkme::distributed_slice(crate::model::catalogue::TABLES)]
+fn registered_table() -> crate::model::catalogue::Table {
+    crate::model::catalogue::Table {
+        order: 100,
+        render: tables,
+    }
+}
+
 /// The observation tables of a run, empty when nothing was watched.
 pub fn tables(run: &Run) -> String {
     let watched: Vec<(&BenchResult, &Observation)> = run

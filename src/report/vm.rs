@@ -8,6 +8,15 @@ use crate::model::details::vm::MemoryLimit;
 use crate::model::unit::format_seconds;
 use crate::model::Run;
 
+/// Its place among the tables printed after a run's main table (`report::extra`).
+#[linkme::distributed_slice(crate::model::catalogue::TABLES)]
+fn registered_table() -> crate::model::catalogue::Table {
+    crate::model::catalogue::Table {
+        order: 30,
+        render: tables,
+    }
+}
+
 pub fn tables(run: &Run) -> String {
     let rows = vm::jobs(run);
     let Some(pages) = rows.first().map(|(_, d)| d.pages) else {

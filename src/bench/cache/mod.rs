@@ -54,6 +54,16 @@ pub const WARM_LINES: usize = 1 << 20;
 const SLOTS: usize = LINE / std::mem::size_of::<usize>();
 const SMALLEST: u64 = 4 << 10;
 
+/// The family's place in the catalogue: registered here, gathered by
+/// [`crate::bench::Registry`].
+#[linkme::distributed_slice(crate::bench::FAMILIES)]
+fn family() -> crate::bench::Family {
+    crate::bench::Family {
+        options: Some(&options::OPTIONS),
+        ..crate::bench::Family::rows("cache", 90, |_| all())
+    }
+}
+
 pub fn all() -> Vec<Benchmark> {
     vec![benchmark()]
 }

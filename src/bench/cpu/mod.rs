@@ -17,6 +17,25 @@ mod intfloat;
 mod kernels;
 pub mod stmt;
 
+/// The family's section of `docs/benchmarks.md`.
+#[linkme::distributed_slice(crate::model::catalogue::SECTIONS)]
+fn section() -> crate::model::catalogue::Section {
+    crate::model::catalogue::Section {
+        order: 80,
+        family: "cpu",
+        heading: "`cpu` — compute",
+        seeds: "Seed 003's C statement tables, sieve and procedure calls; seed 000's chess game, Gibson \
+            mix, integer-versus-float programs and cache reads (Tables 1–4).",
+    }
+}
+
+/// The family's place in the catalogue: registered here, gathered by
+/// [`crate::bench::Registry`].
+#[linkme::distributed_slice(crate::bench::FAMILIES)]
+fn family() -> crate::bench::Family {
+    crate::bench::Family::rows("cpu", 110, |_| all())
+}
+
 pub fn all() -> Vec<Benchmark> {
     let mut rows = stmt::rows();
     rows.extend(kernels::rows());

@@ -63,6 +63,24 @@ const MISSING_NAME: &str = "tmp1235";
 const DROP_CACHES: &str = "/proc/sys/vm/drop_caches";
 const DENTRY_STATE: &str = "/proc/sys/fs/dentry-state";
 
+/// The family's section of `docs/benchmarks.md`.
+#[linkme::distributed_slice(crate::model::catalogue::SECTIONS)]
+fn section() -> crate::model::catalogue::Section {
+    crate::model::catalogue::Section {
+        order: 100,
+        family: "fs",
+        heading: "`fs` — the file system's names",
+        seeds: "Seed 001 §3.2.2 and §4.1.1: name translation and `ls -l` of a 600-file directory.",
+    }
+}
+
+/// The family's place in the catalogue: registered here, gathered by
+/// [`crate::bench::Registry`].
+#[linkme::distributed_slice(crate::bench::FAMILIES)]
+fn family() -> crate::bench::Family {
+    crate::bench::Family::rows("fs", 130, |_| all())
+}
+
 pub fn all() -> Vec<Benchmark> {
     rows()
 }

@@ -25,6 +25,24 @@ pub mod ops;
 mod rows;
 pub mod space;
 
+/// The family's section of `docs/benchmarks.md`.
+#[linkme::distributed_slice(crate::model::catalogue::SECTIONS)]
+fn section() -> crate::model::catalogue::Section {
+    crate::model::catalogue::Section {
+        order: 90,
+        family: "io",
+        heading: "`io` — files and disks",
+        seeds: "Seed 000 Table 5's copy; seed 003's kt5, kt6 and the Zilog disk test.",
+    }
+}
+
+/// The family's place in the catalogue: registered here, gathered by
+/// [`crate::bench::Registry`].
+#[linkme::distributed_slice(crate::bench::FAMILIES)]
+fn family() -> crate::bench::Family {
+    crate::bench::Family::rows("io", 120, |_| all())
+}
+
 pub fn all() -> Vec<Benchmark> {
     let mut all = rows::rows();
     all.extend(filebw::benchmarks());

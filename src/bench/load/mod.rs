@@ -25,6 +25,28 @@ pub mod kernel;
 pub mod options;
 pub mod script;
 
+/// The family's section of `docs/benchmarks.md`.
+#[linkme::distributed_slice(crate::model::catalogue::SECTIONS)]
+fn section() -> crate::model::catalogue::Section {
+    crate::model::catalogue::Section {
+        order: 110,
+        family: "load",
+        heading: "`load` — many users at once",
+        seeds: "Seed 000 Tables 9–11 and Attachment C: concurrent copies, command scripts with \
+            per-command accounting, I/O interference.",
+    }
+}
+
+/// The family's place in the catalogue: registered here, gathered by
+/// [`crate::bench::Registry`].
+#[linkme::distributed_slice(crate::bench::FAMILIES)]
+fn family() -> crate::bench::Family {
+    crate::bench::Family {
+        options: Some(&options::OPTIONS),
+        ..crate::bench::Family::rows("load", 150, |o| all(&o.load))
+    }
+}
+
 /// The family's rows for the lists the user gave (`--copies`, `--users`, `--readers`).
 pub fn all(options: &LoadOptions) -> Vec<Benchmark> {
     let mut all = Vec::new();

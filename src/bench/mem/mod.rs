@@ -43,6 +43,26 @@ const SMALLEST: u64 = 4 << 10;
 
 const OPS: [Op; 4] = [Op::Rd, Op::Wr, Op::Cp, Op::Bzero];
 
+/// The family's section of `docs/benchmarks.md`.
+#[linkme::distributed_slice(crate::model::catalogue::SECTIONS)]
+fn section() -> crate::model::catalogue::Section {
+    crate::model::catalogue::Section {
+        order: 130,
+        family: "mem",
+        heading: "`mem` — memory bandwidth",
+        seeds:
+            "Beyond the seeds: read, write, copy and zero by buffer size across the cache levels, \
+            one thread and one per CPU (lmbench's bw_mem).",
+    }
+}
+
+/// The family's place in the catalogue: registered here, gathered by
+/// [`crate::bench::Registry`].
+#[linkme::distributed_slice(crate::bench::FAMILIES)]
+fn family() -> crate::bench::Family {
+    crate::bench::Family::rows("mem", 100, |_| all())
+}
+
 pub fn all() -> Vec<Benchmark> {
     let cpus = cpu::usable_cpus().len().max(1);
     let mut rows: Vec<Benchmark> = OPS.iter().map(|&op| row(op, false, 1)).collect();

@@ -22,6 +22,24 @@ mod build;
 mod crypt;
 mod fortran;
 
+/// The family's section of `docs/benchmarks.md`.
+#[linkme::distributed_slice(crate::model::catalogue::SECTIONS)]
+fn section() -> crate::model::catalogue::Section {
+    crate::model::catalogue::Section {
+        order: 120,
+        family: "mixed",
+        heading: "`mixed` — CPU and I/O together",
+        seeds: "Seed 000 Tables 6–8: building a program, a password search fed through a pipe.",
+    }
+}
+
+/// The family's place in the catalogue: registered here, gathered by
+/// [`crate::bench::Registry`].
+#[linkme::distributed_slice(crate::bench::FAMILIES)]
+fn family() -> crate::bench::Family {
+    crate::bench::Family::rows("mixed", 160, |_| all())
+}
+
 pub fn all() -> Vec<Benchmark> {
     vec![build::benchmark(), fortran::benchmark(), crypt::benchmark()]
 }

@@ -29,6 +29,26 @@ pub mod sweep;
 use socket::Family;
 use sweep::{Carrier, UDP_HEADLINE_BYTES, UDP_HEADLINE_DATAGRAMS};
 
+/// The family's section of `docs/benchmarks.md`.
+#[linkme::distributed_slice(crate::model::catalogue::SECTIONS)]
+fn section() -> crate::model::catalogue::Section {
+    crate::model::catalogue::Section {
+        order: 50,
+        family: "net",
+        heading: "`net` — the network over loopback",
+        seeds: "Seed 001 §3.2.7, §4.1.7 and §5.1.3: throughput by message size, the CPU protocol \
+            work costs and where it is charged; lmbench's lat_tcp, lat_udp, lat_connect, bw_tcp \
+            and bw_unix.",
+    }
+}
+
+/// The family's place in the catalogue: registered here, gathered by
+/// [`crate::bench::Registry`].
+#[linkme::distributed_slice(crate::bench::FAMILIES)]
+fn family() -> crate::bench::Family {
+    crate::bench::Family::rows("net", 50, |_| all())
+}
+
 pub fn all() -> Vec<Benchmark> {
     let mut rows = round_trips();
     rows.push(connection());

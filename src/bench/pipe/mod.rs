@@ -16,6 +16,25 @@ use crate::model::{Metric, Source};
 
 pub mod bandwidth;
 
+/// The family's section of `docs/benchmarks.md`.
+#[linkme::distributed_slice(crate::model::catalogue::SECTIONS)]
+fn section() -> crate::model::catalogue::Section {
+    crate::model::catalogue::Section {
+        order: 30,
+        family: "pipe",
+        heading: "`pipe` — messages and transfers through pipes",
+        seeds: "Seed 001 Table 1/2: `pipeself`, `pipediscard`, `pipeback`; seed 003's kt9–kt11 and the \
+            Zilog piper.",
+    }
+}
+
+/// The family's place in the catalogue: registered here, gathered by
+/// [`crate::bench::Registry`].
+#[linkme::distributed_slice(crate::bench::FAMILIES)]
+fn family() -> crate::bench::Family {
+    crate::bench::Family::rows("pipe", 30, |_| all())
+}
+
 pub fn all() -> Vec<Benchmark> {
     rows()
 }

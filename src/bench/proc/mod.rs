@@ -21,6 +21,27 @@ pub mod table;
 use create::{Create, Creation};
 use jobs::{ExecArgs, Job};
 
+/// The family's section of `docs/benchmarks.md`.
+#[linkme::distributed_slice(crate::model::catalogue::SECTIONS)]
+fn section() -> crate::model::catalogue::Section {
+    crate::model::catalogue::Section {
+        order: 60,
+        family: "proc",
+        heading: "`proc` — creating processes",
+        seeds: "Seed 001 Table 1/2 and 3: `forks`, `vforks`, `execs`, `vexecs` of the null and big jobs.",
+    }
+}
+
+/// The family's place in the catalogue: registered here, gathered by
+/// [`crate::bench::Registry`].
+#[linkme::distributed_slice(crate::bench::FAMILIES)]
+fn family() -> crate::bench::Family {
+    crate::bench::Family {
+        derived,
+        ..crate::bench::Family::rows("proc", 60, |_| all())
+    }
+}
+
 pub fn all() -> Vec<Benchmark> {
     let mut all = rows();
     all.extend(table::rows());

@@ -22,6 +22,29 @@ mod tty;
 /// A new pseudo-terminal pair (master, slave), for the rows that need one.
 pub use tty::open_pty;
 
+/// The family's section of `docs/benchmarks.md`.
+#[linkme::distributed_slice(crate::model::catalogue::SECTIONS)]
+fn section() -> crate::model::catalogue::Section {
+    crate::model::catalogue::Section {
+        order: 10,
+        family: "syscall",
+        heading: "`syscall` — the cost of a system call",
+        seeds:
+            "Seed 002 (Bell Labs 1976) timed each system call, its arguments and the clock that \
+            timed them; seed 003 adds the PERQ's file-status and open/close rows and nested calls.",
+    }
+}
+
+/// The family's place in the catalogue: registered here, gathered by
+/// [`crate::bench::Registry`].
+#[linkme::distributed_slice(crate::bench::FAMILIES)]
+fn family() -> crate::bench::Family {
+    crate::bench::Family {
+        derived,
+        ..crate::bench::Family::rows("syscall", 10, |_| all())
+    }
+}
+
 pub fn all() -> Vec<Benchmark> {
     [
         time::rows(),

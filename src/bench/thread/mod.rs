@@ -22,6 +22,26 @@ pub mod ring;
 pub const RINGS: [usize; 2] = [2, 16];
 pub const SETS: [usize; 3] = [0, 16 << 10, 64 << 10];
 
+/// The family's section of `docs/benchmarks.md`.
+#[linkme::distributed_slice(crate::model::catalogue::SECTIONS)]
+fn section() -> crate::model::catalogue::Section {
+    crate::model::catalogue::Section {
+        order: 150,
+        family: "thread",
+        heading: "`thread` — threads and switches",
+        seeds:
+            "Beyond the seeds: thread create and join beside fork and wait; a token passed round \
+            a ring of N processes with a working set each (lmbench's lat_ctx -s).",
+    }
+}
+
+/// The family's place in the catalogue: registered here, gathered by
+/// [`crate::bench::Registry`].
+#[linkme::distributed_slice(crate::bench::FAMILIES)]
+fn family() -> crate::bench::Family {
+    crate::bench::Family::rows("thread", 70, |_| all())
+}
+
 pub fn all() -> Vec<Benchmark> {
     let mut rows = vec![Benchmark::new(
         "thread.create",

@@ -37,6 +37,27 @@ use region::Advice;
 /// Seed 001's run script: `seqpage -p 7500`.
 pub const DEFAULT_PAGES: u64 = 7_500;
 
+/// The family's section of `docs/benchmarks.md`.
+#[linkme::distributed_slice(crate::model::catalogue::SECTIONS)]
+fn section() -> crate::model::catalogue::Section {
+    crate::model::catalogue::Section {
+        order: 70,
+        family: "vm",
+        heading: "`vm` — paging",
+        seeds: "Seed 001 Tables 6–8: `seqpage`, `randpage`, `gausspage`.",
+    }
+}
+
+/// The family's place in the catalogue: registered here, gathered by
+/// [`crate::bench::Registry`].
+#[linkme::distributed_slice(crate::bench::FAMILIES)]
+fn family() -> crate::bench::Family {
+    crate::bench::Family {
+        options: Some(&options::OPTIONS),
+        ..crate::bench::Family::rows("vm", 80, all)
+    }
+}
+
 /// The family's rows for a run with `options`: each paging job's figure is per job of the
 /// page touches it makes over `--pages` pages.
 pub fn all(options: &RunOptions) -> Vec<Benchmark> {

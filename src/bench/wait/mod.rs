@@ -25,6 +25,27 @@ use threads::{FutexPingPong, MutexLoop};
 /// The descriptor counts of the select, poll and epoll rows.
 pub const COUNTS: [usize; 3] = [10, 100, 1000];
 
+/// The family's section of `docs/benchmarks.md`.
+#[linkme::distributed_slice(crate::model::catalogue::SECTIONS)]
+fn section() -> crate::model::catalogue::Section {
+    crate::model::catalogue::Section {
+        order: 140,
+        family: "wait",
+        heading: "`wait` — locks and waits",
+        seeds:
+            "Beyond the seeds: record locks, flock, semaphores, futexes and mutexes between two \
+            processes or threads; select, poll and epoll on N descriptors (lmbench's lat_fcntl, \
+            lat_sem, lat_select).",
+    }
+}
+
+/// The family's place in the catalogue: registered here, gathered by
+/// [`crate::bench::Registry`].
+#[linkme::distributed_slice(crate::bench::FAMILIES)]
+fn family() -> crate::bench::Family {
+    crate::bench::Family::rows("wait", 140, |_| all())
+}
+
 pub fn all() -> Vec<Benchmark> {
     let mut rows = vec![
         Benchmark::new(

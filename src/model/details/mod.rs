@@ -6,6 +6,10 @@
 //! is then a compile error on the other, never an empty column. The stored form stays
 //! plain JSON (the result format's `details` object), so files written before a record
 //! gained a field still read: new fields are `#[serde(default)]`.
+//!
+//! A family added since, whose record only its own view reads, keeps the record and the
+//! view in its folder, `bench/<family>/` (docs/architecture.md, "How to add a family with
+//! a table"): the same typed record, the same stored form.
 
 pub mod cache;
 pub mod cpu;

@@ -25,10 +25,19 @@ pub fn sweep(run: &Run) -> Option<CacheSweep> {
     result(run)?.details_as()
 }
 
+/// Its place among the tables printed after a run's main table (`report::extra`).
+#[linkme::distributed_slice(crate::model::catalogue::TABLES)]
+fn registered_table() -> crate::model::catalogue::Table {
+    crate::model::catalogue::Table {
+        order: 40,
+        render: table,
+    }
+}
+
 /// `cpu.cache` (seed 000 Table 4's idea): ns per dependent random read per array size, the
 /// plateaus found in them and the cache level sysfs says each size should live in, and the
 /// steps between plateaus named by the caches whose size they mark. Beside the view that
-/// reads it, so a family's report is its view and one line in `extra.rs`'s list.
+/// reads it, and registered above with the place it prints in.
 pub fn table(run: &Run) -> String {
     let Some(d) = sweep(run) else {
         return String::new();
