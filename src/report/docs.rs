@@ -9,6 +9,16 @@ use crate::harness::contract::{Benchmark, Derived};
 use crate::model::catalogue::{sections, Section};
 use crate::model::unit::Unit;
 
+/// The section a derived row stands in: its first input's (`ctx.switch` is computed from
+/// `signal` rows, `timer.clock.kernel` from `syscall` ones; neither `ctx` nor `timer` has a
+/// section of its own), else its id's family.
+fn section_of_derived<'a>(d: &'a Derived, benches: &'a [&Benchmark]) -> &'a str {
+    d.inputs
+        .first()
+        .and_then(|input| benches.iter().find(|b| b.id() == *input))
+        .map_or(crate::model::family_of(d.id), |b| b.family())
+}
+
 /// `docs/benchmarks.md` for these benchmarks and derived rows.
 pub fn benchmarks_markdown(benches: &[&Benchmark], derived: &[&Derived]) -> String {
     let mut out = String::new();
@@ -31,7 +41,7 @@ pub fn benchmarks_markdown(benches: &[&Benchmark], derived: &[&Derived]) -> Stri
         let rows: Vec<&&Benchmark> = benches.iter().filter(|b| b.family() == family).collect();
         let derived_here: Vec<&&Derived> = derived
             .iter()
-            .filter(|d| crate::model::family_of(d.id) == family)
+            .filter(|d| section_of_derived(d, benches) == family)
             .collect();
         if rows.is_empty() && derived_here.is_empty() {
             continue;
