@@ -274,17 +274,25 @@ pub fn closed_windows(dir: &Path) -> Vec<PathBuf> {
     found
 }
 
-/// `perf script --show-task-events -F FIELDS -i DATA`, which dies with the thread that
+/// `perf script --show-task-events -F FIELDS -i DATA`, which ends with the thread that
 /// starts it: a timeshare killed outright while perf script read a profile left it
-/// reading, in a directory `clean` then removed.
+/// reading, in a directory `clean` then removed. It must end by its own exit, which
+/// removes the copy of the vDSO it makes in `/tmp/perf-vdso.so-XXXXXX`: killed, it left
+/// that file behind (SIGKILL or SIGTERM 80 ms into a file: 3 of 3 times; SIGINT, which it
+/// handles by stopping: 0 of 4), and so did the SIGPIPE of writing to a reader that had
+/// gone (3 of 3 with its output cut short by `head`; 0 of 3 with SIGPIPE ignored). So it
+/// is told to end by SIGINT, and a write to a dead reader fails instead of killing it.
 fn perf_script(perf: &Path, data: &Path, fields: &str) -> Command {
     let mut cmd = Command::new(perf);
     cmd.args(["script", "--show-task-events", "-F", fields, "-i"])
         .arg(data);
     let parent = std::process::id() as libc::pid_t;
-    // SAFETY: die_with_parent calls prctl, getppid and kill, all async-signal-safe.
+    // SAFETY: signal, prctl, getppid and kill are all async-signal-safe.
     unsafe {
-        cmd.pre_exec(move || crate::harness::children::die_with_parent(libc::SIGKILL, parent));
+        cmd.pre_exec(move || {
+            libc::signal(libc::SIGPIPE, libc::SIG_IGN);
+            crate::harness::children::die_with_parent(libc::SIGINT, parent)
+        });
     }
     cmd
 }
