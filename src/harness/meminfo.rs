@@ -1,13 +1,22 @@
-//! What `/proc/meminfo` says, read in one place with procfs's parser (every size in bytes).
+//! What `/proc/meminfo` says, read in this one place and parsed with procfs's parser (every
+//! size in bytes).
 //!
 //! Rows size their arrays by it, the exerciser checks there is room for its copies, and the
 //! environment records it; each reads the same figures through these functions.
 
-use procfs::{Current, Meminfo};
+use procfs::{FromBufRead, Meminfo};
+
+const PATH: &str = "/proc/meminfo";
+
+/// The file's text as it is now, for a reader that parses it beside other files read at
+/// the same instant (`monitor`'s lines, [`crate::harness::observe::vmstat`]).
+pub fn text() -> std::io::Result<String> {
+    std::fs::read_to_string(PATH)
+}
 
 /// The machine's memory now, or `None` where `/proc/meminfo` cannot be read or parsed.
 pub fn read() -> Option<Meminfo> {
-    Meminfo::current().ok()
+    Meminfo::from_buf_read(text().ok()?.as_bytes()).ok()
 }
 
 /// MemTotal in bytes (0 when unreadable).

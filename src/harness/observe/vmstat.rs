@@ -48,7 +48,7 @@ impl Reading {
         let read = |p: &str| std::fs::read_to_string(p).with_context(|| format!("reading {p}"));
         let (stat, meminfo, vmstat, diskstats) = (
             read("/proc/stat")?,
-            read("/proc/meminfo")?,
+            crate::harness::meminfo::text().context("reading /proc/meminfo")?,
             read("/proc/vmstat")?,
             read("/proc/diskstats").unwrap_or_default(),
         );
