@@ -80,9 +80,7 @@ pub static FAMILIES: [fn() -> Family];
 
 /// The registered families, in catalogue order.
 pub fn families() -> Vec<Family> {
-    let mut all: Vec<Family> = FAMILIES.iter().map(|describe| describe()).collect();
-    all.sort_by_key(|f| f.order);
-    all
+    crate::model::catalogue::in_order(&FAMILIES, |f| f.order)
 }
 
 /// The run options that only some rows read, family by family in catalogue order: each

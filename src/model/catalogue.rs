@@ -26,9 +26,7 @@ pub static TABLES: [fn() -> Table];
 
 /// The registered tables, in print order.
 pub fn tables() -> Vec<Table> {
-    let mut all: Vec<Table> = TABLES.iter().map(|describe| describe()).collect();
-    all.sort_by_key(|t| t.order);
-    all
+    in_order(&TABLES, |t| t.order)
 }
 
 /// A family's section of `docs/benchmarks.md`: the rows whose catalogue family is
@@ -49,8 +47,14 @@ pub static SECTIONS: [fn() -> Section];
 
 /// The registered sections, in page order.
 pub fn sections() -> Vec<Section> {
-    let mut all: Vec<Section> = SECTIONS.iter().map(|describe| describe()).collect();
-    all.sort_by_key(|s| s.order);
+    in_order(&SECTIONS, |s| s.order)
+}
+
+/// What the registrations of one list describe, sorted by their declared order: the link
+/// gathers them in no order of its own.
+pub fn in_order<T>(registrations: &[fn() -> T], order: fn(&T) -> u32) -> Vec<T> {
+    let mut all: Vec<T> = registrations.iter().map(|describe| describe()).collect();
+    all.sort_by_key(order);
     all
 }
 
