@@ -22,7 +22,10 @@ pub fn execute(args: SysinfoArgs) -> Result<Exit> {
     if args.json {
         output::print(format!("{}\n", serde_json::to_string_pretty(&env)?))?;
     } else {
-        output::print_text(&report::table::sysinfo_table(&env, &quiet::warnings(&env)))?;
+        output::print_text(&report::environment::sysinfo_table(
+            &env,
+            &quiet::warnings(&env),
+        ))?;
     }
     Ok(Exit::Success)
 }

@@ -8,6 +8,7 @@ pub mod crosscheck;
 pub mod crosscheck_export;
 pub mod csv;
 pub mod docs;
+pub mod environment;
 pub mod exercise;
 pub mod extra;
 pub mod fleet;

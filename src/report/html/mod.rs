@@ -250,7 +250,7 @@ fn visible(c: char) -> char {
 fn environment(runs: &[(&str, &Run)]) -> Markup {
     let rows: Vec<Vec<(&'static str, String)>> = runs
         .iter()
-        .map(|(_, r)| super::table::environment_rows(&r.environment))
+        .map(|(_, r)| super::environment::environment_rows(&r.environment))
         .collect();
     let extra = |r: &Run| -> Vec<(&'static str, String)> {
         vec![
