@@ -17,14 +17,6 @@ use serde::{Deserialize, Serialize};
 /// How long a kept calibration is trusted.
 pub const KEEP_DAYS: i64 = 30;
 
-/// What lmbench's `enough` prints when none of the intervals it tries (5, 10, 50 and
-/// 100 ms) times its calibrating loop to within 0.25% of the others: its fallback, one
-/// second, in microseconds.
-pub const ENOUGH_FALLBACK: u64 = 1_000_000;
-
-/// The longest interval `enough` tries, in microseconds.
-pub const ENOUGH_LONGEST_TRIED: u64 = 100_000;
-
 /// The file's name in timeshare's data directory.
 const FILE_NAME: &str = "lmbench-calibration.json";
 
@@ -35,31 +27,6 @@ pub struct Kept {
     pub measured_at: DateTime<Utc>,
     /// The environment variables and their values, as lmbench reads them.
     pub values: Vec<(String, String)>,
-}
-
-/// `values` with an `ENOUGH` of [`ENOUGH_FALLBACK`] or more replaced by
-/// [`ENOUGH_LONGEST_TRIED`], and whether it was. Why: on a machine where no interval
-/// times to 0.25% (a shared VM at most hours), `enough` falls back to one second, and
-/// every lmbench program then times each of its repetitions for a second — a `bw_mem -N 5`
-/// or `lat_ctx -N 5` run takes 6–11 s instead of about one, and the whole cross-check
-/// three times as long. The cross-check does not lean on one tool run's precision: its
-/// pairs' interval measures how far the tool's figure moves from run to run, and
-/// alternated with one-second runs the 100 ms ones read the same (docs/crosscheck.md).
-pub fn in_place_of_fallback(values: Vec<(String, String)>) -> (Vec<(String, String)>, bool) {
-    let mut shortened = false;
-    let values = values
-        .into_iter()
-        .map(|(k, v)| {
-            let fallback = k == "ENOUGH" && v.parse::<u64>().is_ok_and(|e| e >= ENOUGH_FALLBACK);
-            if fallback {
-                shortened = true;
-                (k, ENOUGH_LONGEST_TRIED.to_string())
-            } else {
-                (k, v)
-            }
-        })
-        .collect();
-    (values, shortened)
 }
 
 /// The processor's model, the number of CPUs and the kernel release: what lmbench's
@@ -140,30 +107,6 @@ pub fn save(path: &Path, machine: &str, values: &[(String, String)]) -> Result<(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn vars(enough: &str) -> Vec<(String, String)> {
-        [
-            ("ENOUGH", enough),
-            ("TIMING_O", "0"),
-            ("LOOP_O", "0.00000000"),
-        ]
-        .iter()
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect()
-    }
-
-    #[test]
-    fn only_enoughs_fallback_is_replaced_by_the_longest_interval_it_tries() {
-        let (values, shortened) = in_place_of_fallback(vars("1000000"));
-        assert!(shortened);
-        assert_eq!(values, vars("100000"));
-        for kept in ["5000", "100000", "999999", "not a number"] {
-            assert_eq!(in_place_of_fallback(vars(kept)), (vars(kept), false));
-        }
-        // Only ENOUGH: another variable with the same value is left alone.
-        let other = vec![("LOOP_O".to_string(), "1000000".to_string())];
-        assert_eq!(in_place_of_fallback(other.clone()), (other, false));
-    }
 
     fn values() -> Vec<(String, String)> {
         vec![

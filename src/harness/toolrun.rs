@@ -297,30 +297,7 @@ pub fn run_tool(
 /// lmbench's calibration: the one kept for this machine (younger than
 /// `calibration::KEEP_DAYS`), else measured and kept. With any of its variables already
 /// in the environment, those win, the rest is measured, and nothing is kept.
-///
-/// An `ENOUGH` that is `enough`'s fallback of one second is given to the tools as the
-/// longest interval `enough` tries instead ([`calibration::in_place_of_fallback`]), and
-/// said on stderr; one set in the environment is given as it is.
 pub fn kept_lmbench_calibration(scratch: &Path, recalibrate: bool) -> Vec<(String, String)> {
-    let values = kept_or_measured_calibration(scratch, recalibrate);
-    if std::env::var_os("ENOUGH").is_some() {
-        return values;
-    }
-    let (values, shortened) = calibration::in_place_of_fallback(values);
-    if shortened {
-        eprintln!(
-            "crosscheck: lmbench's enough timed none of its intervals (5 to 100 ms) to 0.25% \
-             here and fell back to 1 s; its programs run with ENOUGH={} (the longest it \
-             tries), and the pairs' interval measures how far their figures move",
-            calibration::ENOUGH_LONGEST_TRIED
-        );
-    }
-    values
-}
-
-/// The calibration kept for this machine, else measured (and kept when the machine was
-/// not busy).
-fn kept_or_measured_calibration(scratch: &Path, recalibrate: bool) -> Vec<(String, String)> {
     let machine = calibration::machine_key();
     let path = calibration::default_path();
     let in_env = ["ENOUGH", "TIMING_O", "LOOP_O"]
