@@ -1,7 +1,8 @@
 //! The environment record as people read it: `timeshare sysinfo`'s table and the lines
 //! the HTML report shows.
 
-use super::table::{format_bytes, new_table};
+use super::table::new_table;
+use crate::model::unit::format_bytes;
 use crate::model::Environment;
 
 /// `timeshare sysinfo`.

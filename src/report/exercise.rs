@@ -5,8 +5,9 @@
 use crate::model::devez::Devez;
 use crate::model::exercise::{by_batch, Batch, Outcome, Report, Spread, Times, TypeState};
 use crate::model::unit;
+use crate::model::unit::format_bytes;
 use crate::model::Run;
-use crate::report::table::{format_bytes, new_table, right};
+use crate::report::table::{new_table, right};
 
 /// The whole text report: types, the batch or sweep tables, failures, summary line.
 pub fn render(report: &Report) -> String {

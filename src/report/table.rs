@@ -2,7 +2,6 @@
 //! which every table of the report layer is made with, so that all of them wrap to the
 //! output's width (see [`super::style`]) and print without trailing spaces.
 
-pub use crate::model::unit::format_bytes;
 use std::fmt;
 use std::ops::{Deref, DerefMut};
 
